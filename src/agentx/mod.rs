@@ -1,0 +1,5 @@
+//! The AgentX protocol (RFC 2741), subagent side.
+
+pub mod address;
+pub mod pdu;
+pub mod session;

@@ -1,0 +1,4 @@
+//! Reading Redis: the INFO parser and the poller.
+
+pub mod info;
+pub mod poller;

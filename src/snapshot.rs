@@ -1,0 +1,273 @@
+//! The OID tree the agent answers from.
+//!
+//! Sources (one Redis poller per instance, the Puppet watcher, …) each own a
+//! *part*: a sorted list of `(OID, value)` pairs they replace wholesale after
+//! every poll. [`Store::publish`] merges the parts into an immutable
+//! [`Snapshot`] and swaps it in atomically; the AgentX session only ever reads
+//! the current snapshot, so an answer never waits for a source.
+//!
+//! The merge builds an index of `(part, position)` pairs rather than copying
+//! entries, so publishing costs one k-way merge of small integers, and a
+//! lookup is a binary search over that index: O(log n).
+
+use crate::oid::Oid;
+use crate::smi::Value;
+use arc_swap::ArcSwap;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// A source's list of objects, sorted by OID, without duplicates.
+pub type Part = Vec<(Oid, Value)>;
+
+/// Who owns a part; parts are replaced per key.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PartKey {
+    /// Values read from one Redis instance (by its index).
+    RedisInstance(u32),
+    /// The agent's view of an instance's health (up, data age, last error).
+    RedisStatus(u32),
+    /// Values read from Puppet's files.
+    Puppet,
+}
+
+/// What a GET finds.
+#[derive(Debug, PartialEq, Eq)]
+pub enum GetResult<'a> {
+    Value(&'a Value),
+    /// The object is defined, but has no instance now (e.g. Redis is down).
+    NoSuchInstance,
+    /// Nothing is defined at this OID.
+    NoSuchObject,
+}
+
+/// An immutable view of every object the agent serves.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    parts: Vec<Arc<Part>>,
+    /// `(part, position)` sorted by the OID it points at.
+    index: Vec<(u32, u32)>,
+    /// OIDs of every defined object (scalar or column, without instance
+    /// suffix), sorted: tells noSuchInstance from noSuchObject.
+    objects: Arc<Vec<Oid>>,
+}
+
+impl Snapshot {
+    fn entry(&self, slot: (u32, u32)) -> &(Oid, Value) {
+        &self.parts[slot.0 as usize][slot.1 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Every `(OID, value)` in order; for tests and diagnostics.
+    pub fn iter(&self) -> impl Iterator<Item = &(Oid, Value)> {
+        self.index.iter().map(|slot| self.entry(*slot))
+    }
+
+    /// SNMP GET semantics.
+    pub fn get(&self, oid: &Oid) -> GetResult<'_> {
+        let found = self
+            .index
+            .binary_search_by(|slot| self.entry(*slot).0.as_slice().cmp(oid.as_slice()));
+        match found {
+            Ok(pos) => GetResult::Value(&self.entry(self.index[pos]).1),
+            Err(_) if self.is_defined_object(oid) => GetResult::NoSuchInstance,
+            Err(_) => GetResult::NoSuchObject,
+        }
+    }
+
+    /// The first object after `start` (or at `start` when `include` is set)
+    /// and before `end` (a null `end` means no upper bound). `None` means
+    /// endOfMibView for this search range.
+    pub fn next(&self, start: &Oid, include: bool, end: &Oid) -> Option<&(Oid, Value)> {
+        let pos = self.index.partition_point(|slot| {
+            let oid = self.entry(*slot).0.as_slice();
+            if include {
+                oid < start.as_slice()
+            } else {
+                oid <= start.as_slice()
+            }
+        });
+        let entry = self.entry(*self.index.get(pos)?);
+        if !end.is_empty() && entry.0 >= *end {
+            return None;
+        }
+        Some(entry)
+    }
+
+    fn is_defined_object(&self, oid: &Oid) -> bool {
+        // Object OIDs never prefix one another, so only the greatest object
+        // OID not above `oid` can be its object.
+        let pos = self.objects.partition_point(|o| o <= oid);
+        pos > 0 && oid.starts_with(&self.objects[pos - 1])
+    }
+}
+
+/// Holds the current snapshot and the parts it is built from.
+pub struct Store {
+    current: ArcSwap<Snapshot>,
+    parts: Mutex<BTreeMap<PartKey, Arc<Part>>>,
+    objects: Arc<Vec<Oid>>,
+}
+
+impl Store {
+    /// `objects`: the OIDs of every object the MIB defines (see `metrics`).
+    pub fn new(mut objects: Vec<Oid>) -> Self {
+        objects.sort();
+        objects.dedup();
+        let objects = Arc::new(objects);
+        let empty = Snapshot {
+            objects: objects.clone(),
+            ..Snapshot::default()
+        };
+        Store {
+            current: ArcSwap::from_pointee(empty),
+            parts: Mutex::new(BTreeMap::new()),
+            objects,
+        }
+    }
+
+    /// The snapshot to answer from; cheap, never blocks on a publisher.
+    pub fn load(&self) -> Arc<Snapshot> {
+        self.current.load_full()
+    }
+
+    /// Replace `key`'s part (an empty part removes it) and swap in a new
+    /// snapshot. Entries must be sorted by OID; unsorted input is sorted here
+    /// rather than trusted, and duplicates keep their first value.
+    pub fn publish(&self, key: PartKey, mut part: Part) {
+        if !part.windows(2).all(|w| w[0].0 < w[1].0) {
+            part.sort_by(|a, b| a.0.cmp(&b.0));
+            part.dedup_by(|a, b| a.0 == b.0);
+        }
+        // A poisoned lock only means another publisher panicked mid-update;
+        // the map itself is always whole, so keep serving it.
+        let mut parts = self.parts.lock().unwrap_or_else(|e| e.into_inner());
+        if part.is_empty() {
+            parts.remove(&key);
+        } else {
+            parts.insert(key, Arc::new(part));
+        }
+        let snapshot = merge(parts.values().cloned().collect(), self.objects.clone());
+        self.current.store(Arc::new(snapshot));
+    }
+}
+
+/// K-way merge of sorted parts into one sorted index. When two parts hold
+/// the same OID (a configuration mistake) the first part wins.
+fn merge(parts: Vec<Arc<Part>>, objects: Arc<Vec<Oid>>) -> Snapshot {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let mut index = Vec::with_capacity(total);
+    // Heap of (next OID, part, position); Reverse makes it a min-heap.
+    let mut heap: BinaryHeap<Reverse<(&[u32], u32, u32)>> = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(i, p)| Reverse((p[0].0.as_slice(), i as u32, 0)))
+        .collect();
+    let mut last: Option<&[u32]> = None;
+    while let Some(Reverse((oid, part, pos))) = heap.pop() {
+        if last != Some(oid) {
+            index.push((part, pos));
+            last = Some(oid);
+        }
+        if let Some(next) = parts[part as usize].get(pos as usize + 1) {
+            heap.push(Reverse((next.0.as_slice(), part, pos + 1)));
+        }
+    }
+    drop(heap);
+    Snapshot {
+        parts,
+        index,
+        objects,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn oid(s: &str) -> Oid {
+        s.parse().unwrap()
+    }
+
+    fn store() -> Store {
+        let store = Store::new(vec![oid("1.5.1"), oid("1.5.2"), oid("1.5.3")]);
+        store.publish(
+            PartKey::RedisInstance(1),
+            vec![
+                (oid("1.5.1.0"), Value::Gauge32(1)),
+                (oid("1.5.3.0"), Value::Gauge32(3)),
+            ],
+        );
+        store.publish(
+            PartKey::RedisStatus(1),
+            vec![(oid("1.5.2.0"), Value::Gauge32(2))],
+        );
+        store
+    }
+
+    #[test]
+    fn parts_interleave_in_oid_order() {
+        let snap = store().load();
+        let oids: Vec<String> = snap.iter().map(|(o, _)| o.to_string()).collect();
+        assert_eq!(oids, [".1.5.1.0", ".1.5.2.0", ".1.5.3.0"]);
+    }
+
+    #[test]
+    fn get_tells_missing_instance_from_missing_object() {
+        let store = store();
+        let snap = store.load();
+        assert_eq!(
+            snap.get(&oid("1.5.2.0")),
+            GetResult::Value(&Value::Gauge32(2))
+        );
+        assert_eq!(snap.get(&oid("1.5.2.1")), GetResult::NoSuchInstance);
+        assert_eq!(snap.get(&oid("1.5.9.0")), GetResult::NoSuchObject);
+        assert_eq!(snap.get(&oid("1.5")), GetResult::NoSuchObject);
+        store.publish(PartKey::RedisInstance(1), Vec::new());
+        assert_eq!(store.load().get(&oid("1.5.1.0")), GetResult::NoSuchInstance);
+    }
+
+    #[test]
+    fn next_honours_include_and_end() {
+        let snap = store().load();
+        let first = snap.next(&oid("1.5"), false, &Oid::null()).unwrap();
+        assert_eq!(first.0, oid("1.5.1.0"));
+        let same = snap.next(&oid("1.5.2.0"), true, &Oid::null()).unwrap();
+        assert_eq!(same.0, oid("1.5.2.0"));
+        let after = snap.next(&oid("1.5.2.0"), false, &Oid::null()).unwrap();
+        assert_eq!(after.0, oid("1.5.3.0"));
+        assert!(snap.next(&oid("1.5.3.0"), false, &Oid::null()).is_none());
+        assert!(snap.next(&oid("1.5.1.0"), false, &oid("1.5.2")).is_none());
+    }
+
+    #[test]
+    fn unsorted_part_is_sorted_and_deduplicated() {
+        let store = Store::new(vec![]);
+        store.publish(
+            PartKey::Puppet,
+            vec![
+                (oid("1.2"), Value::Integer(2)),
+                (oid("1.1"), Value::Integer(1)),
+                (oid("1.2"), Value::Integer(3)),
+            ],
+        );
+        let got: Vec<_> = store.load().iter().cloned().collect();
+        assert_eq!(
+            got,
+            vec![
+                (oid("1.1"), Value::Integer(1)),
+                (oid("1.2"), Value::Integer(2))
+            ]
+        );
+    }
+}
