@@ -1,1 +1,98 @@
-//! (to be written)
+//! The command line. It accepts the old Perl tool's options with their
+//! meanings, so an old `/etc/default/redis-snmp` keeps working, and adds
+//! `-c/--config` for everything else. `-h` is the Redis host, as before;
+//! help is `--help` (or `-?`).
+
+use clap::{ArgAction, Parser};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Default, Parser)]
+#[command(
+    name = "redis-snmp",
+    version,
+    about = "Net-SNMP AgentX subagent serving Redis INFO as REDIS-SERVER-MIB",
+    disable_help_flag = true
+)]
+pub struct Cli {
+    /// Redis host to poll (the first instance).
+    #[arg(short = 'h', long, value_name = "HOST")]
+    pub host: Option<String>,
+
+    /// Redis TCP port (default 6379).
+    #[arg(short = 'P', long, value_name = "PORT")]
+    pub port: Option<u16>,
+
+    /// Redis password. Visible to other users in `ps` until the agent wipes
+    /// it: prefer --password-file or REDIS_SNMP_PASSWORD.
+    #[arg(short = 'p', long, value_name = "PASS")]
+    pub password: Option<String>,
+
+    /// Read the Redis password from this file (first line).
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+
+    /// OID the 17 legacy scalars hang under; the rest of the MIB is placed
+    /// beside it [default: .1.3.6.1.4.1.20267.400.1].
+    #[arg(short = 'o', long, value_name = "OID")]
+    pub oid: Option<String>,
+
+    /// Seconds between two polls of Redis [default: 10].
+    #[arg(short = 'r', long, value_name = "SECONDS")]
+    pub refresh: Option<u64>,
+
+    /// Stay in the foreground (what systemd wants).
+    #[arg(short = 'n', long)]
+    pub no_daemon: bool,
+
+    /// Write the daemon's PID to FILE [default: /var/run/redis-snmp.pid].
+    #[arg(long = "daemon-pid", alias = "daemon_pid", value_name = "FILE")]
+    pub daemon_pid: Option<PathBuf>,
+
+    /// More log output (-v debug, -vv trace).
+    #[arg(short = 'v', long, action = ArgAction::Count)]
+    pub verbose: u8,
+
+    /// AgentX master address: /path, unix:/path or tcp:host:port
+    /// [default: /var/agentx/master].
+    #[arg(short = 'x', long = "agentx-socket", value_name = "ADDRESS")]
+    pub agentx_socket: Option<String>,
+
+    /// Configuration file (TOML); command-line options override it.
+    #[arg(short = 'c', long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Where logs go: auto (journald under systemd, else stderr), stderr,
+    /// journald.
+    #[arg(long, value_name = "TARGET")]
+    pub log: Option<String>,
+
+    /// Print help.
+    #[arg(short = '?', long, action = ArgAction::Help)]
+    pub help: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn old_perl_options_keep_their_meaning() {
+        let cli = Cli::try_parse_from([
+            "redis-snmp", "-h", "db1", "-P", "6380", "-o", "1.3.6.1.4.1.20267.400.1", "-r", "60",
+            "-n", "--daemon-pid", "/run/x.pid", "-vv",
+        ])
+        .unwrap();
+        assert_eq!(cli.host.as_deref(), Some("db1"));
+        assert_eq!(cli.port, Some(6380));
+        assert_eq!(cli.refresh, Some(60));
+        assert!(cli.no_daemon);
+        assert_eq!(cli.verbose, 2);
+        assert_eq!(cli.daemon_pid, Some(PathBuf::from("/run/x.pid")));
+    }
+}

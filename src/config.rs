@@ -1,1 +1,393 @@
-//! (to be written)
+//! Configuration: the TOML file (`-c`), the command line and the
+//! environment, merged and validated into one [`Config`] before anything
+//! starts. Every error names the file, line and key.
+
+use crate::agentx::address::AgentxAddress;
+use crate::cli::Cli;
+use crate::oid::Oid;
+use crate::redis::readings::Layout;
+use crate::secret::{self, Secret};
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Environment variable holding the first instance's password.
+pub const PASSWORD_ENV: &str = "REDIS_SNMP_PASSWORD";
+pub const DEFAULT_REFRESH_SECS: u64 = 10;
+pub const DEFAULT_PID_FILE: &str = "/var/run/redis-snmp.pid";
+pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
+
+/// How to reach one Redis server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedisAddress {
+    Tcp { host: String, port: u16 },
+    Unix(PathBuf),
+}
+
+impl fmt::Display for RedisAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RedisAddress::Tcp { host, port } if host.contains(':') => write!(f, "[{host}]:{port}"),
+            RedisAddress::Tcp { host, port } => write!(f, "{host}:{port}"),
+            RedisAddress::Unix(path) => write!(f, "unix:{}", path.display()),
+        }
+    }
+}
+
+impl RedisAddress {
+    /// `redis://host:port`, `host:port`, `[::1]:port`, `unix:///path`,
+    /// `unix:/path` or `/path`. Credentials in a URL are refused: they
+    /// belong in a password file, not in a string that may be shown.
+    pub fn parse(text: &str) -> Result<RedisAddress, String> {
+        let text = text.trim();
+        if let Some(path) = text.strip_prefix("unix://").or_else(|| text.strip_prefix("unix:")) {
+            return match path {
+                "" => Err("unix: address without a path".into()),
+                p => Ok(RedisAddress::Unix(PathBuf::from(p))),
+            };
+        }
+        if text.starts_with('/') {
+            return Ok(RedisAddress::Unix(PathBuf::from(text)));
+        }
+        if text.starts_with("rediss://") {
+            return Err("TLS (rediss://) is not supported yet".into());
+        }
+        let hostport = text.strip_prefix("redis://").unwrap_or(text);
+        let hostport = hostport.trim_end_matches('/');
+        if hostport.contains('@') {
+            return Err("credentials in the address are refused: use password_file (and username)".into());
+        }
+        let (host, port) = match hostport.rsplit_once(':') {
+            Some((h, p)) if !h.is_empty() && (h.starts_with('[') || !h.contains(':')) => {
+                (h, p.parse::<u16>().map_err(|_| format!("bad port in {text:?}"))?)
+            }
+            _ if !hostport.is_empty() && !hostport.contains(':') => (hostport, 6379),
+            _ => return Err(format!("cannot read {text:?} as host:port")),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || port == 0 {
+            return Err(format!("cannot read {text:?} as host:port"));
+        }
+        Ok(RedisAddress::Tcp {
+            host: host.to_string(),
+            port,
+        })
+    }
+}
+
+/// One Redis server to poll.
+#[derive(Debug, Clone)]
+pub struct RedisInstance {
+    pub name: String,
+    pub address: RedisAddress,
+    pub username: Option<String>,
+    pub password: Option<Secret>,
+    /// Connect and response timeout.
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogTarget {
+    /// journald when started by systemd, otherwise stderr.
+    Auto,
+    Stderr,
+    Journald,
+}
+
+/// Everything the agent needs, validated.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub agentx: AgentxAddress,
+    pub refresh: Duration,
+    pub layout: Layout,
+    pub instances: Vec<RedisInstance>,
+    pub daemonize: bool,
+    pub pid_file: PathBuf,
+    pub verbosity: u8,
+    pub log_target: LogTarget,
+    /// Things to warn about once logging is up (a password on the command
+    /// line, a password file readable by all).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read configuration file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("in {path}: {message}")]
+    File { path: String, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The TOML file, as written. Unknown keys are errors: a typo must not be
+/// silently ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    agentx_socket: Option<String>,
+    refresh: Option<u64>,
+    oid: Option<String>,
+    daemon_pid: Option<PathBuf>,
+    log: Option<String>,
+    #[serde(default)]
+    redis: Vec<FileInstance>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileInstance {
+    name: Option<String>,
+    address: Option<String>,
+    username: Option<String>,
+    password_file: Option<PathBuf>,
+    timeout: Option<f64>,
+}
+
+fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::File {
+        path: shown,
+        message: e.to_string().trim_end().to_string(),
+    })
+}
+
+impl Config {
+    /// Merge the file named by `-c` (if any), the command line and the
+    /// password from the environment (`env_password`).
+    pub fn load(cli: &Cli, env_password: Option<String>) -> Result<Config, ConfigError> {
+        let (file, file_name) = match &cli.config {
+            Some(path) => (read_file(path)?, path.display().to_string()),
+            None => (FileConfig::default(), "the command line".to_string()),
+        };
+        let mut warnings = Vec::new();
+        let in_file = |message: String| ConfigError::File {
+            path: file_name.clone(),
+            message,
+        };
+
+        let agentx = match cli.agentx_socket.as_ref().or(file.agentx_socket.as_ref()) {
+            Some(text) => text.parse().map_err(|e| in_file(format!("agentx_socket: {e}")))?,
+            None => AgentxAddress::default(),
+        };
+        let refresh_secs = cli.refresh.or(file.refresh).unwrap_or(DEFAULT_REFRESH_SECS);
+        if !(1..=86_400).contains(&refresh_secs) {
+            return Err(in_file(format!("refresh: {refresh_secs} is not between 1 and 86400 seconds")));
+        }
+        let layout = match cli.oid.as_ref().or(file.oid.as_ref()) {
+            Some(text) => {
+                let oid: Oid = text.parse().map_err(|e| in_file(format!("oid: {e}")))?;
+                if oid.len() < 2 {
+                    return Err(in_file(format!("oid: {oid} is too short to hold a MIB")));
+                }
+                Layout::from_legacy_oid(oid)
+            }
+            None => Layout::default_layout(),
+        };
+        let log_target = match cli.log.as_deref().or(file.log.as_deref()) {
+            None | Some("auto") => LogTarget::Auto,
+            Some("stderr") => LogTarget::Stderr,
+            Some("journald") => LogTarget::Journald,
+            Some(other) => {
+                return Err(in_file(format!("log: {other:?} is not auto, stderr or journald")))
+            }
+        };
+
+        let mut instances = Vec::new();
+        for (i, entry) in file.redis.iter().enumerate() {
+            let key = |k: &str| format!("redis[{i}].{k}");
+            let address = match &entry.address {
+                Some(text) => RedisAddress::parse(text).map_err(|e| in_file(format!("{}: {e}", key("address"))))?,
+                None => return Err(in_file(format!("{}: missing", key("address")))),
+            };
+            let timeout_secs = entry.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
+            if !(timeout_secs > 0.0 && timeout_secs <= 300.0) {
+                return Err(in_file(format!("{}: {timeout_secs} is not between 0 and 300 seconds", key("timeout"))));
+            }
+            let password = match &entry.password_file {
+                Some(path) => {
+                    let (secret, warning) = secret::read_password_file(path)
+                        .map_err(|e| in_file(format!("{}: {e}", key("password_file"))))?;
+                    warnings.extend(warning);
+                    Some(secret)
+                }
+                None => None,
+            };
+            instances.push(RedisInstance {
+                name: entry.name.clone().unwrap_or_else(|| format!("redis{}", i + 1)),
+                address,
+                username: entry.username.clone(),
+                password,
+                timeout: Duration::from_secs_f64(timeout_secs),
+            });
+        }
+        let mut names = std::collections::HashSet::new();
+        for instance in &instances {
+            if !names.insert(instance.name.as_str()) {
+                return Err(in_file(format!("redis: the name {:?} is used twice", instance.name)));
+            }
+        }
+        apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
+
+        Ok(Config {
+            agentx,
+            refresh: Duration::from_secs(refresh_secs),
+            layout,
+            instances,
+            daemonize: !cli.no_daemon,
+            pid_file: cli
+                .daemon_pid
+                .clone()
+                .or(file.daemon_pid)
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_PID_FILE)),
+            verbosity: cli.verbose,
+            log_target,
+            warnings,
+        })
+    }
+}
+
+/// The old tool's `-h/-P/-p` (and `--password-file`, the environment) speak
+/// of one server: they set up the first instance, creating it if the file
+/// named none.
+fn apply_command_line(
+    cli: &Cli,
+    env_password: Option<String>,
+    instances: &mut Vec<RedisInstance>,
+    warnings: &mut Vec<String>,
+) -> Result<(), ConfigError> {
+    if instances.is_empty() {
+        instances.push(RedisInstance {
+            name: "redis1".to_string(),
+            address: RedisAddress::Tcp {
+                host: "localhost".to_string(),
+                port: 6379,
+            },
+            username: None,
+            password: None,
+            timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
+        });
+    }
+    let first = &mut instances[0];
+    if cli.host.is_some() || cli.port.is_some() {
+        let (old_host, old_port) = match &first.address {
+            RedisAddress::Tcp { host, port } => (host.clone(), *port),
+            RedisAddress::Unix(_) => ("localhost".to_string(), 6379),
+        };
+        first.address = RedisAddress::Tcp {
+            host: cli.host.clone().unwrap_or(old_host),
+            port: cli.port.unwrap_or(old_port),
+        };
+    }
+    if let Some(password) = env_password.filter(|p| !p.is_empty()) {
+        first.password = Some(Secret::new(password));
+    }
+    if let Some(path) = &cli.password_file {
+        let (secret, warning) = secret::read_password_file(path)
+            .map_err(|e| ConfigError::Invalid(format!("--password-file: {e}")))?;
+        warnings.extend(warning);
+        first.password = Some(secret);
+    }
+    if let Some(password) = &cli.password {
+        warnings.push(
+            "a password given with -p/--password is visible to every user of this host \
+             until start-up wipes it; use --password-file or REDIS_SNMP_PASSWORD"
+                .to_string(),
+        );
+        first.password = Some(Secret::new(password.clone()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn cli(args: &[&str]) -> Cli {
+        let mut all = vec!["redis-snmp"];
+        all.extend_from_slice(args);
+        Cli::try_parse_from(all).unwrap()
+    }
+
+    fn write_config(dir: &tempfile::TempDir, text: &str) -> PathBuf {
+        let path = dir.path().join("redis-snmp.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn defaults_match_the_old_tool_but_refresh() {
+        let config = Config::load(&cli(&[]), None).unwrap();
+        assert_eq!(config.refresh, Duration::from_secs(10));
+        assert_eq!(config.agentx, AgentxAddress::default());
+        assert_eq!(config.instances.len(), 1);
+        assert_eq!(config.instances[0].address.to_string(), "localhost:6379");
+        assert_eq!(config.layout.legacy.to_string(), ".1.3.6.1.4.1.20267.400.1");
+        assert!(config.daemonize);
+    }
+
+    #[test]
+    fn command_line_overrides_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(
+            &dir,
+            "refresh = 30\nagentx_socket = \"tcp:localhost:705\"\n[[redis]]\nname = \"cache\"\naddress = \"redis://10.0.0.1:6380\"\n",
+        );
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap(), "-r", "5", "-P", "7000"]), None).unwrap();
+        assert_eq!(config.refresh, Duration::from_secs(5));
+        assert_eq!(config.agentx.to_string(), "tcp:localhost:705");
+        assert_eq!(config.instances[0].name, "cache");
+        assert_eq!(config.instances[0].address.to_string(), "10.0.0.1:7000");
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(&dir, "refresh = 10\nrefrsh = 5\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap_err().to_string();
+        assert!(err.contains("redis-snmp.toml"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("refrsh"), "{err}");
+
+        let path = write_config(&dir, "[[redis]]\naddress = \"redis://u:pw@host:1\"\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap_err().to_string();
+        assert!(err.contains("redis[0].address"), "{err}");
+        assert!(!err.contains("pw@"), "{err}");
+
+        let path = write_config(&dir, "refresh = 0\n");
+        assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None).is_err());
+    }
+
+    #[test]
+    fn password_sources_and_warnings() {
+        let config = Config::load(&cli(&["-p", "pw1"]), None).unwrap();
+        assert_eq!(config.instances[0].password.as_ref().unwrap().expose(), "pw1");
+        assert_eq!(config.warnings.len(), 1);
+        assert!(!config.warnings[0].contains("pw1"));
+        let config = Config::load(&cli(&[]), Some("pw2".into())).unwrap();
+        assert_eq!(config.instances[0].password.as_ref().unwrap().expose(), "pw2");
+        assert!(config.warnings.is_empty());
+    }
+
+    #[test]
+    fn redis_addresses() {
+        let ok = |s: &str| RedisAddress::parse(s).unwrap().to_string();
+        assert_eq!(ok("redis://h:1"), "h:1");
+        assert_eq!(ok("h"), "h:6379");
+        assert_eq!(ok("[::1]:6380"), "[::1]:6380");
+        assert_eq!(ok("unix:///run/redis.sock"), "unix:/run/redis.sock");
+        assert_eq!(ok("/run/redis.sock"), "unix:/run/redis.sock");
+        for bad in ["", "h:x", "h:0", "unix:", "::1", "redis://a@b:1"] {
+            assert!(RedisAddress::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -25,13 +25,15 @@
 //!   validated configuration; [`cli`] holds the clap definition.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
 //!   argv, logs and errors.
-//! - [`logging`]: tracing to stderr or journald.
+//! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
+//!   from the terminal when not run with `-n`.
 //!
 //! `main.rs` only wires these together.
 
 pub mod agentx;
 pub mod cli;
 pub mod config;
+pub mod daemon;
 pub mod logging;
 pub mod metrics;
 pub mod oid;

@@ -1,1 +1,101 @@
-fn main() {}
+//! Wires the modules together: configuration, logging, the pollers, the
+//! AgentX session, and shutdown on SIGTERM/SIGINT.
+
+use clap::Parser;
+use redis_snmp::agentx::session::{Session, SessionConfig};
+use redis_snmp::cli::Cli;
+use redis_snmp::config::{Config, PASSWORD_ENV};
+use redis_snmp::redis::poller::Poller;
+use redis_snmp::secret::{self, Secret};
+use redis_snmp::snapshot::Store;
+use redis_snmp::{daemon, logging};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio_util::sync::CancellationToken;
+use tracing::{error, info, warn};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let env_password = std::env::var(PASSWORD_ENV).ok();
+    // Nothing we start needs it: keep it out of any child's environment.
+    std::env::remove_var(PASSWORD_ENV);
+    let config = match Config::load(&cli, env_password) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("redis-snmp: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(password) = &cli.password {
+        secret::wipe_from_argv(&Secret::new(password.clone()));
+    }
+    if config.daemonize {
+        if let Err(e) = daemon::detach(&config.pid_file) {
+            eprintln!("redis-snmp: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    logging::init(config.verbosity, config.log_target);
+    for warning in &config.warnings {
+        warn!("{warning}");
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            error!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run(&config));
+    if config.daemonize {
+        let _ = std::fs::remove_file(&config.pid_file);
+    }
+    code
+}
+
+async fn run(config: &Config) -> ExitCode {
+    let (mut sigterm, mut sigint) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        (Ok(term), Ok(int)) => (term, int),
+        _ => {
+            error!("cannot install signal handlers");
+            return ExitCode::FAILURE;
+        }
+    };
+    let store = Arc::new(Store::new(config.layout.object_oids()));
+    let shutdown = CancellationToken::new();
+
+    for (i, instance) in config.instances.iter().enumerate() {
+        let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let poller = Poller::new(index, instance.clone(), store.clone(), config.layout.clone(), config.refresh);
+        tokio::spawn(poller.run(shutdown.clone()));
+    }
+
+    // Notifications arrive with the Puppet and Redis transition work; until
+    // then nothing sends on this channel.
+    let (_notify_tx, notify_rx) = tokio::sync::mpsc::channel(64);
+    let session_config = SessionConfig::new(
+        config.agentx.clone(),
+        config.layout.subtrees(),
+        config.layout.root.clone(),
+    );
+    let session = Session::new(session_config, store, notify_rx, shutdown.clone());
+    let session_task = tokio::spawn(session.run());
+    info!(
+        "redis-snmp {} serving {} Redis instance(s) through {}",
+        env!("CARGO_PKG_VERSION"),
+        config.instances.len(),
+        config.agentx
+    );
+
+    tokio::select! {
+        _ = sigterm.recv() => info!("SIGTERM received"),
+        _ = sigint.recv() => info!("SIGINT received"),
+    }
+    shutdown.cancel();
+    if tokio::time::timeout(Duration::from_secs(2), session_task).await.is_err() {
+        warn!("the AgentX session did not close within 2 s");
+    }
+    ExitCode::SUCCESS
+}

@@ -1,1 +1,178 @@
-//! (to be written)
+//! One task per Redis instance: every refresh interval, read INFO (with
+//! connect and response timeouts), and publish the instance's parts to the
+//! store. A failed poll publishes "down" and removes the instance's data, so
+//! SNMP shows noSuchInstance rather than stale numbers. Errors are logged
+//! when they change, not on every poll.
+
+use super::info::Info;
+use super::readings::{legacy_part, status_part, InstanceStatus, Layout};
+use crate::config::{RedisAddress, RedisInstance};
+use crate::secret;
+use crate::snapshot::{PartKey, Store};
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncConnectionConfig, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info, warn};
+
+/// The INFO variants to try, richest first. `everything` exists since 7.0,
+/// `all` since 2.8; older servers answer an unknown section with an error or
+/// an empty reply, and get plain `INFO`.
+const INFO_SECTIONS: &[Option<&str>] = &[Some("everything"), Some("all"), None];
+
+pub struct Poller {
+    /// 1-based instance number: the row of `redisInstanceTable`.
+    index: u32,
+    instance: RedisInstance,
+    store: Arc<Store>,
+    layout: Layout,
+    refresh: Duration,
+    status: InstanceStatus,
+    connection: Option<MultiplexedConnection>,
+    /// Which entry of `INFO_SECTIONS` this server understands.
+    info_variant: usize,
+}
+
+impl Poller {
+    pub fn new(
+        index: u32,
+        instance: RedisInstance,
+        store: Arc<Store>,
+        layout: Layout,
+        refresh: Duration,
+    ) -> Self {
+        let status = InstanceStatus {
+            name: instance.name.clone(),
+            address: instance.address.to_string(),
+            ..Default::default()
+        };
+        Poller {
+            index,
+            instance,
+            store,
+            layout,
+            refresh,
+            status,
+            connection: None,
+            info_variant: 0,
+        }
+    }
+
+    pub async fn run(mut self, shutdown: CancellationToken) {
+        let mut timer = tokio::time::interval(self.refresh);
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = timer.tick() => self.poll().await,
+                _ = shutdown.cancelled() => return,
+            }
+        }
+    }
+
+    /// Poll once and publish the outcome.
+    pub async fn poll(&mut self) {
+        let started = Instant::now();
+        let outcome = self.read_info().await;
+        self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+        match outcome {
+            Ok(info) => {
+                if !self.status.up && self.status.polls_failed > 0 {
+                    info!(instance = %self.status.name, "Redis at {} answers again", self.status.address);
+                }
+                self.status.up = true;
+                self.status.last_error.clear();
+                self.status.last_ok_unix = Some(unix_now());
+                self.status.polls_ok = self.status.polls_ok.wrapping_add(1);
+                let data = if self.index == 1 {
+                    legacy_part(&info, &self.layout)
+                } else {
+                    Vec::new()
+                };
+                self.store.publish(PartKey::RedisInstance(self.index), data);
+            }
+            Err(error) => {
+                let error = secret::redact(&error, self.instance.password.as_ref());
+                if error != self.status.last_error || self.status.up || self.status.polls_failed == 0 {
+                    warn!(instance = %self.status.name, "cannot poll Redis at {}: {error}", self.status.address);
+                } else {
+                    debug!(instance = %self.status.name, "still failing: {error}");
+                }
+                self.status.up = false;
+                self.status.last_error = error;
+                self.status.polls_failed = self.status.polls_failed.wrapping_add(1);
+                self.connection = None;
+                self.store.publish(PartKey::RedisInstance(self.index), Vec::new());
+            }
+        }
+        let status = status_part(self.index, &self.status, &self.layout);
+        self.store.publish(PartKey::RedisStatus(self.index), status);
+    }
+
+    async fn read_info(&mut self) -> Result<Info, String> {
+        if self.connection.is_none() {
+            self.connection = Some(self.connect().await?);
+            self.info_variant = 0;
+        }
+        let Some(connection) = self.connection.as_mut() else {
+            return Err("not connected".to_string());
+        };
+        loop {
+            let section = INFO_SECTIONS.get(self.info_variant).copied().flatten();
+            let mut command = redis::cmd("INFO");
+            if let Some(section) = section {
+                command.arg(section);
+            }
+            let reply: redis::RedisResult<Vec<u8>> = command.query_async(connection).await;
+            let last_variant = self.info_variant + 1 >= INFO_SECTIONS.len();
+            match reply {
+                Ok(text) if !text.is_empty() => return Ok(Info::parse_bytes(&text)),
+                Ok(_) if !last_variant => self.info_variant += 1,
+                Ok(_) => return Err("INFO returned nothing".to_string()),
+                // A server-side error to a section argument means an old
+                // server; an I/O error means the connection is gone.
+                Err(e) if !last_variant && e.code() == Some("ERR") => self.info_variant += 1,
+                Err(e) => return Err(describe(&e)),
+            }
+        }
+    }
+
+    async fn connect(&self) -> Result<MultiplexedConnection, String> {
+        let addr = match &self.instance.address {
+            RedisAddress::Tcp { host, port } => ConnectionAddr::Tcp(host.clone(), *port),
+            RedisAddress::Unix(path) => ConnectionAddr::Unix(path.clone()),
+        };
+        let mut settings = RedisConnectionInfo::default().set_skip_set_lib_name();
+        if let Some(user) = &self.instance.username {
+            settings = settings.set_username(user);
+        }
+        if let Some(password) = &self.instance.password {
+            settings = settings.set_password(password.expose());
+        }
+        let info = addr
+            .into_connection_info()
+            .map_err(|e| describe(&e))?
+            .set_redis_settings(settings);
+        let client = redis::Client::open(info).map_err(|e| describe(&e))?;
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.instance.timeout))
+            .set_response_timeout(Some(self.instance.timeout));
+        client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await
+            .map_err(|e| describe(&e))
+    }
+}
+
+/// A redis error as one line for logs and `redisInstanceLastError`.
+fn describe(e: &redis::RedisError) -> String {
+    let text = e.to_string();
+    text.lines().next().unwrap_or("").trim().to_string()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}

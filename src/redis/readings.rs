@@ -1,0 +1,251 @@
+//! Turns what a poll learned (INFO, the instance's health) into snapshot
+//! parts, following the table in [`crate::metrics`].
+
+use super::info::Info;
+use crate::metrics::{self, Conversion, ObjectDef, Source, StatusField, LEGACY_BRANCH};
+use crate::oid::Oid;
+use crate::smi::{saturate_u32, Syntax, Value};
+use crate::snapshot::Part;
+
+/// Where the MIB's objects sit. The legacy scalars hang under `legacy` (the
+/// old `-o` option, `root.1` by default); everything else under `root`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub root: Oid,
+    pub legacy: Oid,
+}
+
+impl Layout {
+    /// Layout from the legacy branch OID, as the old `-o` gave it: the rest
+    /// of the module lives beside it, under its parent.
+    pub fn from_legacy_oid(legacy: Oid) -> Layout {
+        let root = legacy.parent().unwrap_or_else(Oid::null);
+        Layout { root, legacy }
+    }
+
+    pub fn default_layout() -> Layout {
+        let root: Oid = metrics::DEFAULT_REDIS_ROOT
+            .parse()
+            .expect("the default root is a valid OID");
+        Layout {
+            legacy: root.child(&[LEGACY_BRANCH]),
+            root,
+        }
+    }
+
+    /// The OID of an object (without instance suffix).
+    pub fn object_oid(&self, def: &ObjectDef) -> Oid {
+        match def.arcs.split_first() {
+            Some((&LEGACY_BRANCH, rest)) => self.legacy.child(rest),
+            _ => self.root.child(def.arcs),
+        }
+    }
+
+    /// OIDs of every served object, for the snapshot's noSuchObject test.
+    pub fn object_oids(&self) -> Vec<Oid> {
+        metrics::redis_objects().map(|d| self.object_oid(d)).collect()
+    }
+
+    /// The subtrees to register with the master.
+    pub fn subtrees(&self) -> Vec<Oid> {
+        if self.legacy.starts_with(&self.root) {
+            vec![self.root.clone()]
+        } else {
+            vec![self.root.clone(), self.legacy.clone()]
+        }
+    }
+}
+
+/// The SNMP value of an INFO-sourced object, or `None` when this server does
+/// not report the field (the object is then absent: noSuchInstance).
+pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
+    let Source::Info { fields, conversion } = def.source else {
+        return None;
+    };
+    match conversion {
+        Conversion::Unsigned => {
+            let raw = info.u64(fields)?;
+            Some(match def.syntax {
+                Syntax::Gauge32 => Value::Gauge32(saturate_u32(raw)),
+                // Counter32 wraps, as a counter does.
+                Syntax::Counter32 => Value::Counter32(raw as u32),
+                Syntax::Counter64 | Syntax::Gauge64 => Value::Counter64(raw),
+                Syntax::TimeTicks => Value::TimeTicks(raw as u32),
+                Syntax::Integer32 | Syntax::Enum => {
+                    Value::Integer(i32::try_from(raw).unwrap_or(i32::MAX))
+                }
+                Syntax::DisplayString | Syntax::OctetString | Syntax::ObjectIdentifier => {
+                    return None
+                }
+            })
+        }
+        Conversion::SecondsToCentiseconds => {
+            let seconds = info.f64(fields)?;
+            if !(seconds >= 0.0) {
+                return None;
+            }
+            // Counter32 semantics: wrap modulo 2^32 (f64→u64 saturates).
+            let centis = (seconds * 100.0).round() as u64;
+            Some(Value::Counter32(centis as u32))
+        }
+    }
+}
+
+/// The 17 legacy scalars (`.0` instances) for the first instance.
+pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
+    metrics::LEGACY_SCALARS
+        .iter()
+        .filter_map(|def| {
+            let value = info_value(def, info)?;
+            Some((layout.object_oid(def).child(&[0]), value))
+        })
+        .collect()
+}
+
+/// What the poller knows about an instance's health.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InstanceStatus {
+    pub name: String,
+    /// Where it connects, without credentials.
+    pub address: String,
+    pub up: bool,
+    /// UNIX time of the last successful poll, if any.
+    pub last_ok_unix: Option<u64>,
+    pub poll_millis: u32,
+    /// Why the last poll failed (never holds a secret); empty when it did not.
+    pub last_error: String,
+    pub polls_ok: u32,
+    pub polls_failed: u32,
+}
+
+/// The instance's row of `redisInstanceTable`.
+pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part {
+    metrics::INSTANCE_COLUMNS
+        .iter()
+        .filter_map(|def| {
+            let Source::Status(field) = def.source else {
+                return None;
+            };
+            let value = match field {
+                StatusField::Name => Value::text(status.name.clone()),
+                StatusField::Address => Value::text(status.address.clone()),
+                StatusField::Up => Value::Integer(if status.up { 1 } else { 2 }),
+                StatusField::DataAge => Value::SecondsSince(status.last_ok_unix?),
+                StatusField::PollDuration => Value::Gauge32(status.poll_millis),
+                StatusField::LastError => Value::text(status.last_error.clone()),
+                StatusField::PollsOk => Value::Counter32(status.polls_ok),
+                StatusField::PollsFailed => Value::Counter32(status.polls_failed),
+            };
+            Some((layout.object_oid(def).child(&[index]), value))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn fixture(name: &str) -> Info {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/redis").join(name);
+        Info::parse(&std::fs::read_to_string(path).unwrap())
+    }
+
+    fn legacy_values(info: &Info) -> Vec<(String, Value)> {
+        let layout = Layout::default_layout();
+        legacy_part(info, &layout)
+            .into_iter()
+            .map(|(oid, v)| (oid.to_string(), v))
+            .collect()
+    }
+
+    fn value_of(values: &[(String, Value)], n: u32) -> Option<Value> {
+        let oid = format!(".1.3.6.1.4.1.20267.400.1.{n}.0");
+        values.iter().find(|(o, _)| *o == oid).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn every_legacy_object_has_a_value_on_every_version() {
+        for name in [
+            "2.2.12-info.txt",
+            "2.4.15-info.txt",
+            "2.6.9-info.txt",
+            "7.0-master-info.txt",
+            "7.0-replica-info.txt",
+        ] {
+            let values = legacy_values(&fixture(name));
+            assert_eq!(values.len(), 17, "{name}: {values:?}");
+        }
+    }
+
+    #[test]
+    fn redis_2_2_values_as_the_old_agent_served_them() {
+        let values = legacy_values(&fixture("2.2.12-info.txt"));
+        assert_eq!(value_of(&values, 1), Some(Value::Gauge32(2)));
+        assert_eq!(value_of(&values, 3), Some(Value::Counter64(28172224)));
+        assert_eq!(value_of(&values, 4), Some(Value::Gauge32(3180)));
+        assert_eq!(value_of(&values, 5), Some(Value::Counter64(107491639)));
+        assert_eq!(value_of(&values, 6), Some(Value::Counter64(693164497)));
+        // used_cpu_sys:16364.80 s, used_cpu_user:25923.18 s in centiseconds.
+        assert_eq!(value_of(&values, 7), Some(Value::Counter32(1636480)));
+        assert_eq!(value_of(&values, 8), Some(Value::Counter32(2592318)));
+        assert_eq!(value_of(&values, 11), Some(Value::Counter64(6086313)));
+        assert_eq!(value_of(&values, 12), Some(Value::Counter64(435393567)));
+        assert_eq!(value_of(&values, 13), Some(Value::Counter64(13329191)));
+        assert_eq!(value_of(&values, 16), Some(Value::Gauge32(22084475)));
+        assert_eq!(value_of(&values, 17), Some(Value::Counter64(51785728)));
+    }
+
+    #[test]
+    fn renamed_field_is_found_after_2_6() {
+        let values = legacy_values(&fixture("2.6.9-info.txt"));
+        assert_eq!(value_of(&values, 4), Some(Value::Gauge32(2)));
+    }
+
+    #[test]
+    fn missing_and_garbled_fields_are_absent_not_zero() {
+        let info = Info::parse("connected_clients:abc\r\nblocked_clients:-1\r\nused_cpu_sys:nan\r\n");
+        let values = legacy_values(&info);
+        assert!(values.is_empty(), "{values:?}");
+    }
+
+    #[test]
+    fn gauges_saturate_and_counter32_wraps() {
+        let info = Info::parse("connected_clients:99999999999\nused_cpu_sys:42949672.97\n");
+        let values = legacy_values(&info);
+        assert_eq!(value_of(&values, 1), Some(Value::Gauge32(u32::MAX)));
+        // 4294967297 centiseconds wrap to 1.
+        assert_eq!(value_of(&values, 7), Some(Value::Counter32(1)));
+    }
+
+    #[test]
+    fn custom_legacy_oid_moves_the_module_beside_it() {
+        let layout = Layout::from_legacy_oid("1.3.6.1.4.1.99.7".parse().unwrap());
+        let values: Vec<String> = legacy_part(&fixture("2.4.15-info.txt"), &layout)
+            .into_iter()
+            .map(|(o, _)| o.to_string())
+            .collect();
+        assert_eq!(values[0], ".1.3.6.1.4.1.99.7.1.0");
+        let status = status_part(1, &InstanceStatus::default(), &layout);
+        assert!(status[0].0.to_string().starts_with(".1.3.6.1.4.1.99.3.1.1."));
+        assert_eq!(layout.subtrees().len(), 1);
+    }
+
+    #[test]
+    fn status_row_reports_down_without_data_age() {
+        let status = InstanceStatus {
+            name: "main".into(),
+            address: "127.0.0.1:6379".into(),
+            up: false,
+            last_error: "connection refused".into(),
+            ..Default::default()
+        };
+        let part = status_part(1, &status, &Layout::default_layout());
+        let up = part
+            .iter()
+            .find(|(o, _)| o.to_string() == ".1.3.6.1.4.1.20267.400.3.1.1.4.1")
+            .unwrap();
+        assert_eq!(up.1, Value::Integer(2));
+        assert!(!part.iter().any(|(o, _)| o.to_string().starts_with(".1.3.6.1.4.1.20267.400.3.1.1.5.")));
+    }
+}
