@@ -22,7 +22,8 @@ pub const INSTANCE_ENTRY: &[u32] = &[3, 1, 1];
 /// How an INFO value becomes an SNMP value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conversion {
-    /// A non-negative integer, as is (clamped to the type's range).
+    /// A non-negative integer, as is: gauges latch at their maximum,
+    /// Counter32 wraps.
     Unsigned,
     /// Seconds with a fraction (`16364.80`) to centiseconds, wrapping as a
     /// Counter32 does.

@@ -43,7 +43,9 @@ impl Layout {
 
     /// OIDs of every served object, for the snapshot's noSuchObject test.
     pub fn object_oids(&self) -> Vec<Oid> {
-        metrics::redis_objects().map(|d| self.object_oid(d)).collect()
+        metrics::redis_objects()
+            .map(|d| self.object_oid(d))
+            .collect()
     }
 
     /// The subtrees to register with the master.
@@ -81,7 +83,7 @@ pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
         }
         Conversion::SecondsToCentiseconds => {
             let seconds = info.f64(fields)?;
-            if !(seconds >= 0.0) {
+            if seconds.is_nan() || seconds < 0.0 {
                 return None;
             }
             // Counter32 semantics: wrap modulo 2^32 (f64→u64 saturates).
@@ -100,6 +102,24 @@ pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
             Some((layout.object_oid(def).child(&[0]), value))
         })
         .collect()
+}
+
+/// A DisplayString (RFC 2579): at most 255 octets of printable ASCII.
+/// Error texts can be longer or carry other bytes; they are cut and
+/// replaced here so managers never see a malformed value.
+pub fn display_string(text: &str) -> Value {
+    let cleaned: Vec<u8> = text
+        .chars()
+        .map(|c| {
+            if c == ' ' || c.is_ascii_graphic() {
+                c as u8
+            } else {
+                b'?'
+            }
+        })
+        .take(255)
+        .collect();
+    Value::OctetString(cleaned)
 }
 
 /// What the poller knows about an instance's health.
@@ -127,12 +147,12 @@ pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part
                 return None;
             };
             let value = match field {
-                StatusField::Name => Value::text(status.name.clone()),
-                StatusField::Address => Value::text(status.address.clone()),
+                StatusField::Name => display_string(&status.name),
+                StatusField::Address => display_string(&status.address),
                 StatusField::Up => Value::Integer(if status.up { 1 } else { 2 }),
                 StatusField::DataAge => Value::SecondsSince(status.last_ok_unix?),
                 StatusField::PollDuration => Value::Gauge32(status.poll_millis),
-                StatusField::LastError => Value::text(status.last_error.clone()),
+                StatusField::LastError => display_string(&status.last_error),
                 StatusField::PollsOk => Value::Counter32(status.polls_ok),
                 StatusField::PollsFailed => Value::Counter32(status.polls_failed),
             };
@@ -147,7 +167,9 @@ mod tests {
     use std::path::Path;
 
     fn fixture(name: &str) -> Info {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/redis").join(name);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/redis")
+            .join(name);
         Info::parse(&std::fs::read_to_string(path).unwrap())
     }
 
@@ -161,7 +183,10 @@ mod tests {
 
     fn value_of(values: &[(String, Value)], n: u32) -> Option<Value> {
         let oid = format!(".1.3.6.1.4.1.20267.400.1.{n}.0");
-        values.iter().find(|(o, _)| *o == oid).map(|(_, v)| v.clone())
+        values
+            .iter()
+            .find(|(o, _)| *o == oid)
+            .map(|(_, v)| v.clone())
     }
 
     #[test]
@@ -204,7 +229,8 @@ mod tests {
 
     #[test]
     fn missing_and_garbled_fields_are_absent_not_zero() {
-        let info = Info::parse("connected_clients:abc\r\nblocked_clients:-1\r\nused_cpu_sys:nan\r\n");
+        let info =
+            Info::parse("connected_clients:abc\r\nblocked_clients:-1\r\nused_cpu_sys:nan\r\n");
         let values = legacy_values(&info);
         assert!(values.is_empty(), "{values:?}");
     }
@@ -227,8 +253,22 @@ mod tests {
             .collect();
         assert_eq!(values[0], ".1.3.6.1.4.1.99.7.1.0");
         let status = status_part(1, &InstanceStatus::default(), &layout);
-        assert!(status[0].0.to_string().starts_with(".1.3.6.1.4.1.99.3.1.1."));
+        assert!(status[0]
+            .0
+            .to_string()
+            .starts_with(".1.3.6.1.4.1.99.3.1.1."));
         assert_eq!(layout.subtrees().len(), 1);
+    }
+
+    #[test]
+    fn display_strings_are_short_printable_ascii() {
+        let long = "é\n".repeat(300);
+        let Value::OctetString(bytes) = display_string(&long) else {
+            panic!()
+        };
+        assert_eq!(bytes.len(), 255);
+        assert!(bytes.iter().all(|b| *b == b'?'));
+        assert_eq!(display_string("a b:c"), Value::text("a b:c"));
     }
 
     #[test]
@@ -246,6 +286,8 @@ mod tests {
             .find(|(o, _)| o.to_string() == ".1.3.6.1.4.1.20267.400.3.1.1.4.1")
             .unwrap();
         assert_eq!(up.1, Value::Integer(2));
-        assert!(!part.iter().any(|(o, _)| o.to_string().starts_with(".1.3.6.1.4.1.20267.400.3.1.1.5.")));
+        assert!(!part
+            .iter()
+            .any(|(o, _)| o.to_string().starts_with(".1.3.6.1.4.1.20267.400.3.1.1.5.")));
     }
 }
