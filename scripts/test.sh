@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The project's test command: formatting, lints, doc tests and every unit and
+# integration test (the integration tests start private redis-server and
+# snmpd instances on loopback; see tests/common/mod.rs).
+#
+# Usage: scripts/test.sh
+# Needs: cargo (with rustfmt and clippy), snmpd, snmp, redis-server,
+# redis-tools, npm (for scripts/base-mibs.sh); .ci/run installs them.
+# Runs every step, then exits non-zero if any failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+failed=()
+step() {
+    echo "==> $*"
+    if ! "$@"; then
+        echo "==> FAILED: $*" >&2
+        failed+=("$*")
+    fi
+}
+
+step cargo fmt --all -- --check
+step cargo clippy --all-targets -- -D warnings
+# Doc tests first, so that the last summary printed is the main run's.
+step cargo test --workspace --doc
+if cargo nextest --version >/dev/null 2>&1; then
+    step cargo nextest run --workspace --all-targets --no-fail-fast
+else
+    step cargo test --workspace --all-targets --no-fail-fast
+fi
+
+if [ ${#failed[@]} -ne 0 ]; then
+    echo "scripts/test.sh: ${#failed[@]} step(s) failed:" >&2
+    printf '  %s\n' "${failed[@]}" >&2
+    exit 1
+fi
+echo "scripts/test.sh: all steps passed"
