@@ -84,8 +84,19 @@ mod tests {
     #[test]
     fn old_perl_options_keep_their_meaning() {
         let cli = Cli::try_parse_from([
-            "redis-snmp", "-h", "db1", "-P", "6380", "-o", "1.3.6.1.4.1.20267.400.1", "-r", "60",
-            "-n", "--daemon-pid", "/run/x.pid", "-vv",
+            "redis-snmp",
+            "-h",
+            "db1",
+            "-P",
+            "6380",
+            "-o",
+            "1.3.6.1.4.1.20267.400.1",
+            "-r",
+            "60",
+            "-n",
+            "--daemon-pid",
+            "/run/x.pid",
+            "-vv",
         ])
         .unwrap();
         assert_eq!(cli.host.as_deref(), Some("db1"));

@@ -41,7 +41,10 @@ impl RedisAddress {
     /// belong in a password file, not in a string that may be shown.
     pub fn parse(text: &str) -> Result<RedisAddress, String> {
         let text = text.trim();
-        if let Some(path) = text.strip_prefix("unix://").or_else(|| text.strip_prefix("unix:")) {
+        if let Some(path) = text
+            .strip_prefix("unix://")
+            .or_else(|| text.strip_prefix("unix:"))
+        {
             return match path {
                 "" => Err("unix: address without a path".into()),
                 p => Ok(RedisAddress::Unix(PathBuf::from(p))),
@@ -56,12 +59,16 @@ impl RedisAddress {
         let hostport = text.strip_prefix("redis://").unwrap_or(text);
         let hostport = hostport.trim_end_matches('/');
         if hostport.contains('@') {
-            return Err("credentials in the address are refused: use password_file (and username)".into());
+            return Err(
+                "credentials in the address are refused: use password_file (and username)".into(),
+            );
         }
         let (host, port) = match hostport.rsplit_once(':') {
-            Some((h, p)) if !h.is_empty() && (h.starts_with('[') || !h.contains(':')) => {
-                (h, p.parse::<u16>().map_err(|_| format!("bad port in {text:?}"))?)
-            }
+            Some((h, p)) if !h.is_empty() && (h.starts_with('[') || !h.contains(':')) => (
+                h,
+                p.parse::<u16>()
+                    .map_err(|_| format!("bad port in {text:?}"))?,
+            ),
             _ if !hostport.is_empty() && !hostport.contains(':') => (hostport, 6379),
             _ => return Err(format!("cannot read {text:?} as host:port")),
         };
@@ -175,12 +182,16 @@ impl Config {
         };
 
         let agentx = match cli.agentx_socket.as_ref().or(file.agentx_socket.as_ref()) {
-            Some(text) => text.parse().map_err(|e| in_file(format!("agentx_socket: {e}")))?,
+            Some(text) => text
+                .parse()
+                .map_err(|e| in_file(format!("agentx_socket: {e}")))?,
             None => AgentxAddress::default(),
         };
         let refresh_secs = cli.refresh.or(file.refresh).unwrap_or(DEFAULT_REFRESH_SECS);
         if !(1..=86_400).contains(&refresh_secs) {
-            return Err(in_file(format!("refresh: {refresh_secs} is not between 1 and 86400 seconds")));
+            return Err(in_file(format!(
+                "refresh: {refresh_secs} is not between 1 and 86400 seconds"
+            )));
         }
         let layout = match cli.oid.as_ref().or(file.oid.as_ref()) {
             Some(text) => {
@@ -197,7 +208,9 @@ impl Config {
             Some("stderr") => LogTarget::Stderr,
             Some("journald") => LogTarget::Journald,
             Some(other) => {
-                return Err(in_file(format!("log: {other:?} is not auto, stderr or journald")))
+                return Err(in_file(format!(
+                    "log: {other:?} is not auto, stderr or journald"
+                )))
             }
         };
 
@@ -205,12 +218,16 @@ impl Config {
         for (i, entry) in file.redis.iter().enumerate() {
             let key = |k: &str| format!("redis[{i}].{k}");
             let address = match &entry.address {
-                Some(text) => RedisAddress::parse(text).map_err(|e| in_file(format!("{}: {e}", key("address"))))?,
+                Some(text) => RedisAddress::parse(text)
+                    .map_err(|e| in_file(format!("{}: {e}", key("address"))))?,
                 None => return Err(in_file(format!("{}: missing", key("address")))),
             };
             let timeout_secs = entry.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
             if !(timeout_secs > 0.0 && timeout_secs <= 300.0) {
-                return Err(in_file(format!("{}: {timeout_secs} is not between 0 and 300 seconds", key("timeout"))));
+                return Err(in_file(format!(
+                    "{}: {timeout_secs} is not between 0 and 300 seconds",
+                    key("timeout")
+                )));
             }
             let password = match &entry.password_file {
                 Some(path) => {
@@ -222,7 +239,10 @@ impl Config {
                 None => None,
             };
             instances.push(RedisInstance {
-                name: entry.name.clone().unwrap_or_else(|| format!("redis{}", i + 1)),
+                name: entry
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("redis{}", i + 1)),
                 address,
                 username: entry.username.clone(),
                 password,
@@ -232,7 +252,10 @@ impl Config {
         let mut names = std::collections::HashSet::new();
         for instance in &instances {
             if !names.insert(instance.name.as_str()) {
-                return Err(in_file(format!("redis: the name {:?} is used twice", instance.name)));
+                return Err(in_file(format!(
+                    "redis: the name {:?} is used twice",
+                    instance.name
+                )));
             }
         }
         apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
@@ -342,7 +365,11 @@ mod tests {
             &dir,
             "refresh = 30\nagentx_socket = \"tcp:localhost:705\"\n[[redis]]\nname = \"cache\"\naddress = \"redis://10.0.0.1:6380\"\n",
         );
-        let config = Config::load(&cli(&["-c", path.to_str().unwrap(), "-r", "5", "-P", "7000"]), None).unwrap();
+        let config = Config::load(
+            &cli(&["-c", path.to_str().unwrap(), "-r", "5", "-P", "7000"]),
+            None,
+        )
+        .unwrap();
         assert_eq!(config.refresh, Duration::from_secs(5));
         assert_eq!(config.agentx.to_string(), "tcp:localhost:705");
         assert_eq!(config.instances[0].name, "cache");
@@ -353,13 +380,17 @@ mod tests {
     fn errors_name_the_file_line_and_key() {
         let dir = tempfile::tempdir().unwrap();
         let path = write_config(&dir, "refresh = 10\nrefrsh = 5\n");
-        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap_err().to_string();
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("redis-snmp.toml"), "{err}");
         assert!(err.contains("line 2"), "{err}");
         assert!(err.contains("refrsh"), "{err}");
 
         let path = write_config(&dir, "[[redis]]\naddress = \"redis://u:pw@host:1\"\n");
-        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap_err().to_string();
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("redis[0].address"), "{err}");
         assert!(!err.contains("pw@"), "{err}");
 
@@ -370,11 +401,17 @@ mod tests {
     #[test]
     fn password_sources_and_warnings() {
         let config = Config::load(&cli(&["-p", "pw1"]), None).unwrap();
-        assert_eq!(config.instances[0].password.as_ref().unwrap().expose(), "pw1");
+        assert_eq!(
+            config.instances[0].password.as_ref().unwrap().expose(),
+            "pw1"
+        );
         assert_eq!(config.warnings.len(), 1);
         assert!(!config.warnings[0].contains("pw1"));
         let config = Config::load(&cli(&[]), Some("pw2".into())).unwrap();
-        assert_eq!(config.instances[0].password.as_ref().unwrap().expose(), "pw2");
+        assert_eq!(
+            config.instances[0].password.as_ref().unwrap().expose(),
+            "pw2"
+        );
         assert!(config.warnings.is_empty());
     }
 

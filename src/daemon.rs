@@ -23,7 +23,10 @@ pub fn detach(pid_file: &Path) -> Result<(), String> {
             if let Err(e) = written {
                 // SAFETY: signalling the child we just created.
                 unsafe { libc::kill(child, libc::SIGTERM) };
-                eprintln!("redis-snmp: cannot write PID file {}: {e}", pid_file.display());
+                eprintln!(
+                    "redis-snmp: cannot write PID file {}: {e}",
+                    pid_file.display()
+                );
                 std::process::exit(1);
             }
             std::process::exit(0);
@@ -33,7 +36,11 @@ pub fn detach(pid_file: &Path) -> Result<(), String> {
 
 fn redirect_stdio_to_null() {
     use std::os::fd::AsRawFd;
-    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
         for fd in 0..=2 {
             // SAFETY: dup2 onto the standard descriptors of our own process.
             unsafe { libc::dup2(null.as_raw_fd(), fd) };

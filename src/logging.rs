@@ -24,7 +24,10 @@ pub fn init(verbosity: u8, target: LogTarget) {
     if journald {
         if let Ok(layer) = tracing_journald::layer() {
             let layer = layer.with_syslog_identifier("redis-snmp".to_string());
-            tracing_subscriber::registry().with(filter).with(layer).init();
+            tracing_subscriber::registry()
+                .with(filter)
+                .with(layer)
+                .init();
             return;
         }
     }

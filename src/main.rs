@@ -41,7 +41,10 @@ fn main() -> ExitCode {
     for warning in &config.warnings {
         warn!("{warning}");
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             error!("cannot start the runtime: {e}");
@@ -56,7 +59,10 @@ fn main() -> ExitCode {
 }
 
 async fn run(config: &Config) -> ExitCode {
-    let (mut sigterm, mut sigint) = match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+    let (mut sigterm, mut sigint) = match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
         (Ok(term), Ok(int)) => (term, int),
         _ => {
             error!("cannot install signal handlers");
@@ -68,7 +74,13 @@ async fn run(config: &Config) -> ExitCode {
 
     for (i, instance) in config.instances.iter().enumerate() {
         let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let poller = Poller::new(index, instance.clone(), store.clone(), config.layout.clone(), config.refresh);
+        let poller = Poller::new(
+            index,
+            instance.clone(),
+            store.clone(),
+            config.layout.clone(),
+            config.refresh,
+        );
         tokio::spawn(poller.run(shutdown.clone()));
     }
 
@@ -94,7 +106,10 @@ async fn run(config: &Config) -> ExitCode {
         _ = sigint.recv() => info!("SIGINT received"),
     }
     shutdown.cancel();
-    if tokio::time::timeout(Duration::from_secs(2), session_task).await.is_err() {
+    if tokio::time::timeout(Duration::from_secs(2), session_task)
+        .await
+        .is_err()
+    {
         warn!("the AgentX session did not close within 2 s");
     }
     ExitCode::SUCCESS

@@ -81,16 +81,36 @@ mod tests {
     #[test]
     fn net_snmp_forms() {
         assert_eq!(parse("/var/agentx/master"), AgentxAddress::default());
-        assert_eq!(parse("unix:/tmp/x.sock"), AgentxAddress::Unix("/tmp/x.sock".into()));
-        assert_eq!(parse("tcp:localhost:705"), AgentxAddress::Tcp("localhost".into(), 705));
-        assert_eq!(parse("tcp:705"), AgentxAddress::Tcp("localhost".into(), 705));
-        assert_eq!(parse("tcp6:[::1]:705"), AgentxAddress::Tcp("::1".into(), 705));
+        assert_eq!(
+            parse("unix:/tmp/x.sock"),
+            AgentxAddress::Unix("/tmp/x.sock".into())
+        );
+        assert_eq!(
+            parse("tcp:localhost:705"),
+            AgentxAddress::Tcp("localhost".into(), 705)
+        );
+        assert_eq!(
+            parse("tcp:705"),
+            AgentxAddress::Tcp("localhost".into(), 705)
+        );
+        assert_eq!(
+            parse("tcp6:[::1]:705"),
+            AgentxAddress::Tcp("::1".into(), 705)
+        );
         assert_eq!(parse("tcp6:[::1]:705").to_string(), "tcp:[::1]:705");
     }
 
     #[test]
     fn refuses_what_it_cannot_use() {
-        for bad in ["", "unix:", "udp:localhost:161", "tcp:host:", "tcp:host:0", "tcp:h:99999", "x"] {
+        for bad in [
+            "",
+            "unix:",
+            "udp:localhost:161",
+            "tcp:host:",
+            "tcp:host:0",
+            "tcp:h:99999",
+            "x",
+        ] {
             assert!(bad.parse::<AgentxAddress>().is_err(), "{bad:?} accepted");
         }
     }

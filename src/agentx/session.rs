@@ -168,8 +168,12 @@ impl Session {
             if self.shutdown.is_cancelled() {
                 return;
             }
-            let connecting = tokio::time::timeout(self.config.timeout, connect(&self.config.address));
-            match connecting.await.unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into())) {
+            let connecting =
+                tokio::time::timeout(self.config.timeout, connect(&self.config.address));
+            match connecting
+                .await
+                .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
+            {
                 Ok(io) => {
                     attempt = 0;
                     unreachable_logged = false;
@@ -325,13 +329,19 @@ impl Session {
         };
         let now = unix_now();
         match body {
-            Incoming::Get { context: None, ranges } => {
+            Incoming::Get {
+                context: None,
+                ranges,
+            } => {
                 let snap = self.store.load();
                 let mut out = ResponseWriter::new(buf, ids, 0, ErrorStatus::NoError, 0);
                 answer::get(&snap, &ranges, &mut out, now);
                 out.finish();
             }
-            Incoming::GetNext { context: None, ranges } => {
+            Incoming::GetNext {
+                context: None,
+                ranges,
+            } => {
                 let snap = self.store.load();
                 let mut out = ResponseWriter::new(buf, ids, 0, ErrorStatus::NoError, 0);
                 answer::get_next(&snap, &ranges, &mut out, now);
@@ -345,7 +355,14 @@ impl Session {
             } => {
                 let snap = self.store.load();
                 let mut out = ResponseWriter::new(buf, ids, 0, ErrorStatus::NoError, 0);
-                answer::get_bulk(&snap, non_repeaters, max_repetitions, &ranges, &mut out, now);
+                answer::get_bulk(
+                    &snap,
+                    non_repeaters,
+                    max_repetitions,
+                    &ranges,
+                    &mut out,
+                    now,
+                );
                 out.finish();
             }
             Incoming::Get { .. } | Incoming::GetNext { .. } | Incoming::GetBulk { .. } => {
@@ -384,7 +401,10 @@ impl Session {
         let status = ErrorStatus::from_u16(error);
         match pending.remove(&packet_id) {
             Some(Pending::Register(subtree)) if error == 0 => {
-                info!("registered {subtree} with the AgentX master at {}", self.config.address);
+                info!(
+                    "registered {subtree} with the AgentX master at {}",
+                    self.config.address
+                );
             }
             Some(Pending::Register(subtree)) => {
                 warn!("the AgentX master refused to register {subtree}: {status:?} ({error})");

@@ -93,7 +93,10 @@ impl Poller {
             }
             Err(error) => {
                 let error = secret::redact(&error, self.instance.password.as_ref());
-                if error != self.status.last_error || self.status.up || self.status.polls_failed == 0 {
+                if error != self.status.last_error
+                    || self.status.up
+                    || self.status.polls_failed == 0
+                {
                     warn!(instance = %self.status.name, "cannot poll Redis at {}: {error}", self.status.address);
                 } else {
                     debug!(instance = %self.status.name, "still failing: {error}");
@@ -102,7 +105,8 @@ impl Poller {
                 self.status.last_error = error;
                 self.status.polls_failed = self.status.polls_failed.wrapping_add(1);
                 self.connection = None;
-                self.store.publish(PartKey::RedisInstance(self.index), Vec::new());
+                self.store
+                    .publish(PartKey::RedisInstance(self.index), Vec::new());
             }
         }
         let status = status_part(self.index, &self.status, &self.layout);
