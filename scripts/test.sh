@@ -4,11 +4,13 @@
 # snmpd instances on loopback; see tests/common/mod.rs).
 #
 # Usage: scripts/test.sh
-# Needs: cargo (with rustfmt and clippy), snmpd, snmp, redis-server,
-# redis-tools, npm (for scripts/base-mibs.sh); .ci/run installs them.
+# Needs cargo (with rustfmt and clippy); installs the Debian packages the
+# tests drive with scripts/install-test-deps.sh (as root or with sudo).
 # Runs every step, then exits non-zero if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+scripts/install-test-deps.sh
 
 failed=()
 step() {

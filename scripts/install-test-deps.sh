@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what the tests need on Debian (as root, or with sudo), keeps the
+# system's own daemons out of the way, and fetches the base MIBs once.
+# scripts/test.sh runs this first; it changes nothing when all is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages for the tests and the tools they drive. Later features add
+# theirs here (e.g. puppet lintian debhelper).
+APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool"
+# The machine's Node.js brings npm; Debian's npm would conflict with it.
+if ! command -v npm >/dev/null 2>&1; then
+    APT_PACKAGES="$APT_PACKAGES npm"
+fi
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for pkg in $APT_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -ne 0 ]; then
+    as_root apt-get update
+    as_root apt-get install -y --no-install-recommends "${missing[@]}"
+    INSTALLED_NOW=1
+fi
+
+# The packages may have started the system's snmpd (udp/161, /var/agentx),
+# snmptrapd and redis-server (6379). The tests never use them, but nothing
+# should answer there. systemctl does not work in every CI container, so stop
+# them by their pid files too, and as a last resort by name *and* the system
+# user they run as, which leaves the tests' own servers alone.
+stop_system_daemon() { # NAME PIDFILE [USER]
+    local name=$1 pidfile=$2 user=${3:-} pid
+    as_root systemctl stop "$name" >/dev/null 2>&1 || true
+    as_root systemctl disable "$name" >/dev/null 2>&1 || true
+    if [ -r "$pidfile" ]; then
+        pid=$(cat "$pidfile")
+        if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$name" ] &&
+            { [ -z "$user" ] || [ "$(stat -c %U "/proc/$pid")" = "$user" ]; }; then
+            as_root kill "$pid" || true
+        fi
+    fi
+    if [ -n "$user" ] && id "$user" >/dev/null 2>&1; then
+        as_root pkill -x -u "$user" "$name" || true
+    fi
+}
+
+if [ "${INSTALLED_NOW:-0}" = 1 ]; then
+    stop_system_daemon snmpd /run/snmpd.pid Debian-snmp
+    stop_system_daemon snmptrapd /run/snmptrapd.pid
+    stop_system_daemon redis-server /run/redis/redis-server.pid redis
+fi
+
+# The SMIv2 base modules REDIS-SERVER-MIB imports, into target/base-mibs.
+echo "base MIBs: $(scripts/base-mibs.sh)"
+
