@@ -26,9 +26,9 @@ step cargo clippy --all-targets -- -D warnings
 # Doc tests first, so that the last summary printed is the main run's.
 step cargo test --workspace --doc
 if cargo nextest --version >/dev/null 2>&1; then
-    step cargo nextest run --workspace --all-targets --no-fail-fast
+    step cargo nextest run --workspace --lib --bins --tests --no-fail-fast
 else
-    step cargo test --workspace --all-targets --no-fail-fast
+    step cargo test --workspace --lib --bins --tests --no-fail-fast
 fi
 
 if [ ${#failed[@]} -ne 0 ]; then

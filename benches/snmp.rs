@@ -1,0 +1,219 @@
+//! Benchmark: the subagent's objects against snmpd's own, through one real
+//! snmpd, in one run, with a long-lived SNMP client.
+//!
+//! `cargo bench --bench snmp` (or `scripts/bench.sh`). It starts a private
+//! redis-server and snmpd (with 17 native `override` scalars as the
+//! baseline) and the release build of the agent, pins all of them and
+//! itself to one CPU for stable numbers, then measures:
+//! - GET of each of the 17 legacy scalars vs the 17 native scalars,
+//! - a GetNext walk over each set, and a GetBulk walk (17 repetitions),
+//! - the agent's CPU time per SNMP request (from /proc schedstat, ns),
+//! - the agent's RSS, and how long after start it was registered.
+//! Figures are printed as time per request and as ratios ours/native.
+//! Set `BENCH_ROUNDS` to change the number of rounds (default 2000).
+
+#[path = "../tests/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+use common::{Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
+use snmp2::{Oid, SyncSession};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+fn arcs(dotted: &str) -> Vec<u64> {
+    dotted.trim_start_matches('.').split('.').map(|s| s.parse().unwrap()).collect()
+}
+
+fn oid(dotted: &str) -> Oid<'static> {
+    Oid::from(arcs(dotted).as_slice()).unwrap()
+}
+
+/// Pin a process (0 = this one) to CPU 0.
+fn pin(pid: u32) {
+    // SAFETY: plain syscall on a valid cpu_set_t.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(0, &mut set);
+        libc::sched_setaffinity(pid as libc::pid_t, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// Nanoseconds a process's threads spent on a CPU.
+fn cpu_ns(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// UNIX time in seconds of a tracing timestamp like 2026-11-22T15:34:57.407674Z.
+fn parse_log_time(line: &str) -> Option<f64> {
+    let stamp = line.split_whitespace().next()?;
+    let (date, time) = stamp.trim_end_matches('Z').split_once('T')?;
+    let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let mut t = time.split(':');
+    let (h, min, s): (f64, f64, f64) = (t.next()?.parse().ok()?, t.next()?.parse().ok()?, t.next()?.parse().ok()?);
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146097 + doe - 719468;
+    Some(days as f64 * 86400.0 + h * 3600.0 + min * 60.0 + s)
+}
+
+struct Bench {
+    session: SyncSession,
+    agent_pid: u32,
+    rounds: usize,
+}
+
+/// Time per request and agent CPU per request of one measured phase.
+struct Figure {
+    per_request: Duration,
+    agent_cpu_per_request: Duration,
+}
+
+impl Bench {
+    fn measure(&mut self, requests_per_round: usize, mut round: impl FnMut(&mut SyncSession)) -> Figure {
+        for _ in 0..self.rounds / 10 {
+            round(&mut self.session); // warm-up
+        }
+        let cpu_before = cpu_ns(self.agent_pid);
+        let start = Instant::now();
+        for _ in 0..self.rounds {
+            round(&mut self.session);
+        }
+        let elapsed = start.elapsed();
+        let cpu = cpu_ns(self.agent_pid) - cpu_before;
+        let requests = (self.rounds * requests_per_round) as u32;
+        Figure {
+            per_request: elapsed / requests,
+            agent_cpu_per_request: Duration::from_nanos(cpu / u64::from(requests)),
+        }
+    }
+}
+
+fn get_all(session: &mut SyncSession, oids: &[Oid<'static>]) {
+    for o in oids {
+        let pdu = session.get(o).expect("GET");
+        assert_eq!(pdu.error_status, 0);
+        assert_eq!(pdu.varbinds.count(), 1);
+    }
+}
+
+/// GetNext from `root` until leaving it; returns the requests made.
+fn walk(session: &mut SyncSession, root: &[u64]) -> usize {
+    let mut current: Vec<u64> = root.to_vec();
+    let mut requests = 0;
+    loop {
+        let o = Oid::from(current.as_slice()).unwrap();
+        let pdu = session.getnext(&o).expect("GETNEXT");
+        requests += 1;
+        let (name, _) = pdu.varbinds.into_iter().next().expect("one varbind");
+        let next: Vec<u64> = name.iter().expect("arcs").collect();
+        if !next.starts_with(root) {
+            return requests;
+        }
+        current = next;
+    }
+}
+
+fn bulk(session: &mut SyncSession, root: &Oid<'static>) {
+    let pdu = session.getbulk(&[root], 0, 17).expect("GETBULK");
+    assert_eq!(pdu.varbinds.count(), 17);
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // test runners asking for tests: this is not one
+    }
+    let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
+    pin(0);
+    let redis = Redis::start();
+    let snmpd = Snmpd::start();
+    pin(redis.pid());
+    pin(snmpd.pid());
+
+    let spawned_at = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+    let port = redis.port().to_string();
+    let agentx = snmpd.agentx_address();
+    let mut agent = Agent::start_raw(&["-n", "-x", &agentx, "-h", "127.0.0.1", "-P", &port, "-r", "10"], &[]);
+    assert!(agent.wait_registered(Duration::from_secs(10)), "agent did not register:\n{}", agent.log());
+    let registered_after = agent
+        .log()
+        .lines()
+        .find(|l| common::log_shows_registered(l))
+        .and_then(parse_log_time)
+        .map(|t| t - spawned_at);
+    pin(agent.pid());
+    let rss_start = status_kib(agent.pid(), "VmRSS:");
+
+    let addr = format!("127.0.0.1:{}", snmpd.udp_port());
+    let session = SyncSession::new_v2c(addr, b"public", Some(Duration::from_secs(2)), 1).unwrap();
+    let mut bench = Bench {
+        session,
+        agent_pid: agent.pid(),
+        rounds,
+    };
+    // Wait for the first poll to have published data.
+    let first = oid(&format!("{LEGACY_ROOT}.1.0"));
+    assert!(common::wait_until(Duration::from_secs(5), || {
+        bench.session.get(&first).map(|p| p.varbinds.count() == 1 && p.error_status == 0).unwrap_or(false)
+            && walk(&mut bench.session, &arcs(LEGACY_ROOT)) == 18
+    }));
+
+    let ours: Vec<Oid<'static>> = (1..=17).map(|n| oid(&format!("{LEGACY_ROOT}.{n}.0"))).collect();
+    let native: Vec<Oid<'static>> = (1..=17).map(|n| oid(&format!("{BASELINE_ROOT}.{n}.0"))).collect();
+    let ours_root = oid(LEGACY_ROOT);
+    let native_root = oid(BASELINE_ROOT);
+    let (ours_arcs, native_arcs) = (arcs(LEGACY_ROOT), arcs(BASELINE_ROOT));
+    assert_eq!(walk(&mut bench.session, &native_arcs), 18);
+
+    let get_ours = bench.measure(17, |s| get_all(s, &ours));
+    let get_native = bench.measure(17, |s| get_all(s, &native));
+    let walk_ours = bench.measure(18, |s| assert_eq!(walk(s, &ours_arcs), 18));
+    let walk_native = bench.measure(18, |s| assert_eq!(walk(s, &native_arcs), 18));
+    let bulk_ours = bench.measure(1, |s| bulk(s, &ours_root));
+    let bulk_native = bench.measure(1, |s| bulk(s, &native_root));
+
+    let rss_end = status_kib(agent.pid(), "VmRSS:");
+    let hwm = status_kib(agent.pid(), "VmHWM:");
+    println!("redis-snmp benchmark: {rounds} rounds, snmpd, agent, redis and client pinned to CPU 0");
+    println!();
+    println!("{:<28} {:>14} {:>14} {:>8} {:>18}", "phase", "ours/request", "native/req.", "ratio", "agent CPU/request");
+    for (name, o, n) in [
+        ("GET (17 scalars)", &get_ours, &get_native),
+        ("GetNext walk (18 requests)", &walk_ours, &walk_native),
+        ("GetBulk walk (17 reps)", &bulk_ours, &bulk_native),
+    ] {
+        println!(
+            "{:<28} {:>11.1} µs {:>11.1} µs {:>7.2}x {:>15.2} µs",
+            name,
+            o.per_request.as_secs_f64() * 1e6,
+            n.per_request.as_secs_f64() * 1e6,
+            o.per_request.as_secs_f64() / n.per_request.as_secs_f64(),
+            o.agent_cpu_per_request.as_secs_f64() * 1e6,
+        );
+    }
+    println!();
+    println!("agent RSS: {rss_start} KiB after start, {rss_end} KiB after the run (peak {hwm} KiB)");
+    match registered_after {
+        Some(s) => println!("registered {:.1} ms after the agent was spawned", s * 1e3),
+        None => println!("registration time: not found in the log"),
+    }
+    drop(agent);
+}
