@@ -21,7 +21,11 @@ use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 fn arcs(dotted: &str) -> Vec<u64> {
-    dotted.trim_start_matches('.').split('.').map(|s| s.parse().unwrap()).collect()
+    dotted
+        .trim_start_matches('.')
+        .split('.')
+        .map(|s| s.parse().unwrap())
+        .collect()
 }
 
 fn oid(dotted: &str) -> Oid<'static> {
@@ -34,7 +38,11 @@ fn pin(pid: u32) {
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(0, &mut set);
-        libc::sched_setaffinity(pid as libc::pid_t, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        libc::sched_setaffinity(
+            pid as libc::pid_t,
+            std::mem::size_of::<libc::cpu_set_t>(),
+            &set,
+        );
     }
 }
 
@@ -63,7 +71,11 @@ fn parse_log_time(line: &str) -> Option<f64> {
     let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
     let (y, m, day) = (d.next()??, d.next()??, d.next()??);
     let mut t = time.split(':');
-    let (h, min, s): (f64, f64, f64) = (t.next()?.parse().ok()?, t.next()?.parse().ok()?, t.next()?.parse().ok()?);
+    let (h, min, s): (f64, f64, f64) = (
+        t.next()?.parse().ok()?,
+        t.next()?.parse().ok()?,
+        t.next()?.parse().ok()?,
+    );
     // Days from civil (Howard Hinnant's algorithm).
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
@@ -78,6 +90,7 @@ fn parse_log_time(line: &str) -> Option<f64> {
 struct Bench {
     session: SyncSession,
     agent_pid: u32,
+    snmpd_pid: u32,
     rounds: usize,
 }
 
@@ -85,24 +98,32 @@ struct Bench {
 struct Figure {
     per_request: Duration,
     agent_cpu_per_request: Duration,
+    snmpd_cpu_per_request: Duration,
 }
 
 impl Bench {
-    fn measure(&mut self, requests_per_round: usize, mut round: impl FnMut(&mut SyncSession)) -> Figure {
+    fn measure(
+        &mut self,
+        requests_per_round: usize,
+        mut round: impl FnMut(&mut SyncSession),
+    ) -> Figure {
         for _ in 0..self.rounds / 10 {
             round(&mut self.session); // warm-up
         }
         let cpu_before = cpu_ns(self.agent_pid);
+        let snmpd_before = cpu_ns(self.snmpd_pid);
         let start = Instant::now();
         for _ in 0..self.rounds {
             round(&mut self.session);
         }
         let elapsed = start.elapsed();
         let cpu = cpu_ns(self.agent_pid) - cpu_before;
+        let snmpd_cpu = cpu_ns(self.snmpd_pid) - snmpd_before;
         let requests = (self.rounds * requests_per_round) as u32;
         Figure {
             per_request: elapsed / requests,
             agent_cpu_per_request: Duration::from_nanos(cpu / u64::from(requests)),
+            snmpd_cpu_per_request: Duration::from_nanos(snmpd_cpu / u64::from(requests)),
         }
     }
 }
@@ -141,18 +162,41 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // test runners asking for tests: this is not one
     }
-    let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
     pin(0);
     let redis = Redis::start();
     let snmpd = Snmpd::start();
     pin(redis.pid());
     pin(snmpd.pid());
 
-    let spawned_at = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+    let spawned_at = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
     let port = redis.port().to_string();
     let agentx = snmpd.agentx_address();
-    let mut agent = Agent::start_raw(&["-n", "-x", &agentx, "-h", "127.0.0.1", "-P", &port, "-r", "10"], &[]);
-    assert!(agent.wait_registered(Duration::from_secs(10)), "agent did not register:\n{}", agent.log());
+    let mut agent = Agent::start_raw(
+        &[
+            "-n",
+            "-x",
+            &agentx,
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port,
+            "-r",
+            "10",
+        ],
+        &[],
+    );
+    assert!(
+        agent.wait_registered(Duration::from_secs(10)),
+        "agent did not register:\n{}",
+        agent.log()
+    );
     let registered_after = agent
         .log()
         .lines()
@@ -167,17 +211,26 @@ fn main() {
     let mut bench = Bench {
         session,
         agent_pid: agent.pid(),
+        snmpd_pid: snmpd.pid(),
         rounds,
     };
     // Wait for the first poll to have published data.
     let first = oid(&format!("{LEGACY_ROOT}.1.0"));
     assert!(common::wait_until(Duration::from_secs(5), || {
-        bench.session.get(&first).map(|p| p.varbinds.count() == 1 && p.error_status == 0).unwrap_or(false)
+        bench
+            .session
+            .get(&first)
+            .map(|p| p.varbinds.count() == 1 && p.error_status == 0)
+            .unwrap_or(false)
             && walk(&mut bench.session, &arcs(LEGACY_ROOT)) == 18
     }));
 
-    let ours: Vec<Oid<'static>> = (1..=17).map(|n| oid(&format!("{LEGACY_ROOT}.{n}.0"))).collect();
-    let native: Vec<Oid<'static>> = (1..=17).map(|n| oid(&format!("{BASELINE_ROOT}.{n}.0"))).collect();
+    let ours: Vec<Oid<'static>> = (1..=17)
+        .map(|n| oid(&format!("{LEGACY_ROOT}.{n}.0")))
+        .collect();
+    let native: Vec<Oid<'static>> = (1..=17)
+        .map(|n| oid(&format!("{BASELINE_ROOT}.{n}.0")))
+        .collect();
     let ours_root = oid(LEGACY_ROOT);
     let native_root = oid(BASELINE_ROOT);
     let (ours_arcs, native_arcs) = (arcs(LEGACY_ROOT), arcs(BASELINE_ROOT));
@@ -192,25 +245,35 @@ fn main() {
 
     let rss_end = status_kib(agent.pid(), "VmRSS:");
     let hwm = status_kib(agent.pid(), "VmHWM:");
-    println!("redis-snmp benchmark: {rounds} rounds, snmpd, agent, redis and client pinned to CPU 0");
+    println!(
+        "redis-snmp benchmark: {rounds} rounds, snmpd, agent, redis and client pinned to CPU 0"
+    );
     println!();
-    println!("{:<28} {:>14} {:>14} {:>8} {:>18}", "phase", "ours/request", "native/req.", "ratio", "agent CPU/request");
+    println!(
+        "{:<28} {:>14} {:>14} {:>8} {:>12} {:>23}",
+        "phase", "ours/request", "native/req.", "ratio", "agent CPU", "snmpd CPU ours/native"
+    );
     for (name, o, n) in [
         ("GET (17 scalars)", &get_ours, &get_native),
         ("GetNext walk (18 requests)", &walk_ours, &walk_native),
         ("GetBulk walk (17 reps)", &bulk_ours, &bulk_native),
     ] {
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "{:<28} {:>11.1} µs {:>11.1} µs {:>7.2}x {:>15.2} µs",
+            "{:<28} {:>11.1} µs {:>11.1} µs {:>7.2}x {:>9.2} µs {:>9.2} / {:>5.2} µs",
             name,
-            o.per_request.as_secs_f64() * 1e6,
-            n.per_request.as_secs_f64() * 1e6,
+            us(o.per_request),
+            us(n.per_request),
             o.per_request.as_secs_f64() / n.per_request.as_secs_f64(),
-            o.agent_cpu_per_request.as_secs_f64() * 1e6,
+            us(o.agent_cpu_per_request),
+            us(o.snmpd_cpu_per_request),
+            us(n.snmpd_cpu_per_request),
         );
     }
     println!();
-    println!("agent RSS: {rss_start} KiB after start, {rss_end} KiB after the run (peak {hwm} KiB)");
+    println!(
+        "agent RSS: {rss_start} KiB after start, {rss_end} KiB after the run (peak {hwm} KiB)"
+    );
     match registered_after {
         Some(s) => println!("registered {:.1} ms after the agent was spawned", s * 1e3),
         None => println!("registration time: not found in the log"),

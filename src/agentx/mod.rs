@@ -4,3 +4,4 @@ pub mod address;
 pub mod answer;
 pub mod pdu;
 pub mod session;
+pub mod transport;

@@ -10,6 +10,7 @@
 use super::address::AgentxAddress;
 use super::answer;
 use super::pdu::{self, ErrorStatus, Header, Ids, Incoming, PduError, PduType, ResponseWriter};
+use super::transport::{self, MasterReader, MasterWriter};
 use crate::oid::Oid;
 use crate::smi::Value;
 use crate::snapshot::Store;
@@ -18,7 +19,6 @@ use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, WriteHalf};
 use tokio::sync::mpsc;
 use tokio_util::codec::{Decoder, FramedRead};
 use tokio_util::sync::CancellationToken;
@@ -79,20 +79,6 @@ pub enum SessionError {
 /// Why `serve` returned without an error.
 enum Ended {
     Shutdown,
-}
-
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-
-async fn connect(address: &AgentxAddress) -> std::io::Result<Box<dyn Io>> {
-    Ok(match address {
-        AgentxAddress::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
-        AgentxAddress::Tcp(host, port) => {
-            let stream = tokio::net::TcpStream::connect((host.as_str(), *port)).await?;
-            stream.set_nodelay(true)?;
-            Box::new(stream)
-        }
-    })
 }
 
 /// One PDU off the wire: its header, and its body or why the body is bad.
@@ -168,16 +154,18 @@ impl Session {
             if self.shutdown.is_cancelled() {
                 return;
             }
-            let connecting =
-                tokio::time::timeout(self.config.timeout, connect(&self.config.address));
+            let connecting = tokio::time::timeout(
+                self.config.timeout,
+                transport::connect(&self.config.address),
+            );
             match connecting
                 .await
                 .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
             {
-                Ok(io) => {
+                Ok((reader, writer)) => {
                     attempt = 0;
                     unreachable_logged = false;
-                    match self.serve(io).await {
+                    match self.serve(reader, writer).await {
                         Ok(Ended::Shutdown) => return,
                         Err(e) => warn!("AgentX session ended: {e}; reconnecting"),
                     }
@@ -207,18 +195,22 @@ impl Session {
         self.next_packet_id
     }
 
-    async fn serve(&mut self, io: Box<dyn Io>) -> Result<Ended, SessionError> {
-        let (reader, mut writer) = tokio::io::split(io);
+    async fn serve(
+        &mut self,
+        reader: MasterReader,
+        writer: MasterWriter,
+    ) -> Result<Ended, SessionError> {
+        let deadline = self.config.timeout;
         let mut frames = FramedRead::new(reader, FrameDecoder);
         let mut buf = Vec::with_capacity(4096);
 
-        let session_id = self.open(&mut frames, &mut writer, &mut buf).await?;
+        let session_id = self.open(&mut frames, &writer, &mut buf).await?;
         let mut pending: HashMap<u32, Pending> = HashMap::new();
         for subtree in self.config.subtrees.clone() {
             let id = self.packet_id();
             let timeout = timeout_secs(self.config.timeout);
             pdu::encode_register(&mut buf, session_id, id, timeout, 127, &subtree);
-            writer.write_all(&buf).await?;
+            writer.write_all(&buf, deadline).await?;
             pending.insert(id, Pending::Register(subtree));
         }
 
@@ -226,24 +218,29 @@ impl Session {
         ping_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         ping_timer.tick().await; // the first tick is immediate
         let mut ping_outstanding = false;
+        // Created once, not per request: each cancelled() future registers
+        // itself with the token.
         let shutdown = self.shutdown.clone();
+        let mut cancelled = std::pin::pin!(shutdown.cancelled());
 
         loop {
             tokio::select! {
-                _ = shutdown.cancelled() => {
+                // Shutdown first, so a stream of requests cannot delay it.
+                biased;
+                _ = &mut cancelled => {
                     let id = self.packet_id();
                     pdu::encode_close(&mut buf, session_id, id, CLOSE_REASON_SHUTDOWN);
                     // Best effort: the master drops our registrations anyway
                     // when the socket closes.
-                    let _ = writer.write_all(&buf).await;
-                    let _ = writer.shutdown().await;
+                    let _ = writer.write_all(&buf, deadline).await;
+                    writer.shutdown();
                     info!("sent Close to the AgentX master, shutting down");
                     return Ok(Ended::Shutdown);
                 }
                 frame = frames.next() => {
                     let frame = frame.ok_or(SessionError::Eof)??;
                     if self.handle(frame, &mut pending, &mut ping_outstanding, &mut buf)? {
-                        writer.write_all(&buf).await?;
+                        writer.write_all(&buf, deadline).await?;
                     }
                 }
                 _ = ping_timer.tick() => {
@@ -252,14 +249,14 @@ impl Session {
                     }
                     let id = self.packet_id();
                     pdu::encode_ping(&mut buf, session_id, id);
-                    writer.write_all(&buf).await?;
+                    writer.write_all(&buf, deadline).await?;
                     pending.insert(id, Pending::Ping);
                     ping_outstanding = true;
                 }
                 Some(varbinds) = self.notifications.recv() => {
                     let id = self.packet_id();
                     pdu::encode_notify(&mut buf, session_id, id, &varbinds, unix_now());
-                    writer.write_all(&buf).await?;
+                    writer.write_all(&buf, deadline).await?;
                     pending.insert(id, Pending::Notify);
                 }
             }
@@ -267,10 +264,10 @@ impl Session {
     }
 
     /// Send Open and wait for the master's Response; returns the session id.
-    async fn open<R: AsyncRead + Unpin>(
+    async fn open(
         &mut self,
-        frames: &mut FramedRead<R, FrameDecoder>,
-        writer: &mut WriteHalf<Box<dyn Io>>,
+        frames: &mut FramedRead<MasterReader, FrameDecoder>,
+        writer: &MasterWriter,
         buf: &mut Vec<u8>,
     ) -> Result<u32, SessionError> {
         let id = self.packet_id();
@@ -282,7 +279,7 @@ impl Session {
             &self.config.agent_id,
             &self.config.description,
         );
-        writer.write_all(buf).await?;
+        writer.write_all(buf, timeout).await?;
         let wait = async {
             loop {
                 let frame = frames.next().await.ok_or(SessionError::Eof)??;
