@@ -9,11 +9,11 @@
 //! - a GetNext walk over each set, and a GetBulk walk (17 repetitions),
 //! - the agent's CPU time per SNMP request (from /proc schedstat, ns),
 //! - the agent's RSS, and how long after start it was registered.
+//!
 //! Figures are printed as time per request and as ratios ours/native.
 //! Set `BENCH_ROUNDS` to change the number of rounds (default 2000).
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use common::{Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
