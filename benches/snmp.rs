@@ -144,7 +144,7 @@ fn walk(session: &mut SyncSession, root: &[u64]) -> usize {
         let o = Oid::from(current.as_slice()).unwrap();
         let pdu = session.getnext(&o).expect("GETNEXT");
         requests += 1;
-        let (name, _) = pdu.varbinds.into_iter().next().expect("one varbind");
+        let (name, _) = pdu.varbinds.next().expect("one varbind");
         let next: Vec<u64> = name.iter().expect("arcs").collect();
         if !next.starts_with(root) {
             return requests;
