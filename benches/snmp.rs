@@ -142,7 +142,7 @@ fn walk(session: &mut SyncSession, root: &[u64]) -> usize {
     let mut requests = 0;
     loop {
         let o = Oid::from(current.as_slice()).unwrap();
-        let pdu = session.getnext(&o).expect("GETNEXT");
+        let mut pdu = session.getnext(&o).expect("GETNEXT");
         requests += 1;
         let (name, _) = pdu.varbinds.next().expect("one varbind");
         let next: Vec<u64> = name.iter().expect("arcs").collect();
