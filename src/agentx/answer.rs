@@ -83,3 +83,152 @@ pub fn get_bulk(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agentx::pdu::{self, ErrorStatus, Ids, Incoming, VarBind};
+    use crate::oid::Oid;
+    use crate::smi::Value;
+    use crate::snapshot::{PartKey, Store};
+    use std::sync::Arc;
+
+    fn oid(s: &str) -> Oid {
+        s.parse().unwrap()
+    }
+
+    fn range(start: &str, include: bool, end: &str) -> SearchRange {
+        SearchRange {
+            start: oid(start),
+            include,
+            end: if end.is_empty() {
+                Oid::null()
+            } else {
+                oid(end)
+            },
+        }
+    }
+
+    /// A snapshot with .1.5.1.0 = 1, .1.5.2.0 = 2, .1.5.3.0 = 3.
+    fn snapshot() -> Arc<Snapshot> {
+        let store = Store::new(vec![oid("1.5.1"), oid("1.5.2"), oid("1.5.3"), oid("1.5.4")]);
+        store.publish(
+            PartKey::RedisInstance(1),
+            (1..=3)
+                .map(|n| (oid(&format!("1.5.{n}.0")), Value::Gauge32(n)))
+                .collect(),
+        );
+        store.load()
+    }
+
+    /// Run `answer` into a Response PDU and decode it back, as the master would.
+    fn respond(answer: impl FnOnce(&mut ResponseWriter<'_>)) -> Vec<VarBind> {
+        let mut buf = Vec::new();
+        let ids = Ids {
+            session_id: 1,
+            transaction_id: 2,
+            packet_id: 3,
+        };
+        let mut out = ResponseWriter::new(&mut buf, ids, 0, ErrorStatus::NoError, 0);
+        answer(&mut out);
+        out.finish();
+        let head: [u8; pdu::HEADER_LEN] = buf[..pdu::HEADER_LEN].try_into().unwrap();
+        let header = pdu::parse_header(&head).unwrap();
+        match pdu::decode(&header, &buf[pdu::HEADER_LEN..]).unwrap() {
+            Incoming::Response {
+                varbinds, error: 0, ..
+            } => varbinds,
+            other => panic!("not a clean response: {other:?}"),
+        }
+    }
+
+    fn shown(varbinds: &[VarBind]) -> Vec<String> {
+        varbinds
+            .iter()
+            .map(|vb| match &vb.value {
+                Some(v) => format!("{}={v:?}", vb.name),
+                None => format!("{}=exception", vb.name),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn get_answers_values_and_both_kinds_of_absence() {
+        let snap = snapshot();
+        let ranges = [
+            range("1.5.2.0", false, ""),
+            range("1.5.4.0", false, ""),
+            range("1.6", false, ""),
+        ];
+        let got = respond(|out| get(&snap, &ranges, out, 0));
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].value, Some(Value::Gauge32(2)));
+        // noSuchInstance and noSuchObject are both exceptions on the wire;
+        // the names stay those asked for.
+        assert_eq!(got[1].name, oid("1.5.4.0"));
+        assert_eq!(got[2].name, oid("1.6"));
+    }
+
+    #[test]
+    fn get_next_ends_the_range_with_end_of_mib_view_named_by_the_start() {
+        let snap = snapshot();
+        let ranges = [
+            range("1.5.1.0", false, ""),
+            range("1.5.3.0", false, ""),
+            range("1.5", false, "1.5.2"),
+        ];
+        let got = shown(&respond(|out| get_next(&snap, &ranges, out, 0)));
+        assert_eq!(
+            got,
+            [
+                ".1.5.2.0=Gauge32: 2",
+                ".1.5.3.0=exception",
+                ".1.5.1.0=Gauge32: 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn get_bulk_repeats_after_the_non_repeaters() {
+        let snap = snapshot();
+        let ranges = [
+            range("1.5.2.0", true, ""),
+            range("1.5", false, ""),
+            range("1.5.1.0", false, ""),
+        ];
+        let got = shown(&respond(|out| get_bulk(&snap, 1, 3, &ranges, out, 0)));
+        assert_eq!(
+            got,
+            [
+                ".1.5.2.0=Gauge32: 2", // the non-repeater, included
+                ".1.5.1.0=Gauge32: 1", // repetition 1
+                ".1.5.2.0=Gauge32: 2",
+                ".1.5.2.0=Gauge32: 2", // repetition 2
+                ".1.5.3.0=Gauge32: 3",
+                ".1.5.3.0=Gauge32: 3", // repetition 3: the second repeater ends
+                ".1.5.3.0=exception",
+            ]
+        );
+    }
+
+    #[test]
+    fn get_bulk_stops_when_every_repeater_is_exhausted_and_at_the_cap() {
+        let snap = snapshot();
+        let got = respond(|out| get_bulk(&snap, 0, 100, &[range("1.5.2.0", false, "")], out, 0));
+        assert_eq!(got.len(), 2, "{:?}", shown(&got)); // .3.0, then endOfMibView
+        let many: Vec<SearchRange> = (0..MAX_BULK_VARBINDS + 5)
+            .map(|_| range("1.5", false, ""))
+            .collect();
+        let got = respond(|out| get_bulk(&snap, 0, u16::MAX, &many, out, 0));
+        assert!(
+            got.is_empty(),
+            "a repetition that would pass the cap is not started"
+        );
+        let got = respond(|out| get_bulk(&snap, u16::MAX, 5, &many, out, 0));
+        assert_eq!(
+            got.len(),
+            many.len(),
+            "non-repeaters beyond the ranges are clamped"
+        );
+    }
+}
