@@ -12,6 +12,8 @@ pub enum Syntax {
     Integer32,
     /// An INTEGER with named values; the enumeration lives in the MIB.
     Enum,
+    /// SNMPv2-TC's TruthValue: true(1), false(2).
+    TruthValue,
     Gauge32,
     Counter32,
     Counter64,
@@ -28,7 +30,7 @@ impl Syntax {
     /// The ASN.1 base type that goes on the wire for this syntax.
     pub fn wire_type(self) -> WireType {
         match self {
-            Syntax::Integer32 | Syntax::Enum => WireType::Integer,
+            Syntax::Integer32 | Syntax::Enum | Syntax::TruthValue => WireType::Integer,
             Syntax::Gauge32 => WireType::Gauge32,
             Syntax::Counter32 => WireType::Counter32,
             Syntax::Counter64 | Syntax::Gauge64 => WireType::Counter64,

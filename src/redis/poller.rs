@@ -5,12 +5,13 @@
 //! when they change, not on every poll.
 
 use super::info::Info;
-use super::readings::{legacy_part, status_part, InstanceStatus, Layout};
+use super::readings::{instance_part, status_part, InstanceStatus, Layout};
 use crate::config::{RedisAddress, RedisInstance};
 use crate::secret;
 use crate::snapshot::{PartKey, Store};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
@@ -32,6 +33,11 @@ pub struct Poller {
     connection: Option<MultiplexedConnection>,
     /// Which entry of `INFO_SECTIONS` this server understands.
     info_variant: usize,
+    /// The server's `databases` setting, asked once per connection.
+    databases: Option<u32>,
+    /// Optional commands this server refused: not asked again, and said once
+    /// in the log (managed and locked-down servers refuse CONFIG, CLUSTER…).
+    refused: HashSet<&'static str>,
 }
 
 impl Poller {
@@ -56,6 +62,8 @@ impl Poller {
             status,
             connection: None,
             info_variant: 0,
+            databases: None,
+            refused: HashSet::new(),
         }
     }
 
@@ -84,11 +92,7 @@ impl Poller {
                 self.status.last_error.clear();
                 self.status.last_ok_unix = Some(unix_now());
                 self.status.polls_ok = self.status.polls_ok.wrapping_add(1);
-                let data = if self.index == 1 {
-                    legacy_part(&info, &self.layout)
-                } else {
-                    Vec::new()
-                };
+                let data = instance_part(self.index, &info, &self.layout, self.databases);
                 self.store.publish(PartKey::RedisInstance(self.index), data);
             }
             Err(error) => {
@@ -113,11 +117,64 @@ impl Poller {
         self.store.publish(PartKey::RedisStatus(self.index), status);
     }
 
+    /// INFO, with the fields of CLUSTER INFO added on cluster nodes.
     async fn read_info(&mut self) -> Result<Info, String> {
         if self.connection.is_none() {
             self.connection = Some(self.connect().await?);
             self.info_variant = 0;
+            self.databases = self.config_databases().await;
         }
+        let mut text = self.read_info_text().await?;
+        if Info::parse_bytes(&text).get("cluster_enabled") == Some("1") {
+            if let Some(cluster) = self.optional_query("CLUSTER", &["INFO"]).await {
+                if let Ok(bytes) = redis::from_redis_value::<Vec<u8>>(cluster) {
+                    text.extend_from_slice(b"\r\n# Cluster info\r\n");
+                    text.extend_from_slice(&bytes);
+                }
+            }
+        }
+        Ok(Info::parse_bytes(&text))
+    }
+
+    /// `CONFIG GET databases`, to zero-fill the keyspace table.
+    async fn config_databases(&mut self) -> Option<u32> {
+        let reply = self.optional_query("CONFIG", &["GET", "databases"]).await?;
+        let pairs: Vec<String> = redis::from_redis_value(reply).ok()?;
+        pairs.get(1)?.parse().ok()
+    }
+
+    /// An optional command: its reply, or `None` when the server refuses it
+    /// (logged once per instance, then not asked again) or fails.
+    async fn optional_query(
+        &mut self,
+        command: &'static str,
+        args: &[&str],
+    ) -> Option<redis::Value> {
+        if self.refused.contains(command) {
+            return None;
+        }
+        let connection = self.connection.as_mut()?;
+        let reply: redis::RedisResult<redis::Value> =
+            redis::cmd(command).arg(args).query_async(connection).await;
+        match reply {
+            Ok(value) => Some(value),
+            Err(e) if e.code().is_some() => {
+                info!(
+                    instance = %self.status.name,
+                    "Redis refuses {command} ({}); the objects it feeds stay absent",
+                    describe(&e)
+                );
+                self.refused.insert(command);
+                None
+            }
+            Err(e) => {
+                debug!(instance = %self.status.name, "{command} failed: {}", describe(&e));
+                None
+            }
+        }
+    }
+
+    async fn read_info_text(&mut self) -> Result<Vec<u8>, String> {
         let Some(connection) = self.connection.as_mut() else {
             return Err("not connected".to_string());
         };
@@ -130,7 +187,7 @@ impl Poller {
             let reply: redis::RedisResult<Vec<u8>> = command.query_async(connection).await;
             let last_variant = self.info_variant + 1 >= INFO_SECTIONS.len();
             match reply {
-                Ok(text) if !text.is_empty() => return Ok(Info::parse_bytes(&text)),
+                Ok(text) if !text.is_empty() => return Ok(text),
                 Ok(_) if !last_variant => self.info_variant += 1,
                 Ok(_) => return Err("INFO returned nothing".to_string()),
                 // A server-side error to a section argument means an old

@@ -1,8 +1,11 @@
 //! Turns what a poll learned (INFO, the instance's health) into snapshot
 //! parts, following the table in [`crate::metrics`].
 
-use super::info::Info;
-use crate::metrics::{self, Conversion, ObjectDef, Source, StatusField, LEGACY_BRANCH};
+use super::info::{Info, KeyspaceRow};
+use crate::metrics::{
+    self, CommandField, Conversion, KeyspaceField, ObjectDef, ReplicaField, Source, StatusField,
+    LEGACY_BRANCH,
+};
 use crate::oid::Oid;
 use crate::smi::{saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -65,32 +68,63 @@ pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
         return None;
     };
     match conversion {
-        Conversion::Unsigned => {
-            let raw = info.u64(fields)?;
+        Conversion::Unsigned => unsigned(def.syntax, info.u64(fields)?),
+        Conversion::Signed => {
+            let raw = info.i64(fields)?;
+            Some(Value::Integer(
+                raw.clamp(i32::MIN.into(), i32::MAX.into()) as i32
+            ))
+        }
+        Conversion::Text => Some(display_string(info.first(fields)?)),
+        Conversion::Truth => match info.first(fields)?.trim() {
+            "1" => Some(Value::Integer(1)),
+            "0" => Some(Value::Integer(2)),
+            _ => None,
+        },
+        Conversion::Enum(names) => {
+            let text = info.first(fields)?.trim();
+            let (_, number) = names.iter().find(|(name, _)| *name == text)?;
+            Some(Value::Integer(*number))
+        }
+        Conversion::Scaled(factor) => Some(Value::Gauge32(saturate_u32(scaled(
+            info.f64(fields)?,
+            factor,
+        )?))),
+        Conversion::SecondsToCentiseconds => {
+            let centis = scaled(info.f64(fields)?, 100)?;
+            // Counter32 semantics: wrap modulo 2^32.
             Some(match def.syntax {
-                Syntax::Gauge32 => Value::Gauge32(saturate_u32(raw)),
-                // Counter32 wraps, as a counter does.
-                Syntax::Counter32 => Value::Counter32(raw as u32),
-                Syntax::Counter64 | Syntax::Gauge64 => Value::Counter64(raw),
-                Syntax::TimeTicks => Value::TimeTicks(raw as u32),
-                Syntax::Integer32 | Syntax::Enum => {
-                    Value::Integer(i32::try_from(raw).unwrap_or(i32::MAX))
-                }
-                Syntax::DisplayString | Syntax::OctetString | Syntax::ObjectIdentifier => {
-                    return None
-                }
+                Syntax::Counter32 => Value::Counter32(centis as u32),
+                _ => Value::Counter64(centis),
             })
         }
-        Conversion::SecondsToCentiseconds => {
-            let seconds = info.f64(fields)?;
-            if seconds.is_nan() || seconds < 0.0 {
-                return None;
-            }
-            // Counter32 semantics: wrap modulo 2^32 (f64→u64 saturates).
-            let centis = (seconds * 100.0).round() as u64;
-            Some(Value::Counter32(centis as u32))
-        }
+        Conversion::AgeOf => Some(Value::SecondsSince(info.u64(fields)?)),
     }
+}
+
+/// A non-negative decimal times `factor`, rounded; `None` for negative or
+/// not-a-number input (f64 to u64 saturates on overflow).
+fn scaled(value: f64, factor: u32) -> Option<u64> {
+    if value.is_nan() || value < 0.0 {
+        return None;
+    }
+    Some((value * f64::from(factor)).round() as u64)
+}
+
+/// An unsigned reading as a value of the given syntax.
+fn unsigned(syntax: Syntax, raw: u64) -> Option<Value> {
+    Some(match syntax {
+        Syntax::Gauge32 => Value::Gauge32(saturate_u32(raw)),
+        // Counter32 wraps, as a counter does.
+        Syntax::Counter32 => Value::Counter32(raw as u32),
+        Syntax::Counter64 | Syntax::Gauge64 => Value::Counter64(raw),
+        Syntax::TimeTicks => Value::TimeTicks(raw as u32),
+        Syntax::Integer32 | Syntax::Enum => Value::Integer(i32::try_from(raw).unwrap_or(i32::MAX)),
+        Syntax::TruthValue
+        | Syntax::DisplayString
+        | Syntax::OctetString
+        | Syntax::ObjectIdentifier => return None,
+    })
 }
 
 /// The 17 legacy scalars (`.0` instances) for the first instance.
@@ -120,6 +154,166 @@ pub fn display_string(text: &str) -> Value {
         .take(255)
         .collect();
     Value::OctetString(cleaned)
+}
+
+/// Keyspace rows are zero-filled up to this many databases at most, whatever
+/// `databases` says: a misconfigured server must not make the agent build
+/// millions of rows.
+pub const MAX_ZERO_FILLED_DBS: u32 = 1024;
+
+/// Command names and error prefixes longer than this are left out: they
+/// index their rows, and an OID has at most 128 sub-identifiers.
+pub const MAX_NAME_INDEX_LEN: usize = 64;
+
+/// Everything one poll of instance `index` learned: the legacy scalars (for
+/// instance 1), its row of every per-instance group, and its table rows.
+/// `databases` is the server's `databases` setting, when known.
+pub fn instance_part(index: u32, info: &Info, layout: &Layout, databases: Option<u32>) -> Part {
+    let mut part = if index == 1 {
+        legacy_part(info, layout)
+    } else {
+        Vec::new()
+    };
+    for def in metrics::INFO_GROUPS.iter().flat_map(|group| group.iter()) {
+        if let Some(value) = info_value(def, info) {
+            part.push((layout.object_oid(def).child(&[index]), value));
+        }
+    }
+    keyspace_rows(index, info, layout, databases, &mut part);
+    replica_rows(index, info, layout, &mut part);
+    command_rows(index, info, layout, &mut part);
+    error_rows(index, info, layout, &mut part);
+    part
+}
+
+fn keyspace_rows(
+    index: u32,
+    info: &Info,
+    layout: &Layout,
+    databases: Option<u32>,
+    part: &mut Part,
+) {
+    let mut rows = info.keyspace();
+    // Empty databases have no db<N> line; zero-fill them so graphs of a
+    // database that empties do not break.
+    let known: Vec<u32> = rows.iter().map(|r| r.db).collect();
+    for db in 0..databases.unwrap_or(0).min(MAX_ZERO_FILLED_DBS) {
+        if !known.contains(&db) {
+            rows.push(KeyspaceRow {
+                db,
+                keys: 0,
+                expires: 0,
+                avg_ttl: Some(0),
+                subexpiry: None,
+            });
+        }
+    }
+    for row in &rows {
+        for def in metrics::KEYSPACE_COLUMNS {
+            let Source::Keyspace(field) = def.source else {
+                continue;
+            };
+            let value = match field {
+                KeyspaceField::Keys => Some(row.keys),
+                KeyspaceField::Expires => Some(row.expires),
+                KeyspaceField::AvgTtl => row.avg_ttl,
+                KeyspaceField::Subexpiry => row.subexpiry,
+            };
+            if let Some(v) = value {
+                part.push((
+                    layout.object_oid(def).child(&[index, row.db]),
+                    Value::Counter64(v),
+                ));
+            }
+        }
+    }
+}
+
+fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
+    let master_offset = info.u64(&["master_repl_offset"]);
+    for row in info.replicas() {
+        let slot = row.slot.saturating_add(1);
+        for def in metrics::REPLICA_COLUMNS {
+            let Source::Replica(field) = def.source else {
+                continue;
+            };
+            let value = match field {
+                ReplicaField::Address => Some(display_string(&row.ip)),
+                ReplicaField::Port => Some(Value::Gauge32(u32::from(row.port))),
+                ReplicaField::State => Some(display_string(&row.state)),
+                ReplicaField::Offset => row.offset.map(Value::Counter64),
+                ReplicaField::LagSeconds => row.lag.map(|l| Value::Gauge32(saturate_u32(l))),
+                ReplicaField::LagBytes => match (master_offset, row.offset) {
+                    (Some(master), Some(replica)) => {
+                        Some(Value::Counter64(master.saturating_sub(replica)))
+                    }
+                    _ => None,
+                },
+            };
+            if let Some(v) = value {
+                part.push((layout.object_oid(def).child(&[index, slot]), v));
+            }
+        }
+    }
+}
+
+fn command_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
+    for row in info.command_stats() {
+        let Some(suffix) = string_index(index, &row.name) else {
+            continue;
+        };
+        for def in metrics::COMMAND_COLUMNS {
+            let Source::Command(field) = def.source else {
+                continue;
+            };
+            let micros = |v: Option<f64>, factor| {
+                v.and_then(|v| scaled(v, factor))
+                    .map(|v| Value::Gauge32(saturate_u32(v)))
+            };
+            let value = match field {
+                CommandField::Calls => Some(Value::Counter64(row.calls)),
+                CommandField::Usec => Some(Value::Counter64(row.usec)),
+                CommandField::UsecPerCall => micros(row.usec_per_call, 100),
+                CommandField::Rejected => row.rejected_calls.map(Value::Counter64),
+                CommandField::Failed => row.failed_calls.map(Value::Counter64),
+                CommandField::P50 => micros(row.p50_usec, 1000),
+                CommandField::P99 => micros(row.p99_usec, 1000),
+                CommandField::P999 => micros(row.p999_usec, 1000),
+            };
+            if let Some(v) = value {
+                part.push((layout.object_oid(def).child(&suffix), v));
+            }
+        }
+    }
+}
+
+fn error_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
+    for row in info.error_stats() {
+        let Some(suffix) = string_index(index, &row.prefix) else {
+            continue;
+        };
+        for def in metrics::ERROR_COLUMNS {
+            part.push((
+                layout.object_oid(def).child(&suffix),
+                Value::Counter64(row.count),
+            ));
+        }
+    }
+}
+
+/// The index `instance.len.b1.b2…` of a row named by a string (a
+/// DisplayString index, not IMPLIED), or `None` when the name is empty or
+/// too long to index.
+fn string_index(instance: u32, name: &str) -> Option<Vec<u32>> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > MAX_NAME_INDEX_LEN {
+        return None;
+    }
+    let mut suffix = Vec::with_capacity(bytes.len() + 2);
+    suffix.push(instance);
+    suffix.push(bytes.len() as u32);
+    suffix.extend(bytes.iter().map(|b| u32::from(*b)));
+    Some(suffix)
 }
 
 /// What the poller knows about an instance's health.
