@@ -455,14 +455,21 @@ mod tests {
     }
 
     fn find<'a>(part: &'a Part, oid: &str) -> Option<&'a Value> {
-        part.iter().find(|(o, _)| o.to_string() == oid).map(|(_, v)| v)
+        part.iter()
+            .find(|(o, _)| o.to_string() == oid)
+            .map(|(_, v)| v)
     }
 
     const ROOT: &str = ".1.3.6.1.4.1.20267.400";
 
     #[test]
     fn a_7_0_master_fills_every_group_and_table() {
-        let part = instance_part(2, &fixture("7.0-master-info.txt"), &Layout::default_layout(), Some(16));
+        let part = instance_part(
+            2,
+            &fixture("7.0-master-info.txt"),
+            &Layout::default_layout(),
+            Some(16),
+        );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         // Not instance 1: no legacy scalars.
         assert!(v("1.1.0").is_none());
@@ -476,13 +483,16 @@ mod tests {
         assert_eq!(v("3.7.1.1.2"), Some(Value::Integer(1))); // master
         assert_eq!(v("3.8.1.1.2"), Some(Value::Counter64(6))); // 0.0554 s
         assert_eq!(v("3.9.1.1.2"), Some(Value::Integer(2))); // cluster off: false(2)
-        // Keyspace: db0 and db3 from INFO, the other 14 zero-filled.
+                                                             // Keyspace: db0 and db3 from INFO, the other 14 zero-filled.
         assert_eq!(v("3.10.1.2.2.0"), Some(Value::Counter64(105)));
         assert_eq!(v("3.10.1.3.2.0"), Some(Value::Counter64(20)));
         assert_eq!(v("3.10.1.4.2.3"), Some(Value::Counter64(6980247)));
         assert_eq!(v("3.10.1.2.2.15"), Some(Value::Counter64(0)));
         assert!(v("3.10.1.2.2.16").is_none());
-        let keyspace_rows = part.iter().filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.10.1.2.2."))).count();
+        let keyspace_rows = part
+            .iter()
+            .filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.10.1.2.2.")))
+            .count();
         assert_eq!(keyspace_rows, 16);
         // The replica: slot 1 for slave0, in sync.
         assert_eq!(v("3.11.1.2.2.1"), Some(Value::text("127.0.0.1")));
@@ -492,10 +502,22 @@ mod tests {
         assert_eq!(v("3.11.1.7.2.1"), Some(Value::Counter64(0)));
         // config|get is indexed by its name: length 10, then the bytes.
         let config_get = "2.10.99.111.110.102.105.103.124.103.101.116";
-        assert_eq!(v(&format!("3.12.1.2.{config_get}")), Some(Value::Counter64(1)));
-        assert_eq!(v(&format!("3.12.1.4.{config_get}")), Some(Value::Gauge32(800))); // 8.00 µs
-        assert_eq!(v(&format!("3.12.1.7.{config_get}")), Some(Value::Gauge32(8031))); // p50 8.031 µs
-        let commands = part.iter().filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.12.1.2.2."))).count();
+        assert_eq!(
+            v(&format!("3.12.1.2.{config_get}")),
+            Some(Value::Counter64(1))
+        );
+        assert_eq!(
+            v(&format!("3.12.1.4.{config_get}")),
+            Some(Value::Gauge32(800))
+        ); // 8.00 µs
+        assert_eq!(
+            v(&format!("3.12.1.7.{config_get}")),
+            Some(Value::Gauge32(8031))
+        ); // p50 8.031 µs
+        let commands = part
+            .iter()
+            .filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.12.1.2.2.")))
+            .count();
         assert_eq!(commands, 32);
         // errorstat_ERR:count=5, indexed by "ERR".
         assert_eq!(v("3.13.1.2.2.3.69.82.82"), Some(Value::Counter64(5)));
@@ -503,18 +525,33 @@ mod tests {
 
     #[test]
     fn a_replica_reports_its_link() {
-        let part = instance_part(1, &fixture("7.0-replica-info.txt"), &Layout::default_layout(), None);
+        let part = instance_part(
+            1,
+            &fixture("7.0-replica-info.txt"),
+            &Layout::default_layout(),
+            None,
+        );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert_eq!(v("3.7.1.1.1"), Some(Value::Integer(2))); // replica
         assert_eq!(v("3.7.1.5.1"), Some(Value::Integer(1))); // link up
         assert_eq!(v("3.7.1.3.1"), Some(Value::text("127.0.0.1")));
         // Without the databases setting, only the dbs INFO lists.
-        assert_eq!(part.iter().filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.10.1.2.1."))).count(), 2);
+        assert_eq!(
+            part.iter()
+                .filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.10.1.2.1.")))
+                .count(),
+            2
+        );
     }
 
     #[test]
     fn old_servers_fill_what_they_have() {
-        let part = instance_part(1, &fixture("2.2.12-info.txt"), &Layout::default_layout(), None);
+        let part = instance_part(
+            1,
+            &fixture("2.2.12-info.txt"),
+            &Layout::default_layout(),
+            None,
+        );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert_eq!(v("3.5.1.2.1"), Some(Value::Counter64(3180))); // changes_since_last_save
         assert_eq!(v("3.7.1.1.1"), Some(Value::Integer(1)));
@@ -542,8 +579,16 @@ mod tests {
 
     #[test]
     fn zero_fill_is_capped() {
-        let part = instance_part(1, &Info::parse("db0:keys=1,expires=0\n"), &Layout::default_layout(), Some(1_000_000));
-        let rows = part.iter().filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.10.1.2.1."))).count();
+        let part = instance_part(
+            1,
+            &Info::parse("db0:keys=1,expires=0\n"),
+            &Layout::default_layout(),
+            Some(1_000_000),
+        );
+        let rows = part
+            .iter()
+            .filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.10.1.2.1.")))
+            .count();
         assert_eq!(rows, MAX_ZERO_FILLED_DBS as usize);
     }
 

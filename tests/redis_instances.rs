@@ -1,0 +1,331 @@
+//! Issue 3 end to end: many instances, every way to connect, and the tables,
+//! against real redis-server processes, through a real snmpd, with values
+//! asserted against what the servers say at the same moment.
+
+mod common;
+
+use common::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
+use std::time::Duration;
+
+/// One `[[redis]]` entry of the agent's configuration file.
+struct Instance<'a> {
+    name: &'a str,
+    address: String,
+    extra: &'a str,
+}
+
+/// Start the agent with a configuration file naming these instances.
+fn start_agent(snmpd: &Snmpd, instances: &[Instance<'_>], dir: &std::path::Path) -> Agent {
+    let mut toml = format!(
+        "agentx_socket = \"{}\"\nrefresh = 1\n",
+        snmpd.agentx_address()
+    );
+    for i in instances {
+        toml.push_str(&format!(
+            "\n[[redis]]\nname = \"{}\"\naddress = \"{}\"\ntimeout = 1.0\n{}\n",
+            i.name, i.address, i.extra
+        ));
+    }
+    let path = dir.join("agent.toml");
+    std::fs::write(&path, toml).unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    agent
+}
+
+fn oid(suffix: &str) -> String {
+    format!("{REDIS_ROOT}.{suffix}")
+}
+
+/// The value text of one numeric GET ("" when absent).
+fn get(snmpd: &Snmpd, suffix: &str) -> String {
+    let var = snmpd.numeric().get_one(&oid(suffix));
+    var.value
+}
+
+/// Wait until GET of `suffix` shows `expected`; panics with the last value.
+fn expect_value(snmpd: &Snmpd, suffix: &str, expected: &str) {
+    let mut last = String::new();
+    let ok = wait_until(Duration::from_secs(6), || {
+        last = get(snmpd, suffix);
+        last == expected
+    });
+    assert!(ok, "{} = {last:?}, expected {expected:?}", oid(suffix));
+}
+
+fn info_field(redis: &Redis, field: &str) -> String {
+    redis.info_map().get(field).unwrap_or("").to_string()
+}
+
+#[test]
+fn two_instances_one_stopped_does_not_hide_the_other() {
+    let snmpd = Snmpd::start();
+    let first = Redis::start();
+    let mut second = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(
+        &snmpd,
+        &[
+            Instance {
+                name: "cache",
+                address: first.address(),
+                extra: "",
+            },
+            Instance {
+                name: "queue",
+                address: second.address(),
+                extra: "",
+            },
+        ],
+        dir.path(),
+    );
+    expect_value(&snmpd, "3.1.1.4.2", "1");
+    assert_eq!(get(&snmpd, "3.1.1.2.1"), "\"cache\"");
+    assert_eq!(get(&snmpd, "3.1.1.2.2"), "\"queue\"");
+    // Each row carries its own server's identity.
+    assert_eq!(get(&snmpd, "3.2.1.5.1"), first.port().to_string());
+    assert_eq!(get(&snmpd, "3.2.1.5.2"), second.port().to_string());
+
+    second.stop();
+    expect_value(&snmpd, "3.1.1.4.2", "2");
+    // The first instance keeps being served, legacy scalars included.
+    assert_eq!(get(&snmpd, "3.1.1.4.1"), "1");
+    assert_eq!(get(&snmpd, "3.2.1.5.1"), first.port().to_string());
+    assert_eq!(get(&snmpd, "1.16.0").parse::<u64>().is_ok(), true);
+    assert!(get(&snmpd, "3.2.1.5.2").contains("No Such Instance"));
+    // The reason is data too: first the lost connection, then the refusal.
+    let mut reason = String::new();
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            reason = get(&snmpd, "3.1.1.7.2");
+            reason.contains("refused")
+        }),
+        "{reason}"
+    );
+
+    second.start_again();
+    expect_value(&snmpd, "3.1.1.4.2", "1");
+}
+
+#[test]
+fn master_and_replica_show_replication_and_the_link_going_down() {
+    let snmpd = Snmpd::start();
+    let mut master = Redis::start();
+    let replica = Redis::start_with(&[&format!("replicaof 127.0.0.1 {}", master.port())]);
+    assert!(wait_until(Duration::from_secs(10), || info_field(
+        &replica,
+        "master_link_status"
+    ) == "up"));
+    master.cli(&["SET", "k", "v"]);
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(
+        &snmpd,
+        &[
+            Instance {
+                name: "master",
+                address: master.address(),
+                extra: "",
+            },
+            Instance {
+                name: "replica",
+                address: replica.address(),
+                extra: "",
+            },
+        ],
+        dir.path(),
+    );
+    // Roles: master(1), replica(2); the replica's link is up(1).
+    expect_value(&snmpd, "3.7.1.1.1", "1");
+    expect_value(&snmpd, "3.7.1.1.2", "2");
+    expect_value(&snmpd, "3.7.1.5.2", "1");
+    assert_eq!(get(&snmpd, "3.7.1.4.2"), master.port().to_string());
+    // The master's replica table: slot 1 is the replica, online, caught up.
+    expect_value(&snmpd, "3.11.1.3.1.1", &replica.port().to_string());
+    assert_eq!(get(&snmpd, "3.11.1.2.1.1"), "\"127.0.0.1\"");
+    assert_eq!(get(&snmpd, "3.11.1.4.1.1"), "\"online\"");
+    let offset = info_field(&master, "master_repl_offset");
+    let snmp_offset = get(&snmpd, "3.7.1.9.1");
+    assert!(
+        snmp_offset.parse::<u64>().unwrap() <= offset.parse::<u64>().unwrap(),
+        "{snmp_offset} vs {offset}"
+    );
+    assert!(get(&snmpd, "3.11.1.7.1.1").parse::<u64>().is_ok());
+
+    master.stop();
+    // The replica notices: link down(2), and how long it has been down.
+    expect_value(&snmpd, "3.7.1.5.2", "2");
+    expect_value(&snmpd, "3.1.1.4.1", "2");
+    assert!(get(&snmpd, "3.7.1.8.2").parse::<i64>().unwrap() >= 0);
+}
+
+#[test]
+fn keyspace_rows_cover_every_database_and_match_the_server() {
+    let snmpd = Snmpd::start();
+    let redis = Redis::start_with(&["databases 4"]);
+    redis.cli(&["SET", "a", "1"]);
+    redis.cli(&["SET", "b", "2", "EX", "1000"]);
+    redis.cli(&["-n", "2", "SET", "c", "3"]);
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(
+        &snmpd,
+        &[Instance {
+            name: "r",
+            address: redis.address(),
+            extra: "",
+        }],
+        dir.path(),
+    );
+    expect_value(&snmpd, "3.10.1.2.1.0", "2");
+    assert_eq!(get(&snmpd, "3.10.1.3.1.0"), "1");
+    assert_eq!(get(&snmpd, "3.10.1.2.1.2"), "1");
+    // Empty databases 1 and 3 are zero-filled; there is no database 4.
+    assert_eq!(get(&snmpd, "3.10.1.2.1.1"), "0");
+    assert_eq!(get(&snmpd, "3.10.1.2.1.3"), "0");
+    assert!(get(&snmpd, "3.10.1.2.1.4").contains("No Such Instance"));
+    // Emptying a database keeps its row, at zero.
+    redis.cli(&["-n", "2", "FLUSHDB"]);
+    expect_value(&snmpd, "3.10.1.2.1.2", "0");
+}
+
+#[test]
+fn command_and_error_tables_match_commandstats() {
+    let snmpd = Snmpd::start();
+    let redis = Redis::start();
+    for _ in 0..3 {
+        redis.cli(&["CONFIG", "GET", "maxmemory"]);
+    }
+    redis.cli(&["SET", "s", "x"]);
+    redis.cli(&["LPUSH", "s", "y"]); // WRONGTYPE
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(
+        &snmpd,
+        &[Instance {
+            name: "r",
+            address: redis.address(),
+            extra: "",
+        }],
+        dir.path(),
+    );
+    // config|get: the agent's own CONFIG GET databases counts too, once per
+    // connection; compare with commandstats read at the same moment.
+    let index = |name: &str| {
+        let mut s = format!("1.{}", name.len());
+        for b in name.bytes() {
+            s.push_str(&format!(".{b}"));
+        }
+        s
+    };
+    let config_get = index("config|get");
+    assert!(wait_until(Duration::from_secs(6), || {
+        let stats = redis.info_section("commandstats");
+        let line = stats
+            .lines()
+            .find(|l| l.starts_with("cmdstat_config|get:"))
+            .unwrap_or("")
+            .to_string();
+        let calls = line
+            .split("calls=")
+            .nth(1)
+            .and_then(|s| s.split(',').next())
+            .unwrap_or("");
+        !calls.is_empty() && get(&snmpd, &format!("3.12.1.2.{config_get}")) == calls
+    }));
+    // LPUSH on a string: one call, and it failed (Redis 7 counts both).
+    let lpush = redis.info_section("commandstats");
+    let lpush = lpush
+        .lines()
+        .find(|l| l.starts_with("cmdstat_lpush:"))
+        .unwrap()
+        .to_string();
+    assert!(
+        lpush.contains("calls=1,") && lpush.contains("failed_calls=1"),
+        "{lpush}"
+    );
+    assert_eq!(get(&snmpd, &format!("3.12.1.2.{}", index("lpush"))), "1");
+    assert_eq!(get(&snmpd, &format!("3.12.1.6.{}", index("lpush"))), "1"); // failed_calls
+    expect_value(&snmpd, &format!("3.13.1.2.{}", index("WRONGTYPE")), "1");
+}
+
+#[test]
+fn unix_socket_and_acl_user_with_least_privilege() {
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("redis.sock");
+    let redis = Redis::start_with(&[
+        &format!("unixsocket {}", socket.display()),
+        "unixsocketperm 700",
+        // The documented least-privilege user of the agent (README).
+        "user snmp on >snmp-pw -@all +info +ping +config|get +cluster|info +slowlog|len +slowlog|get +latency|latest",
+        "user noconfig on >nc-pw -@all +info +ping",
+    ]);
+    std::fs::write(dir.path().join("snmp.pw"), "snmp-pw\n").unwrap();
+    std::fs::write(dir.path().join("nc.pw"), "nc-pw\n").unwrap();
+    let agent = start_agent(
+        &snmpd,
+        &[
+            Instance {
+                name: "unix",
+                address: format!("unix://{}", socket.display()),
+                extra: &format!(
+                    "username = \"snmp\"\npassword_file = \"{}\"",
+                    dir.path().join("snmp.pw").display()
+                ),
+            },
+            Instance {
+                name: "noconfig",
+                address: redis.address(),
+                extra: &format!(
+                    "username = \"noconfig\"\npassword_file = \"{}\"",
+                    dir.path().join("nc.pw").display()
+                ),
+            },
+        ],
+        dir.path(),
+    );
+    expect_value(&snmpd, "3.1.1.4.1", "1");
+    expect_value(&snmpd, "3.1.1.4.2", "1");
+    assert_eq!(
+        get(&snmpd, "3.1.1.3.1"),
+        format!("\"unix:{}\"", socket.display())
+    );
+    // With CONFIG GET, all 16 databases; without, only the ones INFO lists.
+    expect_value(&snmpd, "3.10.1.2.1.15", "0");
+    assert!(get(&snmpd, "3.10.1.2.2.15").contains("No Such Instance"));
+    // The refusal is logged once, not on every poll.
+    std::thread::sleep(Duration::from_millis(2500));
+    let log = agent.log();
+    let refusals = log.lines().filter(|l| l.contains("refuses CONFIG")).count();
+    assert_eq!(refusals, 1, "{log}");
+    assert!(!log.contains("snmp-pw") && !log.contains("nc-pw"));
+}
+
+#[test]
+fn single_node_cluster_reports_cluster_info() {
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let redis = Redis::start_with(&[
+        "cluster-enabled yes",
+        &format!(
+            "cluster-config-file {}",
+            dir.path().join("nodes.conf").display()
+        ),
+    ]);
+    let _agent = start_agent(
+        &snmpd,
+        &[Instance {
+            name: "c",
+            address: redis.address(),
+            extra: "",
+        }],
+        dir.path(),
+    );
+    expect_value(&snmpd, "3.9.1.1.1", "1"); // cluster_enabled: true(1)
+                                            // No slots assigned yet: state fail(2), one known node.
+    expect_value(&snmpd, "3.9.1.2.1", "2");
+    assert_eq!(get(&snmpd, "3.9.1.7.1"), "1");
+    assert_eq!(get(&snmpd, "3.9.1.3.1"), "0");
+    redis.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+    expect_value(&snmpd, "3.9.1.3.1", "16384");
+    expect_value(&snmpd, "3.9.1.2.1", "1");
+    assert_eq!(get(&snmpd, "3.2.1.2.1"), "3"); // redis_mode: cluster(3)
+}
