@@ -98,6 +98,39 @@ pub enum Source {
     Command(CommandField),
     /// The count of `redisErrorTable`, from `errorstat_*`.
     ErrorCount,
+    /// A column of `redisSentinelTable`, from SENTINEL MASTERS.
+    SentinelMaster(SentinelField),
+    /// A column of `redisSlowlogTable`, from SLOWLOG LEN and SLOWLOG GET 1.
+    Slowlog(SlowlogField),
+    /// A column of `redisLatencyTable`, from LATENCY LATEST.
+    Latency(LatencyField),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentinelField {
+    /// ok(1), sdown(2), odown(3), from the flags.
+    State,
+    Flags,
+    Address,
+    Port,
+    Replicas,
+    OtherSentinels,
+    Quorum,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowlogField {
+    Length,
+    LastId,
+    LastTime,
+    LastUsec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencyField {
+    LastTime,
+    LastMs,
+    MaxMs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,926 +252,216 @@ use Syntax::*;
 /// The 17 scalars of the Perl `redis-snmp`, with their original names, OIDs
 /// and types (`Gauge64` is the old `REDISUnsigned64`). They show the first
 /// configured instance. Served with instance suffix `.0`.
+#[rustfmt::skip]
 pub const LEGACY_SCALARS: &[ObjectDef] = &[
-    info(
-        "redisConnectedClients",
-        &[1, 1],
-        Gauge32,
-        &["connected_clients"],
-    ),
-    info(
-        "redisConnectedSlaves",
-        &[1, 2],
-        Gauge32,
-        &["connected_slaves"],
-    ),
+    info("redisConnectedClients", &[1, 1], Gauge32, &["connected_clients"]),
+    info("redisConnectedSlaves", &[1, 2], Gauge32, &["connected_slaves"]),
     info("redisUsedMemory", &[1, 3], Gauge64, &["used_memory"]),
     // Renamed in Redis 2.6; the Perl agent lost this object on anything newer.
-    info(
-        "redisChangesSinceLastSave",
-        &[1, 4],
-        Gauge32,
-        &["rdb_changes_since_last_save", "changes_since_last_save"],
-    ),
-    info(
-        "redisTotalConnections",
-        &[1, 5],
-        Counter64,
-        &["total_connections_received"],
-    ),
-    info(
-        "redisCommandsProcessed",
-        &[1, 6],
-        Counter64,
-        &["total_commands_processed"],
-    ),
+    info("redisChangesSinceLastSave", &[1, 4], Gauge32, &["rdb_changes_since_last_save", "changes_since_last_save"]),
+    info("redisTotalConnections", &[1, 5], Counter64, &["total_connections_received"]),
+    info("redisCommandsProcessed", &[1, 6], Counter64, &["total_commands_processed"]),
     centiseconds("redisCPUSys", &[1, 7], &["used_cpu_sys"]),
     centiseconds("redisCPUUsr", &[1, 8], &["used_cpu_user"]),
-    info(
-        "redisBlockedClients",
-        &[1, 9],
-        Gauge32,
-        &["blocked_clients"],
-    ),
+    info("redisBlockedClients", &[1, 9], Gauge32, &["blocked_clients"]),
     info("redisEvictedKeys", &[1, 10], Counter64, &["evicted_keys"]),
     info("redisExpiredKeys", &[1, 11], Counter64, &["expired_keys"]),
     info("redisKeyspaceHits", &[1, 12], Counter64, &["keyspace_hits"]),
-    info(
-        "redisKeyspaceMisses",
-        &[1, 13],
-        Counter64,
-        &["keyspace_misses"],
-    ),
-    info(
-        "redisPubsubChannels",
-        &[1, 14],
-        Gauge32,
-        &["pubsub_channels"],
-    ),
-    info(
-        "redisPubsubPatterns",
-        &[1, 15],
-        Gauge32,
-        &["pubsub_patterns"],
-    ),
+    info("redisKeyspaceMisses", &[1, 13], Counter64, &["keyspace_misses"]),
+    info("redisPubsubChannels", &[1, 14], Gauge32, &["pubsub_channels"]),
+    info("redisPubsubPatterns", &[1, 15], Gauge32, &["pubsub_patterns"]),
     info("redisUptime", &[1, 16], Gauge32, &["uptime_in_seconds"]),
-    info(
-        "redisUsedMemoryRss",
-        &[1, 17],
-        Gauge64,
-        &["used_memory_rss"],
-    ),
+    info("redisUsedMemoryRss", &[1, 17], Gauge64, &["used_memory_rss"]),
 ];
 
 /// Columns of `redisInstanceTable` (`redis.3.1.1.N`), indexed by the
 /// instance's number (1 = the first configured instance). Column 1 is the
 /// not-accessible index `redisInstanceIndex` and is not served.
+#[rustfmt::skip]
 pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
-    status(
-        "redisInstanceName",
-        &[3, 1, 1, 2],
-        DisplayString,
-        StatusField::Name,
-    ),
-    status(
-        "redisInstanceAddress",
-        &[3, 1, 1, 3],
-        DisplayString,
-        StatusField::Address,
-    ),
+    status("redisInstanceName", &[3, 1, 1, 2], DisplayString, StatusField::Name),
+    status("redisInstanceAddress", &[3, 1, 1, 3], DisplayString, StatusField::Address),
     status("redisInstanceUp", &[3, 1, 1, 4], Enum, StatusField::Up),
-    status(
-        "redisInstanceDataAge",
-        &[3, 1, 1, 5],
-        Gauge32,
-        StatusField::DataAge,
-    ),
-    status(
-        "redisInstancePollTime",
-        &[3, 1, 1, 6],
-        Gauge32,
-        StatusField::PollDuration,
-    ),
-    status(
-        "redisInstanceLastError",
-        &[3, 1, 1, 7],
-        DisplayString,
-        StatusField::LastError,
-    ),
-    status(
-        "redisInstancePollsOk",
-        &[3, 1, 1, 8],
-        Counter32,
-        StatusField::PollsOk,
-    ),
-    status(
-        "redisInstancePollsFailed",
-        &[3, 1, 1, 9],
-        Counter32,
-        StatusField::PollsFailed,
-    ),
+    status("redisInstanceDataAge", &[3, 1, 1, 5], Gauge32, StatusField::DataAge),
+    status("redisInstancePollTime", &[3, 1, 1, 6], Gauge32, StatusField::PollDuration),
+    status("redisInstanceLastError", &[3, 1, 1, 7], DisplayString, StatusField::LastError),
+    status("redisInstancePollsOk", &[3, 1, 1, 8], Counter32, StatusField::PollsOk),
+    status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed),
 ];
 
 use Conversion::{AgeOf, Scaled, Signed, Text, Truth};
 
 /// `redisServerTable` (`redis.3.2`): who the server is. Like every group
 /// below, its entry AUGMENTS `redisInstanceEntry`: one row per instance.
+#[rustfmt::skip]
 pub const SERVER_COLUMNS: &[ObjectDef] = &[
-    field(
-        "redisSrvVersion",
-        &[3, 2, 1, 1],
-        DisplayString,
-        Text,
-        &["redis_version"],
-    ),
-    field(
-        "redisSrvMode",
-        &[3, 2, 1, 2],
-        Enum,
-        Conversion::Enum(MODES),
-        &["redis_mode"],
-    ),
-    field(
-        "redisSrvRunId",
-        &[3, 2, 1, 3],
-        DisplayString,
-        Text,
-        &["run_id"],
-    ),
+    field("redisSrvVersion", &[3, 2, 1, 1], DisplayString, Text, &["redis_version"]),
+    field("redisSrvMode", &[3, 2, 1, 2], Enum, Conversion::Enum(MODES), &["redis_mode"]),
+    field("redisSrvRunId", &[3, 2, 1, 3], DisplayString, Text, &["run_id"]),
     info("redisSrvProcessId", &[3, 2, 1, 4], Gauge32, &["process_id"]),
     info("redisSrvTcpPort", &[3, 2, 1, 5], Gauge32, &["tcp_port"]),
-    info(
-        "redisSrvUptime",
-        &[3, 2, 1, 6],
-        Gauge32,
-        &["uptime_in_seconds"],
-    ),
-    field(
-        "redisSrvExecutable",
-        &[3, 2, 1, 7],
-        DisplayString,
-        Text,
-        &["executable"],
-    ),
-    field(
-        "redisSrvConfigFile",
-        &[3, 2, 1, 8],
-        DisplayString,
-        Text,
-        &["config_file"],
-    ),
+    info("redisSrvUptime", &[3, 2, 1, 6], Gauge32, &["uptime_in_seconds"]),
+    field("redisSrvExecutable", &[3, 2, 1, 7], DisplayString, Text, &["executable"]),
+    field("redisSrvConfigFile", &[3, 2, 1, 8], DisplayString, Text, &["config_file"]),
     field("redisSrvOs", &[3, 2, 1, 9], DisplayString, Text, &["os"]),
     info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]),
-    field(
-        "redisSrvIoThreads",
-        &[3, 2, 1, 11],
-        TruthValue,
-        Truth,
-        &["io_threads_active"],
-    ),
+    field("redisSrvIoThreads", &[3, 2, 1, 11], TruthValue, Truth, &["io_threads_active"]),
 ];
 
 /// `redisClientsTable` (`redis.3.3`).
+#[rustfmt::skip]
 pub const CLIENT_COLUMNS: &[ObjectDef] = &[
-    info(
-        "redisCliConnected",
-        &[3, 3, 1, 1],
-        Gauge32,
-        &["connected_clients"],
-    ),
+    info("redisCliConnected", &[3, 3, 1, 1], Gauge32, &["connected_clients"]),
     info("redisCliMax", &[3, 3, 1, 2], Gauge32, &["maxclients"]),
-    info(
-        "redisCliBlocked",
-        &[3, 3, 1, 3],
-        Gauge32,
-        &["blocked_clients"],
-    ),
-    info(
-        "redisCliTracking",
-        &[3, 3, 1, 4],
-        Gauge32,
-        &["tracking_clients"],
-    ),
+    info("redisCliBlocked", &[3, 3, 1, 3], Gauge32, &["blocked_clients"]),
+    info("redisCliTracking", &[3, 3, 1, 4], Gauge32, &["tracking_clients"]),
     // Both are the largest query buffer of a client, in bytes (renamed in 5.0).
-    info(
-        "redisCliMaxInputBuf",
-        &[3, 3, 1, 5],
-        Gauge64,
-        &["client_recent_max_input_buffer", "client_biggest_input_buf"],
-    ),
-    info(
-        "redisCliMaxOutputBuf",
-        &[3, 3, 1, 6],
-        Gauge64,
-        &["client_recent_max_output_buffer"],
-    ),
-    info(
-        "redisCliClusterConns",
-        &[3, 3, 1, 7],
-        Gauge32,
-        &["cluster_connections"],
-    ),
-    info(
-        "redisCliInTimeout",
-        &[3, 3, 1, 8],
-        Gauge32,
-        &["clients_in_timeout_table"],
-    ),
-    info(
-        "redisCliPubsub",
-        &[3, 3, 1, 9],
-        Gauge32,
-        &["pubsub_clients"],
-    ),
-    info(
-        "redisCliWatching",
-        &[3, 3, 1, 10],
-        Gauge32,
-        &["watching_clients"],
-    ),
+    info("redisCliMaxInputBuf", &[3, 3, 1, 5], Gauge64, &["client_recent_max_input_buffer", "client_biggest_input_buf"]),
+    info("redisCliMaxOutputBuf", &[3, 3, 1, 6], Gauge64, &["client_recent_max_output_buffer"]),
+    info("redisCliClusterConns", &[3, 3, 1, 7], Gauge32, &["cluster_connections"]),
+    info("redisCliInTimeout", &[3, 3, 1, 8], Gauge32, &["clients_in_timeout_table"]),
+    info("redisCliPubsub", &[3, 3, 1, 9], Gauge32, &["pubsub_clients"]),
+    info("redisCliWatching", &[3, 3, 1, 10], Gauge32, &["watching_clients"]),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
+#[rustfmt::skip]
 pub const MEMORY_COLUMNS: &[ObjectDef] = &[
     info("redisMemUsed", &[3, 4, 1, 1], Gauge64, &["used_memory"]),
     info("redisMemRss", &[3, 4, 1, 2], Gauge64, &["used_memory_rss"]),
-    info(
-        "redisMemPeak",
-        &[3, 4, 1, 3],
-        Gauge64,
-        &["used_memory_peak"],
-    ),
-    info(
-        "redisMemOverhead",
-        &[3, 4, 1, 4],
-        Gauge64,
-        &["used_memory_overhead"],
-    ),
-    info(
-        "redisMemStartup",
-        &[3, 4, 1, 5],
-        Gauge64,
-        &["used_memory_startup"],
-    ),
-    info(
-        "redisMemDataset",
-        &[3, 4, 1, 6],
-        Gauge64,
-        &["used_memory_dataset"],
-    ),
+    info("redisMemPeak", &[3, 4, 1, 3], Gauge64, &["used_memory_peak"]),
+    info("redisMemOverhead", &[3, 4, 1, 4], Gauge64, &["used_memory_overhead"]),
+    info("redisMemStartup", &[3, 4, 1, 5], Gauge64, &["used_memory_startup"]),
+    info("redisMemDataset", &[3, 4, 1, 6], Gauge64, &["used_memory_dataset"]),
     // Renamed used_memory_vm_eval in 7.0; used_memory_lua stays as an alias.
-    info(
-        "redisMemLua",
-        &[3, 4, 1, 7],
-        Gauge64,
-        &["used_memory_lua", "used_memory_vm_eval"],
-    ),
-    info(
-        "redisMemScripts",
-        &[3, 4, 1, 8],
-        Gauge64,
-        &["used_memory_scripts"],
-    ),
+    info("redisMemLua", &[3, 4, 1, 7], Gauge64, &["used_memory_lua", "used_memory_vm_eval"]),
+    info("redisMemScripts", &[3, 4, 1, 8], Gauge64, &["used_memory_scripts"]),
     info("redisMemMax", &[3, 4, 1, 9], Gauge64, &["maxmemory"]),
-    field(
-        "redisMemPolicy",
-        &[3, 4, 1, 10],
-        DisplayString,
-        Text,
-        &["maxmemory_policy"],
-    ),
-    info(
-        "redisMemSystem",
-        &[3, 4, 1, 11],
-        Gauge64,
-        &["total_system_memory"],
-    ),
-    field(
-        "redisMemFragRatio",
-        &[3, 4, 1, 12],
-        Gauge32,
-        Scaled(100),
-        &["mem_fragmentation_ratio"],
-    ),
-    field(
-        "redisMemAllocFrag",
-        &[3, 4, 1, 13],
-        Gauge32,
-        Scaled(100),
-        &["allocator_frag_ratio"],
-    ),
-    field(
-        "redisMemAllocRss",
-        &[3, 4, 1, 14],
-        Gauge32,
-        Scaled(100),
-        &["allocator_rss_ratio"],
-    ),
-    field(
-        "redisMemRssOverhead",
-        &[3, 4, 1, 15],
-        Gauge32,
-        Scaled(100),
-        &["rss_overhead_ratio"],
-    ),
-    info(
-        "redisMemAllocated",
-        &[3, 4, 1, 16],
-        Gauge64,
-        &["allocator_allocated"],
-    ),
-    info(
-        "redisMemActive",
-        &[3, 4, 1, 17],
-        Gauge64,
-        &["allocator_active"],
-    ),
-    info(
-        "redisMemResident",
-        &[3, 4, 1, 18],
-        Gauge64,
-        &["allocator_resident"],
-    ),
-    info(
-        "redisMemReplBacklog",
-        &[3, 4, 1, 19],
-        Gauge64,
-        &["mem_replication_backlog"],
-    ),
-    info(
-        "redisMemReplicaBufs",
-        &[3, 4, 1, 20],
-        Gauge64,
-        &["mem_clients_slaves"],
-    ),
-    info(
-        "redisMemClientBufs",
-        &[3, 4, 1, 21],
-        Gauge64,
-        &["mem_clients_normal"],
-    ),
-    info(
-        "redisMemAofBuffer",
-        &[3, 4, 1, 22],
-        Gauge64,
-        &["mem_aof_buffer"],
-    ),
-    info(
-        "redisMemNotEvictable",
-        &[3, 4, 1, 23],
-        Gauge64,
-        &["mem_not_counted_for_evict"],
-    ),
-    info(
-        "redisMemLazyfreePend",
-        &[3, 4, 1, 24],
-        Gauge32,
-        &["lazyfree_pending_objects"],
-    ),
-    info(
-        "redisMemCachedScripts",
-        &[3, 4, 1, 25],
-        Gauge32,
-        &["number_of_cached_scripts"],
-    ),
+    field("redisMemPolicy", &[3, 4, 1, 10], DisplayString, Text, &["maxmemory_policy"]),
+    info("redisMemSystem", &[3, 4, 1, 11], Gauge64, &["total_system_memory"]),
+    field("redisMemFragRatio", &[3, 4, 1, 12], Gauge32, Scaled(100), &["mem_fragmentation_ratio"]),
+    field("redisMemAllocFrag", &[3, 4, 1, 13], Gauge32, Scaled(100), &["allocator_frag_ratio"]),
+    field("redisMemAllocRss", &[3, 4, 1, 14], Gauge32, Scaled(100), &["allocator_rss_ratio"]),
+    field("redisMemRssOverhead", &[3, 4, 1, 15], Gauge32, Scaled(100), &["rss_overhead_ratio"]),
+    info("redisMemAllocated", &[3, 4, 1, 16], Gauge64, &["allocator_allocated"]),
+    info("redisMemActive", &[3, 4, 1, 17], Gauge64, &["allocator_active"]),
+    info("redisMemResident", &[3, 4, 1, 18], Gauge64, &["allocator_resident"]),
+    info("redisMemReplBacklog", &[3, 4, 1, 19], Gauge64, &["mem_replication_backlog"]),
+    info("redisMemReplicaBufs", &[3, 4, 1, 20], Gauge64, &["mem_clients_slaves"]),
+    info("redisMemClientBufs", &[3, 4, 1, 21], Gauge64, &["mem_clients_normal"]),
+    info("redisMemAofBuffer", &[3, 4, 1, 22], Gauge64, &["mem_aof_buffer"]),
+    info("redisMemNotEvictable", &[3, 4, 1, 23], Gauge64, &["mem_not_counted_for_evict"]),
+    info("redisMemLazyfreePend", &[3, 4, 1, 24], Gauge32, &["lazyfree_pending_objects"]),
+    info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
 /// Redis says -1 for "none" are Integer32.
+#[rustfmt::skip]
 pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
-    field(
-        "redisPstLoading",
-        &[3, 5, 1, 1],
-        TruthValue,
-        Truth,
-        &["loading"],
-    ),
-    info(
-        "redisPstChanges",
-        &[3, 5, 1, 2],
-        Gauge64,
-        &["rdb_changes_since_last_save", "changes_since_last_save"],
-    ),
-    field(
-        "redisPstBgsaveNow",
-        &[3, 5, 1, 3],
-        TruthValue,
-        Truth,
-        &["rdb_bgsave_in_progress", "bgsave_in_progress"],
-    ),
-    info(
-        "redisPstLastSave",
-        &[3, 5, 1, 4],
-        Gauge64,
-        &["rdb_last_save_time", "last_save_time"],
-    ),
-    field(
-        "redisPstLastSaveAge",
-        &[3, 5, 1, 5],
-        Gauge32,
-        AgeOf,
-        &["rdb_last_save_time", "last_save_time"],
-    ),
-    field(
-        "redisPstBgsaveStatus",
-        &[3, 5, 1, 6],
-        Enum,
-        Conversion::Enum(OK_ERR),
-        &["rdb_last_bgsave_status"],
-    ),
-    field(
-        "redisPstBgsaveSecs",
-        &[3, 5, 1, 7],
-        Integer32,
-        Signed,
-        &["rdb_last_bgsave_time_sec"],
-    ),
-    field(
-        "redisPstBgsaveCurSecs",
-        &[3, 5, 1, 8],
-        Integer32,
-        Signed,
-        &["rdb_current_bgsave_time_sec"],
-    ),
+    field("redisPstLoading", &[3, 5, 1, 1], TruthValue, Truth, &["loading"]),
+    info("redisPstChanges", &[3, 5, 1, 2], Gauge64, &["rdb_changes_since_last_save", "changes_since_last_save"]),
+    field("redisPstBgsaveNow", &[3, 5, 1, 3], TruthValue, Truth, &["rdb_bgsave_in_progress", "bgsave_in_progress"]),
+    info("redisPstLastSave", &[3, 5, 1, 4], Gauge64, &["rdb_last_save_time", "last_save_time"]),
+    field("redisPstLastSaveAge", &[3, 5, 1, 5], Gauge32, AgeOf, &["rdb_last_save_time", "last_save_time"]),
+    field("redisPstBgsaveStatus", &[3, 5, 1, 6], Enum, Conversion::Enum(OK_ERR), &["rdb_last_bgsave_status"]),
+    field("redisPstBgsaveSecs", &[3, 5, 1, 7], Integer32, Signed, &["rdb_last_bgsave_time_sec"]),
+    field("redisPstBgsaveCurSecs", &[3, 5, 1, 8], Integer32, Signed, &["rdb_current_bgsave_time_sec"]),
     info("redisPstRdbSaves", &[3, 5, 1, 9], Counter64, &["rdb_saves"]),
-    info(
-        "redisPstRdbCow",
-        &[3, 5, 1, 10],
-        Gauge64,
-        &["rdb_last_cow_size"],
-    ),
-    field(
-        "redisPstAofOn",
-        &[3, 5, 1, 11],
-        TruthValue,
-        Truth,
-        &["aof_enabled"],
-    ),
-    field(
-        "redisPstAofRewriteNow",
-        &[3, 5, 1, 12],
-        TruthValue,
-        Truth,
-        &["aof_rewrite_in_progress", "bgrewriteaof_in_progress"],
-    ),
-    field(
-        "redisPstAofRewriteSch",
-        &[3, 5, 1, 13],
-        TruthValue,
-        Truth,
-        &["aof_rewrite_scheduled"],
-    ),
-    field(
-        "redisPstAofRewriteSecs",
-        &[3, 5, 1, 14],
-        Integer32,
-        Signed,
-        &["aof_last_rewrite_time_sec"],
-    ),
-    field(
-        "redisPstAofRewrCurSecs",
-        &[3, 5, 1, 15],
-        Integer32,
-        Signed,
-        &["aof_current_rewrite_time_sec"],
-    ),
-    field(
-        "redisPstAofRewrStatus",
-        &[3, 5, 1, 16],
-        Enum,
-        Conversion::Enum(OK_ERR),
-        &["aof_last_bgrewrite_status"],
-    ),
-    field(
-        "redisPstAofWriteStatus",
-        &[3, 5, 1, 17],
-        Enum,
-        Conversion::Enum(OK_ERR),
-        &["aof_last_write_status"],
-    ),
-    info(
-        "redisPstAofCow",
-        &[3, 5, 1, 18],
-        Gauge64,
-        &["aof_last_cow_size"],
-    ),
-    info(
-        "redisPstAofSize",
-        &[3, 5, 1, 19],
-        Gauge64,
-        &["aof_current_size"],
-    ),
-    info(
-        "redisPstAofBaseSize",
-        &[3, 5, 1, 20],
-        Gauge64,
-        &["aof_base_size"],
-    ),
-    info(
-        "redisPstAofDelayedFsync",
-        &[3, 5, 1, 21],
-        Counter64,
-        &["aof_delayed_fsync"],
-    ),
-    info(
-        "redisPstAofRewrites",
-        &[3, 5, 1, 22],
-        Counter64,
-        &["aof_rewrites"],
-    ),
-    info(
-        "redisPstCowPeak",
-        &[3, 5, 1, 23],
-        Gauge64,
-        &["current_cow_peak"],
-    ),
-    info(
-        "redisPstCowSize",
-        &[3, 5, 1, 24],
-        Gauge64,
-        &["current_cow_size"],
-    ),
-    field(
-        "redisPstForkPercent",
-        &[3, 5, 1, 25],
-        Gauge32,
-        Scaled(100),
-        &["current_fork_perc"],
-    ),
+    info("redisPstRdbCow", &[3, 5, 1, 10], Gauge64, &["rdb_last_cow_size"]),
+    field("redisPstAofOn", &[3, 5, 1, 11], TruthValue, Truth, &["aof_enabled"]),
+    field("redisPstAofRewriteNow", &[3, 5, 1, 12], TruthValue, Truth, &["aof_rewrite_in_progress", "bgrewriteaof_in_progress"]),
+    field("redisPstAofRewriteSch", &[3, 5, 1, 13], TruthValue, Truth, &["aof_rewrite_scheduled"]),
+    field("redisPstAofRewriteSecs", &[3, 5, 1, 14], Integer32, Signed, &["aof_last_rewrite_time_sec"]),
+    field("redisPstAofRewrCurSecs", &[3, 5, 1, 15], Integer32, Signed, &["aof_current_rewrite_time_sec"]),
+    field("redisPstAofRewrStatus", &[3, 5, 1, 16], Enum, Conversion::Enum(OK_ERR), &["aof_last_bgrewrite_status"]),
+    field("redisPstAofWriteStatus", &[3, 5, 1, 17], Enum, Conversion::Enum(OK_ERR), &["aof_last_write_status"]),
+    info("redisPstAofCow", &[3, 5, 1, 18], Gauge64, &["aof_last_cow_size"]),
+    info("redisPstAofSize", &[3, 5, 1, 19], Gauge64, &["aof_current_size"]),
+    info("redisPstAofBaseSize", &[3, 5, 1, 20], Gauge64, &["aof_base_size"]),
+    info("redisPstAofDelayedFsync", &[3, 5, 1, 21], Counter64, &["aof_delayed_fsync"]),
+    info("redisPstAofRewrites", &[3, 5, 1, 22], Counter64, &["aof_rewrites"]),
+    info("redisPstCowPeak", &[3, 5, 1, 23], Gauge64, &["current_cow_peak"]),
+    info("redisPstCowSize", &[3, 5, 1, 24], Gauge64, &["current_cow_size"]),
+    field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]),
 ];
 
 /// `redisStatsTable` (`redis.3.6`): the Stats section.
+#[rustfmt::skip]
 pub const STATS_COLUMNS: &[ObjectDef] = &[
-    info(
-        "redisStConnections",
-        &[3, 6, 1, 1],
-        Counter64,
-        &["total_connections_received"],
-    ),
-    info(
-        "redisStCommands",
-        &[3, 6, 1, 2],
-        Counter64,
-        &["total_commands_processed"],
-    ),
-    info(
-        "redisStOpsPerSec",
-        &[3, 6, 1, 3],
-        Gauge32,
-        &["instantaneous_ops_per_sec"],
-    ),
-    info(
-        "redisStNetIn",
-        &[3, 6, 1, 4],
-        Counter64,
-        &["total_net_input_bytes"],
-    ),
-    info(
-        "redisStNetOut",
-        &[3, 6, 1, 5],
-        Counter64,
-        &["total_net_output_bytes"],
-    ),
-    info(
-        "redisStNetReplIn",
-        &[3, 6, 1, 6],
-        Counter64,
-        &["total_net_repl_input_bytes"],
-    ),
-    info(
-        "redisStNetReplOut",
-        &[3, 6, 1, 7],
-        Counter64,
-        &["total_net_repl_output_bytes"],
-    ),
-    info(
-        "redisStRejectedConns",
-        &[3, 6, 1, 8],
-        Counter64,
-        &["rejected_connections"],
-    ),
+    info("redisStConnections", &[3, 6, 1, 1], Counter64, &["total_connections_received"]),
+    info("redisStCommands", &[3, 6, 1, 2], Counter64, &["total_commands_processed"]),
+    info("redisStOpsPerSec", &[3, 6, 1, 3], Gauge32, &["instantaneous_ops_per_sec"]),
+    info("redisStNetIn", &[3, 6, 1, 4], Counter64, &["total_net_input_bytes"]),
+    info("redisStNetOut", &[3, 6, 1, 5], Counter64, &["total_net_output_bytes"]),
+    info("redisStNetReplIn", &[3, 6, 1, 6], Counter64, &["total_net_repl_input_bytes"]),
+    info("redisStNetReplOut", &[3, 6, 1, 7], Counter64, &["total_net_repl_output_bytes"]),
+    info("redisStRejectedConns", &[3, 6, 1, 8], Counter64, &["rejected_connections"]),
     info("redisStSyncFull", &[3, 6, 1, 9], Counter64, &["sync_full"]),
-    info(
-        "redisStSyncPartOk",
-        &[3, 6, 1, 10],
-        Counter64,
-        &["sync_partial_ok"],
-    ),
-    info(
-        "redisStSyncPartErr",
-        &[3, 6, 1, 11],
-        Counter64,
-        &["sync_partial_err"],
-    ),
-    info(
-        "redisStExpiredKeys",
-        &[3, 6, 1, 12],
-        Counter64,
-        &["expired_keys"],
-    ),
-    field(
-        "redisStExpiredStale",
-        &[3, 6, 1, 13],
-        Gauge32,
-        Scaled(100),
-        &["expired_stale_perc"],
-    ),
-    info(
-        "redisStEvictedKeys",
-        &[3, 6, 1, 14],
-        Counter64,
-        &["evicted_keys"],
-    ),
-    info(
-        "redisStEvictedClients",
-        &[3, 6, 1, 15],
-        Counter64,
-        &["evicted_clients"],
-    ),
-    info(
-        "redisStKeyspaceHits",
-        &[3, 6, 1, 16],
-        Counter64,
-        &["keyspace_hits"],
-    ),
-    info(
-        "redisStKeyspaceMisses",
-        &[3, 6, 1, 17],
-        Counter64,
-        &["keyspace_misses"],
-    ),
-    info(
-        "redisStPubsubChannels",
-        &[3, 6, 1, 18],
-        Gauge32,
-        &["pubsub_channels"],
-    ),
-    info(
-        "redisStPubsubPatterns",
-        &[3, 6, 1, 19],
-        Gauge32,
-        &["pubsub_patterns"],
-    ),
-    info(
-        "redisStPubsubShardCh",
-        &[3, 6, 1, 20],
-        Gauge32,
-        &["pubsubshard_channels"],
-    ),
-    info(
-        "redisStLatestForkUsec",
-        &[3, 6, 1, 21],
-        Gauge32,
-        &["latest_fork_usec"],
-    ),
+    info("redisStSyncPartOk", &[3, 6, 1, 10], Counter64, &["sync_partial_ok"]),
+    info("redisStSyncPartErr", &[3, 6, 1, 11], Counter64, &["sync_partial_err"]),
+    info("redisStExpiredKeys", &[3, 6, 1, 12], Counter64, &["expired_keys"]),
+    field("redisStExpiredStale", &[3, 6, 1, 13], Gauge32, Scaled(100), &["expired_stale_perc"]),
+    info("redisStEvictedKeys", &[3, 6, 1, 14], Counter64, &["evicted_keys"]),
+    info("redisStEvictedClients", &[3, 6, 1, 15], Counter64, &["evicted_clients"]),
+    info("redisStKeyspaceHits", &[3, 6, 1, 16], Counter64, &["keyspace_hits"]),
+    info("redisStKeyspaceMisses", &[3, 6, 1, 17], Counter64, &["keyspace_misses"]),
+    info("redisStPubsubChannels", &[3, 6, 1, 18], Gauge32, &["pubsub_channels"]),
+    info("redisStPubsubPatterns", &[3, 6, 1, 19], Gauge32, &["pubsub_patterns"]),
+    info("redisStPubsubShardCh", &[3, 6, 1, 20], Gauge32, &["pubsubshard_channels"]),
+    info("redisStLatestForkUsec", &[3, 6, 1, 21], Gauge32, &["latest_fork_usec"]),
     info("redisStForks", &[3, 6, 1, 22], Counter64, &["total_forks"]),
-    info(
-        "redisStDefragHits",
-        &[3, 6, 1, 23],
-        Counter64,
-        &["active_defrag_hits"],
-    ),
-    info(
-        "redisStDefragMisses",
-        &[3, 6, 1, 24],
-        Counter64,
-        &["active_defrag_misses"],
-    ),
-    info(
-        "redisStTrackingKeys",
-        &[3, 6, 1, 25],
-        Gauge64,
-        &["tracking_total_keys"],
-    ),
-    info(
-        "redisStErrorReplies",
-        &[3, 6, 1, 26],
-        Counter64,
-        &["total_error_replies"],
-    ),
-    info(
-        "redisStUnexpectedErrs",
-        &[3, 6, 1, 27],
-        Counter64,
-        &["unexpected_error_replies"],
-    ),
-    info(
-        "redisStReads",
-        &[3, 6, 1, 28],
-        Counter64,
-        &["total_reads_processed"],
-    ),
-    info(
-        "redisStWrites",
-        &[3, 6, 1, 29],
-        Counter64,
-        &["total_writes_processed"],
-    ),
-    info(
-        "redisStIoThreadReads",
-        &[3, 6, 1, 30],
-        Counter64,
-        &["io_threaded_reads_processed"],
-    ),
-    info(
-        "redisStIoThreadWrites",
-        &[3, 6, 1, 31],
-        Counter64,
-        &["io_threaded_writes_processed"],
-    ),
-    info(
-        "redisStExpireCycleMs",
-        &[3, 6, 1, 32],
-        Counter64,
-        &["expire_cycle_cpu_milliseconds"],
-    ),
-    info(
-        "redisStEvictLimitMs",
-        &[3, 6, 1, 33],
-        Counter64,
-        &["total_eviction_exceeded_time"],
-    ),
-    info(
-        "redisStAclDeniedAuth",
-        &[3, 6, 1, 34],
-        Counter64,
-        &["acl_access_denied_auth"],
-    ),
-    info(
-        "redisStAclDeniedCmd",
-        &[3, 6, 1, 35],
-        Counter64,
-        &["acl_access_denied_cmd"],
-    ),
-    info(
-        "redisStAclDeniedKey",
-        &[3, 6, 1, 36],
-        Counter64,
-        &["acl_access_denied_key"],
-    ),
-    info(
-        "redisStAclDeniedChan",
-        &[3, 6, 1, 37],
-        Counter64,
-        &["acl_access_denied_channel"],
-    ),
-    field(
-        "redisStInputKbps",
-        &[3, 6, 1, 38],
-        Gauge32,
-        Scaled(100),
-        &["instantaneous_input_kbps"],
-    ),
-    field(
-        "redisStOutputKbps",
-        &[3, 6, 1, 39],
-        Gauge32,
-        Scaled(100),
-        &["instantaneous_output_kbps"],
-    ),
+    info("redisStDefragHits", &[3, 6, 1, 23], Counter64, &["active_defrag_hits"]),
+    info("redisStDefragMisses", &[3, 6, 1, 24], Counter64, &["active_defrag_misses"]),
+    info("redisStTrackingKeys", &[3, 6, 1, 25], Gauge64, &["tracking_total_keys"]),
+    info("redisStErrorReplies", &[3, 6, 1, 26], Counter64, &["total_error_replies"]),
+    info("redisStUnexpectedErrs", &[3, 6, 1, 27], Counter64, &["unexpected_error_replies"]),
+    info("redisStReads", &[3, 6, 1, 28], Counter64, &["total_reads_processed"]),
+    info("redisStWrites", &[3, 6, 1, 29], Counter64, &["total_writes_processed"]),
+    info("redisStIoThreadReads", &[3, 6, 1, 30], Counter64, &["io_threaded_reads_processed"]),
+    info("redisStIoThreadWrites", &[3, 6, 1, 31], Counter64, &["io_threaded_writes_processed"]),
+    info("redisStExpireCycleMs", &[3, 6, 1, 32], Counter64, &["expire_cycle_cpu_milliseconds"]),
+    info("redisStEvictLimitMs", &[3, 6, 1, 33], Counter64, &["total_eviction_exceeded_time"]),
+    info("redisStAclDeniedAuth", &[3, 6, 1, 34], Counter64, &["acl_access_denied_auth"]),
+    info("redisStAclDeniedCmd", &[3, 6, 1, 35], Counter64, &["acl_access_denied_cmd"]),
+    info("redisStAclDeniedKey", &[3, 6, 1, 36], Counter64, &["acl_access_denied_key"]),
+    info("redisStAclDeniedChan", &[3, 6, 1, 37], Counter64, &["acl_access_denied_channel"]),
+    field("redisStInputKbps", &[3, 6, 1, 38], Gauge32, Scaled(100), &["instantaneous_input_kbps"]),
+    field("redisStOutputKbps", &[3, 6, 1, 39], Gauge32, Scaled(100), &["instantaneous_output_kbps"]),
 ];
 
 /// `redisReplicationTable` (`redis.3.7`): this server's side of
 /// replication; its replicas are rows of `redisReplicaTable`.
+#[rustfmt::skip]
 pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
-    field(
-        "redisReplRole",
-        &[3, 7, 1, 1],
-        Enum,
-        Conversion::Enum(ROLES),
-        &["role"],
-    ),
-    info(
-        "redisReplReplicas",
-        &[3, 7, 1, 2],
-        Gauge32,
-        &["connected_slaves"],
-    ),
-    field(
-        "redisReplMasterHost",
-        &[3, 7, 1, 3],
-        DisplayString,
-        Text,
-        &["master_host"],
-    ),
-    info(
-        "redisReplMasterPort",
-        &[3, 7, 1, 4],
-        Gauge32,
-        &["master_port"],
-    ),
-    field(
-        "redisReplLinkStatus",
-        &[3, 7, 1, 5],
-        Enum,
-        Conversion::Enum(LINK),
-        &["master_link_status"],
-    ),
-    field(
-        "redisReplLastIo",
-        &[3, 7, 1, 6],
-        Integer32,
-        Signed,
-        &["master_last_io_seconds_ago"],
-    ),
-    field(
-        "redisReplSyncing",
-        &[3, 7, 1, 7],
-        TruthValue,
-        Truth,
-        &["master_sync_in_progress"],
-    ),
-    field(
-        "redisReplDownSince",
-        &[3, 7, 1, 8],
-        Integer32,
-        Signed,
-        &["master_link_down_since_seconds"],
-    ),
-    info(
-        "redisReplOffset",
-        &[3, 7, 1, 9],
-        Counter64,
-        &["master_repl_offset"],
-    ),
-    info(
-        "redisReplReplicaOffset",
-        &[3, 7, 1, 10],
-        Counter64,
-        &["slave_repl_offset"],
-    ),
-    field(
-        "redisReplBacklogOn",
-        &[3, 7, 1, 11],
-        TruthValue,
-        Truth,
-        &["repl_backlog_active"],
-    ),
-    info(
-        "redisReplBacklogSize",
-        &[3, 7, 1, 12],
-        Gauge64,
-        &["repl_backlog_size"],
-    ),
-    info(
-        "redisReplBacklogLen",
-        &[3, 7, 1, 13],
-        Gauge64,
-        &["repl_backlog_histlen"],
-    ),
-    field(
-        "redisReplFailover",
-        &[3, 7, 1, 14],
-        Enum,
-        Conversion::Enum(FAILOVER),
-        &["master_failover_state"],
-    ),
-    info(
-        "redisReplPriority",
-        &[3, 7, 1, 15],
-        Gauge32,
-        &["slave_priority", "replica_priority"],
-    ),
-    field(
-        "redisReplReadOnly",
-        &[3, 7, 1, 16],
-        TruthValue,
-        Truth,
-        &["slave_read_only", "replica_read_only"],
-    ),
-    field(
-        "redisReplId",
-        &[3, 7, 1, 17],
-        DisplayString,
-        Text,
-        &["master_replid"],
-    ),
+    field("redisReplRole", &[3, 7, 1, 1], Enum, Conversion::Enum(ROLES), &["role"]),
+    info("redisReplReplicas", &[3, 7, 1, 2], Gauge32, &["connected_slaves"]),
+    field("redisReplMasterHost", &[3, 7, 1, 3], DisplayString, Text, &["master_host"]),
+    info("redisReplMasterPort", &[3, 7, 1, 4], Gauge32, &["master_port"]),
+    field("redisReplLinkStatus", &[3, 7, 1, 5], Enum, Conversion::Enum(LINK), &["master_link_status"]),
+    field("redisReplLastIo", &[3, 7, 1, 6], Integer32, Signed, &["master_last_io_seconds_ago"]),
+    field("redisReplSyncing", &[3, 7, 1, 7], TruthValue, Truth, &["master_sync_in_progress"]),
+    field("redisReplDownSince", &[3, 7, 1, 8], Integer32, Signed, &["master_link_down_since_seconds"]),
+    info("redisReplOffset", &[3, 7, 1, 9], Counter64, &["master_repl_offset"]),
+    info("redisReplReplicaOffset", &[3, 7, 1, 10], Counter64, &["slave_repl_offset"]),
+    field("redisReplBacklogOn", &[3, 7, 1, 11], TruthValue, Truth, &["repl_backlog_active"]),
+    info("redisReplBacklogSize", &[3, 7, 1, 12], Gauge64, &["repl_backlog_size"]),
+    info("redisReplBacklogLen", &[3, 7, 1, 13], Gauge64, &["repl_backlog_histlen"]),
+    field("redisReplFailover", &[3, 7, 1, 14], Enum, Conversion::Enum(FAILOVER), &["master_failover_state"]),
+    info("redisReplPriority", &[3, 7, 1, 15], Gauge32, &["slave_priority", "replica_priority"]),
+    field("redisReplReadOnly", &[3, 7, 1, 16], TruthValue, Truth, &["slave_read_only", "replica_read_only"]),
+    field("redisReplId", &[3, 7, 1, 17], DisplayString, Text, &["master_replid"]),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
+#[rustfmt::skip]
 pub const CPU_COLUMNS: &[ObjectDef] = &[
     cpu("redisCpuSys", &[3, 8, 1, 1], &["used_cpu_sys"]),
     cpu("redisCpuUser", &[3, 8, 1, 2], &["used_cpu_user"]),
-    cpu(
-        "redisCpuSysChildren",
-        &[3, 8, 1, 3],
-        &["used_cpu_sys_children"],
-    ),
-    cpu(
-        "redisCpuUserChildren",
-        &[3, 8, 1, 4],
-        &["used_cpu_user_children"],
-    ),
-    cpu(
-        "redisCpuSysMain",
-        &[3, 8, 1, 5],
-        &["used_cpu_sys_main_thread"],
-    ),
-    cpu(
-        "redisCpuUserMain",
-        &[3, 8, 1, 6],
-        &["used_cpu_user_main_thread"],
-    ),
+    cpu("redisCpuSysChildren", &[3, 8, 1, 3], &["used_cpu_sys_children"]),
+    cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]),
+    cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]),
+    cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]),
 ];
 
 const fn cpu(
@@ -1157,81 +480,20 @@ const fn cpu(
 
 /// `redisClusterTable` (`redis.3.9`): `cluster_enabled` from INFO and the
 /// fields of `CLUSTER INFO`, which the poller asks only of cluster nodes.
+#[rustfmt::skip]
 pub const CLUSTER_COLUMNS: &[ObjectDef] = &[
-    field(
-        "redisClusterEnabled",
-        &[3, 9, 1, 1],
-        TruthValue,
-        Truth,
-        &["cluster_enabled"],
-    ),
-    field(
-        "redisClusterState",
-        &[3, 9, 1, 2],
-        Enum,
-        Conversion::Enum(CLUSTER_STATE),
-        &["cluster_state"],
-    ),
-    info(
-        "redisClusterSlotsAsgn",
-        &[3, 9, 1, 3],
-        Gauge32,
-        &["cluster_slots_assigned"],
-    ),
-    info(
-        "redisClusterSlotsOk",
-        &[3, 9, 1, 4],
-        Gauge32,
-        &["cluster_slots_ok"],
-    ),
-    info(
-        "redisClusterSlotsPfail",
-        &[3, 9, 1, 5],
-        Gauge32,
-        &["cluster_slots_pfail"],
-    ),
-    info(
-        "redisClusterSlotsFail",
-        &[3, 9, 1, 6],
-        Gauge32,
-        &["cluster_slots_fail"],
-    ),
-    info(
-        "redisClusterNodes",
-        &[3, 9, 1, 7],
-        Gauge32,
-        &["cluster_known_nodes"],
-    ),
-    info(
-        "redisClusterSize",
-        &[3, 9, 1, 8],
-        Gauge32,
-        &["cluster_size"],
-    ),
-    info(
-        "redisClusterCurEpoch",
-        &[3, 9, 1, 9],
-        Gauge64,
-        &["cluster_current_epoch"],
-    ),
-    info(
-        "redisClusterMyEpoch",
-        &[3, 9, 1, 10],
-        Gauge64,
-        &["cluster_my_epoch"],
-    ),
-    info(
-        "redisClusterMsgsSent",
-        &[3, 9, 1, 11],
-        Counter64,
-        &["cluster_stats_messages_sent"],
-    ),
-    info(
-        "redisClusterMsgsRecv",
-        &[3, 9, 1, 12],
-        Counter64,
-        &["cluster_stats_messages_received"],
-    ),
+    field("redisClusterEnabled", &[3, 9, 1, 1], TruthValue, Truth, &["cluster_enabled"]),
+    field("redisClusterState", &[3, 9, 1, 2], Enum, Conversion::Enum(CLUSTER_STATE), &["cluster_state"]),
+    info("redisClusterSlotsAsgn", &[3, 9, 1, 3], Gauge32, &["cluster_slots_assigned"]),
+    info("redisClusterSlotsOk", &[3, 9, 1, 4], Gauge32, &["cluster_slots_ok"]),
+    info("redisClusterSlotsPfail", &[3, 9, 1, 5], Gauge32, &["cluster_slots_pfail"]),
+    info("redisClusterSlotsFail", &[3, 9, 1, 6], Gauge32, &["cluster_slots_fail"]),
+    info("redisClusterNodes", &[3, 9, 1, 7], Gauge32, &["cluster_known_nodes"]),
+    info("redisClusterSize", &[3, 9, 1, 8], Gauge32, &["cluster_size"]),
+    info("redisClusterCurEpoch", &[3, 9, 1, 9], Gauge64, &["cluster_current_epoch"]),
+    info("redisClusterMyEpoch", &[3, 9, 1, 10], Gauge64, &["cluster_my_epoch"]),
+    info("redisClusterMsgsSent", &[3, 9, 1, 11], Counter64, &["cluster_stats_messages_sent"]),
+    info("redisClusterMsgsRecv", &[3, 9, 1, 12], Counter64, &["cluster_stats_messages_received"]),
 ];
 
 /// Every per-instance group that AUGMENTS `redisInstanceEntry` and is read
@@ -1245,133 +507,48 @@ pub const INFO_GROUPS: &[&[ObjectDef]] = &[
     REPLICATION_COLUMNS,
     CPU_COLUMNS,
     CLUSTER_COLUMNS,
+    SENTINEL_COLUMNS,
 ];
 
 /// `redisKeyspaceTable` (`redis.3.10`), INDEX { redisInstanceIndex,
 /// redisKsDb }: databases 0..`databases`-1, zero-filled when empty.
+#[rustfmt::skip]
 pub const KEYSPACE_COLUMNS: &[ObjectDef] = &[
-    column(
-        "redisKsKeys",
-        &[3, 10, 1, 2],
-        Gauge64,
-        Source::Keyspace(KeyspaceField::Keys),
-    ),
-    column(
-        "redisKsExpires",
-        &[3, 10, 1, 3],
-        Gauge64,
-        Source::Keyspace(KeyspaceField::Expires),
-    ),
-    column(
-        "redisKsAvgTtl",
-        &[3, 10, 1, 4],
-        Gauge64,
-        Source::Keyspace(KeyspaceField::AvgTtl),
-    ),
-    column(
-        "redisKsSubexpiry",
-        &[3, 10, 1, 5],
-        Gauge64,
-        Source::Keyspace(KeyspaceField::Subexpiry),
-    ),
+    column("redisKsKeys", &[3, 10, 1, 2], Gauge64, Source::Keyspace(KeyspaceField::Keys)),
+    column("redisKsExpires", &[3, 10, 1, 3], Gauge64, Source::Keyspace(KeyspaceField::Expires)),
+    column("redisKsAvgTtl", &[3, 10, 1, 4], Gauge64, Source::Keyspace(KeyspaceField::AvgTtl)),
+    column("redisKsSubexpiry", &[3, 10, 1, 5], Gauge64, Source::Keyspace(KeyspaceField::Subexpiry)),
 ];
 
 /// `redisReplicaTable` (`redis.3.11`), INDEX { redisInstanceIndex,
 /// redisRpSlot }: the replicas a master lists (`slave<N>`; N + 1 is the slot).
+#[rustfmt::skip]
 pub const REPLICA_COLUMNS: &[ObjectDef] = &[
-    column(
-        "redisRpAddress",
-        &[3, 11, 1, 2],
-        DisplayString,
-        Source::Replica(ReplicaField::Address),
-    ),
-    column(
-        "redisRpPort",
-        &[3, 11, 1, 3],
-        Gauge32,
-        Source::Replica(ReplicaField::Port),
-    ),
-    column(
-        "redisRpState",
-        &[3, 11, 1, 4],
-        DisplayString,
-        Source::Replica(ReplicaField::State),
-    ),
-    column(
-        "redisRpOffset",
-        &[3, 11, 1, 5],
-        Counter64,
-        Source::Replica(ReplicaField::Offset),
-    ),
-    column(
-        "redisRpLag",
-        &[3, 11, 1, 6],
-        Gauge32,
-        Source::Replica(ReplicaField::LagSeconds),
-    ),
-    column(
-        "redisRpLagBytes",
-        &[3, 11, 1, 7],
-        Gauge64,
-        Source::Replica(ReplicaField::LagBytes),
-    ),
+    column("redisRpAddress", &[3, 11, 1, 2], DisplayString, Source::Replica(ReplicaField::Address)),
+    column("redisRpPort", &[3, 11, 1, 3], Gauge32, Source::Replica(ReplicaField::Port)),
+    column("redisRpState", &[3, 11, 1, 4], DisplayString, Source::Replica(ReplicaField::State)),
+    column("redisRpOffset", &[3, 11, 1, 5], Counter64, Source::Replica(ReplicaField::Offset)),
+    column("redisRpLag", &[3, 11, 1, 6], Gauge32, Source::Replica(ReplicaField::LagSeconds)),
+    column("redisRpLagBytes", &[3, 11, 1, 7], Gauge64, Source::Replica(ReplicaField::LagBytes)),
 ];
 
 /// `redisCommandTable` (`redis.3.12`), INDEX { redisInstanceIndex,
 /// redisCmdName }: one row per command (`config|get` for subcommands).
+#[rustfmt::skip]
 pub const COMMAND_COLUMNS: &[ObjectDef] = &[
-    column(
-        "redisCmdCalls",
-        &[3, 12, 1, 2],
-        Counter64,
-        Source::Command(CommandField::Calls),
-    ),
-    column(
-        "redisCmdUsec",
-        &[3, 12, 1, 3],
-        Counter64,
-        Source::Command(CommandField::Usec),
-    ),
-    column(
-        "redisCmdUsecPerCall",
-        &[3, 12, 1, 4],
-        Gauge32,
-        Source::Command(CommandField::UsecPerCall),
-    ),
-    column(
-        "redisCmdRejected",
-        &[3, 12, 1, 5],
-        Counter64,
-        Source::Command(CommandField::Rejected),
-    ),
-    column(
-        "redisCmdFailed",
-        &[3, 12, 1, 6],
-        Counter64,
-        Source::Command(CommandField::Failed),
-    ),
-    column(
-        "redisCmdP50",
-        &[3, 12, 1, 7],
-        Gauge32,
-        Source::Command(CommandField::P50),
-    ),
-    column(
-        "redisCmdP99",
-        &[3, 12, 1, 8],
-        Gauge32,
-        Source::Command(CommandField::P99),
-    ),
-    column(
-        "redisCmdP999",
-        &[3, 12, 1, 9],
-        Gauge32,
-        Source::Command(CommandField::P999),
-    ),
+    column("redisCmdCalls", &[3, 12, 1, 2], Counter64, Source::Command(CommandField::Calls)),
+    column("redisCmdUsec", &[3, 12, 1, 3], Counter64, Source::Command(CommandField::Usec)),
+    column("redisCmdUsecPerCall", &[3, 12, 1, 4], Gauge32, Source::Command(CommandField::UsecPerCall)),
+    column("redisCmdRejected", &[3, 12, 1, 5], Counter64, Source::Command(CommandField::Rejected)),
+    column("redisCmdFailed", &[3, 12, 1, 6], Counter64, Source::Command(CommandField::Failed)),
+    column("redisCmdP50", &[3, 12, 1, 7], Gauge32, Source::Command(CommandField::P50)),
+    column("redisCmdP99", &[3, 12, 1, 8], Gauge32, Source::Command(CommandField::P99)),
+    column("redisCmdP999", &[3, 12, 1, 9], Gauge32, Source::Command(CommandField::P999)),
 ];
 
 /// `redisErrorTable` (`redis.3.13`), INDEX { redisInstanceIndex,
 /// redisErrPrefix }: error replies by prefix (`ERR`, `WRONGTYPE`, …).
+#[rustfmt::skip]
 pub const ERROR_COLUMNS: &[ObjectDef] = &[column(
     "redisErrCount",
     &[3, 13, 1, 2],
@@ -1379,12 +556,60 @@ pub const ERROR_COLUMNS: &[ObjectDef] = &[column(
     Source::ErrorCount,
 )];
 
-/// Every table whose rows the poller builds from INFO's row lines.
+/// `redisSentinelTable` (`redis.3.14`), INDEX { redisInstanceIndex,
+/// redisSntName }: the masters a sentinel watches (SENTINEL MASTERS).
+#[rustfmt::skip]
+pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
+    column("redisSntState", &[3, 14, 1, 2], Enum, Source::SentinelMaster(SentinelField::State)),
+    column("redisSntFlags", &[3, 14, 1, 3], DisplayString, Source::SentinelMaster(SentinelField::Flags)),
+    column("redisSntAddress", &[3, 14, 1, 4], DisplayString, Source::SentinelMaster(SentinelField::Address)),
+    column("redisSntPort", &[3, 14, 1, 5], Gauge32, Source::SentinelMaster(SentinelField::Port)),
+    column("redisSntReplicas", &[3, 14, 1, 6], Gauge32, Source::SentinelMaster(SentinelField::Replicas)),
+    column("redisSntSentinels", &[3, 14, 1, 7], Gauge32, Source::SentinelMaster(SentinelField::OtherSentinels)),
+    column("redisSntQuorum", &[3, 14, 1, 8], Gauge32, Source::SentinelMaster(SentinelField::Quorum)),
+];
+
+/// `redisSentinelStateTable` (`redis.3.15`, AUGMENTS redisInstanceEntry):
+/// the `# Sentinel` section of a sentinel's INFO.
+#[rustfmt::skip]
+pub const SENTINEL_COLUMNS: &[ObjectDef] = &[
+    info("redisSntMasters", &[3, 15, 1, 1], Gauge32, &["sentinel_masters"]),
+    field("redisSntTilt", &[3, 15, 1, 2], TruthValue, Truth, &["sentinel_tilt"]),
+    info("redisSntScripts", &[3, 15, 1, 3], Gauge32, &["sentinel_running_scripts"]),
+];
+
+/// `redisSlowlogTable` (`redis.3.16`, AUGMENTS redisInstanceEntry): the
+/// slow log's length and its newest entry, where SLOWLOG is allowed.
+#[rustfmt::skip]
+pub const SLOWLOG_COLUMNS: &[ObjectDef] = &[
+    column("redisSlowlogLen", &[3, 16, 1, 1], Gauge32, Source::Slowlog(SlowlogField::Length)),
+    column("redisSlowlogLastId", &[3, 16, 1, 2], Gauge64, Source::Slowlog(SlowlogField::LastId)),
+    column("redisSlowlogLastTime", &[3, 16, 1, 3], Gauge64, Source::Slowlog(SlowlogField::LastTime)),
+    column("redisSlowlogLastUsec", &[3, 16, 1, 4], Gauge64, Source::Slowlog(SlowlogField::LastUsec)),
+];
+
+/// `redisLatencyTable` (`redis.3.17`), INDEX { redisInstanceIndex,
+/// redisLatEvent }: LATENCY LATEST, one row per event (`command`, `fork`…).
+#[rustfmt::skip]
+pub const LATENCY_COLUMNS: &[ObjectDef] = &[
+    column("redisLatLastTime", &[3, 17, 1, 2], Gauge64, Source::Latency(LatencyField::LastTime)),
+    column("redisLatLastMs", &[3, 17, 1, 3], Gauge32, Source::Latency(LatencyField::LastMs)),
+    column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)),
+];
+
+/// ok(1), sdown(2), odown(3) of a watched master.
+pub const SENTINEL_STATE: &[(&str, i32)] = &[("ok", 1), ("sdown", 2), ("odown", 3)];
+
+/// Every table whose rows the poller builds from INFO's row lines or from
+/// the replies of optional commands.
 pub const ROW_TABLES: &[&[ObjectDef]] = &[
     KEYSPACE_COLUMNS,
     REPLICA_COLUMNS,
     COMMAND_COLUMNS,
     ERROR_COLUMNS,
+    SENTINEL_MASTER_COLUMNS,
+    SLOWLOG_COLUMNS,
+    LATENCY_COLUMNS,
 ];
 
 /// Every object REDIS-SERVER-MIB defines that the agent serves.

@@ -329,3 +329,94 @@ fn single_node_cluster_reports_cluster_info() {
     expect_value(&snmpd, "3.9.1.2.1", "1");
     assert_eq!(get(&snmpd, "3.2.1.2.1"), "3"); // redis_mode: cluster(3)
 }
+
+#[test]
+fn sentinel_lists_the_masters_it_watches() {
+    let snmpd = Snmpd::start();
+    let master = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let conf = dir.path().join("sentinel.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\nsentinel monitor mymaster 127.0.0.1 {} 1\n",
+            dir.path().display(),
+            dir.path().join("sentinel.log").display(),
+            master.port()
+        ),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new("redis-server");
+    cmd.arg(&conf)
+        .arg("--sentinel")
+        .stdout(std::process::Stdio::null());
+    let _sentinel = common::Proc::spawn(&mut cmd, "redis-sentinel");
+    assert!(wait_until(Duration::from_secs(5), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    }));
+    let _agent = start_agent(
+        &snmpd,
+        &[Instance {
+            name: "sentinel",
+            address: format!("127.0.0.1:{port}"),
+            extra: "",
+        }],
+        dir.path(),
+    );
+    let name = "1.8.109.121.109.97.115.116.101.114"; // instance 1, "mymaster"
+    expect_value(
+        &snmpd,
+        &format!("3.14.1.5.{name}"),
+        &master.port().to_string(),
+    );
+    assert_eq!(get(&snmpd, &format!("3.14.1.2.{name}")), "1"); // ok(1)
+    assert_eq!(get(&snmpd, &format!("3.14.1.4.{name}")), "\"127.0.0.1\"");
+    assert_eq!(get(&snmpd, &format!("3.14.1.8.{name}")), "1"); // quorum
+    assert_eq!(get(&snmpd, "3.2.1.2.1"), "2"); // redis_mode: sentinel(2)
+    assert_eq!(get(&snmpd, "3.15.1.1.1"), "1"); // sentinel_masters
+}
+
+#[test]
+fn slowlog_and_latency_where_allowed() {
+    let snmpd = Snmpd::start();
+    let redis = Redis::start_with(&[
+        "slowlog-log-slower-than 0",
+        "latency-monitor-threshold 1",
+        "enable-debug-command local",
+    ]);
+    redis.cli(&["DEBUG", "SLEEP", "0.02"]);
+    assert!(
+        redis.cli(&["LATENCY", "LATEST"]).contains("command"),
+        "DEBUG SLEEP left no latency event"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(
+        &snmpd,
+        &[Instance {
+            name: "r",
+            address: redis.address(),
+            extra: "",
+        }],
+        dir.path(),
+    );
+    // Every command is slow at threshold 0, the agent's own polls included:
+    // compare with SLOWLOG LEN at the same moment (max length 128).
+    assert!(wait_until(Duration::from_secs(6), || {
+        let len = redis.cli(&["SLOWLOG", "LEN"]);
+        let snmp = get(&snmpd, "3.16.1.1.1");
+        snmp.parse::<u64>().is_ok()
+            && snmp.parse::<u64>().unwrap() + 10 >= len.trim().parse::<u64>().unwrap_or(0)
+    }));
+    assert!(get(&snmpd, "3.16.1.4.1").parse::<u64>().is_ok());
+    // DEBUG SLEEP 0.02 is a 20 ms "command" latency event.
+    let command = "1.7.99.111.109.109.97.110.100";
+    let mut max_ms = String::new();
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            max_ms = get(&snmpd, &format!("3.17.1.4.{command}"));
+            max_ms.parse::<u64>().map(|ms| ms >= 20).unwrap_or(false)
+        }),
+        "{max_ms}"
+    );
+}

@@ -3,3 +3,4 @@
 pub mod info;
 pub mod poller;
 pub mod readings;
+pub mod replies;

@@ -5,7 +5,8 @@
 //! when they change, not on every poll.
 
 use super::info::Info;
-use super::readings::{instance_part, status_part, InstanceStatus, Layout};
+use super::readings::{instance_part, status_part, Extras, InstanceStatus, Layout};
+use super::replies;
 use crate::config::{RedisAddress, RedisInstance};
 use crate::secret;
 use crate::snapshot::{PartKey, Store};
@@ -34,10 +35,10 @@ pub struct Poller {
     /// Which entry of `INFO_SECTIONS` this server understands.
     info_variant: usize,
     /// The server's `databases` setting, asked once per connection.
-    databases: Option<u32>,
+    databases: Option<Option<u32>>,
     /// Optional commands this server refused: not asked again, and said once
     /// in the log (managed and locked-down servers refuse CONFIG, CLUSTER…).
-    refused: HashSet<&'static str>,
+    refused: HashSet<String>,
 }
 
 impl Poller {
@@ -81,10 +82,10 @@ impl Poller {
     /// Poll once and publish the outcome.
     pub async fn poll(&mut self) {
         let started = Instant::now();
-        let outcome = self.read_info().await;
+        let outcome = self.read().await;
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
         match outcome {
-            Ok(info) => {
+            Ok((info, extras)) => {
                 if !self.status.up && self.status.polls_failed > 0 {
                     info!(instance = %self.status.name, "Redis at {} answers again", self.status.address);
                 }
@@ -92,7 +93,7 @@ impl Poller {
                 self.status.last_error.clear();
                 self.status.last_ok_unix = Some(unix_now());
                 self.status.polls_ok = self.status.polls_ok.wrapping_add(1);
-                let data = instance_part(self.index, &info, &self.layout, self.databases);
+                let data = instance_part(self.index, &info, &self.layout, &extras);
                 self.store.publish(PartKey::RedisInstance(self.index), data);
             }
             Err(error) => {
@@ -117,13 +118,42 @@ impl Poller {
         self.store.publish(PartKey::RedisStatus(self.index), status);
     }
 
-    /// INFO, with the fields of CLUSTER INFO added on cluster nodes.
-    async fn read_info(&mut self) -> Result<Info, String> {
+    /// INFO (with the fields of CLUSTER INFO on cluster nodes) and what the
+    /// optional commands this server allows tell.
+    async fn read(&mut self) -> Result<(Info, Extras), String> {
         if self.connection.is_none() {
             self.connection = Some(self.connect().await?);
             self.info_variant = 0;
-            self.databases = self.config_databases().await;
+            self.databases = None;
         }
+        let info = self.read_info().await?;
+        let mut extras = Extras::default();
+        if info.get("redis_mode") == Some("sentinel") {
+            if let Some(reply) = self.optional_query("SENTINEL", &["MASTERS"]).await {
+                extras.sentinel_masters = replies::sentinel_masters(&reply);
+            }
+        } else {
+            if self.databases.is_none() {
+                let reply = self.optional_query("CONFIG", &["GET", "databases"]).await;
+                let databases = reply.as_ref().and_then(replies::config_value);
+                self.databases = Some(databases.and_then(|d| u32::try_from(d).ok()));
+            }
+            extras.databases = self.databases.flatten();
+            if let Some(reply) = self.optional_query("SLOWLOG", &["LEN"]).await {
+                extras.slowlog_len = replies::slowlog_len(&reply);
+            }
+            if let Some(reply) = self.optional_query("SLOWLOG", &["GET", "1"]).await {
+                extras.slowlog_last = replies::slowlog_newest(&reply);
+            }
+            if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
+                extras.latency = replies::latency_latest(&reply);
+            }
+        }
+        Ok((info, extras))
+    }
+
+    /// INFO, with the fields of CLUSTER INFO added on cluster nodes.
+    async fn read_info(&mut self) -> Result<Info, String> {
         let mut text = self.read_info_text().await?;
         if Info::parse_bytes(&text).get("cluster_enabled") == Some("1") {
             if let Some(cluster) = self.optional_query("CLUSTER", &["INFO"]).await {
@@ -136,13 +166,6 @@ impl Poller {
         Ok(Info::parse_bytes(&text))
     }
 
-    /// `CONFIG GET databases`, to zero-fill the keyspace table.
-    async fn config_databases(&mut self) -> Option<u32> {
-        let reply = self.optional_query("CONFIG", &["GET", "databases"]).await?;
-        let pairs: Vec<String> = redis::from_redis_value(reply).ok()?;
-        pairs.get(1)?.parse().ok()
-    }
-
     /// An optional command: its reply, or `None` when the server refuses it
     /// (logged once per instance, then not asked again) or fails.
     async fn optional_query(
@@ -150,7 +173,11 @@ impl Poller {
         command: &'static str,
         args: &[&str],
     ) -> Option<redis::Value> {
-        if self.refused.contains(command) {
+        let what = match args.first() {
+            Some(sub) => format!("{command} {sub}"),
+            None => command.to_string(),
+        };
+        if self.refused.contains(&what) {
             return None;
         }
         let connection = self.connection.as_mut()?;
@@ -161,14 +188,14 @@ impl Poller {
             Err(e) if e.code().is_some() => {
                 info!(
                     instance = %self.status.name,
-                    "Redis refuses {command} ({}); the objects it feeds stay absent",
+                    "Redis refuses {what} ({}); the objects it feeds stay absent",
                     describe(&e)
                 );
-                self.refused.insert(command);
+                self.refused.insert(what);
                 None
             }
             Err(e) => {
-                debug!(instance = %self.status.name, "{command} failed: {}", describe(&e));
+                debug!(instance = %self.status.name, "{what} failed: {}", describe(&e));
                 None
             }
         }

@@ -3,8 +3,8 @@
 
 use super::info::{Info, KeyspaceRow};
 use crate::metrics::{
-    self, CommandField, Conversion, KeyspaceField, ObjectDef, ReplicaField, Source, StatusField,
-    LEGACY_BRANCH,
+    self, CommandField, Conversion, KeyspaceField, LatencyField, ObjectDef, ReplicaField,
+    SentinelField, SlowlogField, Source, StatusField, LEGACY_BRANCH,
 };
 use crate::oid::Oid;
 use crate::smi::{saturate_u32, Syntax, Value};
@@ -165,10 +165,26 @@ pub const MAX_ZERO_FILLED_DBS: u32 = 1024;
 /// index their rows, and an OID has at most 128 sub-identifiers.
 pub const MAX_NAME_INDEX_LEN: usize = 64;
 
+/// What a poll learned from commands other than INFO, each present only
+/// when the server allows the command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// The server's `databases` setting (CONFIG GET), to zero-fill keyspace rows.
+    pub databases: Option<u32>,
+    /// SENTINEL MASTERS: one map of fields per watched master.
+    pub sentinel_masters: Vec<std::collections::HashMap<String, String>>,
+    /// SLOWLOG LEN.
+    pub slowlog_len: Option<u64>,
+    /// The newest SLOWLOG entry: id, UNIX time, duration in µs.
+    pub slowlog_last: Option<(u64, u64, u64)>,
+    /// LATENCY LATEST: event, UNIX time, latest ms, max ms.
+    pub latency: Vec<(String, u64, u64, u64)>,
+}
+
 /// Everything one poll of instance `index` learned: the legacy scalars (for
 /// instance 1), its row of every per-instance group, and its table rows.
 /// `databases` is the server's `databases` setting, when known.
-pub fn instance_part(index: u32, info: &Info, layout: &Layout, databases: Option<u32>) -> Part {
+pub fn instance_part(index: u32, info: &Info, layout: &Layout, extras: &Extras) -> Part {
     let mut part = if index == 1 {
         legacy_part(info, layout)
     } else {
@@ -179,11 +195,99 @@ pub fn instance_part(index: u32, info: &Info, layout: &Layout, databases: Option
             part.push((layout.object_oid(def).child(&[index]), value));
         }
     }
-    keyspace_rows(index, info, layout, databases, &mut part);
+    keyspace_rows(index, info, layout, extras.databases, &mut part);
     replica_rows(index, info, layout, &mut part);
     command_rows(index, info, layout, &mut part);
     error_rows(index, info, layout, &mut part);
+    sentinel_rows(index, extras, layout, &mut part);
+    slowlog_row(index, extras, layout, &mut part);
+    latency_rows(index, extras, layout, &mut part);
     part
+}
+
+fn sentinel_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
+    for master in &extras.sentinel_masters {
+        let Some(suffix) = master.get("name").and_then(|n| string_index(index, n)) else {
+            continue;
+        };
+        let number = |key: &str| master.get(key).and_then(|v| v.trim().parse::<u64>().ok());
+        let flags = master.get("flags").map(String::as_str).unwrap_or("");
+        for def in metrics::SENTINEL_MASTER_COLUMNS {
+            let Source::SentinelMaster(field) = def.source else {
+                continue;
+            };
+            let value = match field {
+                SentinelField::State => Some(Value::Integer(sentinel_state(flags))),
+                SentinelField::Flags => Some(display_string(flags)),
+                SentinelField::Address => master.get("ip").map(|ip| display_string(ip)),
+                SentinelField::Port => number("port").map(|v| Value::Gauge32(saturate_u32(v))),
+                SentinelField::Replicas => {
+                    number("num-slaves").map(|v| Value::Gauge32(saturate_u32(v)))
+                }
+                SentinelField::OtherSentinels => {
+                    number("num-other-sentinels").map(|v| Value::Gauge32(saturate_u32(v)))
+                }
+                SentinelField::Quorum => number("quorum").map(|v| Value::Gauge32(saturate_u32(v))),
+            };
+            if let Some(v) = value {
+                part.push((layout.object_oid(def).child(&suffix), v));
+            }
+        }
+    }
+}
+
+/// A watched master's state from its flags: objectively down beats
+/// subjectively down beats ok.
+fn sentinel_state(flags: &str) -> i32 {
+    let has = |flag: &str| flags.split(',').any(|f| f.trim() == flag);
+    let name = if has("o_down") {
+        "odown"
+    } else if has("s_down") {
+        "sdown"
+    } else {
+        "ok"
+    };
+    metrics::SENTINEL_STATE
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or(1)
+}
+
+fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
+    for def in metrics::SLOWLOG_COLUMNS {
+        let Source::Slowlog(field) = def.source else {
+            continue;
+        };
+        let value = match field {
+            SlowlogField::Length => extras.slowlog_len.map(|v| Value::Gauge32(saturate_u32(v))),
+            SlowlogField::LastId => extras.slowlog_last.map(|(id, _, _)| Value::Counter64(id)),
+            SlowlogField::LastTime => extras.slowlog_last.map(|(_, t, _)| Value::Counter64(t)),
+            SlowlogField::LastUsec => extras.slowlog_last.map(|(_, _, us)| Value::Counter64(us)),
+        };
+        if let Some(v) = value {
+            part.push((layout.object_oid(def).child(&[index]), v));
+        }
+    }
+}
+
+fn latency_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
+    for (event, time, last_ms, max_ms) in &extras.latency {
+        let Some(suffix) = string_index(index, event) else {
+            continue;
+        };
+        for def in metrics::LATENCY_COLUMNS {
+            let Source::Latency(field) = def.source else {
+                continue;
+            };
+            let value = match field {
+                LatencyField::LastTime => Value::Counter64(*time),
+                LatencyField::LastMs => Value::Gauge32(saturate_u32(*last_ms)),
+                LatencyField::MaxMs => Value::Gauge32(saturate_u32(*max_ms)),
+            };
+            part.push((layout.object_oid(def).child(&suffix), value));
+        }
+    }
 }
 
 fn keyspace_rows(
@@ -462,13 +566,57 @@ mod tests {
 
     const ROOT: &str = ".1.3.6.1.4.1.20267.400";
 
+    fn dbs(databases: u32) -> Extras {
+        Extras {
+            databases: Some(databases),
+            ..Extras::default()
+        }
+    }
+
+    #[test]
+    fn sentinel_slowlog_and_latency_rows() {
+        let master: std::collections::HashMap<String, String> = [
+            ("name", "mymaster"),
+            ("ip", "::1"),
+            ("port", "6380"),
+            ("flags", "s_down,master"),
+            ("num-slaves", "2"),
+            ("num-other-sentinels", "1"),
+            ("quorum", "2"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let extras = Extras {
+            sentinel_masters: vec![master],
+            slowlog_len: Some(3),
+            slowlog_last: Some((14, 1795362836, 250)),
+            latency: vec![("command".into(), 1795362836, 12, 30)],
+            ..Extras::default()
+        };
+        let part = instance_part(1, &Info::default(), &Layout::default_layout(), &extras);
+        let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
+        let mymaster = "1.8.109.121.109.97.115.116.101.114";
+        assert_eq!(v(&format!("3.14.1.2.{mymaster}")), Some(Value::Integer(2))); // sdown
+        assert_eq!(v(&format!("3.14.1.4.{mymaster}")), Some(Value::text("::1")));
+        assert_eq!(v(&format!("3.14.1.8.{mymaster}")), Some(Value::Gauge32(2)));
+        assert_eq!(v("3.16.1.1.1"), Some(Value::Gauge32(3)));
+        assert_eq!(v("3.16.1.4.1"), Some(Value::Counter64(250)));
+        assert_eq!(
+            v("3.17.1.4.1.7.99.111.109.109.97.110.100"),
+            Some(Value::Gauge32(30))
+        );
+        assert_eq!(sentinel_state("master,o_down,s_down"), 3);
+        assert_eq!(sentinel_state("master"), 1);
+    }
+
     #[test]
     fn a_7_0_master_fills_every_group_and_table() {
         let part = instance_part(
             2,
             &fixture("7.0-master-info.txt"),
             &Layout::default_layout(),
-            Some(16),
+            &dbs(16),
         );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         // Not instance 1: no legacy scalars.
@@ -529,7 +677,7 @@ mod tests {
             1,
             &fixture("7.0-replica-info.txt"),
             &Layout::default_layout(),
-            None,
+            &Extras::default(),
         );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert_eq!(v("3.7.1.1.1"), Some(Value::Integer(2))); // replica
@@ -550,7 +698,7 @@ mod tests {
             1,
             &fixture("2.2.12-info.txt"),
             &Layout::default_layout(),
-            None,
+            &Extras::default(),
         );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert_eq!(v("3.5.1.2.1"), Some(Value::Counter64(3180))); // changes_since_last_save
@@ -570,7 +718,7 @@ mod tests {
     #[test]
     fn enums_and_truth_values_refuse_unknown_text() {
         let info = Info::parse("role:leader\nloading:2\nrdb_last_bgsave_status:err\n");
-        let part = instance_part(1, &info, &Layout::default_layout(), None);
+        let part = instance_part(1, &info, &Layout::default_layout(), &Extras::default());
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert!(v("3.7.1.1.1").is_none());
         assert!(v("3.5.1.1.1").is_none());
@@ -583,7 +731,7 @@ mod tests {
             1,
             &Info::parse("db0:keys=1,expires=0\n"),
             &Layout::default_layout(),
-            Some(1_000_000),
+            &dbs(1_000_000),
         );
         let rows = part
             .iter()
