@@ -21,7 +21,15 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
 /// How to reach one Redis server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RedisAddress {
-    Tcp { host: String, port: u16 },
+    Tcp {
+        host: String,
+        port: u16,
+    },
+    /// TLS over TCP (`rediss://`).
+    Tls {
+        host: String,
+        port: u16,
+    },
     Unix(PathBuf),
 }
 
@@ -30,6 +38,10 @@ impl fmt::Display for RedisAddress {
         match self {
             RedisAddress::Tcp { host, port } if host.contains(':') => write!(f, "[{host}]:{port}"),
             RedisAddress::Tcp { host, port } => write!(f, "{host}:{port}"),
+            RedisAddress::Tls { host, port } if host.contains(':') => {
+                write!(f, "rediss://[{host}]:{port}")
+            }
+            RedisAddress::Tls { host, port } => write!(f, "rediss://{host}:{port}"),
             RedisAddress::Unix(path) => write!(f, "unix:{}", path.display()),
         }
     }
@@ -53,10 +65,10 @@ impl RedisAddress {
         if text.starts_with('/') {
             return Ok(RedisAddress::Unix(PathBuf::from(text)));
         }
-        if text.starts_with("rediss://") {
-            return Err("TLS (rediss://) is not supported yet".into());
-        }
-        let hostport = text.strip_prefix("redis://").unwrap_or(text);
+        let (tls, hostport) = match text.strip_prefix("rediss://") {
+            Some(rest) => (true, rest),
+            None => (false, text.strip_prefix("redis://").unwrap_or(text)),
+        };
         let hostport = hostport.trim_end_matches('/');
         if hostport.contains('@') {
             return Err(
@@ -76,11 +88,28 @@ impl RedisAddress {
         if host.is_empty() || port == 0 {
             return Err(format!("cannot read {text:?} as host:port"));
         }
-        Ok(RedisAddress::Tcp {
-            host: host.to_string(),
-            port,
+        let host = host.to_string();
+        Ok(if tls {
+            RedisAddress::Tls { host, port }
+        } else {
+            RedisAddress::Tcp { host, port }
         })
     }
+}
+
+/// TLS settings of a `rediss://` instance. Files are read when connecting,
+/// so renewed certificates are picked up on the next reconnect.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// CA certificate(s) to verify the server with (PEM); the system's
+    /// roots when absent.
+    pub ca_file: Option<PathBuf>,
+    /// Client certificate and key (PEM), for servers that ask for one.
+    pub cert_file: Option<PathBuf>,
+    pub key_file: Option<PathBuf>,
+    /// The name to verify the server's certificate against, when it is not
+    /// the host of the address (e.g. connecting to an IP address).
+    pub server_name: Option<String>,
 }
 
 /// One Redis server to poll.
@@ -92,6 +121,7 @@ pub struct RedisInstance {
     pub password: Option<Secret>,
     /// Connect and response timeout.
     pub timeout: Duration,
+    pub tls: TlsFiles,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +183,10 @@ struct FileInstance {
     username: Option<String>,
     password_file: Option<PathBuf>,
     timeout: Option<f64>,
+    tls_ca_file: Option<PathBuf>,
+    tls_cert_file: Option<PathBuf>,
+    tls_key_file: Option<PathBuf>,
+    tls_server_name: Option<String>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -214,41 +248,20 @@ impl Config {
             }
         };
 
-        let mut instances = Vec::new();
-        for (i, entry) in file.redis.iter().enumerate() {
-            let key = |k: &str| format!("redis[{i}].{k}");
-            let address = match &entry.address {
-                Some(text) => RedisAddress::parse(text)
-                    .map_err(|e| in_file(format!("{}: {e}", key("address"))))?,
-                None => return Err(in_file(format!("{}: missing", key("address")))),
-            };
-            let timeout_secs = entry.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
-            if !(timeout_secs > 0.0 && timeout_secs <= 300.0) {
-                return Err(in_file(format!(
-                    "{}: {timeout_secs} is not between 0 and 300 seconds",
-                    key("timeout")
-                )));
-            }
-            let password = match &entry.password_file {
-                Some(path) => {
-                    let (secret, warning) = secret::read_password_file(path)
-                        .map_err(|e| in_file(format!("{}: {e}", key("password_file"))))?;
-                    warnings.extend(warning);
-                    Some(secret)
-                }
-                None => None,
-            };
-            instances.push(RedisInstance {
-                name: entry
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| format!("redis{}", i + 1)),
-                address,
-                username: entry.username.clone(),
-                password,
-                timeout: Duration::from_secs_f64(timeout_secs),
-            });
-        }
+        let mut instances: Vec<RedisInstance> = file
+            .redis
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                instance_from_file(
+                    entry,
+                    &|k: &str| format!("redis[{i}].{k}"),
+                    i,
+                    &mut warnings,
+                )
+            })
+            .collect::<Result<_, String>>()
+            .map_err(in_file)?;
         let mut names = std::collections::HashSet::new();
         for instance in &instances {
             if !names.insert(instance.name.as_str()) {
@@ -278,6 +291,89 @@ impl Config {
     }
 }
 
+/// One `[[redis]]` entry, validated; errors are messages that name the key.
+fn instance_from_file(
+    entry: &FileInstance,
+    key: &dyn Fn(&str) -> String,
+    position: usize,
+    warnings: &mut Vec<String>,
+) -> Result<RedisInstance, String> {
+    let address = match &entry.address {
+        Some(text) => RedisAddress::parse(text).map_err(|e| format!("{}: {e}", key("address")))?,
+        None => return Err(format!("{}: missing", key("address"))),
+    };
+    let timeout_secs = entry.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
+    if !(timeout_secs > 0.0 && timeout_secs <= 300.0) {
+        return Err(format!(
+            "{}: {timeout_secs} is not between 0 and 300 seconds",
+            key("timeout")
+        ));
+    }
+    let password = match &entry.password_file {
+        Some(path) => {
+            let (secret, warning) = secret::read_password_file(path)
+                .map_err(|e| format!("{}: {e}", key("password_file")))?;
+            warnings.extend(warning);
+            Some(secret)
+        }
+        None => None,
+    };
+    let tls = tls_from_file(entry, &address, key, warnings)?;
+    Ok(RedisInstance {
+        name: entry
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("redis{}", position + 1)),
+        address,
+        username: entry.username.clone(),
+        password,
+        timeout: Duration::from_secs_f64(timeout_secs),
+        tls,
+    })
+}
+
+/// The `tls_*` keys of an entry: only with a `rediss://` address, a client
+/// certificate only with its key, and every file readable now.
+fn tls_from_file(
+    entry: &FileInstance,
+    address: &RedisAddress,
+    key: &dyn Fn(&str) -> String,
+    warnings: &mut Vec<String>,
+) -> Result<TlsFiles, String> {
+    let tls = TlsFiles {
+        ca_file: entry.tls_ca_file.clone(),
+        cert_file: entry.tls_cert_file.clone(),
+        key_file: entry.tls_key_file.clone(),
+        server_name: entry.tls_server_name.clone(),
+    };
+    if tls != TlsFiles::default() && !matches!(address, RedisAddress::Tls { .. }) {
+        return Err(format!(
+            "{}: tls_* settings need a rediss:// address",
+            key("address")
+        ));
+    }
+    if tls.cert_file.is_some() != tls.key_file.is_some() {
+        return Err(format!(
+            "{}: give both tls_cert_file and tls_key_file, or neither",
+            key("tls_key_file")
+        ));
+    }
+    for (name, path) in [
+        ("tls_ca_file", &tls.ca_file),
+        ("tls_cert_file", &tls.cert_file),
+        ("tls_key_file", &tls.key_file),
+    ] {
+        if let Some(path) = path {
+            std::fs::File::open(path)
+                .map_err(|e| format!("{}: cannot read {}: {e}", key(name), path.display()))?;
+        }
+    }
+    if let Some(path) = &tls.key_file {
+        warnings.extend(secret::world_readable_warning(path));
+    }
+    Ok(tls)
+}
+
 /// The old tool's `-h/-P/-p` (and `--password-file`, the environment) speak
 /// of one server: they set up the first instance, creating it if the file
 /// named none.
@@ -297,17 +393,24 @@ fn apply_command_line(
             username: None,
             password: None,
             timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
+            tls: TlsFiles::default(),
         });
     }
     let first = &mut instances[0];
     if cli.host.is_some() || cli.port.is_some() {
-        let (old_host, old_port) = match &first.address {
-            RedisAddress::Tcp { host, port } => (host.clone(), *port),
-            RedisAddress::Unix(_) => ("localhost".to_string(), 6379),
-        };
-        first.address = RedisAddress::Tcp {
-            host: cli.host.clone().unwrap_or(old_host),
-            port: cli.port.unwrap_or(old_port),
+        first.address = match &first.address {
+            RedisAddress::Tls { host, port } => RedisAddress::Tls {
+                host: cli.host.clone().unwrap_or_else(|| host.clone()),
+                port: cli.port.unwrap_or(*port),
+            },
+            RedisAddress::Tcp { host, port } => RedisAddress::Tcp {
+                host: cli.host.clone().unwrap_or_else(|| host.clone()),
+                port: cli.port.unwrap_or(*port),
+            },
+            RedisAddress::Unix(_) => RedisAddress::Tcp {
+                host: cli.host.clone().unwrap_or_else(|| "localhost".to_string()),
+                port: cli.port.unwrap_or(6379),
+            },
         };
     }
     if let Some(password) = env_password.filter(|p| !p.is_empty()) {
@@ -423,6 +526,7 @@ mod tests {
         assert_eq!(ok("[::1]:6380"), "[::1]:6380");
         assert_eq!(ok("unix:///run/redis.sock"), "unix:/run/redis.sock");
         assert_eq!(ok("/run/redis.sock"), "unix:/run/redis.sock");
+        assert_eq!(ok("rediss://r.example:6380"), "rediss://r.example:6380");
         for bad in ["", "h:x", "h:0", "unix:", "::1", "redis://a@b:1"] {
             assert!(RedisAddress::parse(bad).is_err(), "{bad:?}");
         }

@@ -420,3 +420,179 @@ fn slowlog_and_latency_where_allowed() {
         "{max_ms}"
     );
 }
+
+/// A CA, a server certificate for `redis.test` only (so connecting to
+/// 127.0.0.1 needs `tls_server_name`), and a client certificate, by openssl.
+fn make_certificates(dir: &std::path::Path) {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=test CA",
+    ]);
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "other-ca.key",
+        "-out",
+        "other-ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=other CA",
+    ]);
+    std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:redis.test\n").unwrap();
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=redis.test",
+    ]);
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "client.key",
+        "-out",
+        "client.csr",
+        "-subj",
+        "/CN=redis-snmp",
+    ]);
+    // An extension makes it an X.509 v3 certificate: rustls refuses v1.
+    std::fs::write(dir.join("client.ext"), "extendedKeyUsage=clientAuth\n").unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "client.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "client.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "client.ext",
+    ]);
+    let key = dir.join("client.key");
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+}
+
+#[test]
+fn tls_with_client_certificate_and_server_name() {
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    make_certificates(dir.path());
+    let tls_port = common::free_port();
+    let d = dir.path().display();
+    let redis = Redis::start_with(&[
+        &format!("tls-port {tls_port}"),
+        &format!("tls-cert-file {d}/server.pem"),
+        &format!("tls-key-file {d}/server.key"),
+        &format!("tls-ca-cert-file {d}/ca.pem"),
+        "tls-auth-clients yes",
+    ]);
+    let good = format!(
+        "tls_ca_file = \"{d}/ca.pem\"\ntls_cert_file = \"{d}/client.pem\"\ntls_key_file = \"{d}/client.key\"\ntls_server_name = \"redis.test\""
+    );
+    let wrong_ca = format!(
+        "tls_ca_file = \"{d}/other-ca.pem\"\ntls_cert_file = \"{d}/client.pem\"\ntls_key_file = \"{d}/client.key\"\ntls_server_name = \"redis.test\""
+    );
+    let wrong_name = format!(
+        "tls_ca_file = \"{d}/ca.pem\"\ntls_cert_file = \"{d}/client.pem\"\ntls_key_file = \"{d}/client.key\""
+    );
+    let address = format!("rediss://127.0.0.1:{tls_port}");
+    let _agent = start_agent(
+        &snmpd,
+        &[
+            Instance {
+                name: "tls",
+                address: address.clone(),
+                extra: &good,
+            },
+            Instance {
+                name: "wrongca",
+                address: address.clone(),
+                extra: &wrong_ca,
+            },
+            Instance {
+                name: "wrongname",
+                address,
+                extra: &wrong_name,
+            },
+        ],
+        dir.path(),
+    );
+    expect_value(&snmpd, "3.1.1.4.1", "1");
+    assert_eq!(
+        get(&snmpd, "3.2.1.1.1"),
+        format!("\"{}\"", info_field(&redis, "redis_version"))
+    );
+    // A certificate from another CA, or a name the certificate does not
+    // carry: down, and the reason says so.
+    expect_value(&snmpd, "3.1.1.4.2", "2");
+    expect_value(&snmpd, "3.1.1.4.3", "2");
+    let reason = get(&snmpd, "3.1.1.7.2").to_lowercase();
+    assert!(
+        reason.contains("certificate") || reason.contains("issuer"),
+        "{reason}"
+    );
+    let reason = get(&snmpd, "3.1.1.7.3").to_lowercase();
+    assert!(
+        reason.contains("certificate") || reason.contains("name"),
+        "{reason}"
+    );
+}

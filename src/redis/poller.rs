@@ -7,7 +7,7 @@
 use super::info::Info;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus, Layout};
 use super::replies;
-use crate::config::{RedisAddress, RedisInstance};
+use crate::config::{RedisAddress, RedisInstance, TlsFiles};
 use crate::secret;
 use crate::snapshot::{PartKey, Store};
 use redis::aio::MultiplexedConnection;
@@ -226,9 +226,29 @@ impl Poller {
     }
 
     async fn connect(&self) -> Result<MultiplexedConnection, String> {
+        let tls = &self.instance.tls;
+        let mut resolver = None;
         let addr = match &self.instance.address {
             RedisAddress::Tcp { host, port } => ConnectionAddr::Tcp(host.clone(), *port),
             RedisAddress::Unix(path) => ConnectionAddr::Unix(path.clone()),
+            RedisAddress::Tls { host, port } => {
+                // The redis crate verifies the certificate against the host it
+                // connects to; to verify another name, connect "to" that name
+                // and resolve it to the configured host ourselves.
+                let name = match &tls.server_name {
+                    Some(name) if name != host => {
+                        resolver = Some(FixedResolver { host: host.clone() });
+                        name.clone()
+                    }
+                    _ => host.clone(),
+                };
+                ConnectionAddr::TcpTls {
+                    host: name,
+                    port: *port,
+                    insecure: false,
+                    tls_params: None,
+                }
+            }
         };
         let mut settings = RedisConnectionInfo::default().set_skip_set_lib_name();
         if let Some(user) = &self.instance.username {
@@ -241,14 +261,69 @@ impl Poller {
             .into_connection_info()
             .map_err(|e| describe(&e))?
             .set_redis_settings(settings);
-        let client = redis::Client::open(info).map_err(|e| describe(&e))?;
-        let config = AsyncConnectionConfig::new()
+        let client = match &self.instance.address {
+            RedisAddress::Tls { .. } => {
+                install_crypto_provider();
+                redis::Client::build_with_tls(info, tls_certificates(tls)?)
+            }
+            _ => redis::Client::open(info),
+        }
+        .map_err(|e| describe(&e))?;
+        let mut config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(self.instance.timeout))
             .set_response_timeout(Some(self.instance.timeout));
+        if let Some(resolver) = resolver {
+            config = config.set_dns_resolver(resolver);
+        }
         client
             .get_multiplexed_async_connection_with_config(&config)
             .await
             .map_err(|e| describe(&e))
+    }
+}
+
+/// Reads the PEM files of a TLS instance.
+fn tls_certificates(tls: &TlsFiles) -> Result<redis::TlsCertificates, String> {
+    let read = |path: &std::path::Path| {
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let root_cert = tls.ca_file.as_deref().map(read).transpose()?;
+    let client_tls = match (&tls.cert_file, &tls.key_file) {
+        (Some(cert), Some(key)) => Some(redis::ClientTlsConfig {
+            client_cert: read(cert)?,
+            client_key: read(key)?,
+        }),
+        _ => None,
+    };
+    Ok(redis::TlsCertificates {
+        client_tls,
+        root_cert,
+    })
+}
+
+/// rustls needs one process-wide crypto provider; we use ring.
+fn install_crypto_provider() {
+    // Err only means a provider is installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// Resolves any name to one configured host: lets TLS verify a server name
+/// other than the address connected to.
+struct FixedResolver {
+    host: String,
+}
+
+impl redis::io::AsyncDNSResolver for FixedResolver {
+    fn resolve<'a, 'b: 'a>(
+        &'a self,
+        _name: &'b str,
+        port: u16,
+    ) -> redis::RedisFuture<'a, Box<dyn Iterator<Item = std::net::SocketAddr> + Send + 'a>> {
+        Box::pin(async move {
+            let addrs = tokio::net::lookup_host((self.host.as_str(), port)).await?;
+            Ok(Box::new(addrs.collect::<Vec<_>>().into_iter())
+                as Box<dyn Iterator<Item = _> + Send>)
+        })
     }
 }
 
