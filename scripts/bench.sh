@@ -5,3 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-test-deps.sh >/dev/null
 cargo bench --bench snmp
+cargo bench --bench scale
