@@ -61,7 +61,11 @@ fn fill(redis: &Redis) {
 
 /// GetNext walk of the whole subtree; returns (objects, elapsed).
 fn walk(session: &mut SyncSession) -> (usize, Duration) {
-    let root: Vec<u64> = REDIS_ROOT.trim_start_matches('.').split('.').map(|s| s.parse().unwrap()).collect();
+    let root: Vec<u64> = REDIS_ROOT
+        .trim_start_matches('.')
+        .split('.')
+        .map(|s| s.parse().unwrap())
+        .collect();
     let mut current = root.clone();
     let mut count = 0;
     let start = Instant::now();
@@ -87,7 +91,10 @@ fn main() {
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
-    let seconds: u64 = std::env::var("SCALE_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(30);
+    let seconds: u64 = std::env::var("SCALE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
     println!("redis-snmp scale benchmark: refresh 10 s, {seconds} s measured per count");
     println!();
     println!(
@@ -100,24 +107,39 @@ fn main() {
         servers.iter().for_each(fill);
         let snmpd = Snmpd::start();
         let dir = tempfile::tempdir().unwrap();
-        let mut toml = format!("agentx_socket = \"{}\"\nrefresh = 10\n", snmpd.agentx_address());
+        let mut toml = format!(
+            "agentx_socket = \"{}\"\nrefresh = 10\n",
+            snmpd.agentx_address()
+        );
         for (i, r) in servers.iter().enumerate() {
-            toml.push_str(&format!("\n[[redis]]\nname = \"r{i}\"\naddress = \"{}\"\n", r.address()));
+            toml.push_str(&format!(
+                "\n[[redis]]\nname = \"r{i}\"\naddress = \"{}\"\n",
+                r.address()
+            ));
         }
         let config = dir.path().join("agent.toml");
         std::fs::write(&config, toml).unwrap();
         let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
-        assert!(agent.wait_registered(Duration::from_secs(10)), "{}", agent.log());
-        let mut session =
-            SyncSession::new_v2c(format!("127.0.0.1:{}", snmpd.udp_port()), b"public", Some(Duration::from_secs(5)), 1)
-                .unwrap();
-        // Every instance polled once: its row of the instance table is up(1).
-        let last_up = Oid::from(
-            &[1u64, 3, 6, 1, 4, 1, 20267, 400, 3, 1, 1, 4, count as u64][..],
+        assert!(
+            agent.wait_registered(Duration::from_secs(10)),
+            "{}",
+            agent.log()
+        );
+        let mut session = SyncSession::new_v2c(
+            format!("127.0.0.1:{}", snmpd.udp_port()),
+            b"public",
+            Some(Duration::from_secs(5)),
+            1,
         )
         .unwrap();
+        // Every instance polled once: its row of the instance table is up(1).
+        let last_up =
+            Oid::from(&[1u64, 3, 6, 1, 4, 1, 20267, 400, 3, 1, 1, 4, count as u64][..]).unwrap();
         assert!(wait_until(Duration::from_secs(20), || {
-            session.get(&last_up).map(|mut p| matches!(p.varbinds.next(), Some((_, snmp2::Value::Integer(1))))).unwrap_or(false)
+            session
+                .get(&last_up)
+                .map(|mut p| matches!(p.varbinds.next(), Some((_, snmp2::Value::Integer(1)))))
+                .unwrap_or(false)
         }));
         let cpu_before = cpu_ns(agent.pid());
         std::thread::sleep(Duration::from_secs(seconds));
@@ -142,5 +164,7 @@ fn main() {
         drop(servers);
     }
     println!();
-    println!("(CPU from /proc/PID/task/*/schedstat; the walk is one GetNext per object through snmpd)");
+    println!(
+        "(CPU from /proc/PID/task/*/schedstat; the walk is one GetNext per object through snmpd)"
+    );
 }

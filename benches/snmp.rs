@@ -55,6 +55,18 @@ fn cpu_ns(pid: u32) -> u64 {
         .sum()
 }
 
+/// User and system CPU time of a process, in clock ticks (/proc/PID/stat).
+fn user_sys_ticks(pid: u32) -> (u64, u64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    (fields[11], fields[12])
+}
+
 fn status_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
@@ -236,9 +248,11 @@ fn main() {
     let (ours_arcs, native_arcs) = (arcs(LEGACY_ROOT), arcs(BASELINE_ROOT));
     assert_eq!(walk(&mut bench.session, &native_arcs), 18);
 
+    let (user_before, sys_before) = user_sys_ticks(agent.pid());
     let get_ours = bench.measure(17, |s| get_all(s, &ours));
     let get_native = bench.measure(17, |s| get_all(s, &native));
     let walk_ours = bench.measure(18, |s| assert_eq!(walk(s, &ours_arcs), 18));
+    let (user_after, sys_after) = user_sys_ticks(agent.pid());
     let walk_native = bench.measure(18, |s| assert_eq!(walk(s, &native_arcs), 18));
     let bulk_ours = bench.measure(1, |s| bulk(s, &ours_root));
     let bulk_native = bench.measure(1, |s| bulk(s, &native_root));
@@ -270,7 +284,17 @@ fn main() {
             us(n.snmpd_cpu_per_request),
         );
     }
+    // The agent's share of the GET and GetNext phases (both measured and
+    // warm-up rounds, plus the native phase in between, where it is idle),
+    // split into its own code (user) and the kernel's work for it (system).
+    let ticks = 100.0; // USER_HZ on Linux
+    let requests = (rounds + rounds / 10) as f64 * 35.0;
     println!();
+    println!(
+        "agent CPU per request over the GET and GetNext phases: user {:.2} µs, system {:.2} µs (10 ms ticks)",
+        (user_after - user_before) as f64 / ticks / requests * 1e6,
+        (sys_after - sys_before) as f64 / ticks / requests * 1e6,
+    );
     println!(
         "agent RSS: {rss_start} KiB after start, {rss_end} KiB after the run (peak {hwm} KiB)"
     );
