@@ -36,6 +36,7 @@ pub mod config;
 pub mod daemon;
 pub mod logging;
 pub mod metrics;
+pub mod notify;
 pub mod oid;
 pub mod redis;
 pub mod secret;
