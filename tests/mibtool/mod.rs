@@ -205,6 +205,28 @@ impl Py {
     }
 }
 
+/// The named numbers of an enumerated type written out in place
+/// (`INTEGER { up(1), down(2) }`), in the order of the MIB.
+pub fn named_numbers(ty: &Py) -> Vec<(&str, i64)> {
+    ty.entries()
+        .iter()
+        .filter(|(_, v)| v.str("nodetype") == Some("namednumber"))
+        .filter_map(|(k, v)| Some((k.as_str(), v.str("number")?.parse().ok()?)))
+        .collect()
+}
+
+/// The `(min, max)` ranges of a restricted type (`Integer32 (1..10)`, or
+/// `DisplayString (SIZE (1..64))`, which libsmi also calls a range).
+pub fn ranges(ty: &Py) -> Vec<(i64, i64)> {
+    match ty.get("ranges") {
+        Some(Py::List(items)) => items
+            .iter()
+            .filter_map(|r| Some((r.str("min")?.parse().ok()?, r.str("max")?.parse().ok()?)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Parses the output of `smidump -f python` and returns the `MIB` dict.
 pub fn parse_python_dump(text: &str) -> Result<Py, String> {
     let start = text
@@ -349,8 +371,16 @@ pub struct Node {
     pub access: Option<String>,
     /// The `syntax.type` of an object.
     pub syntax: Option<Py>,
-    /// The INDEX of a row.
+    /// The INDEX of a row (empty for a row that AUGMENTS another).
     pub index: Vec<String>,
+    /// The row a row AUGMENTS.
+    pub augments: Option<String>,
+    /// Whether the last object of the INDEX is IMPLIED.
+    pub implied: bool,
+    /// The UNITS clause.
+    pub units: Option<String>,
+    /// The DESCRIPTION, with its white space as smidump gives it.
+    pub description: Option<String>,
 }
 
 impl Node {
@@ -452,16 +482,28 @@ impl Mib {
                 .ok_or_else(|| format!("{name} has no OID"))?
                 .parse()
                 .map_err(|e| format!("{name}: {e}"))?;
-            let index = match n.get("linkage") {
-                Some(Py::List(items)) => items
-                    .iter()
-                    .map(|i| match i {
-                        Py::Str(s) => Ok(s.clone()),
-                        _ => Err(format!("{name}: odd INDEX entry {i:?}")),
-                    })
-                    .collect::<Result<_, _>>()?,
-                _ => Vec::new(),
-            };
+            // `INDEX { a, b }` is a list of names; `AUGMENTS { r }` is
+            // `[{ "MODULE" : { "indexkind" : "augments", "relatedNode" :
+            // "r" }}]`.
+            let mut index = Vec::new();
+            let mut augments = None;
+            if let Some(Py::List(items)) = n.get("linkage") {
+                for item in items {
+                    match item {
+                        Py::Str(s) => index.push(s.clone()),
+                        Py::Dict(d) => match d.as_slice() {
+                            [(_, link)]
+                                if link.str("indexkind") == Some("augments")
+                                    && augments.is_none() =>
+                            {
+                                augments = link.str("relatedNode").map(str::to_string);
+                            }
+                            _ => return Err(format!("{name}: odd linkage {item:?}")),
+                        },
+                        Py::List(_) => return Err(format!("{name}: odd linkage {item:?}")),
+                    }
+                }
+            }
             let node = Node {
                 name: name.clone(),
                 kind: n.str("nodetype").unwrap_or_default().to_string(),
@@ -469,6 +511,10 @@ impl Mib {
                 access: n.str("access").map(str::to_string),
                 syntax: n.get("syntax").and_then(|s| s.get("type")).cloned(),
                 index,
+                augments,
+                implied: n.str("implied") == Some("true"),
+                units: n.str("units").map(str::to_string),
+                description: n.str("description").map(str::to_string),
             };
             nodes.insert(name.clone(), node);
         }
@@ -529,6 +575,16 @@ impl Mib {
         };
         resolved.names.insert(0, qualified);
         Ok(resolved)
+    }
+
+    /// The node at an OID, if the module registers one there.
+    pub fn node_at(&self, oid: &Oid) -> Option<&Node> {
+        self.nodes.values().find(|n| &n.oid == oid)
+    }
+
+    /// A textual convention of the module.
+    pub fn typedef(&self, name: &str) -> Option<&Py> {
+        self.dump.get("typedefs").and_then(|t| t.get(name))
     }
 
     /// Groups by name, with their member objects.
@@ -597,6 +653,14 @@ three \ back""",
                 "type" : { "module" :"", "name" : "OctetString"},
             },
         }, # row
+        "r" : {
+            "linkage" : [
+                { "X" : {
+                    "indexkind" : "augments",
+                    "relatedNode" : "e",
+                }},
+            ],
+        }, # row
     }, # nodes
 
 }
@@ -606,10 +670,64 @@ three \ back""",
         let x = mib.get("X").unwrap();
         assert_eq!(x.str("description"), Some("one \"two\"\nthree \\ back"));
         assert!(matches!(x.get("revisions"), Some(Py::List(l)) if l.len() == 1));
+        let aug = mib.get("nodes").unwrap().get("r").unwrap();
+        let Some(Py::List(links)) = aug.get("linkage") else {
+            panic!("{aug:?}")
+        };
+        assert_eq!(
+            links[0].get("X").and_then(|l| l.str("relatedNode")),
+            Some("e")
+        );
         let a = mib.get("nodes").unwrap().get("a").unwrap();
         assert_eq!(a.get("linkage"), Some(&Py::List(vec![Py::Str("b".into())])));
         let ty = a.get("syntax").unwrap().get("type").unwrap();
         assert_eq!(ty.str("name"), Some("OctetString"));
+    }
+
+    #[test]
+    fn reads_index_augments_and_implied_of_rows() {
+        let dump = r#"MIB = {
+    "moduleName" : "REDIS-SERVER-MIB",
+    "REDIS-SERVER-MIB" : { "language" : "SMIv2", },
+    "nodes" : {
+        "e" : {
+            "nodetype" : "row",
+            "oid" : "1.3.6.1.4.1.20267.400.3.1.1",
+            "implied" : "true",
+            "linkage" : [ "i", "n", ],
+        },
+        "r" : {
+            "nodetype" : "row",
+            "oid" : "1.3.6.1.4.1.20267.400.3.2.1",
+            "linkage" : [
+                { "REDIS-SERVER-MIB" : {
+                    "indexkind" : "augments",
+                    "relatedNode" : "e",
+                }},
+            ],
+        },
+        "c" : {
+            "nodetype" : "column",
+            "oid" : "1.3.6.1.4.1.20267.400.3.2.1.1",
+            "units" : "bytes",
+            "description" : """x""",
+        },
+    },
+}
+"#;
+        let mib = Mib::from_dump(parse_python_dump(dump).unwrap()).unwrap();
+        let e = &mib.nodes["e"];
+        assert_eq!(e.index, ["i", "n"]);
+        assert!(e.implied);
+        assert_eq!(e.augments, None);
+        let r = &mib.nodes["r"];
+        assert!(r.index.is_empty() && !r.implied);
+        assert_eq!(r.augments.as_deref(), Some("e"));
+        let c = &mib.nodes["c"];
+        assert_eq!(c.units.as_deref(), Some("bytes"));
+        assert_eq!(c.description.as_deref(), Some("x"));
+        let odd = dump.replace("\"augments\"", "\"other\"");
+        assert!(Mib::from_dump(parse_python_dump(&odd).unwrap()).is_err());
     }
 
     #[test]
