@@ -6,6 +6,7 @@ use crate::agentx::address::AgentxAddress;
 use crate::cli::Cli;
 use crate::oid::Oid;
 use crate::redis::readings::Layout;
+use crate::notify::{NotifyConfig, REDIS_NOTIFICATIONS};
 use crate::secret::{self, Secret};
 use serde::Deserialize;
 use std::fmt;
@@ -143,6 +144,7 @@ pub struct Config {
     pub pid_file: PathBuf,
     pub verbosity: u8,
     pub log_target: LogTarget,
+    pub notifications: NotifyConfig,
     /// Things to warn about once logging is up (a password on the command
     /// line, a password file readable by all).
     pub warnings: Vec<String>,
@@ -173,6 +175,16 @@ struct FileConfig {
     log: Option<String>,
     #[serde(default)]
     redis: Vec<FileInstance>,
+    notifications: Option<FileNotifications>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileNotifications {
+    /// Notification names not to send, e.g. `["redisRoleChanged"]`.
+    #[serde(default)]
+    disabled: Vec<String>,
+    max_per_minute: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -272,6 +284,7 @@ impl Config {
             }
         }
         apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
+        let notifications = notify_config(file.notifications.as_ref()).map_err(in_file)?;
 
         Ok(Config {
             agentx,
@@ -286,9 +299,29 @@ impl Config {
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_PID_FILE)),
             verbosity: cli.verbose,
             log_target,
+            notifications,
             warnings,
         })
     }
+}
+
+/// The `[notifications]` table: every disabled name must be one we send.
+fn notify_config(file: Option<&FileNotifications>) -> Result<NotifyConfig, String> {
+    let mut config = NotifyConfig::default();
+    let Some(file) = file else { return Ok(config) };
+    for name in &file.disabled {
+        if !REDIS_NOTIFICATIONS.iter().any(|d| d.name == name) {
+            return Err(format!("notifications.disabled: no notification is named {name:?}"));
+        }
+        config.disabled.insert(name.clone());
+    }
+    if let Some(max) = file.max_per_minute {
+        if max == 0 {
+            return Err("notifications.max_per_minute: 0 would send none; use disabled".into());
+        }
+        config.max_per_minute = max;
+    }
+    Ok(config)
 }
 
 /// One `[[redis]]` entry, validated; errors are messages that name the key.
@@ -516,6 +549,18 @@ mod tests {
             "pw2"
         );
         assert!(config.warnings.is_empty());
+    }
+
+    #[test]
+    fn notifications_settings_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(&dir, "[notifications]\ndisabled = [\"redisRoleChanged\"]\nmax_per_minute = 3\n");
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert!(config.notifications.disabled.contains("redisRoleChanged"));
+        assert_eq!(config.notifications.max_per_minute, 3);
+        let path = write_config(&dir, "[notifications]\ndisabled = [\"redisRoleChange\"]\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap_err().to_string();
+        assert!(err.contains("redisRoleChange"), "{err}");
     }
 
     #[test]

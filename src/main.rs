@@ -4,6 +4,7 @@
 use clap::Parser;
 use redis_snmp::agentx::session::{Session, SessionConfig};
 use redis_snmp::cli::Cli;
+use redis_snmp::notify::Notifier;
 use redis_snmp::config::{Config, PASSWORD_ENV};
 use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret::{self, Secret};
@@ -71,6 +72,14 @@ async fn run(config: &Config) -> ExitCode {
     };
     let store = Arc::new(Store::new(config.layout.object_oids()));
     let shutdown = CancellationToken::new();
+    // Notifications wait here while snmpd is away, up to this many.
+    let (notify_tx, notify_rx) = tokio::sync::mpsc::channel(256);
+    let notifier = Arc::new(Notifier::new(
+        config.notifications.clone(),
+        config.layout.clone(),
+        store.clone(),
+        notify_tx,
+    ));
 
     for (i, instance) in config.instances.iter().enumerate() {
         let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -78,15 +87,13 @@ async fn run(config: &Config) -> ExitCode {
             index,
             instance.clone(),
             store.clone(),
+            notifier.clone(),
             config.layout.clone(),
             config.refresh,
         );
         tokio::spawn(poller.run(shutdown.clone()));
     }
 
-    // Notifications arrive with the Puppet and Redis transition work; until
-    // then nothing sends on this channel.
-    let (_notify_tx, notify_rx) = tokio::sync::mpsc::channel(64);
     let session_config = SessionConfig::new(
         config.agentx.clone(),
         config.layout.subtrees(),

@@ -456,7 +456,7 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
 #[rustfmt::skip]
 pub const CPU_COLUMNS: &[ObjectDef] = &[
-    cpu("redisCpuSys", &[3, 8, 1, 1], &["used_cpu_sys"]),
+    cpu("redisCpuSystem", &[3, 8, 1, 1], &["used_cpu_sys"]),
     cpu("redisCpuUser", &[3, 8, 1, 2], &["used_cpu_user"]),
     cpu("redisCpuSysChildren", &[3, 8, 1, 3], &["used_cpu_sys_children"]),
     cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]),

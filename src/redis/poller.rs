@@ -8,6 +8,7 @@ use super::info::Info;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus, Layout};
 use super::replies;
 use crate::config::{RedisAddress, RedisInstance, TlsFiles};
+use crate::notify::{Notifier, RedisObservation};
 use crate::secret;
 use crate::snapshot::{PartKey, Store};
 use redis::aio::MultiplexedConnection;
@@ -28,6 +29,7 @@ pub struct Poller {
     index: u32,
     instance: RedisInstance,
     store: Arc<Store>,
+    notifier: Arc<Notifier>,
     layout: Layout,
     refresh: Duration,
     status: InstanceStatus,
@@ -46,6 +48,7 @@ impl Poller {
         index: u32,
         instance: RedisInstance,
         store: Arc<Store>,
+        notifier: Arc<Notifier>,
         layout: Layout,
         refresh: Duration,
     ) -> Self {
@@ -58,6 +61,7 @@ impl Poller {
             index,
             instance,
             store,
+            notifier,
             layout,
             refresh,
             status,
@@ -84,6 +88,10 @@ impl Poller {
         let started = Instant::now();
         let outcome = self.read().await;
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+        let observation = match &outcome {
+            Ok((info, _)) => RedisObservation::from_info(info),
+            Err(_) => RedisObservation::down(),
+        };
         match outcome {
             Ok((info, extras)) => {
                 if !self.status.up && self.status.polls_failed > 0 {
@@ -116,6 +124,7 @@ impl Poller {
         }
         let status = status_part(self.index, &self.status, &self.layout);
         self.store.publish(PartKey::RedisStatus(self.index), status);
+        self.notifier.redis_observed(self.index, &observation);
     }
 
     /// INFO (with the fields of CLUSTER INFO on cluster nodes) and what the

@@ -1,0 +1,116 @@
+//! Notifications end to end: real Redis servers change state, the agent
+//! sends Notify PDUs through a real snmpd, and a real snmptrapd on loopback
+//! receives them, decoded by name with our MIB.
+
+mod common;
+
+use common::{wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd};
+use std::time::{Duration, Instant};
+
+struct Stack {
+    trapd: Snmptrapd,
+    snmpd: Snmpd,
+}
+
+fn stack() -> Stack {
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    Stack { trapd, snmpd }
+}
+
+fn start_agent(stack: &Stack, instances: &[&Redis], dir: &std::path::Path) -> Agent {
+    let mut toml = format!("agentx_socket = \"{}\"\nrefresh = 1\n", stack.snmpd.agentx_address());
+    for (i, r) in instances.iter().enumerate() {
+        toml.push_str(&format!("\n[[redis]]\nname = \"r{}\"\naddress = \"{}\"\ntimeout = 1.0\n", i + 1, r.address()));
+    }
+    let path = dir.join("agent.toml");
+    std::fs::write(&path, toml).unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    // Let the first poll (the baseline) happen.
+    std::thread::sleep(Duration::from_millis(1500));
+    agent
+}
+
+/// Waits (at most 3 s) for a notification line naming `name`; returns it
+/// and how long after `since` it arrived.
+fn expect_trap(trapd: &Snmptrapd, name: &str, since: Instant) -> (String, Duration) {
+    let mut line = None;
+    wait_until(Duration::from_secs(3), || {
+        line = trapd.received(name).into_iter().next();
+        line.is_some()
+    });
+    let line = line.unwrap_or_else(|| panic!("no {name} received; snmptrapd log:\n{}", trapd.log()));
+    (line, since.elapsed())
+}
+
+#[test]
+fn instance_down_up_and_restart() {
+    let stack = stack();
+    let mut redis = Redis::start();
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(&stack, &[&redis], dir.path());
+    // The start-up state is the baseline: nothing was sent.
+    assert!(stack.trapd.received("REDIS-SERVER-MIB").is_empty(), "{}", stack.trapd.log());
+
+    let stopped = Instant::now();
+    redis.stop();
+    let (line, after) = expect_trap(&stack.trapd, "redisInstanceDown", stopped);
+    println!("redisInstanceDown arrived {after:?} after redis stopped");
+    assert!(after < Duration::from_secs(2), "{after:?}");
+    assert!(line.contains("redisInstanceName.1 = STRING: r1"), "{line}");
+    assert!(line.contains(&format!("redisInstanceAddress.1 = STRING: {}", redis.address())), "{line}");
+    assert!(line.contains("redisInstanceLastError.1"), "{line}");
+
+    let started = Instant::now();
+    redis.start_again();
+    let (line, _) = expect_trap(&stack.trapd, "redisInstanceUp", started);
+    assert!(line.contains("redisInstanceName.1 = STRING: r1"), "{line}");
+    // A new process: a new run id.
+    let (line, _) = expect_trap(&stack.trapd, "redisRestarted", started);
+    let run_id = redis.info_map().get("run_id").unwrap().to_string();
+    assert!(line.contains(&run_id), "{line}\nrun_id {run_id}");
+}
+
+#[test]
+fn replication_link_and_role_changes() {
+    let stack = stack();
+    let mut master = Redis::start();
+    let replica = Redis::start_with(&[&format!("replicaof 127.0.0.1 {}", master.port())]);
+    assert!(wait_until(Duration::from_secs(10), || replica.info_map().get("master_link_status") == Some("up")));
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(&stack, &[&master, &replica], dir.path());
+
+    let stopped = Instant::now();
+    master.stop();
+    let (line, after) = expect_trap(&stack.trapd, "redisReplicationLinkDown", stopped);
+    println!("redisReplicationLinkDown arrived {after:?} after the master stopped");
+    assert!(line.contains("redisInstanceName.2 = STRING: r2"), "{line}");
+    assert!(line.contains("redisReplLinkStatus.2 = INTEGER: down(2)"), "{line}");
+    assert!(line.contains(&format!("redisReplMasterPort.2 = Gauge32: {}", master.port())), "{line}");
+
+    master.start_again();
+    let (line, _) = expect_trap(&stack.trapd, "redisReplicationLinkUp", Instant::now());
+    assert!(line.contains("redisReplLinkStatus.2 = INTEGER: up(1)"), "{line}");
+
+    replica.cli(&["REPLICAOF", "NO", "ONE"]);
+    let (line, _) = expect_trap(&stack.trapd, "redisRoleChanged", Instant::now());
+    assert!(line.contains("redisReplRole.2 = INTEGER: master(1)"), "{line}");
+}
+
+#[test]
+fn failed_background_save() {
+    let stack = stack();
+    let data = tempfile::tempdir().unwrap();
+    let rdb_dir = data.path().join("rdb");
+    std::fs::create_dir(&rdb_dir).unwrap();
+    let redis = Redis::start_with(&[&format!("dir {}", rdb_dir.display())]);
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(&stack, &[&redis], dir.path());
+    // Its working directory gone, the server cannot write a dump.
+    std::fs::remove_dir_all(&rdb_dir).unwrap();
+    redis.cli(&["BGSAVE"]);
+    assert!(wait_until(Duration::from_secs(5), || redis.info_map().get("rdb_last_bgsave_status") == Some("err")));
+    let (line, _) = expect_trap(&stack.trapd, "redisPersistenceFailed", Instant::now());
+    assert!(line.contains("redisPstBgsaveStatus.1 = INTEGER: err(2)"), "{line}");
+}
