@@ -4,9 +4,9 @@
 
 use crate::agentx::address::AgentxAddress;
 use crate::cli::Cli;
+use crate::notify::{NotifyConfig, REDIS_NOTIFICATIONS};
 use crate::oid::Oid;
 use crate::redis::readings::Layout;
-use crate::notify::{NotifyConfig, REDIS_NOTIFICATIONS};
 use crate::secret::{self, Secret};
 use serde::Deserialize;
 use std::fmt;
@@ -311,7 +311,9 @@ fn notify_config(file: Option<&FileNotifications>) -> Result<NotifyConfig, Strin
     let Some(file) = file else { return Ok(config) };
     for name in &file.disabled {
         if !REDIS_NOTIFICATIONS.iter().any(|d| d.name == name) {
-            return Err(format!("notifications.disabled: no notification is named {name:?}"));
+            return Err(format!(
+                "notifications.disabled: no notification is named {name:?}"
+            ));
         }
         config.disabled.insert(name.clone());
     }
@@ -554,12 +556,17 @@ mod tests {
     #[test]
     fn notifications_settings_are_checked() {
         let dir = tempfile::tempdir().unwrap();
-        let path = write_config(&dir, "[notifications]\ndisabled = [\"redisRoleChanged\"]\nmax_per_minute = 3\n");
+        let path = write_config(
+            &dir,
+            "[notifications]\ndisabled = [\"redisRoleChanged\"]\nmax_per_minute = 3\n",
+        );
         let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
         assert!(config.notifications.disabled.contains("redisRoleChanged"));
         assert_eq!(config.notifications.max_per_minute, 3);
         let path = write_config(&dir, "[notifications]\ndisabled = [\"redisRoleChange\"]\n");
-        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap_err().to_string();
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("redisRoleChange"), "{err}");
     }
 

@@ -4,8 +4,8 @@
 use clap::Parser;
 use redis_snmp::agentx::session::{Session, SessionConfig};
 use redis_snmp::cli::Cli;
-use redis_snmp::notify::Notifier;
 use redis_snmp::config::{Config, PASSWORD_ENV};
+use redis_snmp::notify::Notifier;
 use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret::{self, Secret};
 use redis_snmp::snapshot::Store;

@@ -164,6 +164,22 @@ pub enum CommandField {
     P999,
 }
 
+impl CommandField {
+    /// What the decimal INFO value is multiplied by (the MIB's DISPLAY-HINT
+    /// divides it back): µs per call in hundredths, percentiles in
+    /// thousandths of a µs; 1 for integer counts.
+    pub const fn scale(self) -> u32 {
+        match self {
+            CommandField::UsecPerCall => 100,
+            CommandField::P50 | CommandField::P99 | CommandField::P999 => 1000,
+            CommandField::Calls
+            | CommandField::Usec
+            | CommandField::Rejected
+            | CommandField::Failed => 1,
+        }
+    }
+}
+
 /// One object of the MIB.
 #[derive(Debug, Clone, Copy)]
 pub struct ObjectDef {

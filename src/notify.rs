@@ -35,7 +35,11 @@ pub struct NotificationDef {
 }
 
 const fn def(name: &'static str, number: u32, objects: &'static [&'static str]) -> NotificationDef {
-    NotificationDef { name, number, objects }
+    NotificationDef {
+        name,
+        number,
+        objects,
+    }
 }
 
 /// The notifications of REDIS-SERVER-MIB.
@@ -68,7 +72,10 @@ impl RedisObservation {
     pub fn from_info(info: &crate::redis::info::Info) -> Self {
         let text = |field: &str| info.get(field).map(|v| v.trim().to_string());
         let failed = |field: &str| info.get(field).map(|v| v.trim() == "err");
-        let persistence_failed = match (failed("rdb_last_bgsave_status"), failed("aof_last_write_status")) {
+        let persistence_failed = match (
+            failed("rdb_last_bgsave_status"),
+            failed("aof_last_write_status"),
+        ) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(false) || b.unwrap_or(false)),
         };
@@ -96,7 +103,8 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
         (false, true) => due.push("redisInstanceUp"),
         _ => {}
     }
-    let changed = |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
+    let changed =
+        |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
     if changed(&before.run_id, &after.run_id) {
         due.push("redisRestarted");
     }
@@ -173,7 +181,12 @@ struct NotifierState {
 const RATE_WINDOW: Duration = Duration::from_secs(60);
 
 impl Notifier {
-    pub fn new(config: NotifyConfig, layout: Layout, store: Arc<Store>, tx: mpsc::Sender<Notification>) -> Self {
+    pub fn new(
+        config: NotifyConfig,
+        layout: Layout,
+        store: Arc<Store>,
+        tx: mpsc::Sender<Notification>,
+    ) -> Self {
         Notifier {
             config,
             layout,
@@ -209,7 +222,9 @@ impl Notifier {
         if self.config.disabled.contains(name) || !self.allowed(name, index) {
             return;
         }
-        let Some(def) = REDIS_NOTIFICATIONS.iter().find(|d| d.name == name) else { return };
+        let Some(def) = REDIS_NOTIFICATIONS.iter().find(|d| d.name == name) else {
+            return;
+        };
         let varbinds = self.varbinds(def, index);
         match self.tx.try_send(varbinds) {
             Ok(()) => debug!("queued {name} for instance {index}"),
@@ -222,14 +237,20 @@ impl Notifier {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         let sent = state.sent.entry((name, index)).or_default();
-        while sent.front().is_some_and(|t| now.duration_since(*t) > RATE_WINDOW) {
+        while sent
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > RATE_WINDOW)
+        {
             sent.pop_front();
         }
         if sent.len() >= self.config.max_per_minute {
             let count = state.suppressed.entry((name, index)).or_default();
             *count += 1;
             if *count == 1 {
-                warn!("{name} for instance {index} is flapping: at most {} a minute are sent", self.config.max_per_minute);
+                warn!(
+                    "{name} for instance {index} is flapping: at most {} a minute are sent",
+                    self.config.max_per_minute
+                );
             }
             return false;
         }
@@ -247,7 +268,9 @@ impl Notifier {
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
         let snapshot = self.store.load();
         for name in def.objects {
-            let Some(object) = metrics::redis_objects().find(|o| o.name == *name) else { continue };
+            let Some(object) = metrics::redis_objects().find(|o| o.name == *name) else {
+                continue;
+            };
             let oid = self.layout.object_oid(object).child(&[index]);
             if let GetResult::Value(value) = snapshot.get(&oid) {
                 varbinds.push((oid, value.clone()));
@@ -265,7 +288,13 @@ fn oid_of(arcs: &[u32]) -> Oid {
 mod tests {
     use super::*;
 
-    fn obs(up: bool, run_id: &str, role: &str, link: Option<&str>, failed: Option<bool>) -> RedisObservation {
+    fn obs(
+        up: bool,
+        run_id: &str,
+        role: &str,
+        link: Option<&str>,
+        failed: Option<bool>,
+    ) -> RedisObservation {
         RedisObservation {
             up,
             run_id: Some(run_id.into()),
@@ -279,17 +308,32 @@ mod tests {
     fn transitions_between_observations() {
         let master = obs(true, "a", "master", None, Some(false));
         assert!(redis_transitions(&master, &master).is_empty());
-        assert_eq!(redis_transitions(&master, &RedisObservation::down()), ["redisInstanceDown"]);
+        assert_eq!(
+            redis_transitions(&master, &RedisObservation::down()),
+            ["redisInstanceDown"]
+        );
         let restarted_as_replica = obs(true, "b", "slave", Some("up"), Some(false));
         assert_eq!(
-            redis_transitions(&obs(false, "a", "master", None, Some(false)), &restarted_as_replica),
+            redis_transitions(
+                &obs(false, "a", "master", None, Some(false)),
+                &restarted_as_replica
+            ),
             ["redisInstanceUp", "redisRestarted", "redisRoleChanged"]
         );
         let link_down = obs(true, "b", "slave", Some("down"), Some(false));
-        assert_eq!(redis_transitions(&restarted_as_replica, &link_down), ["redisReplicationLinkDown"]);
-        assert_eq!(redis_transitions(&link_down, &restarted_as_replica), ["redisReplicationLinkUp"]);
+        assert_eq!(
+            redis_transitions(&restarted_as_replica, &link_down),
+            ["redisReplicationLinkDown"]
+        );
+        assert_eq!(
+            redis_transitions(&link_down, &restarted_as_replica),
+            ["redisReplicationLinkUp"]
+        );
         let failing = obs(true, "a", "master", None, Some(true));
-        assert_eq!(redis_transitions(&master, &failing), ["redisPersistenceFailed"]);
+        assert_eq!(
+            redis_transitions(&master, &failing),
+            ["redisPersistenceFailed"]
+        );
         assert!(redis_transitions(&failing, &failing).is_empty());
     }
 
@@ -300,12 +344,19 @@ mod tests {
         assert!(!known.up);
         assert_eq!(known.run_id.as_deref(), Some("a"));
         let back = obs(true, "b", "master", None, Some(false));
-        assert_eq!(redis_transitions(&known, &back), ["redisInstanceUp", "redisRestarted"]);
+        assert_eq!(
+            redis_transitions(&known, &back),
+            ["redisInstanceUp", "redisRestarted"]
+        );
     }
 
     #[test]
     fn observation_from_real_info() {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/redis/7.0-replica-info.txt")).unwrap();
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/redis/7.0-replica-info.txt"
+        ))
+        .unwrap();
         let seen = RedisObservation::from_info(&crate::redis::info::Info::parse(&text));
         assert_eq!(seen.role.as_deref(), Some("slave"));
         assert_eq!(seen.link.as_deref(), Some("up"));
@@ -316,7 +367,11 @@ mod tests {
     fn every_notification_object_is_served() {
         for def in REDIS_NOTIFICATIONS {
             for name in def.objects {
-                assert!(metrics::redis_objects().any(|o| o.name == *name), "{}: {name}", def.name);
+                assert!(
+                    metrics::redis_objects().any(|o| o.name == *name),
+                    "{}: {name}",
+                    def.name
+                );
             }
         }
     }
@@ -340,13 +395,20 @@ mod tests {
         notifier.redis_observed(1, &obs(true, "a", "slave", None, Some(false)));
         let mut names = Vec::new();
         while let Ok(varbinds) = rx.try_recv() {
-            let Value::ObjectIdentifier(trap) = &varbinds[0].1 else { panic!() };
+            let Value::ObjectIdentifier(trap) = &varbinds[0].1 else {
+                panic!()
+            };
             names.push(trap.to_string());
         }
         // Two Ups and two Downs pass the limit of 2 a minute; RoleChanged is off.
         assert_eq!(
             names,
-            [".1.3.6.1.4.1.20267.400.0.2", ".1.3.6.1.4.1.20267.400.0.1", ".1.3.6.1.4.1.20267.400.0.2", ".1.3.6.1.4.1.20267.400.0.1"]
+            [
+                ".1.3.6.1.4.1.20267.400.0.2",
+                ".1.3.6.1.4.1.20267.400.0.1",
+                ".1.3.6.1.4.1.20267.400.0.2",
+                ".1.3.6.1.4.1.20267.400.0.1"
+            ]
         );
     }
 }

@@ -19,9 +19,16 @@ fn stack() -> Stack {
 }
 
 fn start_agent(stack: &Stack, instances: &[&Redis], dir: &std::path::Path) -> Agent {
-    let mut toml = format!("agentx_socket = \"{}\"\nrefresh = 1\n", stack.snmpd.agentx_address());
+    let mut toml = format!(
+        "agentx_socket = \"{}\"\nrefresh = 1\n",
+        stack.snmpd.agentx_address()
+    );
     for (i, r) in instances.iter().enumerate() {
-        toml.push_str(&format!("\n[[redis]]\nname = \"r{}\"\naddress = \"{}\"\ntimeout = 1.0\n", i + 1, r.address()));
+        toml.push_str(&format!(
+            "\n[[redis]]\nname = \"r{}\"\naddress = \"{}\"\ntimeout = 1.0\n",
+            i + 1,
+            r.address()
+        ));
     }
     let path = dir.join("agent.toml");
     std::fs::write(&path, toml).unwrap();
@@ -40,7 +47,8 @@ fn expect_trap(trapd: &Snmptrapd, name: &str, since: Instant) -> (String, Durati
         line = trapd.received(name).into_iter().next();
         line.is_some()
     });
-    let line = line.unwrap_or_else(|| panic!("no {name} received; snmptrapd log:\n{}", trapd.log()));
+    let line =
+        line.unwrap_or_else(|| panic!("no {name} received; snmptrapd log:\n{}", trapd.log()));
     (line, since.elapsed())
 }
 
@@ -51,7 +59,11 @@ fn instance_down_up_and_restart() {
     let dir = tempfile::tempdir().unwrap();
     let _agent = start_agent(&stack, &[&redis], dir.path());
     // The start-up state is the baseline: nothing was sent.
-    assert!(stack.trapd.received("REDIS-SERVER-MIB").is_empty(), "{}", stack.trapd.log());
+    assert!(
+        stack.trapd.received("REDIS-SERVER-MIB").is_empty(),
+        "{}",
+        stack.trapd.log()
+    );
 
     let stopped = Instant::now();
     redis.stop();
@@ -59,7 +71,13 @@ fn instance_down_up_and_restart() {
     println!("redisInstanceDown arrived {after:?} after redis stopped");
     assert!(after < Duration::from_secs(2), "{after:?}");
     assert!(line.contains("redisInstanceName.1 = STRING: r1"), "{line}");
-    assert!(line.contains(&format!("redisInstanceAddress.1 = STRING: {}", redis.address())), "{line}");
+    assert!(
+        line.contains(&format!(
+            "redisInstanceAddress.1 = STRING: {}",
+            redis.address()
+        )),
+        "{line}"
+    );
     assert!(line.contains("redisInstanceLastError.1"), "{line}");
 
     let started = Instant::now();
@@ -77,7 +95,10 @@ fn replication_link_and_role_changes() {
     let stack = stack();
     let mut master = Redis::start();
     let replica = Redis::start_with(&[&format!("replicaof 127.0.0.1 {}", master.port())]);
-    assert!(wait_until(Duration::from_secs(10), || replica.info_map().get("master_link_status") == Some("up")));
+    assert!(wait_until(Duration::from_secs(10), || replica
+        .info_map()
+        .get("master_link_status")
+        == Some("up")));
     let dir = tempfile::tempdir().unwrap();
     let _agent = start_agent(&stack, &[&master, &replica], dir.path());
 
@@ -86,16 +107,31 @@ fn replication_link_and_role_changes() {
     let (line, after) = expect_trap(&stack.trapd, "redisReplicationLinkDown", stopped);
     println!("redisReplicationLinkDown arrived {after:?} after the master stopped");
     assert!(line.contains("redisInstanceName.2 = STRING: r2"), "{line}");
-    assert!(line.contains("redisReplLinkStatus.2 = INTEGER: down(2)"), "{line}");
-    assert!(line.contains(&format!("redisReplMasterPort.2 = Gauge32: {}", master.port())), "{line}");
+    assert!(
+        line.contains("redisReplLinkStatus.2 = INTEGER: down(2)"),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!(
+            "redisReplMasterPort.2 = Gauge32: {}",
+            master.port()
+        )),
+        "{line}"
+    );
 
     master.start_again();
     let (line, _) = expect_trap(&stack.trapd, "redisReplicationLinkUp", Instant::now());
-    assert!(line.contains("redisReplLinkStatus.2 = INTEGER: up(1)"), "{line}");
+    assert!(
+        line.contains("redisReplLinkStatus.2 = INTEGER: up(1)"),
+        "{line}"
+    );
 
     replica.cli(&["REPLICAOF", "NO", "ONE"]);
     let (line, _) = expect_trap(&stack.trapd, "redisRoleChanged", Instant::now());
-    assert!(line.contains("redisReplRole.2 = INTEGER: master(1)"), "{line}");
+    assert!(
+        line.contains("redisReplRole.2 = INTEGER: master(1)"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -110,7 +146,13 @@ fn failed_background_save() {
     // Its working directory gone, the server cannot write a dump.
     std::fs::remove_dir_all(&rdb_dir).unwrap();
     redis.cli(&["BGSAVE"]);
-    assert!(wait_until(Duration::from_secs(5), || redis.info_map().get("rdb_last_bgsave_status") == Some("err")));
+    assert!(wait_until(Duration::from_secs(5), || redis
+        .info_map()
+        .get("rdb_last_bgsave_status")
+        == Some("err")));
     let (line, _) = expect_trap(&stack.trapd, "redisPersistenceFailed", Instant::now());
-    assert!(line.contains("redisPstBgsaveStatus.1 = INTEGER: err(2)"), "{line}");
+    assert!(
+        line.contains("redisPstBgsaveStatus.1 = INTEGER: err(2)"),
+        "{line}"
+    );
 }

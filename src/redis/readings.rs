@@ -377,12 +377,12 @@ fn command_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
             let value = match field {
                 CommandField::Calls => Some(Value::Counter64(row.calls)),
                 CommandField::Usec => Some(Value::Counter64(row.usec)),
-                CommandField::UsecPerCall => micros(row.usec_per_call, 100),
+                CommandField::UsecPerCall => micros(row.usec_per_call, field.scale()),
                 CommandField::Rejected => row.rejected_calls.map(Value::Counter64),
                 CommandField::Failed => row.failed_calls.map(Value::Counter64),
-                CommandField::P50 => micros(row.p50_usec, 1000),
-                CommandField::P99 => micros(row.p99_usec, 1000),
-                CommandField::P999 => micros(row.p999_usec, 1000),
+                CommandField::P50 => micros(row.p50_usec, field.scale()),
+                CommandField::P99 => micros(row.p99_usec, field.scale()),
+                CommandField::P999 => micros(row.p999_usec, field.scale()),
             };
             if let Some(v) = value {
                 part.push((layout.object_oid(def).child(&suffix), v));
@@ -406,11 +406,14 @@ fn error_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
 }
 
 /// The index `instance.len.b1.b2…` of a row named by a string (a
-/// DisplayString index, not IMPLIED), or `None` when the name is empty or
-/// too long to index.
+/// DisplayString index, not IMPLIED), or `None` when the name is empty, too
+/// long to index, or not printable ASCII (then it is no DisplayString).
 fn string_index(instance: u32, name: &str) -> Option<Vec<u32>> {
     let bytes = name.as_bytes();
-    if bytes.is_empty() || bytes.len() > MAX_NAME_INDEX_LEN {
+    if bytes.is_empty()
+        || bytes.len() > MAX_NAME_INDEX_LEN
+        || !bytes.iter().all(|b| (0x20..0x7f).contains(b))
+    {
         return None;
     }
     let mut suffix = Vec::with_capacity(bytes.len() + 2);
@@ -713,6 +716,8 @@ mod tests {
         assert_eq!(string_index(1, "ERR"), Some(vec![1, 3, 69, 82, 82]));
         assert_eq!(string_index(1, ""), None);
         assert_eq!(string_index(1, &"x".repeat(65)), None);
+        assert_eq!(string_index(1, "caf\u{e9}"), None);
+        assert_eq!(string_index(1, "a\tb"), None);
     }
 
     #[test]

@@ -1673,7 +1673,13 @@ impl Snmptrapd {
         let mut cmd = Command::new("snmptrapd");
         cmd.args(["-f", "-C", "-c"])
             .arg(&conf)
-            .args(["-M", &mib_path(), "-m", "SNMPv2-MIB:REDIS-SERVER-MIB", "-Lf"])
+            .args([
+                "-M",
+                &mib_path(),
+                "-m",
+                "SNMPv2-MIB:REDIS-SERVER-MIB",
+                "-Lf",
+            ])
             .arg(&log)
             .arg(format!("udp:127.0.0.1:{port}"))
             .env("SNMP_PERSISTENT_DIR", dir.path())
@@ -1684,7 +1690,11 @@ impl Snmptrapd {
         let proc = Proc::spawn(&mut cmd, "snmptrapd");
         let trapd = Snmptrapd { proc, dir, port };
         let ready = wait_until(Duration::from_secs(10), || bound_udp(trapd.port));
-        assert!(ready, "snmptrapd did not bind udp:127.0.0.1:{port}:\n{}", trapd.log());
+        assert!(
+            ready,
+            "snmptrapd did not bind udp:127.0.0.1:{port}:\n{}",
+            trapd.log()
+        );
         trapd
     }
 
@@ -1707,7 +1717,11 @@ impl Snmptrapd {
 
     /// The lines of notifications received so far whose text contains `name`.
     pub fn received(&self, name: &str) -> Vec<String> {
-        self.log().lines().filter(|l| l.starts_with("TRAP") && l.contains(name)).map(String::from).collect()
+        self.log()
+            .lines()
+            .filter(|l| l.starts_with("TRAP") && l.contains(name))
+            .map(String::from)
+            .collect()
     }
 }
 
@@ -1715,5 +1729,7 @@ impl Snmptrapd {
 fn bound_udp(port: u16) -> bool {
     let table = fs::read_to_string("/proc/net/udp").unwrap_or_default();
     let needle = format!("0100007F:{port:04X}");
-    table.lines().any(|l| l.split_whitespace().nth(1) == Some(needle.as_str()))
+    table
+        .lines()
+        .any(|l| l.split_whitespace().nth(1) == Some(needle.as_str()))
 }
