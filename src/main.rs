@@ -17,6 +17,9 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
+/// Parts staged within this window of each other become one new snapshot.
+const SNAPSHOT_WINDOW: Duration = Duration::from_millis(50);
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let env_password = std::env::var(PASSWORD_ENV).ok();
@@ -72,6 +75,11 @@ async fn run(config: &Config) -> ExitCode {
     };
     let store = Arc::new(Store::new(config.layout.object_oids()));
     let shutdown = CancellationToken::new();
+    tokio::spawn(
+        store
+            .clone()
+            .run_rebuilds(SNAPSHOT_WINDOW, shutdown.clone()),
+    );
     // Notifications wait here while snmpd is away, up to this many.
     let (notify_tx, notify_rx) = tokio::sync::mpsc::channel(256);
     let notifier = Arc::new(Notifier::new(

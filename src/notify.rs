@@ -3,16 +3,16 @@
 //!
 //! Sources report *observations*; the notifier compares each with the last
 //! one of the same source, so the first observation after start-up is the
-//! baseline and never fires. Varbind values are read back from the snapshot
-//! the source just published, so a trap carries exactly what a GET would
-//! return at that moment.
+//! baseline and never fires. Varbind values are read back from the parts
+//! the source just staged, so a trap carries exactly what a GET returns once
+//! the snapshot catches up (within the store's coalescing window).
 
 use crate::agentx::session::Notification;
 use crate::metrics;
 use crate::oid::Oid;
 use crate::redis::readings::Layout;
 use crate::smi::Value;
-use crate::snapshot::{GetResult, Store};
+use crate::snapshot::Store;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -262,18 +262,17 @@ impl Notifier {
     }
 
     /// snmpTrapOID.0, then each object of the notification for this
-    /// instance, as the snapshot holds it now (absent objects are left out).
+    /// instance, as the source just staged it (absent objects are left out).
     fn varbinds(&self, def: &NotificationDef, index: u32) -> Notification {
         let trap_oid = self.layout.root.child(&[NOTIFICATIONS_BRANCH, def.number]);
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
-        let snapshot = self.store.load();
         for name in def.objects {
             let Some(object) = metrics::redis_objects().find(|o| o.name == *name) else {
                 continue;
             };
             let oid = self.layout.object_oid(object).child(&[index]);
-            if let GetResult::Value(value) = snapshot.get(&oid) {
-                varbinds.push((oid, value.clone()));
+            if let Some(value) = self.store.latest_value(&oid) {
+                varbinds.push((oid, value));
             }
         }
         varbinds

@@ -9,12 +9,21 @@
 //! The merge builds an index of `(part, position)` pairs rather than copying
 //! entries, so publishing costs one k-way merge of small integers, and a
 //! lookup is a binary search over that index: O(log n).
+//!
+//! A merge touches every entry, so merging once per published part would
+//! cost O(parts × entries) per poll interval: quadratic in the number of
+//! Redis instances. Pollers therefore [`Store::stage`] their parts, and
+//! [`Store::run_rebuilds`] merges whatever was staged at most once per
+//! coalescing window.
 
 use crate::oid::Oid;
 use crate::smi::Value;
 use arc_swap::ArcSwap;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 /// A source's list of objects, sorted by OID, without duplicates.
 pub type Part = Vec<(Oid, Value)>;
@@ -113,6 +122,8 @@ pub struct Store {
     current: ArcSwap<Snapshot>,
     parts: Mutex<BTreeMap<PartKey, Arc<Part>>>,
     objects: Arc<Vec<Oid>>,
+    /// Woken when a part was staged and the snapshot is behind.
+    staged: Notify,
 }
 
 impl Store {
@@ -129,6 +140,7 @@ impl Store {
             current: ArcSwap::from_pointee(empty),
             parts: Mutex::new(BTreeMap::new()),
             objects,
+            staged: Notify::new(),
         }
     }
 
@@ -138,23 +150,67 @@ impl Store {
     }
 
     /// Replace `key`'s part (an empty part removes it) and swap in a new
-    /// snapshot. Entries must be sorted by OID; unsorted input is sorted here
-    /// rather than trusted, and duplicates keep their first value.
-    pub fn publish(&self, key: PartKey, mut part: Part) {
+    /// snapshot at once. Entries must be sorted by OID; unsorted input is
+    /// sorted here rather than trusted, and duplicates keep their first value.
+    pub fn publish(&self, key: PartKey, part: Part) {
+        self.replace_part(key, part);
+        self.rebuild();
+    }
+
+    /// Replace `key`'s part; the snapshot follows within the coalescing
+    /// window of [`Store::run_rebuilds`]. For sources that publish often.
+    pub fn stage(&self, key: PartKey, part: Part) {
+        self.replace_part(key, part);
+        self.staged.notify_one();
+    }
+
+    fn replace_part(&self, key: PartKey, mut part: Part) {
         if !part.windows(2).all(|w| w[0].0 < w[1].0) {
             part.sort_by(|a, b| a.0.cmp(&b.0));
             part.dedup_by(|a, b| a.0 == b.0);
         }
-        // A poisoned lock only means another publisher panicked mid-update;
-        // the map itself is always whole, so keep serving it.
-        let mut parts = self.parts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut parts = self.lock_parts();
         if part.is_empty() {
             parts.remove(&key);
         } else {
             parts.insert(key, Arc::new(part));
         }
-        let snapshot = merge(parts.values().cloned().collect(), self.objects.clone());
-        self.current.store(Arc::new(snapshot));
+    }
+
+    /// A poisoned lock only means another publisher panicked mid-update; the
+    /// map itself is always whole, so keep serving it.
+    fn lock_parts(&self) -> std::sync::MutexGuard<'_, BTreeMap<PartKey, Arc<Part>>> {
+        self.parts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Merge the current parts into a new snapshot and swap it in.
+    pub fn rebuild(&self) {
+        let parts: Vec<Arc<Part>> = self.lock_parts().values().cloned().collect();
+        self.current
+            .store(Arc::new(merge(parts, self.objects.clone())));
+    }
+
+    /// Rebuild the snapshot after parts were staged: at most once per
+    /// `window`, which gathers the parts of pollers finishing together into
+    /// one merge. Runs until `shutdown`.
+    pub async fn run_rebuilds(self: Arc<Self>, window: Duration, shutdown: CancellationToken) {
+        loop {
+            tokio::select! {
+                _ = self.staged.notified() => {}
+                _ = shutdown.cancelled() => return,
+            }
+            tokio::time::sleep(window).await;
+            self.rebuild();
+        }
+    }
+
+    /// The newest value at `oid`, staged or not: for notifications, which
+    /// must carry what the source just saw.
+    pub fn latest_value(&self, oid: &Oid) -> Option<Value> {
+        self.lock_parts().values().find_map(|part| {
+            let pos = part.binary_search_by(|(o, _)| o.cmp(oid)).ok()?;
+            Some(part[pos].1.clone())
+        })
     }
 }
 
@@ -248,6 +304,52 @@ mod tests {
         assert_eq!(after.0, oid("1.5.3.0"));
         assert!(snap.next(&oid("1.5.3.0"), false, &Oid::null()).is_none());
         assert!(snap.next(&oid("1.5.1.0"), false, &oid("1.5.2")).is_none());
+    }
+
+    #[test]
+    fn staged_parts_show_after_a_rebuild_and_at_once_to_latest_value() {
+        let store = store();
+        store.stage(
+            PartKey::RedisStatus(1),
+            vec![(oid("1.5.2.0"), Value::Gauge32(20))],
+        );
+        assert_eq!(
+            store.load().get(&oid("1.5.2.0")),
+            GetResult::Value(&Value::Gauge32(2))
+        );
+        assert_eq!(
+            store.latest_value(&oid("1.5.2.0")),
+            Some(Value::Gauge32(20))
+        );
+        store.rebuild();
+        assert_eq!(
+            store.load().get(&oid("1.5.2.0")),
+            GetResult::Value(&Value::Gauge32(20))
+        );
+    }
+
+    #[tokio::test]
+    async fn rebuilds_coalesce_staged_parts() {
+        let store = Arc::new(store());
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(
+            store
+                .clone()
+                .run_rebuilds(Duration::from_millis(20), shutdown.clone()),
+        );
+        for n in 0..50 {
+            store.stage(
+                PartKey::RedisStatus(1),
+                vec![(oid("1.5.2.0"), Value::Gauge32(n))],
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(
+            store.load().get(&oid("1.5.2.0")),
+            GetResult::Value(&Value::Gauge32(49))
+        );
+        shutdown.cancel();
+        task.await.unwrap();
     }
 
     #[test]

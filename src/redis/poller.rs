@@ -102,7 +102,7 @@ impl Poller {
                 self.status.last_ok_unix = Some(unix_now());
                 self.status.polls_ok = self.status.polls_ok.wrapping_add(1);
                 let data = instance_part(self.index, &info, &self.layout, &extras);
-                self.store.publish(PartKey::RedisInstance(self.index), data);
+                self.store.stage(PartKey::RedisInstance(self.index), data);
             }
             Err(error) => {
                 let error = secret::redact(&error, self.instance.password.as_ref());
@@ -119,11 +119,11 @@ impl Poller {
                 self.status.polls_failed = self.status.polls_failed.wrapping_add(1);
                 self.connection = None;
                 self.store
-                    .publish(PartKey::RedisInstance(self.index), Vec::new());
+                    .stage(PartKey::RedisInstance(self.index), Vec::new());
             }
         }
         let status = status_part(self.index, &self.status, &self.layout);
-        self.store.publish(PartKey::RedisStatus(self.index), status);
+        self.store.stage(PartKey::RedisStatus(self.index), status);
         self.notifier.redis_observed(self.index, &observation);
     }
 
