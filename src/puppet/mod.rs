@@ -47,7 +47,12 @@
 //! - the report's only tag, `!ruby/object:Puppet::Transaction::Report` at
 //!   the top, is ignored when the mapping is read into a struct.
 //!
-//! Its MSRV is 1.89 (the `redis` crate already needs 1.88).
+//! Measured here on a generated 14 MB report read into nothing
+//! (`IgnoredAny`), release build: peak RSS 21 MB with `serde-saphyr`
+//! against 179 MB with `serde_norway`; 1.0 s against 0.66 s. So a report
+//! parses at about 15 MB/s: 0.05 s for a 1,000-resource report, about 4 s
+//! at the 64 MiB cap. Its MSRV is 1.89 (the `redis` crate already needs
+//! 1.88).
 //!
 //! The lock file is JSON, read with `serde_json`. The watcher uses the
 //! `inotify` crate directly (the subagent runs on Linux only): it gives

@@ -442,24 +442,28 @@ impl DirWatch {
                 if event.mask.contains(EventMask::Q_OVERFLOW) {
                     return DirEvent::Relevant;
                 }
+                // Events of watches removed by `setup` (IN_IGNORED follows
+                // every removal) are not news.
+                let Some(role) = self.watched.get(&event.wd) else {
+                    return DirEvent::Irrelevant;
+                };
                 if event
                     .mask
                     .intersects(EventMask::IGNORED | EventMask::DELETE_SELF | EventMask::MOVE_SELF)
                 {
                     return DirEvent::Rewatch;
                 }
-                match self.watched.get(&event.wd) {
-                    Some(Role::Ancestor) => DirEvent::Rewatch,
-                    Some(Role::Target) => match &event.name {
-                        Some(n) if self.names.contains(n) => DirEvent::Relevant,
-                        // A directory on the way to a target was created
-                        // in a target (a publicdir inside the statedir...).
-                        Some(_) if !self.complete && event.mask.contains(EventMask::ISDIR) => {
-                            DirEvent::Rewatch
-                        }
-                        _ => DirEvent::Irrelevant,
-                    },
-                    None => DirEvent::Irrelevant,
+                match (role, &event.name) {
+                    (Role::Ancestor, _) => DirEvent::Rewatch,
+                    (Role::Target, Some(n)) if self.names.contains(n) => DirEvent::Relevant,
+                    // A directory on the way to another target was created
+                    // in a target (a publicdir inside the statedir...).
+                    (Role::Target, Some(_))
+                        if !self.complete && event.mask.contains(EventMask::ISDIR) =>
+                    {
+                        DirEvent::Rewatch
+                    }
+                    _ => DirEvent::Irrelevant,
                 }
             }
             Some(Err(e)) => {
