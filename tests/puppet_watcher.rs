@@ -266,8 +266,11 @@ async fn directories_that_appear_later_are_watched() {
     let sb = Sandbox::new(false);
     // Only the fallback could find the files if the watches were not moved
     // to the new directories; make sure it does not run during the test.
+    // A long max_delay makes a watcher that keeps re-creating its watches
+    // (each removal queues an IN_IGNORED event) miss the deadline.
     let options = WatcherOptions {
         fallback: Duration::from_secs(3600),
+        max_delay: Duration::from_secs(5),
         ..Default::default()
     };
     let mut rx = spawn_watcher_with(sb.paths.clone(), options, sb.shutdown.clone());

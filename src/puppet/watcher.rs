@@ -111,6 +111,7 @@ async fn run(
     shutdown: CancellationToken,
 ) {
     let mut dirs = DirWatch::new(&paths);
+    dirs.setup().await;
     let mut conditions = Conditions::default();
     let mut reader = Some(PuppetReader::new(paths.clone()));
     // Read at once.
@@ -131,7 +132,7 @@ async fn run(
                 let now = Instant::now();
                 match event {
                     DirEvent::Relevant => {}
-                    DirEvent::Rewatch => dirs.setup(),
+                    DirEvent::Rewatch => dirs.setup().await,
                     DirEvent::Irrelevant => continue,
                 }
                 // Trailing-edge debounce, capped at max_delay after the
@@ -179,7 +180,7 @@ async fn run(
             }
             _ = fallback.tick() => {
                 if !dirs.complete() {
-                    dirs.setup();
+                    dirs.setup().await;
                 }
                 read_at = Some(Instant::now());
             }
@@ -370,7 +371,6 @@ impl DirWatch {
             Ok(s) => w.stream = Some(s),
             Err(e) => warn!("puppet: inotify is not available ({e}); re-reading the run files on the fallback timer only"),
         }
-        w.setup();
         w
     }
 
@@ -379,44 +379,23 @@ impl DirWatch {
     }
 
     /// (Re)create the watches: each target directory, or for a missing one
-    /// its nearest existing ancestor.
-    fn setup(&mut self) {
+    /// its nearest existing ancestor. The `stat`s and `inotify_add_watch`
+    /// calls run on the blocking pool.
+    async fn setup(&mut self) {
         let Some(stream) = &self.stream else { return };
-        let mut watches = stream.watches();
-        for wd in self.watched.drain().map(|(wd, _)| wd) {
-            let _ = watches.remove(wd);
-        }
-        let mut wanted: BTreeMap<PathBuf, (WatchMask, Role)> = BTreeMap::new();
-        let mut complete = true;
-        for t in &self.targets {
-            if t.is_dir() {
-                let e = wanted
-                    .entry(t.clone())
-                    .or_insert((WatchMask::empty(), Role::Target));
-                e.0 |= TARGET_MASK;
-                e.1 = Role::Target;
-            } else {
-                complete = false;
-                if let Some(a) = t.ancestors().skip(1).find(|a| a.is_dir()) {
-                    let e = wanted
-                        .entry(a.to_path_buf())
-                        .or_insert((WatchMask::empty(), Role::Ancestor));
-                    e.0 |= ANCESTOR_MASK;
-                }
-            }
-        }
-        let mut errors = Vec::new();
-        for (dir, (mask, role)) in wanted {
-            match watches.add(&dir, mask) {
-                Ok(wd) => {
-                    self.watched.insert(wd, role);
-                }
-                Err(e) => {
-                    complete = false;
-                    errors.push(format!("{}: {e}", dir.display()));
-                }
-            }
-        }
+        let watches = stream.watches();
+        let old: Vec<WatchDescriptor> = self.watched.drain().map(|(wd, _)| wd).collect();
+        let targets = self.targets.clone();
+        let done = tokio::task::spawn_blocking(move || add_watches(watches, old, &targets)).await;
+        let (watched, complete, errors) = match done {
+            Ok(r) => r,
+            Err(e) => (
+                HashMap::new(),
+                false,
+                vec![format!("setting up the watches: {e}")],
+            ),
+        };
+        self.watched = watched;
         self.complete = complete;
         let error = (!errors.is_empty()).then(|| errors.join("; "));
         if error != self.last_error {
@@ -479,6 +458,52 @@ impl DirWatch {
             }
         }
     }
+}
+
+/// Remove the `old` watches and add one per target directory (or for a
+/// missing one, its nearest existing ancestor). Returns the new watches,
+/// whether every target is watched directly, and the errors.
+fn add_watches(
+    mut watches: inotify::Watches,
+    old: Vec<WatchDescriptor>,
+    targets: &[PathBuf],
+) -> (HashMap<WatchDescriptor, Role>, bool, Vec<String>) {
+    for wd in old {
+        let _ = watches.remove(wd);
+    }
+    let mut wanted: BTreeMap<PathBuf, (WatchMask, Role)> = BTreeMap::new();
+    let mut complete = true;
+    for t in targets {
+        if t.is_dir() {
+            let e = wanted
+                .entry(t.clone())
+                .or_insert((WatchMask::empty(), Role::Target));
+            e.0 |= TARGET_MASK;
+            e.1 = Role::Target;
+        } else {
+            complete = false;
+            if let Some(a) = t.ancestors().skip(1).find(|a| a.is_dir()) {
+                let e = wanted
+                    .entry(a.to_path_buf())
+                    .or_insert((WatchMask::empty(), Role::Ancestor));
+                e.0 |= ANCESTOR_MASK;
+            }
+        }
+    }
+    let mut watched = HashMap::new();
+    let mut errors = Vec::new();
+    for (dir, (mask, role)) in wanted {
+        match watches.add(&dir, mask) {
+            Ok(wd) => {
+                watched.insert(wd, role);
+            }
+            Err(e) => {
+                complete = false;
+                errors.push(format!("{}: {e}", dir.display()));
+            }
+        }
+    }
+    (watched, complete, errors)
 }
 
 #[cfg(test)]
