@@ -327,7 +327,7 @@ impl RunReport {
     /// When the run ended, as Unix seconds: start `time` plus the `total`
     /// time metric. This is what pairs the report with a summary, whose
     /// `time.last_run` is taken right after (see
-    /// [`super::pairing`]).
+    /// [`super::state::pairing`]).
     pub fn end_time(&self) -> Option<f64> {
         Some(self.time?.as_f64() + self.metric("time", "total")?)
     }
