@@ -25,6 +25,7 @@
 //!   validated configuration; [`cli`] holds the clap definition.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
 //!   argv, logs and errors.
+//! - [`puppet`]: Puppet run state: run file readers and an inotify watcher.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
 //!   from the terminal when not run with `-n`.
 //!
@@ -38,6 +39,7 @@ pub mod logging;
 pub mod metrics;
 pub mod notify;
 pub mod oid;
+pub mod puppet;
 pub mod redis;
 pub mod secret;
 pub mod smi;

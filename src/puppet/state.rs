@@ -1,0 +1,475 @@
+//! [`PuppetState`]: the summary, the report and the lock files read
+//! together, and what they say combined.
+//!
+//! A file that cannot be read or parsed does not erase what was known:
+//! [`PuppetReader`] keeps the last good summary and report, and says in
+//! [`FileStatus`] what the latest read found.
+
+use super::locks::{self, RunLock, MAX_LOCK_BYTES};
+use super::report::{self, CachedCatalogStatus, RunReport, MAX_REPORT_BYTES};
+use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
+use super::{ParseError, PuppetPaths, RunStatus};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// How much later than its report's end (start `time` + `total` time) a
+/// summary's `time.last_run` may be, in seconds, and how much earlier.
+///
+/// `last_run` is taken in whole seconds right after the end, so
+/// `last_run == floor(end)`: in every fixture run the difference was −0.12
+/// to −0.93 s. The window cannot be much wider: two `puppet apply` runs in
+/// a row (a_converged, b_changed) ended 1.7 s apart, and the second run's
+/// `last_run` was only 0.76 s after the first run's end. That is why the
+/// pairing also compares the configuration version and the `total` time.
+pub const PAIRING_WINDOW_SECS: (f64, f64) = (-1.5, 0.5);
+
+/// What the latest read of one file found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum FileStatus {
+    /// Not read yet.
+    #[default]
+    NotRead,
+    Ok,
+    /// The file does not exist (for the summary: Puppet has not run yet, or
+    /// the path is wrong).
+    Missing,
+    /// It exists but could not be read; `permission` when the error was
+    /// EACCES/EPERM (a non-root reader and Puppet's mode 0640).
+    Unreadable {
+        error: String,
+        permission: bool,
+    },
+    /// It was read but its content is not usable.
+    Invalid(ParseError),
+}
+
+impl FileStatus {
+    pub fn is_ok(&self) -> bool {
+        matches!(self, FileStatus::Ok)
+    }
+
+    /// Short name of the condition: `ok`, `missing`, `unreadable`,
+    /// `invalid`, `not-read`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FileStatus::NotRead => "not-read",
+            FileStatus::Ok => "ok",
+            FileStatus::Missing => "missing",
+            FileStatus::Unreadable { .. } => "unreadable",
+            FileStatus::Invalid(_) => "invalid",
+        }
+    }
+}
+
+/// Whether the report describes the same run as the summary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pairing {
+    /// Same run: `time.last_run` within [`PAIRING_WINDOW_SECS`] of the
+    /// report's end, the same configuration version (or both null), and the
+    /// same `total` time (the very same float, printed by the same Ruby).
+    Paired,
+    /// Different runs. `summary_newer` when the summary is from the later
+    /// run: the report of its run has not been written (yet).
+    NotPaired {
+        summary_last_run: i64,
+        report_end: f64,
+        summary_newer: bool,
+    },
+    /// A time needed to pair them is missing.
+    Unknown,
+}
+
+/// Pair a report with a summary (see [`Pairing`]).
+pub fn pairing(summary: &RunSummary, report: &RunReport) -> Pairing {
+    let (Some(last_run), Some(end)) = (summary.time.last_run, report.end_time()) else {
+        return Pairing::Unknown;
+    };
+    let diff = last_run as f64 - end;
+    let (early, late) = PAIRING_WINDOW_SECS;
+    let same_total = match (summary.time.total(), report.metric("time", "total")) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
+    if (early..=late).contains(&diff)
+        && summary.config_version == report.configuration_version
+        && same_total
+    {
+        Pairing::Paired
+    } else {
+        Pairing::NotPaired {
+            summary_last_run: last_run,
+            report_end: end,
+            summary_newer: diff > 0.0,
+        }
+    }
+}
+
+/// Everything known about the Puppet runs on this host at one moment.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PuppetState {
+    /// The last summary that parsed (possibly from an earlier read than
+    /// `summary_status`'s).
+    pub summary: Option<RunSummary>,
+    /// What the latest read of the summary found.
+    pub summary_status: FileStatus,
+    /// The last report that parsed. It may be from another run than
+    /// `summary`: see [`PuppetState::pairing`] and
+    /// [`PuppetState::matching_report`].
+    pub report: Option<RunReport>,
+    pub report_status: FileStatus,
+    /// Set by the watcher while it waits (up to
+    /// [`super::WatcherOptions::report_wait`]) for the report of a summary
+    /// that is newer than the report: Puppet renames the summary into place
+    /// first. A consumer that wants both halves of a run waits for this to
+    /// clear.
+    pub report_pending: bool,
+    /// `Some(reason)` while `agent_disabled.lock` exists (reason may be "").
+    pub disabled: Option<String>,
+    /// `agent_catalog_run.lock`, when it exists.
+    pub run_lock: Option<RunLock>,
+}
+
+impl PuppetState {
+    /// Report and summary pairing (see [`Pairing`]).
+    pub fn pairing(&self) -> Pairing {
+        match (&self.summary, &self.report) {
+            (Some(s), Some(r)) => pairing(s, r),
+            _ => Pairing::Unknown,
+        }
+    }
+
+    /// The report, if it is the summary's run's (or there is no summary to
+    /// compare with).
+    pub fn matching_report(&self) -> Option<&RunReport> {
+        let report = self.report.as_ref()?;
+        match &self.summary {
+            None => Some(report),
+            Some(s) => (pairing(s, report) == Pairing::Paired).then_some(report),
+        }
+    }
+
+    /// `time.last_run` of the summary: when the last run ended.
+    pub fn last_run(&self) -> Option<i64> {
+        self.summary.as_ref()?.time.last_run
+    }
+
+    /// The last run's outcome.
+    ///
+    /// With a report of the same run: `Failed` if the report says failed,
+    /// the transaction did not complete, or the summary counts a failure;
+    /// otherwise the report's status. Without one (report missing,
+    /// unreadable, or from another run), from the summary alone: `Failed` if
+    /// a resource failed or failed to restart, an event failed, or no
+    /// catalog was applied (`version.config` null or `resources.total` 0);
+    /// else `Changed` if `changes.total` > 0; else `Unchanged`. Without a
+    /// summary, the report's status; with neither, `Unknown`.
+    ///
+    /// A run that applied a cached catalog after a compile failure is
+    /// `Unchanged` here, as Puppet says: see
+    /// [`PuppetState::cached_catalog_used`].
+    pub fn run_status(&self) -> RunStatus {
+        let report = self.matching_report();
+        let Some(summary) = &self.summary else {
+            return report.map_or(RunStatus::Unknown, |r| match r.transaction_completed {
+                Some(false) => RunStatus::Failed,
+                _ => r.status,
+            });
+        };
+        if let Some(r) = report {
+            if r.status == RunStatus::Failed
+                || r.transaction_completed == Some(false)
+                || summary.has_failures()
+            {
+                return RunStatus::Failed;
+            }
+            if r.status != RunStatus::Unknown {
+                return r.status;
+            }
+        }
+        if summary.has_failures() || summary.no_catalog_applied() {
+            RunStatus::Failed
+        } else if summary.changes_total > 0 {
+            RunStatus::Changed
+        } else {
+            RunStatus::Unchanged
+        }
+    }
+
+    /// `cached_catalog_status` of the last run's report.
+    pub fn cached_catalog_status(&self) -> Option<CachedCatalogStatus> {
+        self.matching_report()?.cached_catalog_status
+    }
+
+    /// Whether the last run applied a cached catalog instead of a fresh one
+    /// (`on_failure`: the fresh one failed to compile or download, which
+    /// nothing else in the files shows; or `explicitly_requested`).
+    pub fn cached_catalog_used(&self) -> bool {
+        matches!(
+            self.cached_catalog_status(),
+            Some(CachedCatalogStatus::OnFailure | CachedCatalogStatus::ExplicitlyRequested)
+        )
+    }
+
+    /// The exit code `--detailed-exitcodes` gave the last run: 1 if the
+    /// transaction did not complete (needs the report), else 2 if something
+    /// changed, | 4 if a resource failed or failed to restart.
+    pub fn detailed_exit_code(&self) -> Option<i32> {
+        let summary = self.summary.as_ref()?;
+        if self.matching_report().and_then(|r| r.transaction_completed) == Some(false) {
+            return Some(1);
+        }
+        let mut code = 0;
+        if summary.changes_total > 0 {
+            code |= 2;
+        }
+        if summary.resources.failed > 0 || summary.resources.failed_to_restart > 0 {
+            code |= 4;
+        }
+        Some(code)
+    }
+
+    /// `application.run_mode` of the summary: `agent`, or `user` for
+    /// `puppet apply`.
+    pub fn run_mode(&self) -> Option<&str> {
+        self.summary.as_ref()?.run_mode()
+    }
+
+    /// Whether an agent run holds the run lock (a stale lock does not count).
+    pub fn run_in_progress(&self) -> bool {
+        self.run_lock.is_some_and(|l| l.in_progress())
+    }
+
+    /// One line per file whose latest read failed.
+    pub fn errors(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (what, status) in [
+            ("summary", &self.summary_status),
+            ("report", &self.report_status),
+        ] {
+            match status {
+                FileStatus::Unreadable { error, .. } => out.push(format!("{what}: {error}")),
+                FileStatus::Invalid(e) => out.push(format!("{what}: {e}")),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// What identifies a file's content without reading it: Puppet replaces
+/// the files by rename, so a new run is a new inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: i64,
+    mtime_nsec: i64,
+}
+
+impl FileStamp {
+    fn of(m: &std::fs::Metadata) -> FileStamp {
+        FileStamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: m.mtime(),
+            mtime_nsec: m.mtime_nsec(),
+        }
+    }
+}
+
+enum Outcome {
+    Content(Vec<u8>, FileStamp),
+    Missing,
+    Failed(FileStatus),
+}
+
+/// Read at most `max` bytes of `path`; a larger file is refused from its
+/// size, before reading. `unchanged` short-cuts a file whose stamp is the
+/// same as the last read's.
+fn read_capped(path: &Path, max: usize, unchanged: Option<FileStamp>) -> Option<Outcome> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(Outcome::Missing),
+        Err(e) => return Some(Outcome::Failed(unreadable(path, &e))),
+    };
+    let meta = match file.metadata() {
+        Ok(m) => m,
+        Err(e) => return Some(Outcome::Failed(unreadable(path, &e))),
+    };
+    if !meta.is_file() {
+        return Some(Outcome::Failed(FileStatus::Unreadable {
+            error: format!("{} is not a regular file", path.display()),
+            permission: false,
+        }));
+    }
+    let stamp = FileStamp::of(&meta);
+    if unchanged == Some(stamp) {
+        return None;
+    }
+    if meta.len() > max as u64 {
+        return Some(Outcome::Failed(FileStatus::Invalid(ParseError::TooLarge {
+            len: meta.len(),
+            max: max as u64,
+        })));
+    }
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    if let Err(e) = (&mut file).take(max as u64 + 1).read_to_end(&mut buf) {
+        return Some(Outcome::Failed(unreadable(path, &e)));
+    }
+    if buf.len() > max {
+        // It grew while being read.
+        return Some(Outcome::Failed(FileStatus::Invalid(ParseError::TooLarge {
+            len: buf.len() as u64,
+            max: max as u64,
+        })));
+    }
+    Some(Outcome::Content(buf, stamp))
+}
+
+fn unreadable(path: &Path, e: &io::Error) -> FileStatus {
+    FileStatus::Unreadable {
+        error: format!("reading {}: {e}", path.display()),
+        permission: e.kind() == io::ErrorKind::PermissionDenied,
+    }
+}
+
+/// One file's last good value and what the latest read found.
+struct Slot<T> {
+    good: Option<T>,
+    /// Stamp of the content `good` (or the last invalid content) came from.
+    stamp: Option<FileStamp>,
+    status: FileStatus,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot {
+            good: None,
+            stamp: None,
+            status: FileStatus::NotRead,
+        }
+    }
+}
+
+impl<T: Clone> Slot<T> {
+    /// Re-read the file unless it is unchanged since a read that gave a
+    /// definite answer. Returns whether the content was parsed anew.
+    fn refresh(
+        &mut self,
+        path: &Path,
+        max: usize,
+        parse: impl FnOnce(&[u8]) -> Result<T, ParseError>,
+    ) -> bool {
+        let settled = matches!(self.status, FileStatus::Ok | FileStatus::Invalid(_));
+        let skip = if settled { self.stamp } else { None };
+        match read_capped(path, max, skip) {
+            None => false,
+            Some(Outcome::Missing) => {
+                self.stamp = None;
+                self.status = FileStatus::Missing;
+                false
+            }
+            Some(Outcome::Failed(status)) => {
+                self.stamp = None;
+                self.status = status;
+                false
+            }
+            Some(Outcome::Content(bytes, stamp)) => {
+                self.stamp = Some(stamp);
+                match parse(&bytes) {
+                    Ok(v) => {
+                        self.good = Some(v);
+                        self.status = FileStatus::Ok;
+                    }
+                    Err(e) => self.status = FileStatus::Invalid(e),
+                }
+                true
+            }
+        }
+    }
+}
+
+/// Reads the files, remembering the last good summary and report across
+/// reads and parsing each file only when it changed (new inode, size or
+/// mtime). All of it is blocking file I/O.
+pub struct PuppetReader {
+    paths: PuppetPaths,
+    summary: Slot<RunSummary>,
+    report: Slot<RunReport>,
+}
+
+impl PuppetReader {
+    pub fn new(paths: PuppetPaths) -> PuppetReader {
+        PuppetReader {
+            paths,
+            summary: Slot::default(),
+            report: Slot::default(),
+        }
+    }
+
+    pub fn paths(&self) -> &PuppetPaths {
+        &self.paths
+    }
+
+    /// Read whatever changed and return the state. `report_pending` is
+    /// always false here (it is the watcher's).
+    pub fn refresh(&mut self) -> PuppetState {
+        self.summary.refresh(
+            &self.paths.summary,
+            MAX_SUMMARY_BYTES,
+            summary::parse_summary,
+        );
+        self.report
+            .refresh(&self.paths.report, MAX_REPORT_BYTES, report::parse_report);
+        let disabled = match read_capped(&self.paths.disabled_lock, MAX_LOCK_BYTES, None) {
+            Some(Outcome::Content(bytes, _)) => Some(locks::parse_disabled_lock(&bytes)),
+            Some(Outcome::Missing) | None => None,
+            // It exists: the agent is disabled, for a reason we cannot read.
+            Some(Outcome::Failed(_)) => Some(String::new()),
+        };
+        let run_lock = match read_capped(&self.paths.run_lock, MAX_LOCK_BYTES, None) {
+            Some(Outcome::Content(bytes, _)) => Some(RunLock::from_content(&bytes)),
+            Some(Outcome::Missing) | None => None,
+            Some(Outcome::Failed(_)) => Some(RunLock {
+                pid: None,
+                process: locks::ProcessCheck::Unknown,
+            }),
+        };
+        PuppetState {
+            summary: self.summary.good.clone(),
+            summary_status: self.summary.status.clone(),
+            report: self.report.good.clone(),
+            report_status: self.report.status.clone(),
+            report_pending: false,
+            disabled,
+            run_lock,
+        }
+    }
+}
+
+/// Read the state once, synchronously (blocking file I/O): for start-up
+/// baselines and tests.
+pub fn read_state(paths: &PuppetPaths) -> PuppetState {
+    PuppetReader::new(paths.clone()).refresh()
+}
+
+/// The advice for a file Puppet wrote that this process may not read.
+pub fn permission_advice(paths: &PuppetPaths, which: &Path) -> String {
+    if which == paths.report {
+        "Puppet writes it mode 0640 and resets a chmod at every run; set \
+         `lastrunreport = $statedir/last_run_report.yaml { mode = 0644 }` in the [main] \
+         section of puppet.conf (and make sure its directory is searchable), or run \
+         redis-snmp as root"
+            .to_owned()
+    } else {
+        "Puppet writes it mode 0640 and resets a chmod at every run; set \
+         `lastrunfile = $publicdir/last_run_summary.yaml { mode = 0644 }` in the [main] \
+         section of puppet.conf (and make sure its directory is searchable), or run \
+         redis-snmp as root"
+            .to_owned()
+    }
+}
