@@ -53,6 +53,9 @@ if [ "${INSTALLED_NOW:-0}" = 1 ]; then
     stop_system_daemon snmpd /run/snmpd.pid Debian-snmp
     stop_system_daemon snmptrapd /run/snmptrapd.pid
     stop_system_daemon redis-server /run/redis/redis-server.pid redis
+    # Debian's puppet package may start its agent, which has no server here.
+    as_root systemctl stop puppet >/dev/null 2>&1 || true
+    as_root systemctl disable puppet >/dev/null 2>&1 || true
 fi
 
 # The SMIv2 base modules REDIS-SERVER-MIB imports, into target/base-mibs.
