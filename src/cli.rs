@@ -66,6 +66,11 @@ pub struct Cli {
     #[arg(long, value_name = "TARGET")]
     pub log: Option<String>,
 
+    /// Watch the Puppet agent's run files at Debian's default paths (the
+    /// `[puppet]` section of the configuration file says more).
+    #[arg(long)]
+    pub puppet: bool,
+
     /// Print help.
     #[arg(short = '?', long, action = ArgAction::Help)]
     pub help: Option<bool>,

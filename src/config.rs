@@ -4,8 +4,9 @@
 
 use crate::agentx::address::AgentxAddress;
 use crate::cli::Cli;
-use crate::notify::{NotifyConfig, REDIS_NOTIFICATIONS};
+use crate::notify::{all_notifications, NotifyConfig};
 use crate::oid::Oid;
+use crate::puppet::PuppetPaths;
 use crate::redis::readings::Layout;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
@@ -145,6 +146,8 @@ pub struct Config {
     pub verbosity: u8,
     pub log_target: LogTarget,
     pub notifications: NotifyConfig,
+    /// The Puppet files to watch, when Puppet is watched.
+    pub puppet: Option<PuppetPaths>,
     /// Things to warn about once logging is up (a password on the command
     /// line, a password file readable by all).
     pub warnings: Vec<String>,
@@ -176,6 +179,23 @@ struct FileConfig {
     #[serde(default)]
     redis: Vec<FileInstance>,
     notifications: Option<FileNotifications>,
+    puppet: Option<FilePuppet>,
+}
+
+/// `[puppet]`: watch the Puppet agent's files. Present means on, unless
+/// `enabled = false`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePuppet {
+    enabled: Option<bool>,
+    summary: Option<PathBuf>,
+    report: Option<PathBuf>,
+    disabled_lock: Option<PathBuf>,
+    run_lock: Option<PathBuf>,
+    /// Root of PUPPET-AGENT-MIB.
+    oid: Option<String>,
+    /// Seconds without a run after which the agent is stale.
+    stale_after: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -284,7 +304,36 @@ impl Config {
             }
         }
         apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
-        let notifications = notify_config(file.notifications.as_ref()).map_err(in_file)?;
+        let mut notifications = notify_config(file.notifications.as_ref()).map_err(in_file)?;
+        let mut layout = layout;
+        let puppet = match &file.puppet {
+            Some(p) if p.enabled != Some(false) => {
+                if let Some(text) = &p.oid {
+                    let oid: Oid = text
+                        .parse()
+                        .map_err(|e| in_file(format!("puppet.oid: {e}")))?;
+                    layout.puppet = oid;
+                }
+                if let Some(secs) = p.stale_after {
+                    if secs == 0 {
+                        return Err(in_file(
+                            "puppet.stale_after: must be at least 1 second".into(),
+                        ));
+                    }
+                    notifications.puppet_stale_after = Duration::from_secs(secs);
+                }
+                let defaults = PuppetPaths::default();
+                Some(PuppetPaths {
+                    summary: p.summary.clone().unwrap_or(defaults.summary),
+                    report: p.report.clone().unwrap_or(defaults.report),
+                    disabled_lock: p.disabled_lock.clone().unwrap_or(defaults.disabled_lock),
+                    run_lock: p.run_lock.clone().unwrap_or(defaults.run_lock),
+                })
+            }
+            Some(_) => None,
+            None if cli.puppet => Some(PuppetPaths::default()),
+            None => None,
+        };
 
         Ok(Config {
             agentx,
@@ -300,6 +349,7 @@ impl Config {
             verbosity: cli.verbose,
             log_target,
             notifications,
+            puppet,
             warnings,
         })
     }
@@ -310,7 +360,7 @@ fn notify_config(file: Option<&FileNotifications>) -> Result<NotifyConfig, Strin
     let mut config = NotifyConfig::default();
     let Some(file) = file else { return Ok(config) };
     for name in &file.disabled {
-        if !REDIS_NOTIFICATIONS.iter().any(|d| d.name == name) {
+        if !all_notifications().any(|d| d.name == name) {
             return Err(format!(
                 "notifications.disabled: no notification is named {name:?}"
             ));
@@ -568,6 +618,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("redisRoleChange"), "{err}");
+    }
+
+    #[test]
+    fn puppet_section_and_flag() {
+        assert!(Config::load(&cli(&[]), None).unwrap().puppet.is_none());
+        let flagged = Config::load(&cli(&["--puppet"]), None).unwrap();
+        assert_eq!(
+            flagged.puppet.unwrap().summary,
+            PathBuf::from("/var/cache/puppet/public/last_run_summary.yaml")
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(
+            &dir,
+            "[puppet]\nsummary = \"/tmp/s.yaml\"\noid = \".1.3.6.1.4.1.99.1\"\nstale_after = 600\n",
+        );
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert_eq!(config.puppet.unwrap().summary, PathBuf::from("/tmp/s.yaml"));
+        assert_eq!(config.layout.puppet.to_string(), ".1.3.6.1.4.1.99.1");
+        assert_eq!(
+            config.notifications.puppet_stale_after,
+            Duration::from_secs(600)
+        );
+        let path = write_config(&dir, "[puppet]\nenabled = false\n");
+        assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap()
+            .puppet
+            .is_none());
     }
 
     #[test]

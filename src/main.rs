@@ -5,9 +5,12 @@ use clap::Parser;
 use redis_snmp::agentx::session::{Session, SessionConfig};
 use redis_snmp::cli::Cli;
 use redis_snmp::config::{Config, PASSWORD_ENV};
-use redis_snmp::notify::Notifier;
+use redis_snmp::metrics::Layout;
+use redis_snmp::notify::{Notifier, PuppetObservation};
+use redis_snmp::puppet::{self, PuppetState};
 use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret::{self, Secret};
+use redis_snmp::snapshot::PartKey;
 use redis_snmp::snapshot::Store;
 use redis_snmp::{daemon, logging};
 use std::process::ExitCode;
@@ -104,9 +107,19 @@ async fn run(config: &Config) -> ExitCode {
 
     let session_config = SessionConfig::new(
         config.agentx.clone(),
-        config.layout.subtrees(),
+        config.layout.subtrees(config.puppet.is_some()),
         config.layout.root.clone(),
     );
+    if let Some(paths) = &config.puppet {
+        let states = puppet::spawn_watcher(paths.clone(), shutdown.clone());
+        tokio::spawn(follow_puppet(
+            states,
+            store.clone(),
+            notifier.clone(),
+            config.layout.clone(),
+            shutdown.clone(),
+        ));
+    }
     let session = Session::new(session_config, store, notify_rx, shutdown.clone());
     let session_task = tokio::spawn(session.run());
     info!(
@@ -128,4 +141,42 @@ async fn run(config: &Config) -> ExitCode {
         warn!("the AgentX session did not close within 2 s");
     }
     ExitCode::SUCCESS
+}
+
+/// How often Puppet's staleness is checked between file changes.
+const PUPPET_TICK: Duration = Duration::from_secs(30);
+
+/// Turn each state of the Puppet watcher into the Puppet part of the
+/// snapshot and into notifications; check for staleness now and then.
+async fn follow_puppet(
+    mut states: tokio::sync::watch::Receiver<Arc<PuppetState>>,
+    store: Arc<Store>,
+    notifier: Arc<Notifier>,
+    layout: Layout,
+    shutdown: CancellationToken,
+) {
+    let mut tick = tokio::time::interval(PUPPET_TICK);
+    // The channel's initial "nothing read yet" value counts as seen, so the
+    // first change is the first real read: the notifier's baseline.
+    loop {
+        tokio::select! {
+            changed = states.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let state = states.borrow_and_update().clone();
+                store.stage(PartKey::Puppet, puppet::objects::puppet_part(&state, &layout));
+                notifier.puppet_observed(&PuppetObservation::from_state(&state), unix_now());
+            }
+            _ = tick.tick() => notifier.puppet_tick(unix_now()),
+            _ = shutdown.cancelled() => return,
+        }
+    }
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }

@@ -13,6 +13,10 @@ use crate::smi::Syntax;
 /// Where the default module root sits: `enterprises.daysofwonder(20267).400`.
 pub const DEFAULT_REDIS_ROOT: &str = "1.3.6.1.4.1.20267.400";
 
+/// The default root of PUPPET-AGENT-MIB: `enterprises.daysofwonder(20267).401`,
+/// beside REDIS-SERVER-MIB.
+pub const DEFAULT_PUPPET_ROOT: &str = "1.3.6.1.4.1.20267.401";
+
 /// Arc of the 17 legacy scalars below the root (the old `-o` pointed here).
 pub const LEGACY_BRANCH: u32 = 1;
 
@@ -104,6 +108,53 @@ pub enum Source {
     Slowlog(SlowlogField),
     /// A column of `redisLatencyTable`, from LATENCY LATEST.
     Latency(LatencyField),
+    /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
+    /// agent's run summary, run report and lock files.
+    Puppet(PuppetField),
+}
+
+/// What a PUPPET-AGENT-MIB object reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PuppetField {
+    LastRunTime,
+    LastRunAge,
+    /// unchanged(1), changed(2), failed(3), unknown(4)
+    Status,
+    ResourcesTotal,
+    ResourcesChanged,
+    ResourcesFailed,
+    ResourcesFailedToRestart,
+    ResourcesSkipped,
+    ResourcesOutOfSync,
+    ResourcesRestarted,
+    ResourcesScheduled,
+    ResourcesCorrective,
+    EventsTotal,
+    EventsFailure,
+    EventsSuccess,
+    ChangesTotal,
+    /// A phase of `time:` in the summary, in milliseconds.
+    Phase(&'static str),
+    ConfigVersion,
+    PuppetVersion,
+    /// notUsed(1), explicitlyRequested(2), onFailure(3), unknown(4)
+    CachedCatalog,
+    Noop,
+    NoopPending,
+    CorrectiveChange,
+    /// agent(1), user(2): `puppet agent` or an ad-hoc `puppet apply`.
+    RunMode,
+    FirstError,
+    Disabled,
+    DisabledMessage,
+    RunInProgress,
+    /// Why the files could not be read, empty when they could.
+    ReadError,
+    /// Columns of `puppetResourceTable`.
+    ResourceType,
+    ResourceTitle,
+    ResourceState,
+    ResourceMessage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -613,6 +664,112 @@ pub const LATENCY_COLUMNS: &[ObjectDef] = &[
     column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)),
 ];
 
+const fn puppet(
+    name: &'static str,
+    arcs: &'static [u32],
+    syntax: Syntax,
+    field: PuppetField,
+) -> ObjectDef {
+    ObjectDef {
+        name,
+        arcs,
+        syntax,
+        source: Source::Puppet(field),
+    }
+}
+
+/// PUPPET-AGENT-MIB's scalars (`puppet.1.N`, served with `.0`): the last run
+/// of the Puppet agent, and the agent's state now. Arcs are below the
+/// Puppet root, not the Redis one.
+#[rustfmt::skip]
+pub const PUPPET_SCALARS: &[ObjectDef] = &[
+    puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime),
+    puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge),
+    puppet("puppetLastRunStatus", &[1, 3], Enum, PuppetField::Status),
+    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal),
+    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged),
+    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed),
+    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart),
+    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped),
+    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync),
+    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted),
+    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled),
+    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective),
+    puppet("puppetEventsTotal", &[1, 13], Gauge32, PuppetField::EventsTotal),
+    puppet("puppetEventsFailure", &[1, 14], Gauge32, PuppetField::EventsFailure),
+    puppet("puppetEventsSuccess", &[1, 15], Gauge32, PuppetField::EventsSuccess),
+    puppet("puppetChangesTotal", &[1, 16], Gauge32, PuppetField::ChangesTotal),
+    puppet("puppetTimeTotal", &[1, 17], Gauge32, PuppetField::Phase("total")),
+    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")),
+    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")),
+    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")),
+    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")),
+    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")),
+    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")),
+    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")),
+    puppet("puppetConfigVersion", &[1, 25], DisplayString, PuppetField::ConfigVersion),
+    puppet("puppetVersion", &[1, 26], DisplayString, PuppetField::PuppetVersion),
+    puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog),
+    puppet("puppetNoop", &[1, 28], TruthValue, PuppetField::Noop),
+    puppet("puppetNoopPending", &[1, 29], TruthValue, PuppetField::NoopPending),
+    puppet("puppetCorrectiveChange", &[1, 30], TruthValue, PuppetField::CorrectiveChange),
+    puppet("puppetRunMode", &[1, 31], Enum, PuppetField::RunMode),
+    puppet("puppetFirstError", &[1, 32], DisplayString, PuppetField::FirstError),
+    puppet("puppetDisabled", &[1, 33], TruthValue, PuppetField::Disabled),
+    puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage),
+    puppet("puppetRunInProgress", &[1, 35], TruthValue, PuppetField::RunInProgress),
+    puppet("puppetReadError", &[1, 36], DisplayString, PuppetField::ReadError),
+];
+
+/// `puppetResourceTable` (`puppet.2`), INDEX { puppetResourceIndex }: the
+/// last run's failed, skipped and changed resources (failures first), at
+/// most `MAX_PUPPET_RESOURCES` rows.
+#[rustfmt::skip]
+pub const PUPPET_RESOURCE_COLUMNS: &[ObjectDef] = &[
+    puppet("puppetResourceType", &[2, 1, 2], DisplayString, PuppetField::ResourceType),
+    puppet("puppetResourceTitle", &[2, 1, 3], DisplayString, PuppetField::ResourceTitle),
+    puppet("puppetResourceState", &[2, 1, 4], Enum, PuppetField::ResourceState),
+    puppet("puppetResourceMessage", &[2, 1, 5], DisplayString, PuppetField::ResourceMessage),
+];
+
+/// Rows of `puppetResourceTable` at most.
+pub const MAX_PUPPET_RESOURCES: usize = 100;
+
+/// `puppetLastRunStatus`.
+pub const PUPPET_STATUS: &[(&str, i32)] = &[
+    ("unchanged", 1),
+    ("changed", 2),
+    ("failed", 3),
+    ("unknown", 4),
+];
+/// `puppetCachedCatalogStatus`.
+pub const CACHED_CATALOG: &[(&str, i32)] = &[
+    ("not_used", 1),
+    ("explicitly_requested", 2),
+    ("on_failure", 3),
+    ("unknown", 4),
+];
+/// `puppetRunMode`.
+pub const RUN_MODES: &[(&str, i32)] = &[("agent", 1), ("user", 2)];
+/// `puppetResourceState`.
+pub const RESOURCE_STATES: &[(&str, i32)] = &[
+    ("failed", 1),
+    ("failed_to_restart", 2),
+    ("skipped", 3),
+    ("changed", 4),
+    ("out_of_sync", 5),
+];
+
+/// Every object PUPPET-AGENT-MIB defines that the agent serves.
+pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
+    PUPPET_SCALARS.iter().chain(PUPPET_RESOURCE_COLUMNS)
+}
+
+/// The number a named value has in one of the enumerations above.
+pub fn enum_number(names: &[(&str, i32)], name: &str) -> Option<i32> {
+    names.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
 /// ok(1), sdown(2), odown(3) of a watched master.
 pub const SENTINEL_STATE: &[(&str, i32)] = &[("ok", 1), ("sdown", 2), ("odown", 3)];
 
@@ -635,6 +792,78 @@ pub fn redis_objects() -> impl Iterator<Item = &'static ObjectDef> {
         .chain(INSTANCE_COLUMNS)
         .chain(INFO_GROUPS.iter().flat_map(|g| g.iter()))
         .chain(ROW_TABLES.iter().flat_map(|t| t.iter()))
+}
+
+/// Where the MIB's objects sit. The legacy scalars hang under `legacy` (the
+/// old `-o` option, `root.1` by default); everything else under `root`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub root: Oid,
+    pub legacy: Oid,
+    /// The root of PUPPET-AGENT-MIB.
+    pub puppet: Oid,
+}
+
+impl Layout {
+    /// Layout from the legacy branch OID, as the old `-o` gave it: the rest
+    /// of the module lives beside it, under its parent.
+    pub fn from_legacy_oid(legacy: Oid) -> Layout {
+        let root = legacy.parent().unwrap_or_else(Oid::null);
+        Layout {
+            root,
+            legacy,
+            puppet: default_puppet_root(),
+        }
+    }
+
+    pub fn default_layout() -> Layout {
+        let root: Oid = DEFAULT_REDIS_ROOT
+            .parse()
+            .expect("the default root is a valid OID");
+        Layout {
+            legacy: root.child(&[LEGACY_BRANCH]),
+            root,
+            puppet: default_puppet_root(),
+        }
+    }
+
+    /// The OID of an object (without instance suffix).
+    pub fn object_oid(&self, def: &ObjectDef) -> Oid {
+        if let Source::Puppet(_) = def.source {
+            return self.puppet.child(def.arcs);
+        }
+        match def.arcs.split_first() {
+            Some((&LEGACY_BRANCH, rest)) => self.legacy.child(rest),
+            _ => self.root.child(def.arcs),
+        }
+    }
+
+    /// OIDs of every served object, for the snapshot's noSuchObject test.
+    pub fn object_oids(&self) -> Vec<Oid> {
+        redis_objects()
+            .chain(puppet_objects())
+            .map(|d| self.object_oid(d))
+            .collect()
+    }
+
+    /// The subtrees to register with the master (the Puppet one only when
+    /// Puppet is watched).
+    pub fn subtrees(&self, with_puppet: bool) -> Vec<Oid> {
+        let mut subtrees = vec![self.root.clone()];
+        if !self.legacy.starts_with(&self.root) {
+            subtrees.push(self.legacy.clone());
+        }
+        if with_puppet {
+            subtrees.push(self.puppet.clone());
+        }
+        subtrees
+    }
+}
+
+fn default_puppet_root() -> Oid {
+    DEFAULT_PUPPET_ROOT
+        .parse()
+        .expect("the default Puppet root is a valid OID")
 }
 
 /// OIDs of all served objects below `root`, for the snapshot's

@@ -25,13 +25,23 @@ pub const SNMP_TRAP_OID: &[u32] = &[1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0];
 /// Arc of the notifications below the module root (`redis.0.N`).
 pub const NOTIFICATIONS_BRANCH: u32 = 0;
 
-/// One NOTIFICATION-TYPE: its name, its number below `redis.0`, and the
-/// objects (per-instance columns, by MIB name) it carries.
+/// Which MIB module a notification (and its objects) belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mib {
+    /// REDIS-SERVER-MIB: per-instance objects, sent with the instance index.
+    Redis,
+    /// PUPPET-AGENT-MIB: scalars, sent with `.0`.
+    Puppet,
+}
+
+/// One NOTIFICATION-TYPE: its name, its number below the module's `.0`
+/// branch, and the objects (by MIB name) it carries.
 #[derive(Debug, Clone, Copy)]
 pub struct NotificationDef {
     pub name: &'static str,
     pub number: u32,
     pub objects: &'static [&'static str],
+    pub mib: Mib,
 }
 
 const fn def(name: &'static str, number: u32, objects: &'static [&'static str]) -> NotificationDef {
@@ -39,6 +49,20 @@ const fn def(name: &'static str, number: u32, objects: &'static [&'static str]) 
         name,
         number,
         objects,
+        mib: Mib::Redis,
+    }
+}
+
+const fn puppet(
+    name: &'static str,
+    number: u32,
+    objects: &'static [&'static str],
+) -> NotificationDef {
+    NotificationDef {
+        name,
+        number,
+        objects,
+        mib: Mib::Puppet,
     }
 }
 
@@ -53,6 +77,90 @@ pub const REDIS_NOTIFICATIONS: &[NotificationDef] = &[
     def("redisReplicationLinkUp", 6, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
     def("redisPersistenceFailed", 7, &["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"]),
 ];
+
+/// The notifications of PUPPET-AGENT-MIB.
+#[rustfmt::skip]
+pub const PUPPET_NOTIFICATIONS: &[NotificationDef] = &[
+    puppet("puppetRunFailed", 1, &["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesFailed", "puppetResourcesChanged", "puppetConfigVersion", "puppetFirstError"]),
+    puppet("puppetRunChanged", 2, &["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesChanged", "puppetChangesTotal", "puppetConfigVersion"]),
+    puppet("puppetCachedCatalogUsed", 3, &["puppetCachedCatalogStatus", "puppetLastRunTime", "puppetConfigVersion", "puppetFirstError"]),
+    puppet("puppetRunRecovered", 4, &["puppetLastRunStatus", "puppetLastRunTime", "puppetConfigVersion"]),
+    puppet("puppetAgentStale", 5, &["puppetLastRunTime", "puppetLastRunAge"]),
+    puppet("puppetAgentStaleCleared", 6, &["puppetLastRunTime", "puppetLastRunAge"]),
+    puppet("puppetAgentDisabled", 7, &["puppetDisabled", "puppetDisabledMessage"]),
+    puppet("puppetAgentEnabled", 8, &["puppetDisabled"]),
+];
+
+/// Every notification the agent can send.
+pub fn all_notifications() -> impl Iterator<Item = &'static NotificationDef> {
+    REDIS_NOTIFICATIONS.iter().chain(PUPPET_NOTIFICATIONS)
+}
+
+/// What the Puppet files said after a change, as far as notifications
+/// care.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PuppetObservation {
+    /// When the last run ended (the summary's `time.last_run`).
+    pub last_run: Option<i64>,
+    pub status: Option<crate::puppet::RunStatus>,
+    pub cached_catalog_used: bool,
+    pub disabled: bool,
+    /// The summary of a new run is there but its report is not yet: the run
+    /// is not judged until it is (or the watcher gives up waiting).
+    pub report_pending: bool,
+}
+
+impl PuppetObservation {
+    pub fn from_state(state: &crate::puppet::PuppetState) -> Self {
+        PuppetObservation {
+            last_run: state.last_run(),
+            status: state.summary.as_ref().map(|_| state.run_status()),
+            cached_catalog_used: state.cached_catalog_used(),
+            disabled: state.disabled.is_some(),
+            report_pending: state.report_pending,
+        }
+    }
+}
+
+/// What the notifier remembers of Puppet between observations.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct PuppetKnown {
+    last_run: Option<i64>,
+    status: Option<crate::puppet::RunStatus>,
+    disabled: bool,
+    stale: bool,
+}
+
+/// The notifications due for a Puppet observation. A new run is one whose
+/// end time differs from the last judged one.
+fn puppet_transitions(known: &PuppetKnown, seen: &PuppetObservation) -> Vec<&'static str> {
+    use crate::puppet::RunStatus;
+    let mut due = Vec::new();
+    if seen.last_run.is_some() && seen.last_run != known.last_run && !seen.report_pending {
+        match seen.status {
+            Some(RunStatus::Failed) => due.push("puppetRunFailed"),
+            Some(RunStatus::Changed) => due.push("puppetRunChanged"),
+            _ => {}
+        }
+        if seen.cached_catalog_used {
+            due.push("puppetCachedCatalogUsed");
+        }
+        if known.status == Some(RunStatus::Failed)
+            && seen.status.is_some_and(|s| s != RunStatus::Failed)
+        {
+            due.push("puppetRunRecovered");
+        }
+        if known.stale {
+            due.push("puppetAgentStaleCleared");
+        }
+    }
+    match (known.disabled, seen.disabled) {
+        (false, true) => due.push("puppetAgentDisabled"),
+        (true, false) => due.push("puppetAgentEnabled"),
+        _ => {}
+    }
+    due
+}
 
 /// What one poll saw of an instance, as far as notifications care. Fields
 /// are `None` when the poll could not tell (the instance is down, or the
@@ -148,6 +256,8 @@ pub struct NotifyConfig {
     /// At most this many notifications of one kind from one source per
     /// minute; the rest are dropped (and counted in the log).
     pub max_per_minute: usize,
+    /// Puppet is stale when its last run ended longer ago than this.
+    pub puppet_stale_after: Duration,
 }
 
 impl Default for NotifyConfig {
@@ -155,6 +265,7 @@ impl Default for NotifyConfig {
         NotifyConfig {
             disabled: HashSet::new(),
             max_per_minute: 5,
+            puppet_stale_after: Duration::from_secs(2 * 3600),
         }
     }
 }
@@ -172,6 +283,8 @@ pub struct Notifier {
 struct NotifierState {
     /// Last known observation per Redis instance.
     redis: HashMap<u32, RedisObservation>,
+    /// What was judged of Puppet; `None` until the first observation.
+    puppet: Option<PuppetKnown>,
     /// Send times per (notification, source), for the rate limit.
     sent: HashMap<(&'static str, u32), VecDeque<Instant>>,
     /// How many were dropped by the rate limit since it last let one pass.
@@ -218,17 +331,79 @@ impl Notifier {
         }
     }
 
+    /// The Puppet files changed (or were read for the first time: the
+    /// baseline, which judges no run but one still waiting for its report).
+    pub fn puppet_observed(&self, seen: &PuppetObservation, now_unix: i64) {
+        let due = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let stale = self.is_stale(seen.last_run, now_unix);
+            match state.puppet.as_mut() {
+                None => {
+                    state.puppet = Some(PuppetKnown {
+                        last_run: if seen.report_pending {
+                            None
+                        } else {
+                            seen.last_run
+                        },
+                        status: seen.status,
+                        disabled: seen.disabled,
+                        stale,
+                    });
+                    Vec::new()
+                }
+                Some(known) => {
+                    let due = puppet_transitions(known, seen);
+                    if !seen.report_pending && seen.last_run.is_some() {
+                        known.last_run = seen.last_run;
+                        known.status = seen.status;
+                        known.stale = stale;
+                    }
+                    known.disabled = seen.disabled;
+                    due
+                }
+            }
+        };
+        for name in due {
+            self.send(name, 0);
+        }
+    }
+
+    /// Called now and then: Puppet turns stale when no run ended within
+    /// `puppet_stale_after`.
+    pub fn puppet_tick(&self, now_unix: i64) {
+        let due = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(known) = state.puppet.as_mut() else {
+                return;
+            };
+            let stale = self.is_stale(known.last_run, now_unix);
+            let due = (stale && !known.stale).then_some("puppetAgentStale");
+            known.stale = stale;
+            due
+        };
+        if let Some(name) = due {
+            self.send(name, 0);
+        }
+    }
+
+    fn is_stale(&self, last_run: Option<i64>, now_unix: i64) -> bool {
+        let limit = i64::try_from(self.config.puppet_stale_after.as_secs()).unwrap_or(i64::MAX);
+        last_run.is_some_and(|t| now_unix.saturating_sub(t) > limit)
+    }
+
     fn send(&self, name: &'static str, index: u32) {
         if self.config.disabled.contains(name) || !self.allowed(name, index) {
             return;
         }
-        let Some(def) = REDIS_NOTIFICATIONS.iter().find(|d| d.name == name) else {
+        let Some(def) = all_notifications().find(|d| d.name == name) else {
             return;
         };
         let varbinds = self.varbinds(def, index);
         match self.tx.try_send(varbinds) {
-            Ok(()) => debug!("queued {name} for instance {index}"),
-            Err(e) => warn!("dropped {name} for instance {index}: the AgentX session is not taking notifications ({e})"),
+            Ok(()) => debug!("queued {name} for source {index}"),
+            Err(e) => warn!(
+                "dropped {name} for source {index}: the AgentX session is not taking notifications ({e})"
+            ),
         }
     }
 
@@ -261,16 +436,21 @@ impl Notifier {
         true
     }
 
-    /// snmpTrapOID.0, then each object of the notification for this
-    /// instance, as the source just staged it (absent objects are left out).
+    /// snmpTrapOID.0, then each object of the notification (for this
+    /// instance), as the source just staged it (absent objects are left out).
     fn varbinds(&self, def: &NotificationDef, index: u32) -> Notification {
-        let trap_oid = self.layout.root.child(&[NOTIFICATIONS_BRANCH, def.number]);
+        let (root, suffix) = match def.mib {
+            Mib::Redis => (&self.layout.root, index),
+            Mib::Puppet => (&self.layout.puppet, 0),
+        };
+        let trap_oid = root.child(&[NOTIFICATIONS_BRANCH, def.number]);
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
         for name in def.objects {
-            let Some(object) = metrics::redis_objects().find(|o| o.name == *name) else {
+            let mut objects = metrics::redis_objects().chain(metrics::puppet_objects());
+            let Some(object) = objects.find(|o| o.name == *name) else {
                 continue;
             };
-            let oid = self.layout.object_oid(object).child(&[index]);
+            let oid = self.layout.object_oid(object).child(&[suffix]);
             if let Some(value) = self.store.latest_value(&oid) {
                 varbinds.push((oid, value));
             }
@@ -373,6 +553,80 @@ mod tests {
                 );
             }
         }
+        for def in PUPPET_NOTIFICATIONS {
+            for name in def.objects {
+                assert!(
+                    metrics::puppet_objects().any(|o| o.name == *name),
+                    "{}: {name}",
+                    def.name
+                );
+            }
+        }
+    }
+
+    fn run(last_run: i64, status: crate::puppet::RunStatus) -> PuppetObservation {
+        PuppetObservation {
+            last_run: Some(last_run),
+            status: Some(status),
+            ..PuppetObservation::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn puppet_runs_disable_and_staleness() {
+        use crate::puppet::RunStatus::*;
+        let layout = Layout::default_layout();
+        let store = Arc::new(Store::new(layout.object_oids()));
+        let (tx, mut rx) = mpsc::channel(100);
+        let config = NotifyConfig {
+            puppet_stale_after: Duration::from_secs(3600),
+            ..NotifyConfig::default()
+        };
+        let notifier = Notifier::new(config, layout, store, tx);
+        let t = 1_795_336_000;
+        notifier.puppet_observed(&run(t, Failed), t); // baseline: an old failure does not fire
+        notifier.puppet_observed(&run(t, Failed), t + 5); // same run again: nothing
+        let mut pending = run(t + 100, Changed);
+        pending.report_pending = true;
+        notifier.puppet_observed(&pending, t + 100); // waits for the report
+        notifier.puppet_observed(&run(t + 100, Changed), t + 101); // changed, and recovered
+        notifier.puppet_observed(&run(t + 200, Failed), t + 200);
+        let disabled = PuppetObservation {
+            disabled: true,
+            ..run(t + 200, Failed)
+        };
+        notifier.puppet_observed(&disabled, t + 201);
+        notifier.puppet_tick(t + 200 + 3599);
+        notifier.puppet_tick(t + 200 + 3601); // stale now
+        notifier.puppet_tick(t + 200 + 3700); // still stale: once only
+        notifier.puppet_observed(&run(t + 9000, Unchanged), t + 9000); // enabled, recovered, fresh
+        let mut names = Vec::new();
+        while let Ok(varbinds) = rx.try_recv() {
+            let Value::ObjectIdentifier(trap) = &varbinds[0].1 else {
+                panic!()
+            };
+            let number = trap.as_slice().last().copied().unwrap();
+            names.push(
+                PUPPET_NOTIFICATIONS
+                    .iter()
+                    .find(|d| d.number == number)
+                    .unwrap()
+                    .name,
+            );
+        }
+        assert_eq!(
+            names,
+            [
+                "puppetRunChanged",
+                "puppetRunRecovered",
+                "puppetRunFailed",
+                "puppetAgentDisabled",
+                "puppetAgentStale",
+                "puppetRunRecovered",
+                "puppetAgentStaleCleared",
+                "puppetAgentEnabled",
+            ]
+        );
     }
 
     #[tokio::test]
@@ -383,6 +637,7 @@ mod tests {
         let config = NotifyConfig {
             disabled: ["redisRoleChanged".to_string()].into_iter().collect(),
             max_per_minute: 2,
+            ..NotifyConfig::default()
         };
         let notifier = Notifier::new(config, layout, store, tx);
         let up = obs(true, "a", "master", None, Some(false));

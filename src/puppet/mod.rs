@@ -60,6 +60,7 @@
 //! tokio reactor, without the thread and cross-platform layer of `notify`.
 
 pub mod locks;
+pub mod objects;
 pub mod report;
 pub mod state;
 pub mod summary;

@@ -4,62 +4,12 @@
 use super::info::{Info, KeyspaceRow};
 use crate::metrics::{
     self, CommandField, Conversion, KeyspaceField, LatencyField, ObjectDef, ReplicaField,
-    SentinelField, SlowlogField, Source, StatusField, LEGACY_BRANCH,
+    SentinelField, SlowlogField, Source, StatusField,
 };
-use crate::oid::Oid;
 use crate::smi::{saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
 
-/// Where the MIB's objects sit. The legacy scalars hang under `legacy` (the
-/// old `-o` option, `root.1` by default); everything else under `root`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
-    pub root: Oid,
-    pub legacy: Oid,
-}
-
-impl Layout {
-    /// Layout from the legacy branch OID, as the old `-o` gave it: the rest
-    /// of the module lives beside it, under its parent.
-    pub fn from_legacy_oid(legacy: Oid) -> Layout {
-        let root = legacy.parent().unwrap_or_else(Oid::null);
-        Layout { root, legacy }
-    }
-
-    pub fn default_layout() -> Layout {
-        let root: Oid = metrics::DEFAULT_REDIS_ROOT
-            .parse()
-            .expect("the default root is a valid OID");
-        Layout {
-            legacy: root.child(&[LEGACY_BRANCH]),
-            root,
-        }
-    }
-
-    /// The OID of an object (without instance suffix).
-    pub fn object_oid(&self, def: &ObjectDef) -> Oid {
-        match def.arcs.split_first() {
-            Some((&LEGACY_BRANCH, rest)) => self.legacy.child(rest),
-            _ => self.root.child(def.arcs),
-        }
-    }
-
-    /// OIDs of every served object, for the snapshot's noSuchObject test.
-    pub fn object_oids(&self) -> Vec<Oid> {
-        metrics::redis_objects()
-            .map(|d| self.object_oid(d))
-            .collect()
-    }
-
-    /// The subtrees to register with the master.
-    pub fn subtrees(&self) -> Vec<Oid> {
-        if self.legacy.starts_with(&self.root) {
-            vec![self.root.clone()]
-        } else {
-            vec![self.root.clone(), self.legacy.clone()]
-        }
-    }
-}
+pub use crate::metrics::Layout;
 
 /// The SNMP value of an INFO-sourced object, or `None` when this server does
 /// not report the field (the object is then absent: noSuchInstance).
@@ -558,7 +508,8 @@ mod tests {
             .0
             .to_string()
             .starts_with(".1.3.6.1.4.1.99.3.1.1."));
-        assert_eq!(layout.subtrees().len(), 1);
+        assert_eq!(layout.subtrees(false).len(), 1);
+        assert_eq!(layout.subtrees(true).len(), 2);
     }
 
     fn find<'a>(part: &'a Part, oid: &str) -> Option<&'a Value> {

@@ -1,0 +1,207 @@
+//! Turns a [`PuppetState`] into PUPPET-AGENT-MIB's part of the snapshot,
+//! following the table in [`crate::metrics`] (`PUPPET_SCALARS`,
+//! `PUPPET_RESOURCE_COLUMNS`).
+
+use super::report::{CachedCatalogStatus, ResourceState};
+use super::state::PuppetState;
+use super::RunStatus;
+use crate::metrics::{self, Layout, PuppetField, Source, MAX_PUPPET_RESOURCES};
+use crate::redis::readings::display_string;
+use crate::smi::{saturate_u32, Value};
+use crate::snapshot::Part;
+
+/// The Puppet scalars (`.0`) and the resource table rows.
+pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
+    let mut part = Part::new();
+    for def in metrics::PUPPET_SCALARS {
+        let Source::Puppet(field) = def.source else {
+            continue;
+        };
+        if let Some(value) = scalar(state, field) {
+            part.push((layout.object_oid(def).child(&[0]), value));
+        }
+    }
+    let listed = state
+        .matching_report()
+        .map(|r| r.resources.listed.as_slice())
+        .unwrap_or(&[]);
+    for (row, entry) in listed.iter().take(MAX_PUPPET_RESOURCES).enumerate() {
+        let index = row as u32 + 1;
+        for def in metrics::PUPPET_RESOURCE_COLUMNS {
+            let Source::Puppet(field) = def.source else {
+                continue;
+            };
+            let value = match field {
+                PuppetField::ResourceType => display_string(&entry.resource_type),
+                PuppetField::ResourceTitle => display_string(&entry.title),
+                PuppetField::ResourceState => Value::Integer(resource_state(entry.state)),
+                PuppetField::ResourceMessage => {
+                    display_string(entry.message.as_deref().unwrap_or(""))
+                }
+                _ => continue,
+            };
+            part.push((layout.object_oid(def).child(&[index]), value));
+        }
+    }
+    part
+}
+
+fn truth(b: bool) -> Value {
+    Value::Integer(if b { 1 } else { 2 })
+}
+
+fn gauge(n: u64) -> Value {
+    Value::Gauge32(saturate_u32(n))
+}
+
+fn enum_value(names: &[(&str, i32)], name: &str) -> Option<Value> {
+    metrics::enum_number(names, name).map(Value::Integer)
+}
+
+pub fn status_name(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Unchanged => "unchanged",
+        RunStatus::Changed => "changed",
+        RunStatus::Failed => "failed",
+        RunStatus::Unknown => "unknown",
+    }
+}
+
+fn resource_state(state: ResourceState) -> i32 {
+    let name = match state {
+        ResourceState::Failed => "failed",
+        ResourceState::FailedToRestart => "failed_to_restart",
+        ResourceState::Skipped => "skipped",
+        ResourceState::Changed => "changed",
+        ResourceState::OutOfSync => "out_of_sync",
+    };
+    metrics::enum_number(metrics::RESOURCE_STATES, name).unwrap_or(0)
+}
+
+/// One scalar, or `None` when the files do not tell (no run yet, no report
+/// of the same run, a field Puppet did not write).
+fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
+    let summary = state.summary.as_ref();
+    let report = state.matching_report();
+    let last_run = state.last_run().and_then(|t| u64::try_from(t).ok());
+    Some(match field {
+        PuppetField::LastRunTime => gauge(last_run?),
+        PuppetField::LastRunAge => Value::SecondsSince(last_run?),
+        PuppetField::Status => enum_value(metrics::PUPPET_STATUS, status_name(state.run_status()))?,
+        PuppetField::ResourcesTotal => gauge(summary?.resources.total),
+        PuppetField::ResourcesChanged => gauge(summary?.resources.changed),
+        PuppetField::ResourcesFailed => gauge(summary?.resources.failed),
+        PuppetField::ResourcesFailedToRestart => gauge(summary?.resources.failed_to_restart),
+        PuppetField::ResourcesSkipped => gauge(summary?.resources.skipped),
+        PuppetField::ResourcesOutOfSync => gauge(summary?.resources.out_of_sync),
+        PuppetField::ResourcesRestarted => gauge(summary?.resources.restarted),
+        PuppetField::ResourcesScheduled => gauge(summary?.resources.scheduled),
+        PuppetField::ResourcesCorrective => gauge(summary?.resources.corrective_change),
+        PuppetField::EventsTotal => gauge(summary?.events.total),
+        PuppetField::EventsFailure => gauge(summary?.events.failure),
+        PuppetField::EventsSuccess => gauge(summary?.events.success),
+        PuppetField::ChangesTotal => gauge(summary?.changes_total),
+        PuppetField::Phase(name) => {
+            let seconds = summary?.time.get(name)?;
+            if seconds.is_nan() || seconds < 0.0 {
+                return None;
+            }
+            gauge((seconds * 1000.0).round() as u64)
+        }
+        PuppetField::ConfigVersion => match summary?.config_version.as_ref() {
+            Some(version) => display_string(&version.to_string()),
+            None => display_string(""),
+        },
+        PuppetField::PuppetVersion => display_string(summary?.puppet_version.as_deref()?),
+        PuppetField::CachedCatalog => {
+            let name = match state.cached_catalog_status()? {
+                CachedCatalogStatus::NotUsed => "not_used",
+                CachedCatalogStatus::ExplicitlyRequested => "explicitly_requested",
+                CachedCatalogStatus::OnFailure => "on_failure",
+                CachedCatalogStatus::Unknown => "unknown",
+            };
+            enum_value(metrics::CACHED_CATALOG, name)?
+        }
+        PuppetField::Noop => truth(report?.noop),
+        PuppetField::NoopPending => truth(report?.noop_pending),
+        PuppetField::CorrectiveChange => truth(report?.corrective_change),
+        PuppetField::RunMode => enum_value(metrics::RUN_MODES, state.run_mode()?)?,
+        PuppetField::FirstError => display_string(
+            report?
+                .logs
+                .first_error
+                .as_ref()
+                .map(|l| l.message.as_str())
+                .unwrap_or(""),
+        ),
+        PuppetField::Disabled => truth(state.disabled.is_some()),
+        PuppetField::DisabledMessage => display_string(state.disabled.as_deref().unwrap_or("")),
+        PuppetField::RunInProgress => truth(state.run_in_progress()),
+        PuppetField::ReadError => display_string(&state.errors().join("; ")),
+        PuppetField::ResourceType
+        | PuppetField::ResourceTitle
+        | PuppetField::ResourceState
+        | PuppetField::ResourceMessage => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puppet::report::parse_report;
+    use crate::puppet::summary::parse_summary;
+    use std::path::Path;
+
+    fn state(case: &str) -> PuppetState {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/puppet")
+            .join(case);
+        let read = |name: &str| std::fs::read(dir.join(name)).ok();
+        PuppetState {
+            summary: read("last_run_summary.yaml").and_then(|b| parse_summary(&b).ok()),
+            report: read("last_run_report.yaml").and_then(|b| parse_report(&b).ok()),
+            ..PuppetState::default()
+        }
+    }
+
+    fn value(part: &Part, suffix: &str) -> Option<Value> {
+        let oid = format!(".1.3.6.1.4.1.20267.401.{suffix}");
+        part.iter()
+            .find(|(o, _)| o.to_string() == oid)
+            .map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn a_failed_run_as_a_manager_sees_it() {
+        let part = puppet_part(&state("c_failed"), &Layout::default_layout());
+        assert_eq!(value(&part, "1.3.0"), Some(Value::Integer(3))); // failed
+        assert_eq!(value(&part, "1.6.0"), Some(Value::Gauge32(1))); // one resource failed
+        assert_eq!(value(&part, "2.1.3.1"), Some(Value::text("will-fail")));
+        assert_eq!(value(&part, "2.1.4.1"), Some(Value::Integer(1))); // failed
+        assert_eq!(value(&part, "2.1.2.1"), Some(Value::text("Exec")));
+        let Some(Value::OctetString(first_error)) = value(&part, "1.32.0") else {
+            panic!()
+        };
+        assert!(!first_error.is_empty());
+    }
+
+    #[test]
+    fn a_changed_and_a_converged_run() {
+        let part = puppet_part(&state("b_changed"), &Layout::default_layout());
+        assert_eq!(value(&part, "1.3.0"), Some(Value::Integer(2)));
+        assert!(matches!(value(&part, "1.16.0"), Some(Value::Gauge32(n)) if n > 0));
+        assert!(matches!(value(&part, "1.17.0"), Some(Value::Gauge32(_))));
+        let part = puppet_part(&state("a_converged"), &Layout::default_layout());
+        assert_eq!(value(&part, "1.3.0"), Some(Value::Integer(1)));
+        assert_eq!(value(&part, "1.16.0"), Some(Value::Gauge32(0)));
+        assert!(value(&part, "2.1.2.1").is_none(), "nothing to list");
+    }
+
+    #[test]
+    fn nothing_read_yet_is_unknown_and_absent() {
+        let part = puppet_part(&PuppetState::default(), &Layout::default_layout());
+        assert_eq!(value(&part, "1.3.0"), Some(Value::Integer(4))); // unknown
+        assert!(value(&part, "1.1.0").is_none());
+        assert_eq!(value(&part, "1.33.0"), Some(Value::Integer(2))); // not disabled
+    }
+}
