@@ -2,6 +2,8 @@
 //! (temporary file in the same directory, then `rename()`; summary first,
 //! report after), and against real `puppet apply` runs.
 
+mod common;
+
 use redis_snmp::puppet::{
     spawn_watcher, spawn_watcher_with, FileStatus, ParseError, PuppetPaths, PuppetState,
     ResourceState, RunStatus, WatcherOptions,
@@ -497,77 +499,32 @@ fn fixture_embedded_summary() -> &'static [u8] {
 
 // ---- real `puppet apply` runs ----
 
-/// A private Puppet: every directory `puppet apply` writes to is under a
-/// temporary directory (`--vardir` alone does not move the summary:
-/// `--publicdir` must be given too).
-struct PuppetApply {
-    dir: tempfile::TempDir,
-}
+/// The harness's private Puppet, run off the async runtime.
+struct PuppetApply(Arc<common::PuppetApply>);
 
 impl PuppetApply {
     fn new() -> PuppetApply {
-        let dir = tempfile::tempdir().unwrap();
-        for d in ["conf", "code", "target", "manifests"] {
-            std::fs::create_dir_all(dir.path().join(d)).unwrap();
-        }
-        PuppetApply { dir }
-    }
-
-    fn var(&self) -> PathBuf {
-        self.dir.path().join("var")
+        PuppetApply(Arc::new(common::PuppetApply::new()))
     }
 
     fn target(&self) -> PathBuf {
-        self.dir.path().join("target")
+        self.0.target()
     }
 
     fn paths(&self) -> PuppetPaths {
-        PuppetPaths::from_dirs(&self.var().join("public"), &self.var().join("state"))
+        PuppetPaths::from_dirs(&self.0.public_dir(), &self.0.state_dir())
     }
 
-    /// Run `puppet apply --detailed-exitcodes` on `manifest`; returns the
-    /// exit code and when the process ended.
     async fn apply(&self, name: &str, manifest: &str, extra: &[&str]) -> (i32, Instant) {
-        let file = self.dir.path().join("manifests").join(format!("{name}.pp"));
-        std::fs::write(&file, manifest).unwrap();
-        let d = |s: &str| self.dir.path().join(s).to_string_lossy().into_owned();
-        let v = |s: &str| self.var().join(s).to_string_lossy().into_owned();
-        let mut args: Vec<String> = vec![
-            "apply".into(),
-            "--confdir".into(),
-            d("conf"),
-            "--vardir".into(),
-            v(""),
-            "--publicdir".into(),
-            v("public"),
-            "--logdir".into(),
-            v("log"),
-            "--rundir".into(),
-            v("run"),
-            "--ssldir".into(),
-            v("ssl"),
-            "--codedir".into(),
-            d("code"),
-            "--detailed-exitcodes".into(),
-            "--color=false".into(),
-        ];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        args.push(file.to_string_lossy().into_owned());
-        let out = tokio::task::spawn_blocking(move || Command::new("puppet").args(&args).output())
-            .await
-            .unwrap()
-            .unwrap_or_else(|e| {
-                panic!("running puppet (is Debian's puppet package installed?): {e}")
-            });
-        let end = Instant::now();
-        let code = out.status.code().expect("puppet exited by a signal");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let relevant: Vec<&str> = stdout.lines().filter(|l| !l.contains("Facter")).collect();
-        println!(
-            "puppet apply {name}: exit {code}\n  {}",
-            relevant.join("\n  ")
-        );
-        (code, end)
+        let (puppet, name, manifest) = (self.0.clone(), name.to_string(), manifest.to_string());
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        let (code, end) = tokio::task::spawn_blocking(move || {
+            let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+            puppet.apply(&name, &manifest, &extra)
+        })
+        .await
+        .unwrap();
+        (code, Instant::from_std(end))
     }
 }
 
