@@ -8,10 +8,14 @@
 //! - Every table's INDEX (or AUGMENTS) must be what the agent builds: the
 //!   declared index objects, and the OIDs the agent really produces for a
 //!   captured INFO decode against them.
+//! - Every notification the agent sends (`redis_snmp::notify`) must be a
+//!   NOTIFICATION-TYPE at the same OID with the same OBJECTS in the same
+//!   order, and the MIB must define no other.
 //! - `smilint -l 6` may print only the messages allowed below, each with
 //!   its reason (the same list is in `mibs/README.md`).
 //! - net-snmp's `snmptranslate` must load the module without a complaint and
-//!   resolve every served object to the same OID and wire type.
+//!   resolve every served object and notification to the same OID and wire
+//!   type or OBJECTS.
 //!
 //! The tools come from the Debian packages smitools and snmp; the SMIv2 base
 //! modules from `scripts/base-mibs.sh`. See `tests/mibtool/mod.rs`.
@@ -23,17 +27,20 @@ use mibtool::{
     ResolvedType, MODULE, SMILINT,
 };
 use redis_snmp::metrics::{
-    redis_objects, CommandField, Conversion, KeyspaceField, ObjectDef, ReplicaField, Source,
-    StatusField, COMMAND_COLUMNS, DEFAULT_REDIS_ROOT, ERROR_COLUMNS, INFO_GROUPS, INSTANCE_COLUMNS,
-    INSTANCE_ENTRY, KEYSPACE_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES,
+    redis_objects, CommandField, Conversion, KeyspaceField, LatencyField, ObjectDef, ReplicaField,
+    SentinelField, SlowlogField, Source, StatusField, COMMAND_COLUMNS, DEFAULT_REDIS_ROOT,
+    ERROR_COLUMNS, INFO_GROUPS, INSTANCE_COLUMNS, INSTANCE_ENTRY, KEYSPACE_COLUMNS,
+    LATENCY_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES, SENTINEL_MASTER_COLUMNS,
+    SENTINEL_STATE, SLOWLOG_COLUMNS,
 };
+use redis_snmp::notify::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{
-    instance_part, status_part, InstanceStatus, Layout, MAX_NAME_INDEX_LEN,
+    instance_part, status_part, Extras, InstanceStatus, Layout, MAX_NAME_INDEX_LEN,
 };
-use redis_snmp::smi::{Syntax, WireType};
-use std::collections::{BTreeMap, BTreeSet};
+use redis_snmp::smi::{Syntax, Value, WireType};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 fn root() -> Oid {
     DEFAULT_REDIS_ROOT.parse().unwrap()
@@ -57,29 +64,24 @@ fn expected_kind(o: &ObjectDef) -> &'static str {
 // What the MIB must say about an object, derived from its row in metrics.rs.
 
 /// The factor a value is multiplied by before it is served (`1.84` × 100 =
-/// 184), which the MIB's DISPLAY-HINT must undo. The factors of the command
-/// columns are applied in `redis::readings`, not declared in `metrics`, so
-/// they are repeated here (the match is exhaustive: a new field must be
-/// placed).
+/// 184), which the MIB's DISPLAY-HINT must undo: the `Scaled` conversion of
+/// an INFO field, or `CommandField::scale()` for the command columns (1 is
+/// no scaling). The match is exhaustive: a new source must be placed.
 fn scale(o: &ObjectDef) -> Option<u32> {
     match o.source {
         Source::Info {
             conversion: Conversion::Scaled(factor),
             ..
         } => Some(factor),
-        Source::Command(field) => match field {
-            CommandField::UsecPerCall => Some(100),
-            CommandField::P50 | CommandField::P99 | CommandField::P999 => Some(1000),
-            CommandField::Calls
-            | CommandField::Usec
-            | CommandField::Rejected
-            | CommandField::Failed => None,
-        },
+        Source::Command(field) => Some(field.scale()).filter(|f| *f != 1),
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
         | Source::Replica(_)
-        | Source::ErrorCount => None,
+        | Source::ErrorCount
+        | Source::SentinelMaster(_)
+        | Source::Slowlog(_)
+        | Source::Latency(_) => None,
     }
 }
 
@@ -101,6 +103,7 @@ fn enumeration(o: &ObjectDef) -> Option<&'static [(&'static str, i32)]> {
             ..
         } => Some(table),
         Source::Status(StatusField::Up) => Some(UP_DOWN),
+        Source::SentinelMaster(SentinelField::State) => Some(SENTINEL_STATE),
         _ => None,
     }
 }
@@ -343,9 +346,11 @@ fn conversions_fit_the_declared_syntax() {
 // ---------------------------------------------------------------------------
 // Descriptions and units.
 
-/// The INFO names an object's DESCRIPTION must mention: its fields (every
-/// alias), or for the row tables the line and the key within it.
-fn info_names(o: &ObjectDef) -> Vec<&'static str> {
+/// Where an object's value comes from, as its DESCRIPTION must say: its INFO
+/// fields (every alias); for the tables of INFO's row lines the line and the
+/// key within it; for the other commands the command, and the field of its
+/// reply where the reply names its fields.
+fn source_names(o: &ObjectDef) -> Vec<&'static str> {
     match o.source {
         Source::Info { fields, .. } => fields.to_vec(),
         Source::Status(_) => Vec::new(),
@@ -381,6 +386,28 @@ fn info_names(o: &ObjectDef) -> Vec<&'static str> {
             }
         }
         Source::ErrorCount => vec!["errorstat_<PREFIX>", "count"],
+        Source::SentinelMaster(field) => {
+            let masters = "SENTINEL MASTERS";
+            match field {
+                SentinelField::State => vec![masters, "flags", "s_down", "o_down"],
+                SentinelField::Flags => vec![masters, "flags"],
+                SentinelField::Address => vec![masters, "ip"],
+                SentinelField::Port => vec![masters, "port"],
+                SentinelField::Replicas => vec![masters, "num-slaves"],
+                SentinelField::OtherSentinels => vec![masters, "num-other-sentinels"],
+                SentinelField::Quorum => vec![masters, "quorum"],
+            }
+        }
+        // A slow log entry and a latency event are arrays without field
+        // names: the DESCRIPTION names the command (which element feeds
+        // which column is the business of `redis::replies`).
+        Source::Slowlog(field) => match field {
+            SlowlogField::Length => vec!["SLOWLOG LEN"],
+            SlowlogField::LastId | SlowlogField::LastTime | SlowlogField::LastUsec => {
+                vec!["SLOWLOG GET 1"]
+            }
+        },
+        Source::Latency(_) => vec!["LATENCY LATEST"],
     }
 }
 
@@ -415,6 +442,12 @@ fn expected_units(o: &ObjectDef) -> Option<&'static str> {
             | CommandField::P99
             | CommandField::P999,
         ) => Some("microseconds"),
+        // UNIX times, in seconds.
+        Source::Slowlog(SlowlogField::LastTime) | Source::Latency(LatencyField::LastTime) => {
+            Some("seconds")
+        }
+        Source::Slowlog(SlowlogField::LastUsec) => Some("microseconds"),
+        Source::Latency(LatencyField::LastMs | LatencyField::MaxMs) => Some("milliseconds"),
         _ => None,
     };
     if by_conversion.is_some() {
@@ -446,7 +479,7 @@ fn expected_units(o: &ObjectDef) -> Option<&'static str> {
 }
 
 #[test]
-fn descriptions_name_the_info_fields_and_units_fit() {
+fn descriptions_name_the_sources_and_units_fit() {
     let mib = mib();
     let mut problems = Vec::new();
     for o in redis_objects() {
@@ -455,10 +488,10 @@ fn descriptions_name_the_info_fields_and_units_fit() {
         };
         let description = node.description.as_deref().unwrap_or_default();
         let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
-        for name in info_names(o) {
+        for name in source_names(o) {
             if !mentions(&description, name) {
                 problems.push(format!(
-                    "{}: the DESCRIPTION does not name INFO's {name}",
+                    "{}: the DESCRIPTION does not name {name}, where the value comes from",
                     o.name
                 ));
             }
@@ -520,6 +553,8 @@ enum IndexSyntax {
 struct IndexObject {
     name: &'static str,
     syntax: IndexSyntax,
+    /// What its DESCRIPTION must name: where the agent takes it from.
+    source: &'static [&'static str],
 }
 
 const MAX_I32: i64 = i32::MAX as i64;
@@ -531,6 +566,7 @@ const INSTANCE_INDEX: IndexObject = IndexObject {
         min: 1,
         max: MAX_I32,
     },
+    source: &["configuration"],
 };
 
 enum Linkage {
@@ -570,7 +606,9 @@ impl TableSpec {
 
 /// Every table the agent serves, with the INDEX it builds its rows with
 /// (`redis::readings`: the instance number, then the database number, N + 1
-/// of `slave<N>`, or the length and bytes of a name).
+/// of `slave<N>`, or the length and bytes of a name; or the instance number
+/// alone for the one row per instance of an entry that AUGMENTS
+/// `redisInstanceEntry`).
 fn tables() -> Vec<TableSpec> {
     let mut tables = vec![TableSpec {
         columns: INSTANCE_COLUMNS,
@@ -586,32 +624,62 @@ fn tables() -> Vec<TableSpec> {
         min: 1,
         max: MAX_NAME_INDEX_LEN as i64,
     };
-    let row_tables: [(&'static [ObjectDef], &str, IndexSyntax); 4] = [
+    let own = |name: &'static str, syntax, source| {
+        Some(IndexObject {
+            name,
+            syntax,
+            source,
+        })
+    };
+    // The tables of ROW_TABLES and their own index object (None: the
+    // entry AUGMENTS redisInstanceEntry).
+    let row_tables: [(&'static [ObjectDef], Option<IndexObject>); 7] = [
         (
             KEYSPACE_COLUMNS,
-            "redisKsDb",
-            IndexSyntax::Integer {
-                min: 0,
-                max: MAX_I32,
-            },
+            own(
+                "redisKsDb",
+                IndexSyntax::Integer {
+                    min: 0,
+                    max: MAX_I32,
+                },
+                &["db<N>"],
+            ),
         ),
         (
             REPLICA_COLUMNS,
-            "redisRpSlot",
-            IndexSyntax::Integer {
-                min: 1,
-                max: MAX_I32,
-            },
+            own(
+                "redisRpSlot",
+                IndexSyntax::Integer {
+                    min: 1,
+                    max: MAX_I32,
+                },
+                &["slave<N>"],
+            ),
         ),
-        (COMMAND_COLUMNS, "redisCmdName", name),
-        (ERROR_COLUMNS, "redisErrPrefix", name),
+        (
+            COMMAND_COLUMNS,
+            own("redisCmdName", name, &["cmdstat_<name>"]),
+        ),
+        (
+            ERROR_COLUMNS,
+            own("redisErrPrefix", name, &["errorstat_<PREFIX>"]),
+        ),
+        (
+            SENTINEL_MASTER_COLUMNS,
+            own("redisSntName", name, &["SENTINEL MASTERS", "name"]),
+        ),
+        (SLOWLOG_COLUMNS, None),
+        (
+            LATENCY_COLUMNS,
+            own("redisLatEvent", name, &["LATENCY LATEST"]),
+        ),
     ];
     assert_eq!(
         ROW_TABLES.len(),
         row_tables.len(),
         "metrics::ROW_TABLES changed: describe the new table's INDEX here"
     );
-    for (columns, index, syntax) in row_tables {
+    for (columns, index) in row_tables {
         assert!(
             ROW_TABLES.iter().any(|t| std::ptr::eq(*t, columns)),
             "{} is not among metrics::ROW_TABLES",
@@ -619,13 +687,10 @@ fn tables() -> Vec<TableSpec> {
         );
         tables.push(TableSpec {
             columns,
-            linkage: Linkage::Index(vec![
-                INSTANCE_INDEX,
-                IndexObject {
-                    name: index,
-                    syntax,
-                },
-            ]),
+            linkage: match index {
+                Some(index) => Linkage::Index(vec![INSTANCE_INDEX, index]),
+                None => Linkage::Augments("redisInstanceEntry"),
+            },
         });
     }
     tables
@@ -663,6 +728,15 @@ fn check_index_object(mib: &Mib, entry: &Oid, ix: &IndexObject) -> Result<(), St
             ix.syntax,
             ranges(ty)
         ));
+    }
+    let description = node.description.as_deref().unwrap_or_default();
+    let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    for name in ix.source {
+        if !mentions(&description, name) {
+            return Err(format!(
+                "the DESCRIPTION does not name {name}, where the agent takes it from"
+            ));
+        }
     }
     Ok(())
 }
@@ -839,6 +913,32 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// A sentinel's INFO: the sections a Redis Sentinel reports, shortened.
+const SENTINEL_INFO: &str = "# Server\r\nredis_version:7.0.15\r\nredis_mode:sentinel\r\n\
+    run_id:5e2ab1b5a3e1d6b9c3f8f3c0d1e2f3a4b5c6d7e8\r\nuptime_in_seconds:4242\r\n\
+    # Clients\r\nconnected_clients:3\r\n\
+    # Sentinel\r\nsentinel_masters:2\r\nsentinel_tilt:0\r\nsentinel_running_scripts:0\r\n\
+    sentinel_scripts_queue_length:0\r\nsentinel_simulate_failure_flags:0\r\n\
+    master0:name=mymaster,status=ok,address=127.0.0.1:6379,slaves=1,sentinels=3\r\n";
+
+/// One master of a SENTINEL MASTERS reply, as `replies::sentinel_masters`
+/// reads it.
+fn watched_master(name: &str, flags: &str) -> HashMap<String, String> {
+    [
+        ("name", name),
+        ("ip", "::1"),
+        ("port", "6380"),
+        ("runid", "0123456789abcdef0123456789abcdef01234567"),
+        ("flags", flags),
+        ("num-slaves", "2"),
+        ("num-other-sentinels", "2"),
+        ("quorum", "2"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
 #[test]
 fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     let mib = mib();
@@ -852,6 +952,33 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
                  errorstat_NOSCRIPT:count=2\r\n";
     let master = fixture("7.0-master-info.txt") + extra;
     let replica = fixture("7.0-replica-info.txt");
+    // What the optional commands told of the master: CONFIG GET databases,
+    // SLOWLOG LEN and GET 1, LATENCY LATEST (one event name as long as an
+    // index may be, one longer: left out).
+    let longest = "e".repeat(MAX_NAME_INDEX_LEN);
+    let too_long = "e".repeat(MAX_NAME_INDEX_LEN + 1);
+    let master_extras = Extras {
+        databases: Some(16),
+        slowlog_len: Some(3),
+        slowlog_last: Some((14, 1_795_362_836, 250)),
+        latency: vec![
+            ("command".into(), 1_795_362_836, 12, 30),
+            ("fork".into(), 1_795_362_800, 1, 4),
+            (longest.clone(), 1_795_362_800, 1, 1),
+            (too_long.clone(), 1_795_362_800, 1, 1),
+        ],
+        ..Extras::default()
+    };
+    // And of a sentinel: SENTINEL MASTERS, with the same extremes.
+    let sentinel_extras = Extras {
+        sentinel_masters: vec![
+            watched_master("mymaster", "master"),
+            watched_master("cache-2", "s_down,o_down,master"),
+            watched_master(&longest, "s_down,master"),
+            watched_master(&too_long, "master"),
+        ],
+        ..Extras::default()
+    };
     let status = InstanceStatus {
         name: "main".into(),
         address: "127.0.0.1:6379".into(),
@@ -860,9 +987,13 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         ..Default::default()
     };
     let mut served = Vec::new();
-    for (index, text, databases) in [(1, &master, Some(16)), (7, &replica, None)] {
+    for (index, text, extras) in [
+        (1, master.as_str(), &master_extras),
+        (7, replica.as_str(), &Extras::default()),
+        (3, SENTINEL_INFO, &sentinel_extras),
+    ] {
         let info = Info::parse(text);
-        for (oid, value) in instance_part(index, &info, &layout, databases) {
+        for (oid, value) in instance_part(index, &info, &layout, extras) {
             served.push((index, oid, value));
         }
         for (oid, value) in status_part(index, &status, &layout) {
@@ -881,12 +1012,24 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             continue;
         };
         let suffix = &oid.as_slice()[def_oid.len()..];
-        let wire = value.resolve(1_800_000_000).wire_type();
+        let value = value.resolve(1_800_000_000);
+        let wire = value.wire_type();
         if wire != def.syntax.wire_type() {
             problems.push(format!(
                 "{oid} ({}): sent as {wire:?}, declared {:?}",
                 def.name, def.syntax
             ));
+        }
+        // An enumerated value is one of the MIB's named numbers.
+        let named = mib.nodes.get(def.name).and_then(|n| n.syntax.as_ref());
+        if let (Value::Integer(n), Some(ty)) = (&*value, named) {
+            let numbers = named_numbers(ty);
+            if !numbers.is_empty() && !numbers.iter().any(|(_, v)| *v == i64::from(*n)) {
+                problems.push(format!(
+                    "{oid} ({}): {n} is none of the MIB's {numbers:?}",
+                    def.name
+                ));
+            }
         }
         if is_legacy(def) {
             legacy_seen += 1;
@@ -923,14 +1066,193 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
 }
 
 // ---------------------------------------------------------------------------
+// Notifications.
+
+fn notification_oid(root: &Oid, def: &NotificationDef) -> Oid {
+    root.child(&[NOTIFICATIONS_BRANCH, def.number])
+}
+
+/// What a notification's DESCRIPTION must name beyond what all share: the
+/// values whose transition sends it (`notify::redis_transitions`). Keyed by
+/// number, the notification's identity; a new one must be placed here.
+fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
+    Some(match def.number {
+        1 => &["redisInstanceUp", "up(1)", "down(2)"],
+        2 => &["redisInstanceUp", "down(2)", "up(1)"],
+        3 => &["run_id"],
+        4 => &["role"],
+        5 | 6 => &["master_link_status", "up", "down"],
+        7 => &["rdb_last_bgsave_status", "aof_last_write_status", "err"],
+        _ => return None,
+    })
+}
+
+/// What every notification's DESCRIPTION must say, in the words of
+/// `notify` and of the configuration: the first poll is the baseline, the
+/// rate limit, and how to turn it off.
+const NOTIFICATION_TERMS: &[&str] = &["baseline", "max_per_minute", "[notifications]"];
+
+/// Whether an object is a column of a table with one row per instance
+/// (`redisInstanceTable` or an entry that AUGMENTS it): the agent sends a
+/// notification's objects with the instance number as the whole index.
+fn per_instance_table(name: &str) -> bool {
+    tables().iter().any(|t| {
+        let per_instance = match &t.linkage {
+            Linkage::Augments(row) => *row == "redisInstanceEntry",
+            Linkage::Index(index) => index.len() == 1 && index[0].name == INSTANCE_INDEX.name,
+        };
+        per_instance && t.columns.iter().any(|c| c.name == name)
+    })
+}
+
+#[test]
+fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
+    let mib = mib();
+    let root = root();
+    let mut problems = Vec::new();
+    let mut numbers = BTreeSet::new();
+    for def in REDIS_NOTIFICATIONS {
+        if !numbers.insert(def.number) {
+            problems.push(format!("{}: number {} twice", def.name, def.number));
+        }
+        let oid = notification_oid(&root, def);
+        let Some(node) = mib.nodes.get(def.name).filter(|n| n.kind == "notification") else {
+            let there = mib.node_at(&oid).map(|n| n.name.as_str());
+            problems.push(format!(
+                "{}: no NOTIFICATION-TYPE of that name in {MODULE} (at {oid}: {there:?})",
+                def.name
+            ));
+            continue;
+        };
+        if node.oid != oid {
+            problems.push(format!(
+                "{}: MIB says {}, agent sends {oid}",
+                def.name, node.oid
+            ));
+        }
+        if node.status.as_deref() != Some("current") {
+            problems.push(format!("{}: STATUS {:?}", def.name, node.status));
+        }
+        if node.objects != def.objects {
+            problems.push(format!(
+                "{}: OBJECTS {:?}, the agent sends {:?}",
+                def.name, node.objects, def.objects
+            ));
+        }
+        // Each object goes out as `<column>.<instance>`: that must be a
+        // whole instance of a served column, decoded by the MIB's INDEX.
+        for name in def.objects {
+            let Some(object) = redis_objects().find(|o| o.name == *name) else {
+                problems.push(format!("{}: {name} is not served", def.name));
+                continue;
+            };
+            if !per_instance_table(name) {
+                problems.push(format!(
+                    "{}: {name} is not a column of a table with one row per instance",
+                    def.name
+                ));
+                continue;
+            }
+            let row = object
+                .oid(&root)
+                .parent()
+                .and_then(|r| mib.node_at(&r).cloned());
+            match row.map(|row| decode_index(mib, &row, &[5])) {
+                Some(Ok(5)) => {}
+                other => problems.push(format!(
+                    "{}: {name}.5 does not decode as instance 5: {other:?}",
+                    def.name
+                )),
+            }
+        }
+        let description = node.description.as_deref().unwrap_or_default();
+        let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+        let Some(transition) = transition_names(def) else {
+            problems.push(format!(
+                "{}: describe in transition_names what sends it",
+                def.name
+            ));
+            continue;
+        };
+        let disable = format!("disabled = ['{}']", def.name);
+        for term in transition.iter().chain(NOTIFICATION_TERMS) {
+            if !mentions(&description, term) {
+                problems.push(format!("{}: the DESCRIPTION does not say {term}", def.name));
+            }
+        }
+        if !description.contains(&disable) {
+            problems.push(format!(
+                "{}: the DESCRIPTION does not say how to turn it off ({disable})",
+                def.name
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_mib_defines_no_notification_the_agent_does_not_send() {
+    let root = root();
+    let branch = root.child(&[NOTIFICATIONS_BRANCH]);
+    let mut problems = Vec::new();
+    for n in mib().nodes.values().filter(|n| n.kind == "notification") {
+        if !REDIS_NOTIFICATIONS.iter().any(|d| d.name == n.name) {
+            problems.push(format!(
+                "{} ({}): not in notify::REDIS_NOTIFICATIONS",
+                n.name, n.oid
+            ));
+        }
+        if n.oid.parent().as_ref() != Some(&branch) {
+            problems.push(format!(
+                "{} ({}): not under redisNotifications",
+                n.name, n.oid
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Descriptors are unique within a module, and libsmi warns about two that
+/// differ only in case: a notification's name must be free.
+#[test]
+fn notification_names_are_free_descriptors() {
+    let mib = mib();
+    let mut problems = Vec::new();
+    for def in REDIS_NOTIFICATIONS {
+        if let Some(o) = redis_objects().find(|o| o.name.eq_ignore_ascii_case(def.name)) {
+            problems.push(format!(
+                "{}: src/notify.rs gives a notification the name of the object {} \
+                 ({}); descriptors are unique in a module, so the MIB cannot define \
+                 it: rename the notification in src/notify.rs",
+                def.name,
+                o.name,
+                o.oid(&root())
+            ));
+        }
+        for n in mib.nodes.values() {
+            if n.kind != "notification" && n.name.eq_ignore_ascii_case(def.name) {
+                problems.push(format!(
+                    "{}: also the name of the {} {}",
+                    def.name, n.kind, n.name
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
 // Conformance, layout and what must never change.
 
 #[test]
-fn a_current_compliance_statement_requires_every_served_object() {
+fn a_current_compliance_statement_requires_every_served_object_and_notification() {
     let mib = mib();
     let groups = mib.groups();
     let compliances = mib.compliances();
-    let served: BTreeSet<&str> = redis_objects().map(|o| o.name).collect();
+    let served: BTreeSet<&str> = redis_objects()
+        .map(|o| o.name)
+        .chain(REDIS_NOTIFICATIONS.iter().map(|n| n.name))
+        .collect();
     let covering: Vec<&str> = compliances
         .iter()
         .filter(|(_, (status, _))| *status == "current")
@@ -945,12 +1267,13 @@ fn a_current_compliance_statement_requires_every_served_object() {
         .collect();
     assert!(
         !covering.is_empty(),
-        "no current MODULE-COMPLIANCE makes every served object mandatory: {compliances:?}"
+        "no current MODULE-COMPLIANCE makes every served object and every notification \
+         mandatory: {compliances:?}"
     );
 }
 
 #[test]
-fn each_table_has_a_group_of_exactly_its_columns() {
+fn each_table_and_the_notifications_have_exactly_one_group() {
     let mib = mib();
     let groups = mib.groups();
     let mut problems = Vec::new();
@@ -967,6 +1290,18 @@ fn each_table_has_a_group_of_exactly_its_columns() {
                 matching.len()
             ));
         }
+    }
+    let sent: BTreeSet<&str> = REDIS_NOTIFICATIONS.iter().map(|n| n.name).collect();
+    let matching: Vec<&str> = groups
+        .iter()
+        .filter(|(_, members)| members.iter().copied().collect::<BTreeSet<_>>() == sent)
+        .map(|(name, _)| *name)
+        .collect();
+    if matching.len() != 1 {
+        problems.push(format!(
+            "{} groups hold exactly the notifications {sent:?}: {matching:?}",
+            matching.len()
+        ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -985,6 +1320,7 @@ fn the_layout_and_the_legacy_definitions_hold() {
         ("redisMIBGroups", vec![2, 2]),
         ("redisMIBCompliance", vec![2, 1, 1]),
         ("redisMIBComplianceV2", vec![2, 1, 2]),
+        ("redisMIBComplianceV3", vec![2, 1, 3]),
         ("redisGroup", vec![2, 2, 1]),
         ("redisLegacyGroup", vec![2, 2, 2]),
         ("redisInstanceGroup", vec![2, 2, 3]),
@@ -1026,6 +1362,31 @@ fn the_layout_and_the_legacy_definitions_hold() {
             &["redisGroup", "redisLegacyGroup", "redisInstanceGroup"][..]
         )
     );
+    // V3 (revision 202611221600Z): V2's groups and one for each INFO table.
+    let (status, mandatory) = &compliances["redisMIBComplianceV3"];
+    assert_eq!(
+        (*status, mandatory.as_slice()),
+        (
+            "current",
+            &[
+                "redisGroup",
+                "redisLegacyGroup",
+                "redisInstanceGroup",
+                "redisServerGroup",
+                "redisClientsGroup",
+                "redisMemoryGroup",
+                "redisPersistenceGroup",
+                "redisStatsGroup",
+                "redisReplicationGroup",
+                "redisCpuGroup",
+                "redisClusterGroup",
+                "redisKeyspaceGroup",
+                "redisReplicaGroup",
+                "redisCommandGroup",
+                "redisErrorGroup"
+            ][..]
+        )
+    );
     // The legacy textual convention, and the revision it came with.
     let tc = mib
         .typedef("REDISUnsigned64")
@@ -1042,7 +1403,12 @@ fn the_layout_and_the_legacy_definitions_hold() {
         Some(Py::List(r)) => r.iter().filter_map(|r| r.str("date")).collect(),
         _ => Vec::new(),
     };
-    for date in ["2026-11-22 16:00", "2026-11-22 00:00", "2013-02-08 00:00"] {
+    for date in [
+        "2026-11-22 16:10",
+        "2026-11-22 16:00",
+        "2026-11-22 00:00",
+        "2013-02-08 00:00",
+    ] {
         assert!(revisions.contains(&date), "revision {date}: {revisions:?}");
     }
     // LAST-UPDATED is the newest revision (smidump does not show it).
@@ -1097,20 +1463,7 @@ struct AllowedLint {
     why: &'static str,
 }
 
-const SMILINT_ALLOWED: &[AllowedLint] = &[
-    AllowedLint {
-        error: "identifier-case-match",
-        contains: "`redisCpuSys' differs from `redisCPUSys' only in case",
-        why: "redisCPUSys is a legacy name that cannot change; redisCpuSys is \
-              the name metrics.rs gives the CPU table's column (reported to the \
-              owner of src/metrics.rs; not renamed here)",
-    },
-    AllowedLint {
-        error: "previous-definition",
-        contains: "previous definition of `redisCPUSys'",
-        why: "the second line of the identifier-case-match message above",
-    },
-];
+const SMILINT_ALLOWED: &[AllowedLint] = &[];
 
 #[test]
 fn smilint_reports_only_allowed_messages() {
@@ -1333,5 +1686,68 @@ fn net_snmp_loads_the_module_and_resolves_every_object() {
             ));
         }
     }
+    problems.extend(net_snmp_notification_problems(&root));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// net-snmp (snmptrapd decodes notifications with it) resolves every
+/// notification to the agent's OID, with the same OBJECTS in the same order.
+fn net_snmp_notification_problems(root: &Oid) -> Vec<String> {
+    let mut problems = Vec::new();
+    let names: Vec<String> = REDIS_NOTIFICATIONS
+        .iter()
+        .map(|n| format!("{MODULE}::{}", n.name))
+        .collect();
+    let mut args = vec!["-On"];
+    args.extend(names.iter().map(String::as_str));
+    let (out, complaints) = snmptranslate(&args);
+    let got = text(&out.stdout);
+    let got: Vec<&str> = got.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !out.status.success() || !complaints.is_empty() || got.len() != names.len() {
+        problems.push(format!(
+            "snmptranslate -On ({}): {} lines for {} notifications; {complaints:?}",
+            out.status,
+            got.len(),
+            names.len()
+        ));
+    }
+    for (def, line) in REDIS_NOTIFICATIONS.iter().zip(&got) {
+        let want = notification_oid(root, def).to_string();
+        if line.trim() != want {
+            problems.push(format!(
+                "{}: snmptranslate -On gives {line:?}, want {want}",
+                def.name
+            ));
+        }
+    }
+    // `-Td`: one block per name, with `OBJECTS\t{ a, b }`.
+    args[0] = "-Td";
+    let (out, complaints) = snmptranslate(&args);
+    if !out.status.success() || !complaints.is_empty() {
+        problems.push(format!(
+            "snmptranslate -Td ({}): {complaints:?}",
+            out.status
+        ));
+    }
+    let definitions = text(&out.stdout);
+    let mut objects = BTreeMap::new();
+    let mut current = None;
+    for line in definitions.lines() {
+        if let Some(name) = line.strip_prefix(&format!("{MODULE}::")) {
+            current = Some(name.trim());
+        } else if let (Some(name), Some(list)) = (current, line.trim().strip_prefix("OBJECTS")) {
+            objects.insert(name, list.trim());
+        }
+    }
+    for def in REDIS_NOTIFICATIONS {
+        let want = format!("{{ {} }}", def.objects.join(", "));
+        let got = objects.get(def.name);
+        if got != Some(&want.as_str()) {
+            problems.push(format!(
+                "{}: net-snmp OBJECTS {got:?}, the agent sends {want}",
+                def.name
+            ));
+        }
+    }
+    problems
 }

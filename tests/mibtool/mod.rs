@@ -381,6 +381,10 @@ pub struct Node {
     pub units: Option<String>,
     /// The DESCRIPTION, with its white space as smidump gives it.
     pub description: Option<String>,
+    /// The STATUS clause: `current`, `deprecated`, `obsolete`.
+    pub status: Option<String>,
+    /// The OBJECTS of a notification, in the order of the MIB.
+    pub objects: Vec<String>,
 }
 
 impl Node {
@@ -515,6 +519,8 @@ impl Mib {
                 implied: n.str("implied") == Some("true"),
                 units: n.str("units").map(str::to_string),
                 description: n.str("description").map(str::to_string),
+                status: n.str("status").map(str::to_string),
+                objects: n.keys("objects").into_iter().map(str::to_string).collect(),
             };
             nodes.insert(name.clone(), node);
         }
@@ -587,7 +593,8 @@ impl Mib {
         self.dump.get("typedefs").and_then(|t| t.get(name))
     }
 
-    /// Groups by name, with their member objects.
+    /// Groups by name, with their members: objects, or the notifications of
+    /// a NOTIFICATION-GROUP.
     pub fn groups(&self) -> BTreeMap<&str, Vec<&str>> {
         self.dump
             .get("groups")
@@ -713,6 +720,17 @@ three \ back""",
             "description" : """x""",
         },
     },
+    "notifications" : {
+        "t" : {
+            "nodetype" : "notification",
+            "oid" : "1.3.6.1.4.1.20267.400.0.1",
+            "status" : "current",
+            "objects" : {
+                "c" : { "nodetype" : "object", "module" : "REDIS-SERVER-MIB" },
+                "b" : { "nodetype" : "object", "module" : "REDIS-SERVER-MIB" },
+            },
+        }, # notification
+    },
 }
 "#;
         let mib = Mib::from_dump(parse_python_dump(dump).unwrap()).unwrap();
@@ -726,6 +744,13 @@ three \ back""",
         let c = &mib.nodes["c"];
         assert_eq!(c.units.as_deref(), Some("bytes"));
         assert_eq!(c.description.as_deref(), Some("x"));
+        let t = &mib.nodes["t"];
+        assert_eq!(
+            (t.kind.as_str(), t.status.as_deref()),
+            ("notification", Some("current"))
+        );
+        assert_eq!(t.objects, ["c", "b"]);
+        assert!(c.objects.is_empty());
         let odd = dump.replace("\"augments\"", "\"other\"");
         assert!(Mib::from_dump(parse_python_dump(&odd).unwrap()).is_err());
     }
