@@ -348,7 +348,7 @@ pub const LEGACY_SCALARS: &[ObjectDef] = &[
 pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstanceName", &[3, 1, 1, 2], DisplayString, StatusField::Name),
     status("redisInstanceAddress", &[3, 1, 1, 3], DisplayString, StatusField::Address),
-    status("redisInstanceUp", &[3, 1, 1, 4], Enum, StatusField::Up),
+    status("redisInstanceState", &[3, 1, 1, 4], Enum, StatusField::Up),
     status("redisInstanceDataAge", &[3, 1, 1, 5], Gauge32, StatusField::DataAge),
     status("redisInstancePollTime", &[3, 1, 1, 6], Gauge32, StatusField::PollDuration),
     status("redisInstanceLastError", &[3, 1, 1, 7], DisplayString, StatusField::LastError),

@@ -17,7 +17,7 @@ fn setup(extra_agent_args: &[&str]) -> (Redis, Snmpd, Agent) {
     (redis, snmpd, agent)
 }
 
-/// `redisInstanceUp.1` as a number (1 up, 2 down), if served.
+/// `redisInstanceState.1` as a number (1 up, 2 down), if served.
 fn instance_up(snmpd: &Snmpd) -> Option<u64> {
     let out = snmpd.numeric().get(&[&instance_oid(4, 1)]);
     out.vars()
@@ -261,7 +261,7 @@ fn instance_status_row() {
     let (_redis, snmpd, _agent) = setup(&[]);
     wait_served(&snmpd);
     let out = snmpd.client().get(&[
-        "REDIS-SERVER-MIB::redisInstanceUp.1",
+        "REDIS-SERVER-MIB::redisInstanceState.1",
         "REDIS-SERVER-MIB::redisInstanceName.1",
         "REDIS-SERVER-MIB::redisInstanceLastError.1",
         "REDIS-SERVER-MIB::redisInstanceDataAge.1",
@@ -271,7 +271,7 @@ fn instance_status_row() {
     assert_eq!(vars.len(), 4, "{out}");
     assert_eq!(
         vars[0].to_string(),
-        "REDIS-SERVER-MIB::redisInstanceUp.1 = INTEGER: up(1)"
+        "REDIS-SERVER-MIB::redisInstanceState.1 = INTEGER: up(1)"
     );
     assert_eq!(vars[1].ty, "STRING", "{out}");
     assert!(
@@ -325,7 +325,7 @@ fn redis_down_then_back() {
     redis.stop();
     assert!(
         wait_until(Duration::from_secs(5), || instance_up(&snmpd) == Some(2)),
-        "redisInstanceUp.1 did not turn down(2) within 5 s"
+        "redisInstanceState.1 did not turn down(2) within 5 s"
     );
 
     let oids = legacy_oids();
@@ -338,14 +338,14 @@ fn redis_down_then_back() {
     }
 
     let out = snmpd.client().get(&[
-        "REDIS-SERVER-MIB::redisInstanceUp.1",
+        "REDIS-SERVER-MIB::redisInstanceState.1",
         "REDIS-SERVER-MIB::redisInstanceLastError.1",
     ]);
     let vars = out.vars();
     assert_eq!(vars.len(), 2, "{out}");
     assert_eq!(
         vars[0].to_string(),
-        "REDIS-SERVER-MIB::redisInstanceUp.1 = INTEGER: down(2)"
+        "REDIS-SERVER-MIB::redisInstanceState.1 = INTEGER: down(2)"
     );
     assert!(!vars[1].text().trim().is_empty(), "no LastError\n{out}");
 
@@ -366,7 +366,7 @@ fn redis_down_then_back() {
     redis.start_again();
     assert!(
         wait_until(Duration::from_secs(5), || instance_up(&snmpd) == Some(1)),
-        "redisInstanceUp.1 did not come back up within 5 s of Redis"
+        "redisInstanceState.1 did not come back up within 5 s of Redis"
     );
     println!("values back {:?} after Redis restarted", back.elapsed());
     let uptime = snmpd.numeric().get_one(&legacy_oid(16));
@@ -426,7 +426,7 @@ fn set_is_refused_with_not_writable() {
     assert!(!out.success(), "{out}");
     assert!(out.combined().contains("notWritable"), "{out}");
 
-    let out = private.set("REDIS-SERVER-MIB::redisInstanceUp.1", "i", "2");
+    let out = private.set("REDIS-SERVER-MIB::redisInstanceState.1", "i", "2");
     assert!(!out.success(), "{out}");
     assert!(out.combined().contains("notWritable"), "{out}");
 
@@ -588,7 +588,7 @@ fn wrong_password_shows_the_instance_down_without_leaking_it() {
     );
     assert!(
         wait_until(Duration::from_secs(5), || instance_up(&snmpd) == Some(2)),
-        "redisInstanceUp.1 is not down(2) with a wrong password"
+        "redisInstanceState.1 is not down(2) with a wrong password"
     );
     let err = snmpd.numeric().get_one(&instance_oid(7, 1));
     assert!(!err.text().trim().is_empty(), "no LastError: {err}");

@@ -82,6 +82,8 @@ fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::SentinelMaster(_)
         | Source::Slowlog(_)
         | Source::Latency(_) => None,
+        // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
+        Source::Puppet(_) => None,
     }
 }
 
@@ -92,7 +94,7 @@ const SCALED_TCS: &[(u32, &str, &str)] = &[
     (1000, "RedisThousandths", "d-3"),
 ];
 
-/// `redisInstanceUp`: the poller's up/down, numbered in `redis::readings`.
+/// `redisInstanceState`: the poller's up/down, numbered in `redis::readings`.
 const UP_DOWN: &[(&str, i32)] = &[("up", 1), ("down", 2)];
 
 /// The INFO texts and numbers an enumerated object is served with.
@@ -408,6 +410,8 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             }
         },
         Source::Latency(_) => vec!["LATENCY LATEST"],
+        // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
+        Source::Puppet(_) => Vec::new(),
     }
 }
 
@@ -1077,8 +1081,8 @@ fn notification_oid(root: &Oid, def: &NotificationDef) -> Oid {
 /// number, the notification's identity; a new one must be placed here.
 fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
     Some(match def.number {
-        1 => &["redisInstanceUp", "up(1)", "down(2)"],
-        2 => &["redisInstanceUp", "down(2)", "up(1)"],
+        1 => &["redisInstanceState", "up(1)", "down(2)"],
+        2 => &["redisInstanceState", "down(2)", "up(1)"],
         3 => &["run_id"],
         4 => &["role"],
         5 | 6 => &["master_link_status", "up", "down"],

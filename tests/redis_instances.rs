@@ -91,7 +91,7 @@ fn two_instances_one_stopped_does_not_hide_the_other() {
     // The first instance keeps being served, legacy scalars included.
     assert_eq!(get(&snmpd, "3.1.1.4.1"), "1");
     assert_eq!(get(&snmpd, "3.2.1.5.1"), first.port().to_string());
-    assert_eq!(get(&snmpd, "1.16.0").parse::<u64>().is_ok(), true);
+    assert!(get(&snmpd, "1.16.0").parse::<u64>().is_ok());
     assert!(get(&snmpd, "3.2.1.5.2").contains("No Such Instance"));
     // The reason is data too: first the lost connection, then the refusal.
     let mut reason = String::new();

@@ -221,7 +221,7 @@ pub fn parse_header(bytes: &[u8; HEADER_LEN]) -> Result<Header, PduError> {
 }
 
 fn check_payload_len(len: u32) -> Result<(), PduError> {
-    if len % 4 != 0 {
+    if !len.is_multiple_of(4) {
         return Err(PduError::PayloadNotAligned(len));
     }
     if len > MAX_PAYLOAD_LEN {
@@ -951,7 +951,7 @@ mod tests {
         }
         fn octets(&mut self, b: &[u8]) -> &mut Self {
             self.u32(b.len() as u32).bytes(b);
-            while self.buf.len() % 4 != 0 {
+            while !self.buf.len().is_multiple_of(4) {
                 self.buf.push(0);
             }
             self

@@ -1180,7 +1180,7 @@ mod tests {
     const SPECIAL: &[u8] = b":=,#\r\n|-.0123456789 \t\xff\xc3\x80\xe2";
 
     fn random_byte(rng: &mut Rng) -> u8 {
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             SPECIAL[rng.below(SPECIAL.len())]
         } else {
             rng.next() as u8

@@ -38,8 +38,9 @@ pub struct Poller {
     info_variant: usize,
     /// The server's `databases` setting, asked once per connection.
     databases: Option<Option<u32>>,
-    /// Optional commands this server refused: not asked again, and said once
-    /// in the log (managed and locked-down servers refuse CONFIG, CLUSTER…).
+    /// Optional commands this server refused: not asked again on this
+    /// connection, and said once in the log (managed and locked-down servers
+    /// refuse CONFIG, CLUSTER…).
     refused: HashSet<String>,
 }
 
@@ -134,6 +135,8 @@ impl Poller {
             self.connection = Some(self.connect().await?);
             self.info_variant = 0;
             self.databases = None;
+            // A fixed ACL or a new server may allow what was refused.
+            self.refused.clear();
         }
         let info = self.read_info().await?;
         let mut extras = Extras::default();

@@ -132,8 +132,8 @@ pub struct Extras {
 }
 
 /// Everything one poll of instance `index` learned: the legacy scalars (for
-/// instance 1), its row of every per-instance group, and its table rows.
-/// `databases` is the server's `databases` setting, when known.
+/// instance 1), its row of every per-instance group, and its table rows,
+/// from INFO and from the optional commands' `extras`.
 pub fn instance_part(index: u32, info: &Info, layout: &Layout, extras: &Extras) -> Part {
     let mut part = if index == 1 {
         legacy_part(info, layout)
@@ -161,14 +161,14 @@ fn sentinel_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) 
             continue;
         };
         let number = |key: &str| master.get(key).and_then(|v| v.trim().parse::<u64>().ok());
-        let flags = master.get("flags").map(String::as_str).unwrap_or("");
+        let flags = master.get("flags").map(String::as_str);
         for def in metrics::SENTINEL_MASTER_COLUMNS {
             let Source::SentinelMaster(field) = def.source else {
                 continue;
             };
             let value = match field {
-                SentinelField::State => Some(Value::Integer(sentinel_state(flags))),
-                SentinelField::Flags => Some(display_string(flags)),
+                SentinelField::State => flags.map(|f| Value::Integer(sentinel_state(f))),
+                SentinelField::Flags => flags.map(display_string),
                 SentinelField::Address => master.get("ip").map(|ip| display_string(ip)),
                 SentinelField::Port => number("port").map(|v| Value::Gauge32(saturate_u32(v))),
                 SentinelField::Replicas => {
