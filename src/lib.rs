@@ -6,26 +6,37 @@
 //! Data flows one way, from the sources to the AgentX session:
 //!
 //! ```text
-//!  redis::poller ──INFO──▶ redis::info ──▶ metrics (the table) ──▶ snapshot::Store
-//!                                                                      │ atomic swap
-//!  snmpd ◀──AgentX──▶ agentx::session ── reads ─────────────────────────┘
+//!  redis::poller ──INFO──▶ redis::readings ─┐  (rows of metrics, the table)
+//!  puppet::watcher ─files─▶ puppet::objects ─┴─▶ snapshot::Store ──swap──▶ Snapshot
+//!         │ observations                                                     │ reads
+//!         └──────────▶ notify::Notifier ──Notify──▶ agentx::session ◀──AgentX──▶ snmpd
 //! ```
 //!
 //! - [`oid`], [`smi`]: object identifiers and SMIv2 values.
 //! - [`metrics`]: the one declarative table of every served object: name,
-//!   OID, syntax and source. The MIB files are tested against it.
+//!   OID, syntax and source, and where each module's objects sit
+//!   ([`metrics::Layout`]). The MIB files and the OpenNMS files are tested
+//!   against it.
 //! - [`snapshot`]: the immutable, sorted view the agent answers from, and the
-//!   store that rebuilds it when a source publishes.
+//!   store that merges the sources' parts into it.
 //! - [`agentx`]: the RFC 2741 protocol: framing and PDUs ([`agentx::pdu`]),
-//!   the master's address ([`agentx::address`]), and the session that
-//!   connects, registers, answers and reconnects ([`agentx::session`]).
-//! - [`redis`]: the INFO parser ([`redis::info`]) and the poller that turns
-//!   one instance's INFO into snapshot parts ([`redis::poller`]).
+//!   the master's address ([`agentx::address`]), Get/GetNext/GetBulk
+//!   semantics ([`agentx::answer`]), the socket ([`agentx::transport`]) and
+//!   the session that connects, registers, answers and reconnects
+//!   ([`agentx::session`]).
+//! - [`redis`]: the INFO parser ([`redis::info`]), the replies of the
+//!   optional commands ([`redis::replies`]), INFO to snapshot rows
+//!   ([`redis::readings`]) and the poller, one task per instance
+//!   ([`redis::poller`]).
+//! - [`puppet`]: Puppet's run summary, run report and lock files, read
+//!   safely, watched with inotify, and turned into PUPPET-AGENT-MIB rows
+//!   ([`puppet::objects`]).
+//! - [`notify`]: which transitions of a source become which notification,
+//!   with a baseline, rate limits and switches.
 //! - [`config`]: the TOML file and the command line merged into one
 //!   validated configuration; [`cli`] holds the clap definition.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
 //!   argv, logs and errors.
-//! - [`puppet`]: Puppet run state: run file readers and an inotify watcher.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
 //!   from the terminal when not run with `-n`.
 //!
