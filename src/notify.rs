@@ -399,6 +399,9 @@ impl Notifier {
             return;
         };
         let varbinds = self.varbinds(def, index);
+        // A receiver that reacts by asking the agent must find what the
+        // notification says: publish the staged parts before it goes out.
+        self.store.rebuild();
         match self.tx.try_send(varbinds) {
             Ok(()) => debug!("queued {name} for source {index}"),
             Err(e) => warn!(

@@ -1318,7 +1318,7 @@ impl SnmpClient {
             c.args(["-On", "-m", ""]);
         } else {
             let mibs = if redis_mib_file().is_file() {
-                "SNMPv2-MIB:REDIS-SERVER-MIB"
+                "SNMPv2-MIB:REDIS-SERVER-MIB:PUPPET-AGENT-MIB"
             } else {
                 "SNMPv2-MIB"
             };
@@ -1677,7 +1677,7 @@ impl Snmptrapd {
                 "-M",
                 &mib_path(),
                 "-m",
-                "SNMPv2-MIB:REDIS-SERVER-MIB",
+                "SNMPv2-MIB:REDIS-SERVER-MIB:PUPPET-AGENT-MIB",
                 "-Lf",
             ])
             .arg(&log)
