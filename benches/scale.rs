@@ -15,26 +15,9 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
+use common::{cpu_ns, status_kib, wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
 use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant};
-
-fn cpu_ns(pid: u32) -> u64 {
-    std::fs::read_dir(format!("/proc/{pid}/task"))
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .unwrap_or(0)
-}
 
 fn fill(redis: &Redis) {
     for db in ["0", "1", "2"] {
@@ -144,7 +127,7 @@ fn main() {
         let cpu_before = cpu_ns(agent.pid());
         std::thread::sleep(Duration::from_secs(seconds));
         let cpu = cpu_ns(agent.pid()) - cpu_before;
-        let rss = rss_kib(agent.pid());
+        let rss = status_kib(agent.pid(), "VmRSS:");
         let (objects, elapsed) = walk(&mut session);
         let intervals = seconds as f64 / 10.0;
         let per_interval_ms = cpu as f64 / 1e6 / intervals;

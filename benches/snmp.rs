@@ -16,7 +16,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::{Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
+use common::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
 use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -46,15 +46,6 @@ fn pin(pid: u32) {
     }
 }
 
-/// Nanoseconds a process's threads spent on a CPU.
-fn cpu_ns(pid: u32) -> u64 {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
 /// User and system CPU time of a process, in clock ticks (/proc/PID/stat).
 fn user_sys_ticks(pid: u32) -> (u64, u64) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -65,15 +56,6 @@ fn user_sys_ticks(pid: u32) -> (u64, u64) {
         .map(|f| f.parse().unwrap_or(0))
         .collect();
     (fields[11], fields[12])
-}
-
-fn status_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .unwrap_or(0)
 }
 
 /// UNIX time in seconds of a tracing timestamp like 2026-11-22T15:34:57.407674Z.
