@@ -1,0 +1,1136 @@
+//! The Debian package (issue 6), tested the way an administrator meets it:
+//! built from a clean export of the committed HEAD by
+//! `scripts/build-deb.sh`, checked by lintian, installed with dpkg, run
+//! against a private snmpd and Redis as its own system user, upgraded to
+//! from stand-ins of the Perl agent's package, and purged.
+//!
+//! - Root: the tests that install packages change the system (dpkg, a system
+//!   user), so they need root and fail (not skip) without it. They never
+//!   touch a redis-snmp that is already installed: they fail and say so.
+//! - Serialised: every test that runs dpkg takes one lock (an `flock`, so
+//!   that test processes started by nextest wait for each other too) and
+//!   purges the package when it ends, also when it fails (a guard).
+//! - The build is slow (a release build: about 3 minutes on 2 cores), so it
+//!   runs once per commit: the packages are kept in
+//!   `target/tmp/debian-package/<commit>/` and reused by the other tests of
+//!   the run, in this process or another, and by later runs (remove that
+//!   directory to build again). Uncommitted changes are not in the package
+//!   (the build exports HEAD, as CI's clean clone would).
+//! - systemd is not PID 1 where these tests run (CI containers), so the unit
+//!   is not started by systemd: `systemd-analyze verify` and `security
+//!   --offline` check the installed unit file, and the agent is started the
+//!   way the unit would start it (its `User=`, its `ExecStart=` with
+//!   `$DAEMON_OPTS` expanded from its `EnvironmentFile=`, an empty
+//!   environment), which checks everything but the sandbox itself. (On a
+//!   machine where systemd does run, dpkg also starts the real service
+//!   against /var/agentx/master and localhost:6379; the purge stops it.)
+
+mod common;
+
+use common::*;
+use std::collections::BTreeSet;
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const PKG: &str = "redis-snmp";
+const USER: &str = "redis-snmp";
+const VERSION: &str = "0.3.0-1";
+const CONFFILE: &str = "/etc/redis-snmp/redis-snmp.toml";
+const DEFAULT_FILE: &str = "/etc/default/redis-snmp";
+const BINARY: &str = "/usr/sbin/redis-snmp";
+/// The snmpd.conf line README.Debian recommends, tested here as written.
+const AGENTX_PERMS: &str = "agentXPerms 0660 0755 root redis-snmp";
+
+// ---------------------------------------------------------------------------
+// Commands
+// ---------------------------------------------------------------------------
+
+fn show(what: &str, out: &Output) -> String {
+    format!(
+        "$ {what} → {}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Runs a command (stdin from /dev/null, non-interactive for debconf).
+fn run(program: &str, args: &[&str]) -> Output {
+    Command::new(program)
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("running {program}: {e}"))
+}
+
+/// Runs a command, prints what it said, panics unless it succeeded.
+fn run_ok(program: &str, args: &[&str]) -> String {
+    let out = run(program, args);
+    let text = show(&format!("{program} {}", args.join(" ")), &out);
+    println!("{text}");
+    assert!(out.status.success(), "failed:\n{text}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn step(message: &str) {
+    println!("\n==> {message}");
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Fails the test (it does not skip) when not run as root.
+fn require_root() {
+    assert!(
+        is_root(),
+        "tests/debian_package.rs installs, upgrades and purges the redis-snmp \
+         Debian package and creates a system user: it must run as root (CI does). \
+         Refusing to run as uid {}.",
+        unsafe { libc::geteuid() }
+    );
+}
+
+/// An exclusive flock held as long as the file is open.
+fn lock_file(path: &Path) -> File {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()));
+    loop {
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            return file;
+        }
+        let err = std::io::Error::last_os_error();
+        assert_eq!(
+            err.raw_os_error(),
+            Some(libc::EINTR),
+            "flock {}: {err}",
+            path.display()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The package, built once per commit
+// ---------------------------------------------------------------------------
+
+struct Package {
+    dir: PathBuf,
+    deb: PathBuf,
+    dsc: PathBuf,
+    changes: PathBuf,
+}
+
+fn git(args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo_root())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running git");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed (the package is built from the git checkout's HEAD):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn package() -> &'static Package {
+    static PACKAGE: OnceLock<Package> = OnceLock::new();
+    PACKAGE.get_or_init(build_package)
+}
+
+fn build_package() -> Package {
+    let commit = git(&["rev-parse", "HEAD"]);
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("debian-package");
+    fs::create_dir_all(&base).unwrap();
+    // Held while building, so that another test process waits and reuses.
+    let _lock = lock_file(&base.join("build.lock"));
+    let dir = base.join(&commit);
+    let done = dir.join("complete");
+    if done.exists() {
+        step(&format!(
+            "reusing the packages built from {commit} in {} (remove {} to build again)",
+            dir.display(),
+            base.display()
+        ));
+    } else {
+        // Only the current commit's packages are kept.
+        for entry in fs::read_dir(&base).unwrap().flatten() {
+            if entry.path().is_dir() {
+                fs::remove_dir_all(entry.path()).unwrap();
+            }
+        }
+        fs::create_dir_all(&dir).unwrap();
+        if !git(&["status", "--porcelain", "--untracked-files=no"]).is_empty() {
+            println!("note: uncommitted changes are not in the package (it is built from HEAD)");
+        }
+        let log = base.join("build.log");
+        let banner = format!(
+            "SLOW STEP: building the Debian package from {commit} with scripts/build-deb.sh \
+             (dpkg-buildpackage, cargo release build: about 3 minutes on 2 cores); log: {}",
+            log.display()
+        );
+        step(&banner);
+        eprintln!("{banner}");
+        let started = Instant::now();
+        let log_file = File::create(&log).unwrap();
+        let status = Command::new("bash")
+            .arg(repo_root().join("scripts/build-deb.sh"))
+            .arg(&dir)
+            .current_dir(repo_root())
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone().unwrap())
+            .stderr(log_file)
+            .status()
+            .expect("running scripts/build-deb.sh");
+        let text = fs::read_to_string(&log).unwrap_or_default();
+        assert!(
+            status.success(),
+            "scripts/build-deb.sh failed ({status}); the end of {}:\n{}",
+            log.display(),
+            tail(&text, 60)
+        );
+        println!("{}", tail(&text, 12));
+        step(&format!("built in {:.0?}", started.elapsed()));
+        fs::write(&done, &commit).unwrap();
+    }
+    let arch = run_ok("dpkg", &["--print-architecture"]).trim().to_string();
+    let find = |name: String| {
+        let path = dir.join(&name);
+        assert!(path.is_file(), "the build made no {}", path.display());
+        path
+    };
+    Package {
+        deb: find(format!("{PKG}_{VERSION}_{arch}.deb")),
+        dsc: find(format!("{PKG}_{VERSION}.dsc")),
+        changes: find(format!("{PKG}_{VERSION}_{arch}.changes")),
+        dir,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The system: one test at a time, nothing left behind
+// ---------------------------------------------------------------------------
+
+/// `Some("ii 0.3.0-1")` (status abbreviation and version) when dpkg knows
+/// the package in any state but "not installed".
+fn package_state() -> Option<String> {
+    let out = run(
+        "dpkg-query",
+        &["--show", "--showformat=${db:Status-Abbrev} ${Version}", PKG],
+    );
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (out.status.success() && !text.is_empty() && !text.starts_with("un")).then_some(text)
+}
+
+fn user_exists(name: &str) -> bool {
+    run("getent", &["passwd", name]).status.success()
+}
+
+fn group_exists(name: &str) -> bool {
+    run("getent", &["group", name]).status.success()
+}
+
+/// The exclusive right to install and purge redis-snmp on this system,
+/// checked to harm nothing: no redis-snmp installed, no user left over.
+struct System {
+    _lock: File,
+    /// What carries the package's name before the test starts.
+    before: BTreeSet<String>,
+}
+
+fn take_system() -> System {
+    require_root();
+    let lock = lock_file(&std::env::temp_dir().join("redis-snmp-debian-package-dpkg.lock"));
+    if let Some(state) = package_state() {
+        panic!(
+            "{PKG} is already known to dpkg here ({state}); these tests install and purge \
+             their own build and would destroy it. If it is left over from an interrupted \
+             test run, remove it with: dpkg --purge {PKG}"
+        );
+    }
+    assert!(
+        !user_exists(USER) && !group_exists(USER),
+        "the user or group {USER} exists although {PKG} is not installed; if it is left \
+         over from an interrupted test run, remove it with: deluser --system {USER}; \
+         delgroup --system {USER}"
+    );
+    System {
+        _lock: lock,
+        before: traces(),
+    }
+}
+
+/// Purges the package when dropped: the cleanup of a failed test.
+struct PurgeOnDrop;
+
+impl Drop for PurgeOnDrop {
+    fn drop(&mut self) {
+        if package_state().is_some() {
+            eprintln!("cleanup: dpkg --purge {PKG}");
+            let out = run("dpkg", &["--purge", PKG]);
+            if !out.status.success() {
+                eprintln!("{}", show("dpkg --purge", &out));
+            }
+        }
+    }
+}
+
+/// Every path under the places a package touches whose name contains
+/// "redis-snmp", and every account database line that does.
+fn traces() -> BTreeSet<String> {
+    fn walk(path: &Path, found: &mut BTreeSet<String>) {
+        let Ok(meta) = fs::symlink_metadata(path) else {
+            return;
+        };
+        if path
+            .to_string_lossy()
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .contains(PKG)
+        {
+            found.insert(path.display().to_string());
+        }
+        if meta.is_dir() {
+            if let Ok(entries) = fs::read_dir(path) {
+                for entry in entries.flatten() {
+                    walk(&entry.path(), found);
+                }
+            }
+        }
+    }
+    let mut found = BTreeSet::new();
+    for root in [
+        "/etc",
+        "/lib/systemd",
+        "/usr/lib/systemd",
+        "/usr/sbin",
+        "/usr/bin",
+        "/usr/share/doc",
+        "/usr/share/man",
+        "/usr/share/snmp",
+        "/usr/share/redis-snmp",
+        "/usr/lib/sysusers.d",
+        "/var/lib/systemd",
+        "/var/lib/dpkg/info",
+        "/run/systemd",
+    ] {
+        walk(Path::new(root), &mut found);
+    }
+    for db in ["/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow"] {
+        for line in fs::read_to_string(db).unwrap_or_default().lines() {
+            if line.contains(PKG) {
+                found.insert(format!("{db}: {line}"));
+            }
+        }
+    }
+    found
+}
+
+fn install(deb: &Path) -> String {
+    let out = run("dpkg", &["--install", deb.to_str().unwrap()]);
+    let text = show(&format!("dpkg --install {}", deb.display()), &out);
+    println!("{text}");
+    assert!(out.status.success(), "dpkg --install failed:\n{text}");
+    assert!(
+        !text.contains("Configuration file"),
+        "dpkg asked about a configuration file:\n{text}"
+    );
+    text
+}
+
+/// Purges the package and checks that it left nothing behind.
+fn purge_and_check(system: &System) {
+    step(&format!("dpkg --purge {PKG}"));
+    run_ok("dpkg", &["--purge", PKG]);
+    assert_eq!(package_state(), None, "dpkg still knows {PKG} after purge");
+    for path in [
+        "/etc/redis-snmp",
+        DEFAULT_FILE,
+        "/usr/share/redis-snmp",
+        "/usr/share/snmp/mibs/REDIS-SERVER-MIB.txt",
+        BINARY,
+        "/lib/systemd/system/redis-snmp.service",
+        "/usr/lib/systemd/system/redis-snmp.service",
+        "/etc/systemd/system/multi-user.target.wants/redis-snmp.service",
+        "/etc/init.d/redis-snmp",
+    ] {
+        assert!(
+            fs::symlink_metadata(path).is_err(),
+            "{path} is still there after purge"
+        );
+    }
+    assert!(!user_exists(USER), "the user {USER} survived the purge");
+    assert!(!group_exists(USER), "the group {USER} survived the purge");
+    let after = traces();
+    let left: Vec<_> = after.difference(&system.before).collect();
+    assert!(left.is_empty(), "left behind by the purge: {left:#?}");
+    println!("nothing left behind");
+}
+
+// ---------------------------------------------------------------------------
+// Files, users
+// ---------------------------------------------------------------------------
+
+fn id_of(db: &str, name: &str) -> u32 {
+    let out = run("getent", &[db, name]);
+    let line = String::from_utf8_lossy(&out.stdout).into_owned();
+    line.split(':')
+        .nth(2)
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("getent {db} {name}: {line}"))
+}
+
+/// Asserts owner, group and permission bits of a path (not following a
+/// final symlink).
+fn assert_meta(path: &str, owner: &str, group: &str, mode: u32) {
+    let meta = fs::symlink_metadata(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let got = (meta.uid(), meta.gid(), meta.mode() & 0o7777);
+    let want = (id_of("passwd", owner), id_of("group", group), mode);
+    assert_eq!(
+        got, want,
+        "{path}: uid {} gid {} mode {:o}, expected {owner}:{group} {mode:o}",
+        got.0, got.1, got.2
+    );
+}
+
+/// The unit file the package installed.
+fn unit_path() -> String {
+    let list = String::from_utf8_lossy(&run("dpkg", &["--listfiles", PKG]).stdout).into_owned();
+    list.lines()
+        .find(|l| l.ends_with("/system/redis-snmp.service"))
+        .unwrap_or_else(|| panic!("{PKG} installs no redis-snmp.service:\n{list}"))
+        .to_string()
+}
+
+/// Which binary the unit runs, as whom, with which arguments: `User=` and
+/// `ExecStart=` of the installed unit, with `$DAEMON_OPTS` expanded from its
+/// `EnvironmentFile=` the way systemd does (an unquoted `$VAR` becomes one
+/// argument per whitespace-separated word of the value; the file holds
+/// `VAR=value` lines, with optional quotes around the value).
+fn unit_command(unit: &str) -> (String, Vec<String>) {
+    let value = |key: &str| {
+        unit.lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("the unit has no {key}\n{unit}"))
+            .to_string()
+    };
+    let user = value("User=");
+    let env_file = value("EnvironmentFile=");
+    assert_eq!(env_file, format!("-{DEFAULT_FILE}"), "EnvironmentFile=");
+    let mut env = std::collections::HashMap::new();
+    if let Ok(text) = fs::read_to_string(DEFAULT_FILE) {
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+                continue;
+            }
+            if let Some((k, v)) = line.split_once('=') {
+                let v = v.trim();
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                    .unwrap_or(v);
+                env.insert(k.trim().to_string(), v.to_string());
+            }
+        }
+    }
+    let mut argv = Vec::new();
+    for word in value("ExecStart=").split_whitespace() {
+        match word.strip_prefix('$') {
+            Some(var) => argv.extend(
+                env.get(var)
+                    .map(String::as_str)
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .map(String::from),
+            ),
+            None => argv.push(word.to_string()),
+        }
+    }
+    (user, argv)
+}
+
+/// Starts `argv` as `user` (and its groups), with an empty environment as
+/// systemd gives a service, output to `log`.
+fn start_as(user: &str, argv: &[String], log: &Path) -> Proc {
+    let out = File::create(log).unwrap();
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid", user, "--regid", user, "--init-groups", "--"])
+        .args(argv)
+        .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("NO_COLOR", "1")
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out);
+    println!("starting as {user}: {}", argv.join(" "));
+    Proc::spawn(&mut cmd, "the installed redis-snmp")
+}
+
+/// A private snmpd whose AgentX socket the redis-snmp user may use, set up
+/// with README.Debian's agentXPerms line (the socket's directory is created
+/// by snmpd in its temp dir, which is opened up for the user to reach it).
+fn snmpd_for_the_service_user() -> Snmpd {
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(AGENTX_PERMS));
+    fs::set_permissions(snmpd.dir(), fs::Permissions::from_mode(0o755)).unwrap();
+    let socket = snmpd.agentx_socket().expect("a unix AgentX socket");
+    let gid = id_of("group", USER);
+    let meta = fs::metadata(&socket).unwrap();
+    assert_eq!(
+        (meta.gid(), meta.mode() & 0o777),
+        (gid, 0o660),
+        "{AGENTX_PERMS} did not give the socket {} group {USER} and mode 0660",
+        socket.display()
+    );
+    snmpd
+}
+
+/// Waits until the agent serves live data: redisConnectedClients.0 (the
+/// first legacy scalar, `.1.3.6.1.4.1.20267.400.1.1.0`) is a Gauge32 and
+/// redisInstanceUp.1 is up(1).
+fn wait_served(snmpd: &Snmpd, agent: &mut Proc, log: &Path) {
+    let snmp = snmpd.numeric();
+    let mut last = String::new();
+    let ok = wait_until(Duration::from_secs(20), || {
+        let out = snmp.get(&[&legacy_oid(1), &instance_oid(4, 1)]);
+        last = out.to_string();
+        let vars = out.vars();
+        vars.len() == 2 && vars[0].ty == "Gauge32" && vars[1].value == "1"
+    }) && agent.is_running();
+    assert!(
+        ok,
+        "the installed agent serves no live data after 20 s (running: {}):\n{last}\n\
+         --- agent log ---\n{}\n--- snmpd log ---\n{}",
+        agent.is_running(),
+        fs::read_to_string(log).unwrap_or_default(),
+        tail(&snmpd.log(), 20)
+    );
+    println!("{}", snmp.get(&[&legacy_oid(1)]));
+    let uid = fs::metadata(format!("/proc/{}", agent.pid()))
+        .unwrap()
+        .uid();
+    assert_eq!(
+        uid,
+        id_of("passwd", USER),
+        "the agent does not run as {USER}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The shipped configuration file
+// ---------------------------------------------------------------------------
+
+/// Removes the `#` of every commented-out setting: a line whose `#` is
+/// followed by something other than a space or another `#` (prose
+/// comments are `# text`).
+fn uncomment_settings(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.strip_prefix('#') {
+            Some(rest) if !rest.is_empty() && !rest.starts_with([' ', '#']) => rest,
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// Field names of a `struct NAME { ... }` in src/config.rs: the keys the
+/// agent accepts (its file structs deny unknown fields).
+fn struct_fields(source: &str, name: &str) -> BTreeSet<String> {
+    let start = source
+        .find(&format!("struct {name} {{"))
+        .unwrap_or_else(|| panic!("src/config.rs has no struct {name}"));
+    let body = &source[start..];
+    let body = &body[body.find('{').unwrap() + 1..body.find("\n}").unwrap()];
+    body.lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && !l.starts_with("#["))
+        .filter_map(|l| l.split_once(':').map(|(k, _)| k.trim()))
+        .filter(|k| !k.is_empty() && !k.contains(' '))
+        .map(String::from)
+        .collect()
+}
+
+/// Every key the agent accepts is in debian/conf/redis-snmp.toml, commented
+/// out, exactly once; uncommented, the file is valid TOML with exactly
+/// those keys. (That the agent accepts it is checked by running the
+/// installed agent on it below.) Needs neither root nor the build.
+#[test]
+fn shipped_config_shows_every_setting() {
+    let text = fs::read_to_string(repo_root().join("debian/conf/redis-snmp.toml")).unwrap();
+    let source = fs::read_to_string(repo_root().join("src/config.rs")).unwrap();
+    let top = struct_fields(&source, "FileConfig");
+    let instance = struct_fields(&source, "FileInstance");
+    assert!(top.contains("refresh") && instance.contains("address"));
+
+    let active: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .collect();
+    assert!(active.is_empty(), "settings not commented out: {active:?}");
+
+    let value: toml::Table = toml::from_str(&uncomment_settings(&text))
+        .unwrap_or_else(|e| panic!("the uncommented configuration is not valid TOML: {e}"));
+    let mut want_top = top.clone();
+    want_top.remove("redis");
+    let got_top: BTreeSet<String> = value.keys().filter(|k| *k != "redis").cloned().collect();
+    assert_eq!(got_top, want_top, "top-level settings");
+    let redis = value
+        .get("redis")
+        .and_then(|v| v.as_array())
+        .expect("a commented [[redis]] table");
+    assert_eq!(redis.len(), 1, "one example [[redis]] table");
+    let got_instance: BTreeSet<String> = redis[0].as_table().unwrap().keys().cloned().collect();
+    assert_eq!(got_instance, instance, "[[redis]] settings");
+}
+
+// ---------------------------------------------------------------------------
+// Build and lintian
+// ---------------------------------------------------------------------------
+
+/// `dpkg-buildpackage -us -uc -b` (through scripts/build-deb.sh) from a
+/// clean export of HEAD, then lintian on the source and binary packages:
+/// no error, no warning (overrides only in debian/redis-snmp.lintian-overrides,
+/// each with its reason). Info and pedantic tags are printed, not fatal.
+#[test]
+fn package_builds_and_passes_lintian() {
+    let pkg = package();
+    println!("packages in {}", pkg.dir.display());
+    run_ok("dpkg-deb", &["--info", pkg.deb.to_str().unwrap()]);
+    run_ok("dpkg-deb", &["--contents", pkg.deb.to_str().unwrap()]);
+
+    step("lintian");
+    let out = Command::new("lintian")
+        .args(["--fail-on", "error,warning", "--display-info", "--pedantic"])
+        .arg(&pkg.dsc)
+        .arg(&pkg.changes)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running lintian (apt-get install lintian)");
+    let text = show("lintian --fail-on error,warning", &out);
+    println!("{text}");
+    let bad: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("E: ") || l.starts_with("W: "))
+        .map(String::from)
+        .collect();
+    assert!(
+        out.status.success() && bad.is_empty(),
+        "lintian found errors or warnings: {bad:#?}\n{text}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Install, run, purge
+// ---------------------------------------------------------------------------
+
+#[test]
+fn package_installs_serves_and_purges_cleanly() {
+    let system = take_system();
+    let pkg = package();
+    let _purge = PurgeOnDrop;
+
+    step("dpkg --install");
+    install(&pkg.deb);
+    assert_eq!(
+        package_state().as_deref(),
+        Some(format!("ii {VERSION}").as_str())
+    );
+
+    step("the system user");
+    let passwd = run_ok("getent", &["passwd", USER]);
+    let fields: Vec<&str> = passwd.trim().split(':').collect();
+    let uid: u32 = fields[2].parse().unwrap();
+    assert!(uid < 1000, "{USER} is not a system user: {passwd}");
+    assert_eq!(fields[5], "/nonexistent", "home of {USER}");
+    assert_eq!(fields[6], "/usr/sbin/nologin", "shell of {USER}");
+    assert_eq!(
+        fields[3].parse::<u32>().unwrap(),
+        id_of("group", USER),
+        "{USER}'s primary group is {USER}"
+    );
+    assert!(!Path::new("/nonexistent").exists());
+
+    step("files, owners and modes");
+    let unit = unit_path();
+    assert_meta(BINARY, "root", "root", 0o755);
+    assert_meta("/etc/redis-snmp", "root", USER, 0o750);
+    assert_meta(CONFFILE, "root", USER, 0o640);
+    assert_meta(&unit, "root", "root", 0o644);
+    assert_meta(
+        "/usr/share/snmp/mibs/REDIS-SERVER-MIB.txt",
+        "root",
+        "root",
+        0o644,
+    );
+    assert_meta("/usr/share/man/man8/redis-snmp.8.gz", "root", "root", 0o644);
+    assert_meta(
+        "/usr/share/doc/redis-snmp/README.Debian.gz",
+        "root",
+        "root",
+        0o644,
+    );
+    let installed_mib = fs::read("/usr/share/snmp/mibs/REDIS-SERVER-MIB.txt").unwrap();
+    assert_eq!(installed_mib, fs::read(redis_mib_file()).unwrap());
+    let opennms: Vec<PathBuf> = fs::read_dir(repo_root().join("opennms"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    for file in opennms.iter().filter(|p| p.is_file()) {
+        let installed = Path::new("/usr/share/redis-snmp/opennms").join(file.file_name().unwrap());
+        assert_eq!(
+            fs::read(&installed).unwrap_or_else(|e| panic!("{}: {e}", installed.display())),
+            fs::read(file).unwrap()
+        );
+    }
+    println!("{} OpenNMS file(s) in the repository", opennms.len());
+    let conffiles = run_ok(
+        "dpkg-query",
+        &["--show", "--showformat=${Conffiles}\\n", PKG],
+    );
+    assert!(
+        conffiles.lines().any(|l| l.trim().starts_with(CONFFILE)),
+        "{CONFFILE} is not a conffile:\n{conffiles}"
+    );
+    assert!(
+        !Path::new(DEFAULT_FILE).exists(),
+        "a fresh install creates no {DEFAULT_FILE}"
+    );
+    let version = run_ok(BINARY, &["--version"]);
+    assert_eq!(version.trim(), "redis-snmp 0.3.0");
+    run_ok("man", &["--pager=cat", "redis-snmp"]);
+
+    step("the unit: enabled, accepted by systemd-analyze");
+    let wants = "/etc/systemd/system/multi-user.target.wants/redis-snmp.service";
+    assert_eq!(
+        fs::read_link(wants).unwrap_or_else(|e| panic!("{wants}: {e} (not enabled)")),
+        PathBuf::from(&unit)
+    );
+    // `verify` loads the unit the way the manager would (no running systemd
+    // is needed): it checks the syntax, that ExecStart's binary exists and
+    // that Documentation= resolves; it prints unknown keys without failing,
+    // hence the check for silence.
+    let out = run("systemd-analyze", &["verify", &unit]);
+    let text = show(&format!("systemd-analyze verify {unit}"), &out);
+    println!("{text}");
+    assert!(
+        out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
+        "systemd-analyze verify is not happy:\n{text}"
+    );
+    let security = run_ok("systemd-analyze", &["security", "--offline=yes", &unit]);
+    let exposure = security
+        .lines()
+        .find_map(|l| l.split_once("Overall exposure level for redis-snmp.service: "))
+        .and_then(|(_, rest)| rest.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no exposure level in:\n{security}"));
+    assert!(
+        exposure <= 2.0,
+        "the sandbox is weaker than expected: exposure {exposure}"
+    );
+    let unit_text = fs::read_to_string(&unit).unwrap();
+    for line in [
+        "After=network.target snmpd.service redis-server.service",
+        "User=redis-snmp",
+        "Restart=on-failure",
+        "NoNewPrivileges=yes",
+        "ProtectSystem=strict",
+        "ProtectHome=yes",
+        "PrivateTmp=yes",
+        "CapabilityBoundingSet=",
+        "EnvironmentFile=-/etc/default/redis-snmp",
+        "ExecStart=/usr/sbin/redis-snmp -n -c /etc/redis-snmp/redis-snmp.toml $DAEMON_OPTS",
+        "WantedBy=multi-user.target",
+    ] {
+        assert!(
+            unit_text.lines().any(|l| l == line),
+            "the unit lacks {line:?}"
+        );
+    }
+
+    step("the installed MIB loads (net-snmp, with the SMIv2 base modules)");
+    let mibs = format!("{}:/usr/share/snmp/mibs", base_mibs().display());
+    let oid = run_ok(
+        "snmptranslate",
+        &[
+            "-M",
+            &mibs,
+            "-m",
+            "REDIS-SERVER-MIB",
+            "-On",
+            "REDIS-SERVER-MIB::redisConnectedClients.0",
+        ],
+    );
+    assert_eq!(oid.trim(), legacy_oid(1));
+
+    step("the installed agent, as the unit runs it, on the installed configuration with every setting uncommented");
+    let redis = Redis::start_with(&["requirepass deb-test-password"]);
+    let snmpd = snmpd_for_the_service_user();
+    let work = tempfile::Builder::new()
+        .prefix("redis-snmp-deb-run.")
+        .tempdir()
+        .unwrap();
+    fs::set_permissions(work.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let group = id_of("group", USER);
+    let password_file = work.path().join("password");
+    write_file_mode(&password_file, "deb-test-password\n", 0o640);
+    std::os::unix::fs::chown(&password_file, Some(0), Some(group)).unwrap();
+    let mut replaced = BTreeSet::new();
+    let config: String = uncomment_settings(&fs::read_to_string(CONFFILE).unwrap())
+        .lines()
+        .map(|line| {
+            let key = line.split_once(" = ").map(|(k, _)| k).unwrap_or("");
+            let new = match key {
+                "agentx_socket" => format!("agentx_socket = \"{}\"", snmpd.agentx_address()),
+                "address" => format!("address = \"redis://127.0.0.1:{}\"", redis.port()),
+                "username" => "username = \"default\"".to_string(),
+                "password_file" => format!("password_file = \"{}\"", password_file.display()),
+                _ => return line.to_string(),
+            };
+            replaced.insert(key.to_string());
+            new
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        replaced.len(),
+        4,
+        "the shipped configuration lacks a setting; found {replaced:?}"
+    );
+    let config_path = work.path().join("redis-snmp.toml");
+    write_file_mode(&config_path, &config, 0o640);
+    std::os::unix::fs::chown(&config_path, Some(0), Some(group)).unwrap();
+    println!("--- test configuration ---\n{config}");
+    let (user, mut argv) = unit_command(&unit_text);
+    assert_eq!(user, USER);
+    // The unit's command with the test copy of the configuration.
+    let c = argv
+        .iter()
+        .position(|a| a == "-c")
+        .expect("-c in ExecStart")
+        + 1;
+    argv[c] = config_path.display().to_string();
+    let log = work.path().join("agent.log");
+    let mut agent = start_as(&user, &argv, &log);
+    wait_served(&snmpd, &mut agent, &log);
+    let name = snmpd.numeric().get_one(&instance_oid(2, 1));
+    assert_eq!(
+        name.text(),
+        "main",
+        "redisInstanceName.1 from the configuration"
+    );
+    agent.terminate(Duration::from_secs(5));
+    println!("--- agent log ---\n{}", fs::read_to_string(&log).unwrap());
+
+    step("without agentXPerms for it, the service user cannot use the AgentX socket");
+    // The harness's snmpd keeps its socket to root, as net-snmp's defaults
+    // keep /var/agentx/master (a 0700 directory): README.Debian says what
+    // the agent then logs, and that it keeps retrying.
+    let closed = Snmpd::start();
+    fs::set_permissions(closed.dir(), fs::Permissions::from_mode(0o755)).unwrap();
+    argv.extend(["-x".to_string(), closed.agentx_address()]);
+    let log = work.path().join("agent-refused.log");
+    let mut agent = start_as(&user, &argv, &log);
+    let refused = wait_until(Duration::from_secs(10), || {
+        fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("Permission denied")
+    });
+    let text = fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        refused && agent.is_running() && !log_shows_registered(&text),
+        "expected the agent to be refused and to keep retrying:\n{text}"
+    );
+    agent.terminate(Duration::from_secs(5));
+    println!("--- agent log ---\n{text}");
+    drop(closed);
+
+    purge_and_check(&system);
+}
+
+// ---------------------------------------------------------------------------
+// Upgrade from the Perl agent's package
+// ---------------------------------------------------------------------------
+
+/// The Perl agent's /etc/default/redis-snmp, as this stand-in ships it.
+const OLD_DEFAULT: &str =
+    "# Options for the redis-snmp agent (test stand-in for the Perl package's file)\n\
+                           DAEMON_OPTS=\"\"\n";
+
+/// Builds a stand-in for the Perl agent's package, `redis-snmp_0.2-1_all.deb`:
+/// the Perl script as /usr/sbin/redis-snmp (where the Perl package put it),
+/// the MIB, an LSB init script linked into the runlevels by its postinst
+/// (update-rc.d, as dh_installinit did) and stopped by its prerm, and
+/// /etc/default/redis-snmp with DAEMON_OPTS. With `conffiles`, the two files
+/// in /etc are conffiles; without, they are plain files, as in a package
+/// built by debhelper at compat level 1 and 2, which did not flag /etc.
+fn old_package(dir: &Path, conffiles: bool) -> PathBuf {
+    let root = dir.join("old-root");
+    let file = |path: &str, text: &str, mode: u32| {
+        let p = root.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        write_file_mode(&p, text, mode);
+    };
+    file(
+        "DEBIAN/control",
+        "Package: redis-snmp\n\
+         Version: 0.2-1\n\
+         Architecture: all\n\
+         Maintainer: redis-snmp tests <tests@invalid.example>\n\
+         Section: admin\n\
+         Priority: optional\n\
+         Description: SNMP agent for redis-server (test stand-in)\n \
+         A stand-in for the Perl redis-snmp package, for upgrade tests.\n",
+        0o644,
+    );
+    if conffiles {
+        file(
+            "DEBIAN/conffiles",
+            "/etc/init.d/redis-snmp\n/etc/default/redis-snmp\n",
+            0o644,
+        );
+    }
+    file(
+        "DEBIAN/postinst",
+        "#!/bin/sh\nset -e\n\
+         if [ \"$1\" = configure ] && [ -x /etc/init.d/redis-snmp ]; then\n\
+         \tupdate-rc.d redis-snmp defaults >/dev/null\nfi\n",
+        0o755,
+    );
+    file(
+        "DEBIAN/prerm",
+        "#!/bin/sh\nset -e\n\
+         if [ -x /etc/init.d/redis-snmp ]; then\n\t/etc/init.d/redis-snmp stop\nfi\n",
+        0o755,
+    );
+    file(
+        "DEBIAN/postrm",
+        "#!/bin/sh\nset -e\n\
+         if [ \"$1\" = purge ]; then\n\tupdate-rc.d redis-snmp remove >/dev/null\nfi\n",
+        0o755,
+    );
+    file(
+        "etc/init.d/redis-snmp",
+        "#!/bin/sh\n\
+         ### BEGIN INIT INFO\n\
+         # Provides:          redis-snmp\n\
+         # Required-Start:    $syslog\n\
+         # Required-Stop:     $syslog\n\
+         # Default-Start:     2 3 4 5\n\
+         # Default-Stop:      0 1 6\n\
+         # Short-Description: Redis SNMP agent (test stand-in)\n\
+         ### END INIT INFO\n\
+         # The real script ran /usr/sbin/redis-snmp --daemon-pid ... $DAEMON_OPTS.\n\
+         [ -f /etc/default/redis-snmp ] && . /etc/default/redis-snmp\n\
+         case \"$1\" in\n\
+         \tstart|stop|restart|force-reload|status) exit 0 ;;\n\
+         \t*) echo \"Usage: $0 {start|stop|restart|force-reload|status}\" >&2; exit 1 ;;\n\
+         esac\n",
+        0o755,
+    );
+    file("etc/default/redis-snmp", OLD_DEFAULT, 0o644);
+    file(
+        "usr/sbin/redis-snmp",
+        "#!/usr/bin/perl\n# test stand-in for the Perl agent\nexit 0;\n",
+        0o755,
+    );
+    file(
+        "usr/share/snmp/mibs/REDIS-SERVER-MIB.txt",
+        "-- test stand-in for the Perl agent's REDIS-SERVER-MIB\n",
+        0o644,
+    );
+    let deb = dir.join("redis-snmp_0.2-1_all.deb");
+    run_ok(
+        "dpkg-deb",
+        &[
+            "--root-owner-group",
+            "--build",
+            root.to_str().unwrap(),
+            deb.to_str().unwrap(),
+        ],
+    );
+    deb
+}
+
+fn rc_links() -> Vec<String> {
+    let mut links = Vec::new();
+    for rc in ["0", "1", "2", "3", "4", "5", "6", "S"] {
+        if let Ok(entries) = fs::read_dir(format!("/etc/rc{rc}.d")) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.len() > 3 && &name[3..] == "redis-snmp" {
+                    links.push(e.path().display().to_string());
+                }
+            }
+        }
+    }
+    links
+}
+
+/// Old package installed, /etc/default/redis-snmp (and, for plain files,
+/// the init script) modified by the operator, then `dpkg -i` of ours.
+fn upgrade_from_perl_package(conffiles: bool) {
+    let system = take_system();
+    let pkg = package();
+    let _purge = PurgeOnDrop;
+    let work = tempfile::Builder::new()
+        .prefix("redis-snmp-deb-upgrade.")
+        .tempdir()
+        .unwrap();
+
+    step(&format!(
+        "the Perl agent's package (stand-in, /etc files {})",
+        if conffiles {
+            "as conffiles"
+        } else {
+            "as plain files"
+        }
+    ));
+    let old = old_package(work.path(), conffiles);
+    install(&old);
+    assert_eq!(package_state().as_deref(), Some("ii 0.2-1"));
+    assert!(
+        !rc_links().is_empty(),
+        "the old postinst made no rc.d links"
+    );
+    println!("rc.d links: {:?}", rc_links());
+
+    step("the operator edits /etc/default/redis-snmp (and the init script)");
+    let redis = Redis::start();
+    let operator_default = format!(
+        "# Options for the redis-snmp agent, edited by the operator\n\
+         DAEMON_OPTS=\"-h 127.0.0.1 -P {} -r 300\"\n",
+        redis.port()
+    );
+    fs::write(DEFAULT_FILE, &operator_default).unwrap();
+    let mut operator_script = fs::read_to_string("/etc/init.d/redis-snmp").unwrap();
+    if !conffiles {
+        operator_script.push_str("# edited by the operator\n");
+        fs::write("/etc/init.d/redis-snmp", &operator_script).unwrap();
+    }
+
+    step(&format!("upgrade: dpkg --install {}", pkg.deb.display()));
+    install(&pkg.deb);
+    assert_eq!(
+        package_state().as_deref(),
+        Some(format!("ii {VERSION}").as_str())
+    );
+    assert_eq!(
+        fs::read_to_string(DEFAULT_FILE).unwrap_or_else(|e| panic!("{DEFAULT_FILE}: {e}")),
+        operator_default,
+        "the operator's {DEFAULT_FILE} did not survive the upgrade"
+    );
+    // The init script is gone. dpkg-maintscript-helper's rm_conffile keeps
+    // a copy, as .dpkg-bak, of one that differs from the old package's
+    // conffile: the operator's edit, or any script that was no conffile.
+    let backup = "/etc/init.d/redis-snmp.dpkg-bak";
+    if conffiles {
+        assert!(fs::symlink_metadata(backup).is_err(), "{backup} exists");
+    } else {
+        assert_eq!(
+            fs::read_to_string(backup).unwrap_or_else(|e| panic!("{backup}: {e}")),
+            operator_script,
+            "{backup} is not the operator's init script"
+        );
+    }
+    for gone in [
+        "/etc/init.d/redis-snmp",
+        "/etc/init.d/redis-snmp.dpkg-remove",
+        "/etc/init.d/redis-snmp.dpkg-backup",
+        "/etc/default/redis-snmp.dpkg-preserve",
+        "/usr/bin/redis-snmp",
+    ] {
+        assert!(
+            fs::symlink_metadata(gone).is_err(),
+            "{gone} exists after the upgrade"
+        );
+    }
+    assert_eq!(rc_links(), Vec::<String>::new(), "rc.d links left");
+    let binary = fs::read(BINARY).unwrap();
+    assert!(
+        binary.starts_with(b"\x7fELF"),
+        "{BINARY} is not the new binary"
+    );
+    assert_eq!(run_ok(BINARY, &["--version"]).trim(), "redis-snmp 0.3.0");
+    let mib = fs::read_to_string("/usr/share/snmp/mibs/REDIS-SERVER-MIB.txt").unwrap();
+    assert!(
+        mib.contains("redisInstanceTable"),
+        "the MIB was not replaced"
+    );
+    assert!(user_exists(USER));
+    assert_meta(CONFFILE, "root", USER, 0o640);
+    assert_meta("/etc/redis-snmp", "root", USER, 0o750);
+    assert!(
+        fs::read_link("/etc/systemd/system/multi-user.target.wants/redis-snmp.service").is_ok(),
+        "the service is not enabled after the upgrade"
+    );
+    run_ok(
+        "dpkg-query",
+        &["--show", "--showformat=${Conffiles}\\n", PKG],
+    );
+
+    step("the unit passes the operator's DAEMON_OPTS to the new agent");
+    let unit = fs::read_to_string(unit_path()).unwrap();
+    let (user, mut argv) = unit_command(&unit);
+    let port = redis.port().to_string();
+    assert_eq!(
+        argv,
+        [
+            BINARY,
+            "-n",
+            "-c",
+            CONFFILE,
+            "-h",
+            "127.0.0.1",
+            "-P",
+            port.as_str(),
+            "-r",
+            "300"
+        ],
+        "the unit's command line"
+    );
+    // The installed configuration (every setting commented out) says the
+    // AgentX master is /var/agentx/master; the test's snmpd is elsewhere.
+    let snmpd = snmpd_for_the_service_user();
+    argv.extend(["-x".to_string(), snmpd.agentx_address()]);
+    let log = work.path().join("agent.log");
+    let mut agent = start_as(&user, &argv, &log);
+    wait_served(&snmpd, &mut agent, &log);
+    let address = snmpd.numeric().get_one(&instance_oid(3, 1));
+    assert_eq!(
+        address.text(),
+        format!("127.0.0.1:{}", redis.port()),
+        "redisInstanceAddress.1: -h/-P of DAEMON_OPTS"
+    );
+    agent.terminate(Duration::from_secs(5));
+    println!("--- agent log ---\n{}", fs::read_to_string(&log).unwrap());
+
+    purge_and_check(&system);
+}
+
+#[test]
+fn upgrade_from_perl_package_with_conffiles() {
+    upgrade_from_perl_package(true);
+}
+
+#[test]
+fn upgrade_from_perl_package_with_plain_files() {
+    upgrade_from_perl_package(false);
+}
