@@ -11,7 +11,10 @@ use std::path::PathBuf;
     name = "redis-snmp",
     version,
     about = "Net-SNMP AgentX subagent serving Redis INFO as REDIS-SERVER-MIB",
-    disable_help_flag = true
+    disable_help_flag = true,
+    // An old DAEMON_OPTS may repeat an option (`-n` twice): the last wins,
+    // as it did with the Perl tool's Getopt::Long.
+    args_override_self = true
 )]
 pub struct Cli {
     /// Redis host to poll (the first instance).
@@ -71,6 +74,11 @@ pub struct Cli {
     #[arg(long)]
     pub puppet: bool,
 
+    /// Check the configuration (file and options), say what is wrong or
+    /// that it is fine, and exit without starting.
+    #[arg(long)]
+    pub check_config: bool,
+
     /// Print help.
     #[arg(short = '?', long, action = ArgAction::Help)]
     pub help: Option<bool>,
@@ -110,5 +118,12 @@ mod tests {
         assert!(cli.no_daemon);
         assert_eq!(cli.verbose, 2);
         assert_eq!(cli.daemon_pid, Some(PathBuf::from("/run/x.pid")));
+    }
+
+    #[test]
+    fn a_repeated_option_is_not_an_error() {
+        let cli = Cli::try_parse_from(["redis-snmp", "-n", "-n", "-r", "5", "-r", "300"]).unwrap();
+        assert!(cli.no_daemon);
+        assert_eq!(cli.refresh, Some(300));
     }
 }

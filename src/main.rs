@@ -38,6 +38,13 @@ fn main() -> ExitCode {
     if let Some(password) = &cli.password {
         secret::wipe_from_argv(&Secret::new(password.clone()));
     }
+    if cli.check_config {
+        for warning in &config.warnings {
+            eprintln!("redis-snmp: warning: {warning}");
+        }
+        println!("redis-snmp: configuration OK");
+        return ExitCode::SUCCESS;
+    }
     if config.daemonize {
         if let Err(e) = daemon::detach(&config.pid_file) {
             eprintln!("redis-snmp: {e}");

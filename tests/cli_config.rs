@@ -86,3 +86,21 @@ fn a_password_file_readable_by_all_draws_a_warning() {
     assert!(log.contains("readable by every user"), "{log}");
     assert!(!log.contains("s3cret-pw"), "{log}");
 }
+
+#[test]
+fn check_config_says_ok_or_what_is_wrong_without_starting() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("redis-snmp.toml");
+    std::fs::write(
+        &path,
+        "refresh = 10\n[[redis]]\naddress = \"unix:///run/redis.sock\"\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&["--check-config", "-c", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("configuration OK"), "{stdout}");
+    std::fs::write(&path, "refresh = \"often\"\n").unwrap();
+    let (code, _, stderr) = run(&["--check-config", "-c", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("refresh"), "{stderr}");
+}

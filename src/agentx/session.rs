@@ -172,8 +172,13 @@ impl Session {
                 }
                 Err(e) => {
                     if !unreachable_logged {
+                        let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
+                            " (snmpd's agentXPerms must let this user in: see README, \"Install by hand\")"
+                        } else {
+                            ""
+                        };
                         warn!(
-                            "cannot reach the AgentX master at {}: {e}; retrying until it is back",
+                            "cannot reach the AgentX master at {}: {e}{hint}; retrying until it is back",
                             self.config.address
                         );
                         unreachable_logged = true;
