@@ -124,6 +124,7 @@ async fn run(config: &Config) -> ExitCode {
             store.clone(),
             notifier.clone(),
             config.layout.clone(),
+            config.notifications.puppet_stale_after,
             shutdown.clone(),
         ));
     }
@@ -150,8 +151,11 @@ async fn run(config: &Config) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// How often Puppet's staleness is checked between file changes.
-const PUPPET_TICK: Duration = Duration::from_secs(30);
+/// How often Puppet's staleness is checked between file changes: a quarter
+/// of the threshold, between 1 and 30 seconds.
+fn puppet_tick(stale_after: Duration) -> Duration {
+    (stale_after / 4).clamp(Duration::from_secs(1), Duration::from_secs(30))
+}
 
 /// Turn each state of the Puppet watcher into the Puppet part of the
 /// snapshot and into notifications; check for staleness now and then.
@@ -160,9 +164,10 @@ async fn follow_puppet(
     store: Arc<Store>,
     notifier: Arc<Notifier>,
     layout: Layout,
+    stale_after: Duration,
     shutdown: CancellationToken,
 ) {
-    let mut tick = tokio::time::interval(PUPPET_TICK);
+    let mut tick = tokio::time::interval(puppet_tick(stale_after));
     // The channel's initial "nothing read yet" value counts as seen, so the
     // first change is the first real read: the notifier's baseline.
     loop {

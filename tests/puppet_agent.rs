@@ -18,13 +18,18 @@ struct Stack {
 }
 
 fn stack() -> Stack {
+    stack_with("")
+}
+
+/// The stack, with extra lines for the agent's `[puppet]` section.
+fn stack_with(puppet_extra: &str) -> Stack {
     let trapd = Snmptrapd::start();
     let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
     let puppet = PuppetApply::new();
     let dir = tempfile::tempdir().unwrap();
     // No Redis here: the instance is down, which is fine for this test.
     let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\naddress = \"127.0.0.1:1\"\n\n[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
+        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\naddress = \"127.0.0.1:1\"\n\n[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n{puppet_extra}\n",
         snmpd.agentx_address(),
         puppet.public_dir().join("last_run_summary.yaml").display(),
         puppet.state_dir().join("last_run_report.yaml").display(),
@@ -55,7 +60,8 @@ fn get(stack: &Stack, suffix: &str) -> String {
 /// Waits for the `nth` (from 1) notification whose line contains `name`.
 fn expect_trap(stack: &Stack, name: &str, nth: usize, since: Instant) -> (String, Duration) {
     let mut line = None;
-    wait_until(Duration::from_secs(3), || {
+    // Stale takes its threshold to show; the rest well under a second.
+    wait_until(Duration::from_secs(8), || {
         line = stack.trapd.received(name).into_iter().nth(nth - 1);
         line.is_some()
     });
@@ -177,4 +183,29 @@ fn disabling_the_agent_is_data_and_a_notification() {
     std::fs::remove_file(&lock).unwrap();
     expect_trap(&stack, "puppetAgentEnabled", 1, Instant::now());
     assert_eq!(get(&stack, "1.33.0"), "2");
+}
+
+#[test]
+fn a_stale_agent_and_its_recovery() {
+    let stack = stack_with("stale_after = 3");
+    let t = stack.puppet.target().display().to_string();
+    let manifest = format!("file {{ '{t}/f.txt': ensure => file, content => \"x\\n\" }}\n");
+    let (_, end) = stack.puppet.apply("first", &manifest, &[]);
+    // No run for 3 s: stale (checked every second at this threshold).
+    let (line, after) = expect_trap(&stack, "puppetAgentStale", 1, end);
+    println!("puppetAgentStale arrived {after:?} after the last run ended");
+    assert!(
+        // last_run is whole seconds: up to one before the real end.
+        after >= Duration::from_secs(2) && after < Duration::from_secs(6),
+        "{after:?}"
+    );
+    assert!(line.contains("puppetLastRunAge.0"), "{line}");
+    let (_, end) = stack.puppet.apply("second", &manifest, &[]);
+    expect_trap(&stack, "puppetAgentStaleCleared", 1, end);
+    assert_eq!(
+        stack.trapd.received("puppetAgentStale").len(),
+        2,
+        "Stale and StaleCleared: {}",
+        stack.trapd.log()
+    );
 }
