@@ -1,11 +1,12 @@
 //! The one table of what the agent serves.
 //!
-//! Every object of REDIS-SERVER-MIB that the agent answers for is one row
-//! here: its MIB name, its OID below the module root, its SMI syntax and
-//! where its value comes from. The poller builds snapshots from these rows,
-//! and `tests/mib_table.rs` checks the MIB module (and the OpenNMS files)
-//! against them, so the three can never drift apart. Adding a Redis field is
-//! adding a row.
+//! Every object of REDIS-SERVER-MIB and PUPPET-AGENT-MIB that the agent
+//! answers for is one row here: its MIB name, its OID below the module root,
+//! its SMI syntax and where its value comes from. The sources build
+//! snapshots from these rows, and the tests check the MIB modules
+//! (`tests/mib_table.rs`, `tests/puppet_mib.rs`) and the OpenNMS files
+//! (`tests/opennms.rs`) against them, so none can drift apart. Adding a
+//! Redis field is adding a row.
 
 use crate::oid::Oid;
 use crate::smi::Syntax;
