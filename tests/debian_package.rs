@@ -303,11 +303,38 @@ fn take_system() -> System {
         "snmpd is not installed (no {SNMPD_DROPIN_DIR}, no user {SNMPD_USER}): \
          apt-get install snmpd snmp"
     );
+    refuse_a_restart_that_kills_every_snmpd();
     System {
         _lock: lock,
         before: traces(),
         snmp_before: snmp_config(),
     }
+}
+
+/// Without systemd, postinst (on installation and on the upgrade from the
+/// Perl agent) and postrm (on purge) restart a running system snmpd
+/// through /etc/init.d/snmpd, unless policy-rc.d forbids it, and that
+/// script's stop kills every process running /usr/sbin/snmpd, not only the
+/// one of its PID file: the private snmpd of every test running at that
+/// moment too. Refuse to run then, rather than break them.
+fn refuse_a_restart_that_kills_every_snmpd() {
+    if Path::new("/run/systemd/system").is_dir() {
+        return;
+    }
+    let running = fs::read_to_string("/run/snmpd.pid")
+        .ok()
+        .and_then(|pid| pid.trim().parse::<u32>().ok())
+        .is_some_and(pid_alive);
+    let policy = "/usr/sbin/policy-rc.d";
+    let denied = Path::new(policy).exists()
+        && run(policy, &["snmpd", "try-restart"]).status.code() == Some(101);
+    assert!(
+        !running || denied,
+        "the system snmpd runs (/run/snmpd.pid) without systemd, and no {policy} forbids \
+         restarting it: installing {PKG} would restart it through /etc/init.d/snmpd, whose \
+         stop kills every snmpd process, including those of other tests. Stop it first: \
+         /etc/init.d/snmpd stop"
+    );
 }
 
 /// Every file, directory and link under /etc/snmp but the package's
