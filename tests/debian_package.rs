@@ -4,6 +4,17 @@
 //! against a private snmpd and Redis as its own system user, upgraded to
 //! from stand-ins of the Perl agent's package, and purged.
 //!
+//! - snmpd: the package lets its user into snmpd's AgentX socket with a
+//!   drop-in, /etc/snmp/snmpd.conf.d/redis-snmp.conf. After installing and
+//!   after upgrading, a private snmpd set up like Debian's (`master agentx`,
+//!   `includeDir` of the installed /etc/snmp/snmpd.conf.d as its last line,
+//!   Debian's daemon options, so it drops to Debian-snmp; only the UDP port
+//!   and the AgentX socket are private) must take the installed agent,
+//!   started as redis-snmp, with no manual step in between. The tests
+//!   create /var/agentx (mode 0700, as an snmpd that ran before leaves it)
+//!   when there is none, to see postinst open it, and remove it again; an
+//!   existing one gets its mode back.
+//!
 //! - Root: the tests that install packages change the system (dpkg, a system
 //!   user), so they need root and fail (not skip) without it. They never
 //!   touch a redis-snmp that is already installed: they fail and say so.
@@ -28,7 +39,7 @@
 mod common;
 
 use common::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
@@ -43,8 +54,18 @@ const VERSION: &str = "0.3.0-1";
 const CONFFILE: &str = "/etc/redis-snmp/redis-snmp.toml";
 const DEFAULT_FILE: &str = "/etc/default/redis-snmp";
 const BINARY: &str = "/usr/sbin/redis-snmp";
-/// The snmpd.conf line README.Debian recommends, tested here as written.
-const AGENTX_PERMS: &str = "agentXPerms 0660 0755 root redis-snmp";
+/// The package's drop-in for snmpd, and the directory Debian's snmpd.conf
+/// includes.
+const SNMPD_DROPIN: &str = "/etc/snmp/snmpd.conf.d/redis-snmp.conf";
+const SNMPD_DROPIN_DIR: &str = "/etc/snmp/snmpd.conf.d";
+/// Its source in the repository.
+const SNMPD_DROPIN_SOURCE: &str = "debian/conf/snmpd.conf.d/redis-snmp.conf";
+/// The settings of the drop-in (README.Debian and NEWS quote them).
+const DROPIN_SETTINGS: [&str; 2] = ["master agentx", "agentXPerms 0660 0755 -1 redis-snmp"];
+/// The directory of snmpd's default AgentX socket, which postinst opens.
+const AGENTX_DIR: &str = "/var/agentx";
+/// The user and group Debian's snmpd drops to.
+const SNMPD_USER: &str = "Debian-snmp";
 
 // ---------------------------------------------------------------------------
 // Commands
@@ -252,6 +273,8 @@ struct System {
     _lock: File,
     /// What carries the package's name before the test starts.
     before: BTreeSet<String>,
+    /// snmpd's own configuration before the test starts.
+    snmp_before: BTreeMap<String, String>,
 }
 
 fn take_system() -> System {
@@ -270,10 +293,81 @@ fn take_system() -> System {
          over from an interrupted test run, remove it with: deluser --system {USER}; \
          delgroup --system {USER}"
     );
+    assert!(
+        fs::symlink_metadata(SNMPD_DROPIN).is_err(),
+        "{SNMPD_DROPIN} exists although {PKG} is not installed: dpkg would ask about it. \
+         If it is left over from an interrupted test run, remove it"
+    );
+    assert!(
+        Path::new(SNMPD_DROPIN_DIR).is_dir() && user_exists(SNMPD_USER),
+        "snmpd is not installed (no {SNMPD_DROPIN_DIR}, no user {SNMPD_USER}): \
+         apt-get install snmpd snmp"
+    );
+    refuse_a_restart_that_kills_every_snmpd();
     System {
         _lock: lock,
         before: traces(),
+        snmp_before: snmp_config(),
     }
+}
+
+/// Without systemd, postinst (on installation and on the upgrade from the
+/// Perl agent) and postrm (on purge) restart a running system snmpd
+/// through /etc/init.d/snmpd, unless policy-rc.d forbids it, and that
+/// script's stop kills every process running /usr/sbin/snmpd, not only the
+/// one of its PID file: the private snmpd of every test running at that
+/// moment too. Refuse to run then, rather than break them.
+fn refuse_a_restart_that_kills_every_snmpd() {
+    if Path::new("/run/systemd/system").is_dir() {
+        return;
+    }
+    let running = fs::read_to_string("/run/snmpd.pid")
+        .ok()
+        .and_then(|pid| pid.trim().parse::<u32>().ok())
+        .is_some_and(pid_alive);
+    let policy = "/usr/sbin/policy-rc.d";
+    let denied = Path::new(policy).exists()
+        && run(policy, &["snmpd", "try-restart"]).status.code() == Some(101);
+    assert!(
+        !running || denied,
+        "the system snmpd runs (/run/snmpd.pid) without systemd, and no {policy} forbids \
+         restarting it: installing {PKG} would restart it through /etc/init.d/snmpd, whose \
+         stop kills every snmpd process, including those of other tests. Stop it first: \
+         /etc/init.d/snmpd stop"
+    );
+}
+
+/// Every file, directory and link under /etc/snmp but the package's
+/// drop-in: owner, group, mode and contents (or link target).
+fn snmp_config() -> BTreeMap<String, String> {
+    fn walk(path: &Path, found: &mut BTreeMap<String, String>) {
+        let Ok(meta) = fs::symlink_metadata(path) else {
+            return;
+        };
+        let name = path.display().to_string();
+        if name == SNMPD_DROPIN {
+            return;
+        }
+        let what = if meta.file_type().is_symlink() {
+            format!("-> {}", fs::read_link(path).unwrap().display())
+        } else if meta.is_file() {
+            String::from_utf8_lossy(&fs::read(path).unwrap_or_default()).into_owned()
+        } else {
+            String::new()
+        };
+        found.insert(
+            name,
+            format!("{}:{} {:o} {what}", meta.uid(), meta.gid(), meta.mode()),
+        );
+        if meta.is_dir() {
+            for entry in fs::read_dir(path).unwrap().flatten() {
+                walk(&entry.path(), found);
+            }
+        }
+    }
+    let mut found = BTreeMap::new();
+    walk(Path::new("/etc/snmp"), &mut found);
+    found
 }
 
 /// Purges the package when dropped: the cleanup of a failed test.
@@ -370,6 +464,7 @@ fn purge_and_check(system: &System) {
         "/usr/lib/systemd/system/redis-snmp.service",
         "/etc/systemd/system/multi-user.target.wants/redis-snmp.service",
         "/etc/init.d/redis-snmp",
+        SNMPD_DROPIN,
     ] {
         assert!(
             fs::symlink_metadata(path).is_err(),
@@ -382,6 +477,34 @@ fn purge_and_check(system: &System) {
     let left: Vec<_> = after.difference(&system.before).collect();
     assert!(left.is_empty(), "left behind by the purge: {left:#?}");
     println!("nothing left behind");
+
+    step("snmpd's own configuration is as it was, and snmpd still works on it");
+    let snmp_after = snmp_config();
+    let changed: Vec<_> = system
+        .snmp_before
+        .iter()
+        .filter(|(path, what)| snmp_after.get(*path) != Some(what))
+        .map(|(path, _)| path)
+        .chain(
+            snmp_after
+                .keys()
+                .filter(|path| !system.snmp_before.contains_key(*path)),
+        )
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "the package changed snmpd's files under /etc/snmp: {changed:#?}"
+    );
+    // Without the drop-in, net-snmp's defaults are back: the socket is
+    // root's only.
+    let snmpd = DebianSnmpd::start(SNMPD_DROPIN_DIR);
+    let (dir, socket) = snmpd.socket_perms();
+    assert_eq!(
+        (dir, socket.1),
+        ((0, 0, 0o700), 0),
+        "after the purge, snmpd's AgentX socket should be root's again"
+    );
+    println!("snmpd starts with {SNMPD_DROPIN_DIR}; its AgentX socket is root's");
 }
 
 // ---------------------------------------------------------------------------
@@ -486,28 +609,208 @@ fn start_as(user: &str, argv: &[String], log: &Path) -> Proc {
     Proc::spawn(&mut cmd, "the installed redis-snmp")
 }
 
-/// A private snmpd whose AgentX socket the redis-snmp user may use, set up
-/// with README.Debian's agentXPerms line (the socket's directory is created
-/// by snmpd in its temp dir, which is opened up for the user to reach it).
-fn snmpd_for_the_service_user() -> Snmpd {
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(AGENTX_PERMS));
-    fs::set_permissions(snmpd.dir(), fs::Permissions::from_mode(0o755)).unwrap();
-    let socket = snmpd.agentx_socket().expect("a unix AgentX socket");
-    let gid = id_of("group", USER);
-    let meta = fs::metadata(&socket).unwrap();
-    assert_eq!(
-        (meta.gid(), meta.mode() & 0o777),
-        (gid, 0o660),
-        "{AGENTX_PERMS} did not give the socket {} group {USER} and mode 0660",
-        socket.display()
-    );
-    snmpd
+/// A private snmpd set up like Debian 12's: a configuration with
+/// `master agentx` first and `includeDir` last (as /etc/snmp/snmpd.conf
+/// has them), run with the options of Debian's snmpd.service (`-u
+/// Debian-snmp -g Debian-snmp -I -smux,mteTrigger,mteTriggerConf`). What is
+/// private: the UDP port, the AgentX socket (`agentXSocket` before the
+/// `includeDir`, so that a drop-in moving the socket would show), the
+/// community, the persistent state and the log. No MIB is loaded (`-m ""`),
+/// as snmpd needs none.
+struct DebianSnmpd {
+    dir: tempfile::TempDir,
+    port: u16,
+    proc: Option<Proc>,
+}
+
+impl DebianSnmpd {
+    /// Starts it with `includeDir INCLUDE_DIR` and waits until it answers.
+    fn start(include_dir: &str) -> DebianSnmpd {
+        let dir = tempfile::Builder::new()
+            .prefix("redis-snmp-deb-snmpd.")
+            .tempdir()
+            .unwrap();
+        // Searchable, like /var: the socket's directory is snmpd's to set.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let persist = dir.path().join("persist");
+        fs::create_dir(&persist).unwrap();
+        let snmpd_uid = id_of("passwd", SNMPD_USER);
+        std::os::unix::fs::chown(&persist, Some(snmpd_uid), None).unwrap();
+        let port = free_port();
+        let socket = dir.path().join("agentx").join("master");
+        let conf = format!(
+            "# Like Debian's /etc/snmp/snmpd.conf, on private addresses\n\
+             master agentx\n\
+             agentaddress udp:127.0.0.1:{port}\n\
+             agentXSocket unix:{}\n\
+             rocommunity public 127.0.0.1\n\
+             dontLogTCPWrappersConnects yes\n\
+             includeDir {include_dir}\n",
+            socket.display()
+        );
+        let conf_path = dir.path().join("snmpd.conf");
+        fs::write(&conf_path, &conf).unwrap();
+        let log = dir.path().join("snmpd.log");
+        let out = File::create(dir.path().join("snmpd.stdout")).unwrap();
+        let mut cmd = Command::new("snmpd");
+        cmd.arg("-f")
+            .arg("-C")
+            .arg("-c")
+            .arg(&conf_path)
+            .args(["-m", ""])
+            .args(["-u", SNMPD_USER, "-g", SNMPD_USER])
+            .args(["-I", "-smux,mteTrigger,mteTriggerConf"])
+            .arg("-Lf")
+            .arg(&log)
+            .arg("-p")
+            .arg(dir.path().join("snmpd.pid"))
+            .env("SNMP_PERSISTENT_DIR", &persist)
+            .env_remove("SNMPCONFPATH")
+            .env_remove("MIBS")
+            .env_remove("MIBDIRS")
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out);
+        println!(
+            "snmpd on udp:127.0.0.1:{port}, AgentX {}, includeDir {include_dir}",
+            socket.display()
+        );
+        let mut snmpd = DebianSnmpd {
+            proc: Some(Proc::spawn(&mut cmd, "snmpd")),
+            dir,
+            port,
+        };
+        // snmpd makes its AgentX socket before it answers on UDP; a short
+        // client timeout keeps the polling quick.
+        let probe = snmpd.numeric().timeout(Duration::from_millis(300));
+        let ready = wait_until(Duration::from_secs(10), || {
+            snmpd.proc.as_mut().unwrap().is_running()
+                && socket.exists()
+                && probe.get(&[".1.3.6.1.2.1.1.3.0"]).success()
+        });
+        assert!(
+            ready,
+            "the private snmpd did not come up with its AgentX socket at {} \
+             (a drop-in in {include_dir} that moves the socket would do this):\n{conf}\n{}\n{}",
+            socket.display(),
+            fs::read_to_string(snmpd.dir.path().join("snmpd.stdout")).unwrap_or_default(),
+            snmpd.log()
+        );
+        let uid = fs::metadata(format!("/proc/{}", snmpd.proc.as_ref().unwrap().pid()))
+            .unwrap()
+            .uid();
+        assert_eq!(uid, snmpd_uid, "snmpd did not drop to {SNMPD_USER}");
+        snmpd
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("agentx").join("master")
+    }
+
+    /// What the agent's `-x` and `agentx_socket` take.
+    fn agentx_address(&self) -> String {
+        format!("unix:{}", self.socket().display())
+    }
+
+    fn numeric(&self) -> SnmpClient {
+        SnmpClient::new(self.port).numeric()
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("snmpd.log")).unwrap_or_default()
+    }
+
+    /// Owner, group and mode of the socket's directory and of the socket.
+    fn socket_perms(&self) -> ((u32, u32, u32), (u32, u32, u32)) {
+        let meta = |p: &Path| {
+            let m = fs::metadata(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (m.uid(), m.gid(), m.mode() & 0o7777)
+        };
+        let socket = self.socket();
+        (meta(socket.parent().unwrap()), meta(&socket))
+    }
+
+    /// Checks that the installed drop-in let the service's user in, and
+    /// only it: the directory root:root 0755, the socket root:redis-snmp
+    /// 0660, and nothing that snmpd could not make sense of.
+    fn assert_open_to_the_service_user(&self) {
+        let gid = id_of("group", USER);
+        let (dir, socket) = self.socket_perms();
+        assert_eq!(
+            (dir, socket),
+            ((0, 0, 0o755), (0, gid, 0o660)),
+            "the AgentX socket's directory and socket (uid, gid, mode) are not what \
+             {SNMPD_DROPIN} asks for; snmpd log:\n{}",
+            self.log()
+        );
+        let log = self.log();
+        assert!(
+            !log.contains("Can't identify") && !log.contains("rror"),
+            "snmpd complains about the configuration:\n{log}"
+        );
+        println!(
+            "AgentX socket {}: root:{USER} 0660, directory 0755",
+            self.socket().display()
+        );
+    }
+}
+
+impl Drop for DebianSnmpd {
+    fn drop(&mut self) {
+        if let Some(mut proc) = self.proc.take() {
+            if std::thread::panicking() {
+                eprintln!("--- private snmpd log ---\n{}", tail(&self.log(), 30));
+            }
+            proc.terminate(Duration::from_secs(5));
+        }
+    }
+}
+
+/// /var/agentx as an snmpd that ran before the package leaves it (mode
+/// 0700, root:root): created if there is none, and removed again when
+/// dropped; an existing one gets its mode back.
+struct VarAgentx {
+    /// The mode it had, when it existed before.
+    had: Option<u32>,
+}
+
+impl VarAgentx {
+    fn locked() -> VarAgentx {
+        let had = fs::symlink_metadata(AGENTX_DIR).ok().map(|m| {
+            assert!(m.is_dir(), "{AGENTX_DIR} is not a directory");
+            m.mode() & 0o7777
+        });
+        if had.is_none() {
+            fs::create_dir(AGENTX_DIR).unwrap();
+        }
+        fs::set_permissions(AGENTX_DIR, fs::Permissions::from_mode(0o700)).unwrap();
+        let before = had.map_or("none".to_string(), |m| format!("mode {m:o}"));
+        println!("{AGENTX_DIR}: 0700, root:root (before: {before})");
+        VarAgentx { had }
+    }
+
+    fn mode(&self) -> u32 {
+        fs::metadata(AGENTX_DIR).unwrap().mode() & 0o7777
+    }
+}
+
+impl Drop for VarAgentx {
+    fn drop(&mut self) {
+        let done = match self.had {
+            Some(mode) => fs::set_permissions(AGENTX_DIR, fs::Permissions::from_mode(mode)),
+            None => fs::remove_dir(AGENTX_DIR),
+        };
+        if let Err(e) = done {
+            eprintln!("cleanup of {AGENTX_DIR}: {e}");
+        }
+    }
 }
 
 /// Waits until the agent serves live data: redisConnectedClients.0 (the
 /// first legacy scalar, `.1.3.6.1.4.1.20267.400.1.1.0`) is a Gauge32 and
 /// redisInstanceUp.1 is up(1).
-fn wait_served(snmpd: &Snmpd, agent: &mut Proc, log: &Path) {
+fn wait_served(snmpd: &DebianSnmpd, agent: &mut Proc, log: &Path) {
     let snmp = snmpd.numeric();
     let mut last = String::new();
     let ok = wait_until(Duration::from_secs(20), || {
@@ -590,9 +893,21 @@ fn shipped_config_shows_every_setting() {
 
     let value: toml::Table = toml::from_str(&uncomment_settings(&text))
         .unwrap_or_else(|e| panic!("the uncommented configuration is not valid TOML: {e}"));
+    // The tables, each with the fields of its struct.
+    let tables = [
+        ("notifications", "FileNotifications"),
+        ("puppet", "FilePuppet"),
+    ];
     let mut want_top = top.clone();
     want_top.remove("redis");
-    let got_top: BTreeSet<String> = value.keys().filter(|k| *k != "redis").cloned().collect();
+    for (key, _) in tables {
+        assert!(want_top.remove(key), "FileConfig has no {key}");
+    }
+    let got_top: BTreeSet<String> = value
+        .iter()
+        .filter(|(_, v)| !v.is_table() && !v.is_array())
+        .map(|(k, _)| k.clone())
+        .collect();
     assert_eq!(got_top, want_top, "top-level settings");
     let redis = value
         .get("redis")
@@ -601,6 +916,68 @@ fn shipped_config_shows_every_setting() {
     assert_eq!(redis.len(), 1, "one example [[redis]] table");
     let got_instance: BTreeSet<String> = redis[0].as_table().unwrap().keys().cloned().collect();
     assert_eq!(got_instance, instance, "[[redis]] settings");
+    for (key, name) in tables {
+        let table = value
+            .get(key)
+            .and_then(|v| v.as_table())
+            .unwrap_or_else(|| panic!("no commented [{key}] table"));
+        let got: BTreeSet<String> = table.keys().cloned().collect();
+        assert_eq!(got, struct_fields(&source, name), "[{key}] settings");
+    }
+    let tables_and_arrays: BTreeSet<&str> = value
+        .iter()
+        .filter(|(_, v)| v.is_table() || v.is_array())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(
+        tables_and_arrays,
+        BTreeSet::from(["notifications", "puppet", "redis"]),
+        "tables"
+    );
+}
+
+/// The drop-in for snmpd sets what lets the service's user into the AgentX
+/// socket and nothing else: no access control (views, communities, users),
+/// no agentXSocket (the socket stays where snmpd.conf puts it). It says
+/// how to undo it, and README.Debian and NEWS (NEWS.Debian) quote its
+/// settings and say how to disable it. Needs neither root nor the build.
+#[test]
+fn snmpd_dropin_is_minimal_and_documented() {
+    let text = fs::read_to_string(repo_root().join(SNMPD_DROPIN_SOURCE)).unwrap();
+    let settings: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(
+        settings, DROPIN_SETTINGS,
+        "the settings of {SNMPD_DROPIN_SOURCE}"
+    );
+    for word in ["undo", "empty", "restart snmpd", "README.Debian"] {
+        assert!(
+            text.contains(word),
+            "{SNMPD_DROPIN_SOURCE} does not say {word:?}"
+        );
+    }
+    let install = fs::read_to_string(repo_root().join("debian/redis-snmp.install")).unwrap();
+    assert!(
+        install
+            .lines()
+            .any(|l| l == format!("{SNMPD_DROPIN_SOURCE} {}/", &SNMPD_DROPIN_DIR[1..])),
+        "debian/redis-snmp.install does not install {SNMPD_DROPIN_SOURCE}:\n{install}"
+    );
+    for doc in ["debian/README.Debian", "debian/NEWS"] {
+        let text = fs::read_to_string(repo_root().join(doc)).unwrap();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for needle in
+            DROPIN_SETTINGS
+                .iter()
+                .copied()
+                .chain([SNMPD_DROPIN, "empty", "restart snmpd", "tcp:"])
+        {
+            assert!(text.contains(needle), "{doc} does not mention {needle:?}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -706,10 +1083,16 @@ fn package_installs_serves_and_purges_cleanly() {
         "dpkg-query",
         &["--show", "--showformat=${Conffiles}\\n", PKG],
     );
-    assert!(
-        conffiles.lines().any(|l| l.trim().starts_with(CONFFILE)),
-        "{CONFFILE} is not a conffile:\n{conffiles}"
-    );
+    for file in [CONFFILE, SNMPD_DROPIN] {
+        assert!(
+            conffiles
+                .lines()
+                .any(|l| l.trim().starts_with(&format!("{file} "))),
+            "{file} is not a conffile:\n{conffiles}"
+        );
+    }
+    assert_meta(SNMPD_DROPIN, "root", "root", 0o644);
+    assert_dropin_as_shipped();
     assert!(
         !Path::new(DEFAULT_FILE).exists(),
         "a fresh install creates no {DEFAULT_FILE}"
@@ -782,7 +1165,8 @@ fn package_installs_serves_and_purges_cleanly() {
 
     step("the installed agent, as the unit runs it, on the installed configuration with every setting uncommented");
     let redis = Redis::start_with(&["requirepass deb-test-password"]);
-    let snmpd = snmpd_for_the_service_user();
+    let snmpd = DebianSnmpd::start(SNMPD_DROPIN_DIR);
+    snmpd.assert_open_to_the_service_user();
     let work = tempfile::Builder::new()
         .prefix("redis-snmp-deb-run.")
         .tempdir()
@@ -802,6 +1186,8 @@ fn package_installs_serves_and_purges_cleanly() {
                 "address" => format!("address = \"redis://127.0.0.1:{}\"", redis.port()),
                 "username" => "username = \"default\"".to_string(),
                 "password_file" => format!("password_file = \"{}\"", password_file.display()),
+                // Only with rediss://; the test's Redis speaks no TLS.
+                k if k.starts_with("tls_") => format!("# {line} (test: no TLS)"),
                 _ => return line.to_string(),
             };
             replaced.insert(key.to_string());
@@ -811,7 +1197,7 @@ fn package_installs_serves_and_purges_cleanly() {
         .join("\n");
     assert_eq!(
         replaced.len(),
-        4,
+        8,
         "the shipped configuration lacks a setting; found {replaced:?}"
     );
     let config_path = work.path().join("redis-snmp.toml");
@@ -839,12 +1225,50 @@ fn package_installs_serves_and_purges_cleanly() {
     agent.terminate(Duration::from_secs(5));
     println!("--- agent log ---\n{}", fs::read_to_string(&log).unwrap());
 
-    step("without agentXPerms for it, the service user cannot use the AgentX socket");
-    // The harness's snmpd keeps its socket to root, as net-snmp's defaults
-    // keep /var/agentx/master (a 0700 directory): README.Debian says what
-    // the agent then logs, and that it keeps retrying.
-    let closed = Snmpd::start();
-    fs::set_permissions(closed.dir(), fs::Permissions::from_mode(0o755)).unwrap();
+    drop(snmpd);
+
+    step("reinstalling changes nothing, and opens a /var/agentx that an earlier snmpd left 0700");
+    let var_agentx = VarAgentx::locked();
+    let uid = id_of("passwd", USER);
+    install(&pkg.deb);
+    assert_eq!(
+        var_agentx.mode(),
+        0o755,
+        "postinst did not open {AGENTX_DIR}"
+    );
+    assert_dropin_as_shipped();
+    assert_eq!(id_of("passwd", USER), uid, "the user {USER} was made again");
+    assert_meta("/etc/redis-snmp", "root", USER, 0o750);
+    assert_meta(CONFFILE, "root", USER, 0o640);
+    assert!(!Path::new(DEFAULT_FILE).exists());
+    install(&pkg.deb);
+    assert_eq!(var_agentx.mode(), 0o755);
+    assert_dropin_as_shipped();
+
+    step("the administrator empties the drop-in: a reinstall keeps it so and leaves /var/agentx alone");
+    fs::write(SNMPD_DROPIN, "").unwrap();
+    fs::set_permissions(AGENTX_DIR, fs::Permissions::from_mode(0o700)).unwrap();
+    install(&pkg.deb);
+    assert_eq!(
+        fs::read_to_string(SNMPD_DROPIN).unwrap(),
+        "",
+        "dpkg did not keep the administrator's empty {SNMPD_DROPIN}"
+    );
+    assert_eq!(
+        var_agentx.mode(),
+        0o700,
+        "postinst opened {AGENTX_DIR} although the drop-in is emptied"
+    );
+
+    step("without the drop-in, snmpd keeps the AgentX socket to root and the agent is refused");
+    // README.Debian says what the agent then logs, and that it retries.
+    let closed = DebianSnmpd::start(SNMPD_DROPIN_DIR);
+    let (dir, socket) = closed.socket_perms();
+    assert_eq!(
+        (dir, socket.1),
+        ((0, 0, 0o700), 0),
+        "net-snmp's defaults: a 0700 root:root directory, a socket of group root"
+    );
     argv.extend(["-x".to_string(), closed.agentx_address()]);
     let log = work.path().join("agent-refused.log");
     let mut agent = start_as(&user, &argv, &log);
@@ -863,6 +1287,16 @@ fn package_installs_serves_and_purges_cleanly() {
     drop(closed);
 
     purge_and_check(&system);
+    drop(var_agentx);
+}
+
+/// The installed drop-in is the repository's, byte for byte.
+fn assert_dropin_as_shipped() {
+    assert_eq!(
+        fs::read_to_string(SNMPD_DROPIN).unwrap_or_else(|e| panic!("{SNMPD_DROPIN}: {e}")),
+        fs::read_to_string(repo_root().join(SNMPD_DROPIN_SOURCE)).unwrap(),
+        "{SNMPD_DROPIN} is not {SNMPD_DROPIN_SOURCE}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -1014,9 +1448,10 @@ fn upgrade_from_perl_package(conffiles: bool) {
 
     step("the operator edits /etc/default/redis-snmp (and the init script)");
     let redis = Redis::start();
+    // A poll every 2 seconds instead of the default 10, to see -r applied.
     let operator_default = format!(
         "# Options for the redis-snmp agent, edited by the operator\n\
-         DAEMON_OPTS=\"-h 127.0.0.1 -P {} -r 300\"\n",
+         DAEMON_OPTS=\"-h 127.0.0.1 -P {} -r 2\"\n",
         redis.port()
     );
     fs::write(DEFAULT_FILE, &operator_default).unwrap();
@@ -1025,6 +1460,10 @@ fn upgrade_from_perl_package(conffiles: bool) {
         operator_script.push_str("# edited by the operator\n");
         fs::write("/etc/init.d/redis-snmp", &operator_script).unwrap();
     }
+
+    // The Perl agent ran as root, and so could use the socket of an snmpd
+    // that left /var/agentx as net-snmp makes it by default.
+    let var_agentx = VarAgentx::locked();
 
     step(&format!("upgrade: dpkg --install {}", pkg.deb.display()));
     install(&pkg.deb);
@@ -1086,6 +1525,18 @@ fn upgrade_from_perl_package(conffiles: bool) {
         &["--show", "--showformat=${Conffiles}\\n", PKG],
     );
 
+    step("the upgrade let the service into snmpd: the drop-in, /var/agentx opened");
+    assert_dropin_as_shipped();
+    assert_eq!(
+        var_agentx.mode(),
+        0o755,
+        "postinst did not open {AGENTX_DIR}"
+    );
+    // No manual step: a private snmpd like Debian's, on the installed
+    // snmpd.conf.d, lets the service's user in.
+    let snmpd = DebianSnmpd::start(SNMPD_DROPIN_DIR);
+    snmpd.assert_open_to_the_service_user();
+
     step("the unit passes the operator's DAEMON_OPTS to the new agent");
     let unit = fs::read_to_string(unit_path()).unwrap();
     let (user, mut argv) = unit_command(&unit);
@@ -1102,13 +1553,12 @@ fn upgrade_from_perl_package(conffiles: bool) {
             "-P",
             port.as_str(),
             "-r",
-            "300"
+            "2"
         ],
         "the unit's command line"
     );
     // The installed configuration (every setting commented out) says the
     // AgentX master is /var/agentx/master; the test's snmpd is elsewhere.
-    let snmpd = snmpd_for_the_service_user();
     argv.extend(["-x".to_string(), snmpd.agentx_address()]);
     let log = work.path().join("agent.log");
     let mut agent = start_as(&user, &argv, &log);
@@ -1119,10 +1569,25 @@ fn upgrade_from_perl_package(conffiles: bool) {
         format!("127.0.0.1:{}", redis.port()),
         "redisInstanceAddress.1: -h/-P of DAEMON_OPTS"
     );
+    // Three polls in 9 s: every 2 s, as -r 2 says (every 10 s, the
+    // default, would take 20 s).
+    let polls_ok = instance_oid(8, 1);
+    let mut polls = String::new();
+    let fast = wait_until(Duration::from_secs(9), || {
+        polls = snmpd.numeric().get_one(&polls_ok).value;
+        polls.parse::<u32>().is_ok_and(|n| n >= 3)
+    });
+    assert!(
+        fast,
+        "redisInstancePollsOk.1 is {polls}: -r 2 of DAEMON_OPTS not applied"
+    );
+    println!("redisInstancePollsOk.1 = {polls}: -r 2 applies");
     agent.terminate(Duration::from_secs(5));
     println!("--- agent log ---\n{}", fs::read_to_string(&log).unwrap());
+    drop(snmpd);
 
     purge_and_check(&system);
+    drop(var_agentx);
 }
 
 #[test]
