@@ -1080,6 +1080,13 @@ impl Snmpd {
         self.stop();
         self.start_again();
     }
+
+    /// SIGKILL: no Close to the subagents, the socket file left behind.
+    pub fn kill(&mut self) {
+        if let Some(mut p) = self.proc.take() {
+            p.kill();
+        }
+    }
 }
 
 impl Drop for Snmpd {
