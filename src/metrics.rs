@@ -101,8 +101,8 @@ pub enum Source {
     /// A column of `redisCommandTable`, from `cmdstat_*` and
     /// `latency_percentiles_usec_*`.
     Command(CommandField),
-    /// The count of `redisErrorTable`, from `errorstat_*`.
-    ErrorCount,
+    /// A column of `redisErrorTable`, from `errorstat_*`.
+    Error(ErrorField),
     /// A column of `redisSentinelTable`, from SENTINEL MASTERS.
     SentinelMaster(SentinelField),
     /// A column of `redisSlowlogTable`, from SLOWLOG LEN and SLOWLOG GET 1.
@@ -160,6 +160,8 @@ pub enum PuppetField {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SentinelField {
+    /// The master's name, the row's index as a readable column.
+    Name,
     /// ok(1), sdown(2), odown(3), from the flags.
     State,
     Flags,
@@ -180,9 +182,18 @@ pub enum SlowlogField {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LatencyField {
+    /// The event's name, the row's index as a readable column.
+    Name,
     LastTime,
     LastMs,
     MaxMs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorField {
+    /// The error prefix, the row's index as a readable column.
+    Name,
+    Count,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,6 +217,8 @@ pub enum ReplicaField {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandField {
+    /// The command's name, the row's index as a readable column.
+    Name,
     Calls,
     Usec,
     UsecPerCall,
@@ -224,7 +237,8 @@ impl CommandField {
         match self {
             CommandField::UsecPerCall => 100,
             CommandField::P50 | CommandField::P99 | CommandField::P999 => 1000,
-            CommandField::Calls
+            CommandField::Name
+            | CommandField::Calls
             | CommandField::Usec
             | CommandField::Rejected
             | CommandField::Failed => 1,
@@ -612,17 +626,16 @@ pub const COMMAND_COLUMNS: &[ObjectDef] = &[
     column("redisCmdP50", &[3, 12, 1, 7], Gauge32, Source::Command(CommandField::P50)),
     column("redisCmdP99", &[3, 12, 1, 8], Gauge32, Source::Command(CommandField::P99)),
     column("redisCmdP999", &[3, 12, 1, 9], Gauge32, Source::Command(CommandField::P999)),
+    column("redisCmdLabel", &[3, 12, 1, 10], DisplayString, Source::Command(CommandField::Name)),
 ];
 
 /// `redisErrorTable` (`redis.3.13`), INDEX { redisInstanceIndex,
 /// redisErrPrefix }: error replies by prefix (`ERR`, `WRONGTYPE`, …).
 #[rustfmt::skip]
-pub const ERROR_COLUMNS: &[ObjectDef] = &[column(
-    "redisErrCount",
-    &[3, 13, 1, 2],
-    Counter64,
-    Source::ErrorCount,
-)];
+pub const ERROR_COLUMNS: &[ObjectDef] = &[
+    column("redisErrCount", &[3, 13, 1, 2], Counter64, Source::Error(ErrorField::Count)),
+    column("redisErrLabel", &[3, 13, 1, 3], DisplayString, Source::Error(ErrorField::Name)),
+];
 
 /// `redisSentinelTable` (`redis.3.14`), INDEX { redisInstanceIndex,
 /// redisSntName }: the masters a sentinel watches (SENTINEL MASTERS).
@@ -635,6 +648,7 @@ pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
     column("redisSntReplicas", &[3, 14, 1, 6], Gauge32, Source::SentinelMaster(SentinelField::Replicas)),
     column("redisSntSentinels", &[3, 14, 1, 7], Gauge32, Source::SentinelMaster(SentinelField::OtherSentinels)),
     column("redisSntQuorum", &[3, 14, 1, 8], Gauge32, Source::SentinelMaster(SentinelField::Quorum)),
+    column("redisSntLabel", &[3, 14, 1, 9], DisplayString, Source::SentinelMaster(SentinelField::Name)),
 ];
 
 /// `redisSentinelStateTable` (`redis.3.15`, AUGMENTS redisInstanceEntry):
@@ -663,6 +677,7 @@ pub const LATENCY_COLUMNS: &[ObjectDef] = &[
     column("redisLatLastTime", &[3, 17, 1, 2], Gauge64, Source::Latency(LatencyField::LastTime)),
     column("redisLatLastMs", &[3, 17, 1, 3], Gauge32, Source::Latency(LatencyField::LastMs)),
     column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)),
+    column("redisLatLabel", &[3, 17, 1, 5], DisplayString, Source::Latency(LatencyField::Name)),
 ];
 
 const fn puppet(

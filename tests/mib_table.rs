@@ -27,11 +27,11 @@ use mibtool::{
     ResolvedType, MODULE, SMILINT,
 };
 use redis_snmp::metrics::{
-    redis_objects, CommandField, Conversion, KeyspaceField, LatencyField, ObjectDef, ReplicaField,
-    SentinelField, SlowlogField, Source, StatusField, COMMAND_COLUMNS, DEFAULT_REDIS_ROOT,
-    ERROR_COLUMNS, INFO_GROUPS, INSTANCE_COLUMNS, INSTANCE_ENTRY, KEYSPACE_COLUMNS,
-    LATENCY_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES, SENTINEL_MASTER_COLUMNS,
-    SENTINEL_STATE, SLOWLOG_COLUMNS,
+    redis_objects, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, ObjectDef,
+    ReplicaField, SentinelField, SlowlogField, Source, StatusField, COMMAND_COLUMNS,
+    DEFAULT_REDIS_ROOT, ERROR_COLUMNS, INFO_GROUPS, INSTANCE_COLUMNS, INSTANCE_ENTRY,
+    KEYSPACE_COLUMNS, LATENCY_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES,
+    SENTINEL_MASTER_COLUMNS, SENTINEL_STATE, SLOWLOG_COLUMNS,
 };
 use redis_snmp::notify::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
 use redis_snmp::oid::Oid;
@@ -78,7 +78,7 @@ fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Status(_)
         | Source::Keyspace(_)
         | Source::Replica(_)
-        | Source::ErrorCount
+        | Source::Error(_)
         | Source::SentinelMaster(_)
         | Source::Slowlog(_)
         | Source::Latency(_) => None,
@@ -377,6 +377,8 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             let cmdstat = "cmdstat_<name>";
             let latency = "latency_percentiles_usec_<name>";
             match field {
+                // The name columns repeat the index: they name it too.
+                CommandField::Name => vec![cmdstat, "redisCmdName"],
                 CommandField::Calls => vec![cmdstat, "calls"],
                 CommandField::Usec => vec![cmdstat, "usec"],
                 CommandField::UsecPerCall => vec![cmdstat, "usec_per_call"],
@@ -387,10 +389,14 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 CommandField::P999 => vec![latency, "p99.9"],
             }
         }
-        Source::ErrorCount => vec!["errorstat_<PREFIX>", "count"],
+        Source::Error(field) => match field {
+            ErrorField::Name => vec!["errorstat_<PREFIX>", "redisErrPrefix"],
+            ErrorField::Count => vec!["errorstat_<PREFIX>", "count"],
+        },
         Source::SentinelMaster(field) => {
             let masters = "SENTINEL MASTERS";
             match field {
+                SentinelField::Name => vec![masters, "name", "redisSntName"],
                 SentinelField::State => vec![masters, "flags", "s_down", "o_down"],
                 SentinelField::Flags => vec![masters, "flags"],
                 SentinelField::Address => vec![masters, "ip"],
@@ -409,9 +415,54 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 vec!["SLOWLOG GET 1"]
             }
         },
-        Source::Latency(_) => vec!["LATENCY LATEST"],
+        Source::Latency(LatencyField::Name) => vec!["LATENCY LATEST", "redisLatEvent"],
+        Source::Latency(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) => {
+            vec!["LATENCY LATEST"]
+        }
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => Vec::new(),
+    }
+}
+
+/// Whether an object is the readable copy of its row's string index. The
+/// match is exhaustive over the fields of the string-indexed tables.
+fn is_name_column(o: &ObjectDef) -> bool {
+    match o.source {
+        Source::Command(field) => match field {
+            CommandField::Name => true,
+            CommandField::Calls
+            | CommandField::Usec
+            | CommandField::UsecPerCall
+            | CommandField::Rejected
+            | CommandField::Failed
+            | CommandField::P50
+            | CommandField::P99
+            | CommandField::P999 => false,
+        },
+        Source::Error(field) => match field {
+            ErrorField::Name => true,
+            ErrorField::Count => false,
+        },
+        Source::SentinelMaster(field) => match field {
+            SentinelField::Name => true,
+            SentinelField::State
+            | SentinelField::Flags
+            | SentinelField::Address
+            | SentinelField::Port
+            | SentinelField::Replicas
+            | SentinelField::OtherSentinels
+            | SentinelField::Quorum => false,
+        },
+        Source::Latency(field) => match field {
+            LatencyField::Name => true,
+            LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs => false,
+        },
+        Source::Info { .. }
+        | Source::Status(_)
+        | Source::Keyspace(_)
+        | Source::Replica(_)
+        | Source::Slowlog(_)
+        | Source::Puppet(_) => false,
     }
 }
 
@@ -1035,6 +1086,23 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
                 ));
             }
         }
+        // A name column carries the string its row is indexed by.
+        if is_name_column(def) {
+            let named_by: Option<Vec<u8>> = suffix
+                .get(2..)
+                .filter(|bytes| suffix.get(1).copied() == Some(bytes.len() as u32))
+                .and_then(|bytes| bytes.iter().map(|b| u8::try_from(*b).ok()).collect());
+            let carried = match &*value {
+                Value::OctetString(bytes) => Some(bytes.clone()),
+                _ => None,
+            };
+            if named_by.is_none() || named_by != carried {
+                problems.push(format!(
+                    "{oid} ({}): carries {value:?}, not the string of its index",
+                    def.name
+                ));
+            }
+        }
         if is_legacy(def) {
             legacy_seen += 1;
             if suffix != [0] || *index != 1 {
@@ -1276,23 +1344,40 @@ fn a_current_compliance_statement_requires_every_served_object_and_notification(
     );
 }
 
+/// Each table's columns are split among groups of their own: every group
+/// that holds a column of the table holds only columns of it, no column is
+/// in two of them, and together they hold every column. (A published group
+/// never changes; columns a later revision adds get a group of their own,
+/// as the name columns of revision 202611221700Z did.)
 #[test]
-fn each_table_and_the_notifications_have_exactly_one_group() {
+fn each_table_is_split_among_its_own_groups_and_the_notifications_have_one() {
     let mib = mib();
     let groups = mib.groups();
     let mut problems = Vec::new();
     for table in tables() {
         let columns: BTreeSet<&str> = table.columns.iter().map(|c| c.name).collect();
-        let matching: Vec<&str> = groups
+        let touching: Vec<(&str, BTreeSet<&str>)> = groups
             .iter()
-            .filter(|(_, members)| members.iter().copied().collect::<BTreeSet<_>>() == columns)
-            .map(|(name, _)| *name)
+            .map(|(name, members)| (*name, members.iter().copied().collect::<BTreeSet<_>>()))
+            .filter(|(_, members)| !members.is_disjoint(&columns))
             .collect();
-        if matching.len() != 1 {
-            problems.push(format!(
-                "{} groups hold exactly the columns {columns:?}: {matching:?}",
-                matching.len()
-            ));
+        let mut covered = BTreeSet::new();
+        for (name, members) in &touching {
+            let strays: Vec<&&str> = members.difference(&columns).collect();
+            if !strays.is_empty() {
+                problems.push(format!(
+                    "{name} holds columns of {columns:?} and also {strays:?}"
+                ));
+            }
+            for member in members.intersection(&columns) {
+                if !covered.insert(*member) {
+                    problems.push(format!("{member} is in more than one group, {name} too"));
+                }
+            }
+        }
+        let missing: Vec<&&str> = columns.difference(&covered).collect();
+        if !missing.is_empty() {
+            problems.push(format!("no group holds {missing:?}"));
         }
     }
     let sent: BTreeSet<&str> = REDIS_NOTIFICATIONS.iter().map(|n| n.name).collect();

@@ -1102,6 +1102,19 @@ fn resource_types_and_system_definitions_hang_together() {
                         t.name
                     ));
                 }
+                // The strategy names the directory after the value alone, so
+                // the value must be unique on the node: only the instance's
+                // name is (names are unique in the agent's configuration).
+                // The name columns of the string-indexed tables repeat across
+                // instances (every instance runs `info`): storing by them
+                // would write two instances' rows into one set of RRD files.
+                if index_shape(&t.name) != IndexShape::Instance {
+                    problems.push(format!(
+                        "{}: rows indexed by more than the instance cannot be stored by \
+                         sibling column {sibling:?}: its value repeats across instances",
+                        t.name
+                    ));
+                }
                 for (key, value) in &t.params {
                     let spec_ok = value.starts_with("s/")
                         && value.ends_with('/')
@@ -1133,6 +1146,11 @@ fn resource_types_and_system_definitions_hang_together() {
     let strings: BTreeMap<String, String> = [
         ("redisInstanceName", "sessions"),
         ("redisRpAddress", "10.0.0.7"),
+        // The name columns carry the string of the index below.
+        ("redisCmdLabel", "config|get"),
+        ("redisErrLabel", "config|get"),
+        ("redisSntLabel", "config|get"),
+        ("redisLatLabel", "config|get"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -1801,9 +1819,21 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         .unwrap()
         .as_secs();
     let t0 = (now / STEP) * STEP - SAMPLES as u64 * STEP;
-    let name_oid = object_oid(object_named("redisInstanceName"));
     let type_of = |name: &str| types.iter().find(|t| t.name == name).unwrap();
+    // The OID of a resource type's sibling column, from its alias.
+    let sibling_oid = |ty: &str| {
+        let alias = &type_of(ty).params["sibling-column-name"];
+        let o = collection
+            .objs
+            .iter()
+            .find(|o| &o.alias == alias && o.instance == ty)
+            .unwrap_or_else(|| panic!("{ty}: sibling column {alias} is not collected"));
+        o.oid.clone()
+    };
     let mut resources: BTreeMap<(String, String), Resource> = BTreeMap::new();
+    // Which row each directory of a sibling-stored type holds: two rows in
+    // one directory would mix their samples.
+    let mut stored_by_sibling: BTreeMap<(String, String), String> = BTreeMap::new();
     for (k, s) in samples.iter().enumerate() {
         let t = t0 + k as u64 * STEP;
         for o in &collection.objs {
@@ -1815,15 +1845,23 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
                         .ends_with("SiblingColumnStorageStrategy") =>
                     {
                         let params = &type_of(ty).params;
-                        assert_eq!(params["sibling-column-name"], "redisInstanceName");
                         let name = s
-                            .get(&format!("{name_oid}.{suffix}"))
+                            .get(&format!("{}.{suffix}", sibling_oid(ty)))
                             .map(Var::text)
                             .unwrap_or_default();
-                        (
+                        let key = (
                             ty.to_string(),
                             sibling_dir(&name, &params["replace-all"], suffix),
-                        )
+                        );
+                        let first = stored_by_sibling
+                            .entry(key.clone())
+                            .or_insert_with(|| suffix.to_string());
+                        assert_eq!(
+                            first, suffix,
+                            "{ty}: rows {first} and {suffix} are both stored in {}",
+                            key.1
+                        );
+                        key
                     }
                     ty => (ty.to_string(), suffix.to_string()),
                 };
@@ -1852,6 +1890,30 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             }
         }
     }
+    // Why the string-indexed rows are stored by index: their names repeat
+    // across instances.
+    let mut instances_of: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+    for ((ty, _), resource) in &resources {
+        if ty == NODE || index_shape(ty) != IndexShape::Named {
+            continue;
+        }
+        let instance = resource.index.split('.').next().unwrap_or_default();
+        for name in resource.strings.values() {
+            instances_of
+                .entry((ty.as_str(), name.as_str()))
+                .or_default()
+                .insert(instance);
+        }
+    }
+    let shared: Vec<String> = instances_of
+        .iter()
+        .filter(|(_, instances)| instances.len() > 1)
+        .map(|((ty, name), instances)| format!("{ty} {name} ({})", instances.len()))
+        .collect();
+    println!(
+        "row names served by more than one instance (their rows would share a directory if stored by name): {}",
+        shared.join(", ")
+    );
     let rrd_root = dir.path().join("rrd/snmp/1");
     let dir_of = |(ty, name): &(String, String)| {
         if ty == NODE {

@@ -3,8 +3,8 @@
 
 use super::info::{Info, KeyspaceRow};
 use crate::metrics::{
-    self, CommandField, Conversion, KeyspaceField, LatencyField, ObjectDef, ReplicaField,
-    SentinelField, SlowlogField, Source, StatusField,
+    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, ObjectDef,
+    ReplicaField, SentinelField, SlowlogField, Source, StatusField,
 };
 use crate::smi::{saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -157,7 +157,10 @@ pub fn instance_part(index: u32, info: &Info, layout: &Layout, extras: &Extras) 
 
 fn sentinel_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
     for master in &extras.sentinel_masters {
-        let Some(suffix) = master.get("name").and_then(|n| string_index(index, n)) else {
+        let Some((name, suffix)) = master
+            .get("name")
+            .and_then(|n| Some((n, string_index(index, n)?)))
+        else {
             continue;
         };
         let number = |key: &str| master.get(key).and_then(|v| v.trim().parse::<u64>().ok());
@@ -167,6 +170,7 @@ fn sentinel_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) 
                 continue;
             };
             let value = match field {
+                SentinelField::Name => Some(display_string(name)),
                 SentinelField::State => flags.map(|f| Value::Integer(sentinel_state(f))),
                 SentinelField::Flags => flags.map(display_string),
                 SentinelField::Address => master.get("ip").map(|ip| display_string(ip)),
@@ -231,6 +235,7 @@ fn latency_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
                 continue;
             };
             let value = match field {
+                LatencyField::Name => display_string(event),
                 LatencyField::LastTime => Value::Counter64(*time),
                 LatencyField::LastMs => Value::Gauge32(saturate_u32(*last_ms)),
                 LatencyField::MaxMs => Value::Gauge32(saturate_u32(*max_ms)),
@@ -325,6 +330,7 @@ fn command_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
                     .map(|v| Value::Gauge32(saturate_u32(v)))
             };
             let value = match field {
+                CommandField::Name => Some(display_string(&row.name)),
                 CommandField::Calls => Some(Value::Counter64(row.calls)),
                 CommandField::Usec => Some(Value::Counter64(row.usec)),
                 CommandField::UsecPerCall => micros(row.usec_per_call, field.scale()),
@@ -347,10 +353,14 @@ fn error_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
             continue;
         };
         for def in metrics::ERROR_COLUMNS {
-            part.push((
-                layout.object_oid(def).child(&suffix),
-                Value::Counter64(row.count),
-            ));
+            let Source::Error(field) = def.source else {
+                continue;
+            };
+            let value = match field {
+                ErrorField::Name => display_string(&row.prefix),
+                ErrorField::Count => Value::Counter64(row.count),
+            };
+            part.push((layout.object_oid(def).child(&suffix), value));
         }
     }
 }
@@ -554,11 +564,20 @@ mod tests {
         assert_eq!(v(&format!("3.14.1.2.{mymaster}")), Some(Value::Integer(2))); // sdown
         assert_eq!(v(&format!("3.14.1.4.{mymaster}")), Some(Value::text("::1")));
         assert_eq!(v(&format!("3.14.1.8.{mymaster}")), Some(Value::Gauge32(2)));
+        // The name again, readable beside the index.
+        assert_eq!(
+            v(&format!("3.14.1.9.{mymaster}")),
+            Some(Value::text("mymaster"))
+        );
         assert_eq!(v("3.16.1.1.1"), Some(Value::Gauge32(3)));
         assert_eq!(v("3.16.1.4.1"), Some(Value::Counter64(250)));
         assert_eq!(
             v("3.17.1.4.1.7.99.111.109.109.97.110.100"),
             Some(Value::Gauge32(30))
+        );
+        assert_eq!(
+            v("3.17.1.5.1.7.99.111.109.109.97.110.100"),
+            Some(Value::text("command"))
         );
         assert_eq!(sentinel_state("master,o_down,s_down"), 3);
         assert_eq!(sentinel_state("master"), 1);
@@ -616,6 +635,10 @@ mod tests {
             v(&format!("3.12.1.7.{config_get}")),
             Some(Value::Gauge32(8031))
         ); // p50 8.031 µs
+        assert_eq!(
+            v(&format!("3.12.1.10.{config_get}")),
+            Some(Value::text("config|get"))
+        );
         let commands = part
             .iter()
             .filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.12.1.2.2.")))
@@ -623,6 +646,7 @@ mod tests {
         assert_eq!(commands, 32);
         // errorstat_ERR:count=5, indexed by "ERR".
         assert_eq!(v("3.13.1.2.2.3.69.82.82"), Some(Value::Counter64(5)));
+        assert_eq!(v("3.13.1.3.2.3.69.82.82"), Some(Value::text("ERR")));
     }
 
     #[test]
