@@ -23,7 +23,7 @@
 mod mibtool;
 
 use mibtool::{
-    mib, mib_file, named_numbers, ranges, repo_dir, snmptranslate, text, Mib, Node, Py,
+    mib, mib_file, named_numbers, parse_tp, ranges, repo_dir, snmptranslate, text, Mib, Node, Py,
     ResolvedType, MODULE, SMILINT,
 };
 use redis_snmp::metrics::{
@@ -1614,58 +1614,6 @@ fn net_snmp_labels(syntax: Syntax) -> &'static [&'static str] {
         WireType::Opaque => &["Opaque"],
         WireType::Counter64 => &["Counter64"],
     }
-}
-
-/// One node of `snmptranslate -Tp`: its access and type label (leaves), and
-/// the detail lines under it.
-#[derive(Debug, Default)]
-struct TpNode<'a> {
-    access: &'a str,
-    label: &'a str,
-    index: Option<&'a str>,
-    values: Option<&'a str>,
-    convention: Option<&'a str>,
-}
-
-/// Reads `snmptranslate -Tp`: `+-- -R-- Gauge     redisConnectedClients(1)`
-/// for a leaf, `+--redisCommandEntry(1)` for an inner node, followed by
-/// `Index: ..`, `Values: ..`, `Textual Convention: ..` lines.
-fn parse_tp(tree: &str) -> BTreeMap<&str, TpNode<'_>> {
-    let mut nodes = BTreeMap::new();
-    let mut current = None;
-    for line in tree.lines() {
-        if let Some((_, rest)) = line.split_once("+--") {
-            let words: Vec<&str> = rest.split_whitespace().collect();
-            let (node, name) = match words.as_slice() {
-                [access, label, name] => (
-                    TpNode {
-                        access,
-                        label,
-                        ..Default::default()
-                    },
-                    *name,
-                ),
-                [name] => (TpNode::default(), *name),
-                _ => continue,
-            };
-            let name = name.split('(').next().unwrap_or(name);
-            nodes.insert(name, node);
-            current = Some(name);
-            continue;
-        }
-        let detail = line.trim_start_matches(|c: char| c == '|' || c.is_whitespace());
-        let Some(node) = current.and_then(|c| nodes.get_mut(c)) else {
-            continue;
-        };
-        if let Some(v) = detail.strip_prefix("Index: ") {
-            node.index = Some(v);
-        } else if let Some(v) = detail.strip_prefix("Values: ") {
-            node.values = Some(v);
-        } else if let Some(v) = detail.strip_prefix("Textual Convention: ") {
-            node.convention = Some(v);
-        }
-    }
-    nodes
 }
 
 #[test]

@@ -28,8 +28,8 @@
 mod mibtool;
 
 use mibtool::{
-    base_mibs, mib_dir, named_numbers, parse_python_dump, ranges, repo_dir, text, Py, SMIDUMP,
-    SMILINT, SNMPTRANSLATE,
+    base_mibs, mib_dir, named_numbers, parse_python_dump, parse_tp, ranges, repo_dir, text, Py,
+    SMIDUMP, SMILINT,
 };
 use redis_snmp::metrics::{
     puppet_objects, redis_objects, Layout, ObjectDef, PuppetField, Source, CACHED_CATALOG,
@@ -78,30 +78,9 @@ fn libsmi(tool: mibtool::Tool, args: &[&str]) -> Output {
     tool.run(all, &[("SMIPATH", smipath.as_os_str())], &[])
 }
 
-/// net-snmp's `snmptranslate` with only the base modules and `mibs/` as
-/// MIB directories, only PUPPET-AGENT-MIB loaded, and no configuration
-/// file or `MIBS`/`MIBDIRS` from the host. Returns the output and the
-/// lines of stderr that are complaints.
+/// net-snmp's `snmptranslate` with only PUPPET-AGENT-MIB loaded.
 fn snmptranslate(args: &[&str]) -> (Output, Vec<String>) {
-    let scratch = tempfile::tempdir().expect("temporary directory");
-    let mibdirs = std::env::join_paths([base_mibs().to_path_buf(), mib_dir()])
-        .expect("MIB directories must not contain ':'");
-    let mut all: Vec<OsString> = vec!["-M".into(), mibdirs, "-m".into(), MODULE.into()];
-    all.extend(args.iter().map(OsString::from));
-    let out = SNMPTRANSLATE.run(
-        all,
-        &[
-            ("SNMPCONFPATH", scratch.path().as_os_str()),
-            ("SNMP_PERSISTENT_DIR", scratch.path().as_os_str()),
-        ],
-        &["MIBS", "MIBDIRS"],
-    );
-    let complaints = text(&out.stderr)
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("Created directory:"))
-        .map(str::to_string)
-        .collect();
-    (out, complaints)
+    mibtool::snmptranslate_module(MODULE, args)
 }
 
 // ---------------------------------------------------------------------------
@@ -1071,57 +1050,6 @@ fn net_snmp_label(syntax: Syntax) -> &'static str {
             WireType::Counter64 => "Counter64",
         },
     }
-}
-
-/// One node of `snmptranslate -Tp`.
-#[derive(Debug, Default)]
-struct TpNode<'a> {
-    access: &'a str,
-    label: &'a str,
-    index: Option<&'a str>,
-    values: Option<&'a str>,
-    convention: Option<&'a str>,
-}
-
-/// Reads `snmptranslate -Tp`: `+-- -R-- Gauge     puppetLastRunTime(1)`
-/// for a leaf, `+--puppetRun(1)` for another node, each followed by
-/// `Index: ..`, `Values: ..`, `Textual Convention: ..` lines.
-fn parse_tp(tree: &str) -> BTreeMap<&str, TpNode<'_>> {
-    let mut nodes = BTreeMap::new();
-    let mut current = None;
-    for line in tree.lines() {
-        if let Some((_, rest)) = line.split_once("+--") {
-            let words: Vec<&str> = rest.split_whitespace().collect();
-            let (node, name) = match words.as_slice() {
-                [access, label, name] => (
-                    TpNode {
-                        access,
-                        label,
-                        ..Default::default()
-                    },
-                    *name,
-                ),
-                [name] => (TpNode::default(), *name),
-                _ => continue,
-            };
-            let name = name.split('(').next().unwrap_or(name);
-            nodes.insert(name, node);
-            current = Some(name);
-            continue;
-        }
-        let detail = line.trim_start_matches(|c: char| c == '|' || c.is_whitespace());
-        let Some(node) = current.and_then(|c| nodes.get_mut(c)) else {
-            continue;
-        };
-        if let Some(v) = detail.strip_prefix("Index: ") {
-            node.index = Some(v);
-        } else if let Some(v) = detail.strip_prefix("Values: ") {
-            node.values = Some(v);
-        } else if let Some(v) = detail.strip_prefix("Textual Convention: ") {
-            node.convention = Some(v);
-        }
-    }
-    nodes
 }
 
 #[test]

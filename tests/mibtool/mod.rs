@@ -127,14 +127,19 @@ impl Tool {
 }
 
 /// Runs net-snmp's `snmptranslate` with only the base modules and `mibs/`
-/// as MIB directories, only our module loaded, and no configuration file
-/// (`/etc/snmp/snmp.conf`, `~/.snmp`) or `MIBS`/`MIBDIRS` from the host.
-/// Returns the output and the lines of stderr that are complaints.
+/// as MIB directories, only REDIS-SERVER-MIB loaded, and no configuration
+/// file (`/etc/snmp/snmp.conf`, `~/.snmp`) or `MIBS`/`MIBDIRS` from the
+/// host. Returns the output and the lines of stderr that are complaints.
 pub fn snmptranslate(args: &[&str]) -> (Output, Vec<String>) {
+    snmptranslate_module(MODULE, args)
+}
+
+/// [`snmptranslate`] with another of our modules loaded instead.
+pub fn snmptranslate_module(module: &str, args: &[&str]) -> (Output, Vec<String>) {
     let scratch = tempfile::tempdir().expect("temporary directory");
     let mibdirs = std::env::join_paths([base_mibs().to_path_buf(), mib_dir()])
         .expect("MIB directories must not contain ':'");
-    let mut all: Vec<OsString> = vec!["-M".into(), mibdirs, "-m".into(), MODULE.into()];
+    let mut all: Vec<OsString> = vec!["-M".into(), mibdirs, "-m".into(), module.into()];
     all.extend(args.iter().map(OsString::from));
     let out = SNMPTRANSLATE.run(
         all,
@@ -763,4 +768,56 @@ three \ back""",
         assert!(parse_python_dump("MIB = {\n \"a\" : \"b }\n").is_err());
         assert!(parse_python_dump("MIB = { }\n}").is_err());
     }
+}
+
+/// One node of `snmptranslate -Tp`: its access and type label (leaves), and
+/// the detail lines under it.
+#[derive(Debug, Default)]
+pub struct TpNode<'a> {
+    pub access: &'a str,
+    pub label: &'a str,
+    pub index: Option<&'a str>,
+    pub values: Option<&'a str>,
+    pub convention: Option<&'a str>,
+}
+
+/// Reads `snmptranslate -Tp`: `+-- -R-- Gauge     redisConnectedClients(1)`
+/// for a leaf, `+--redisCommandEntry(1)` for an inner node, followed by
+/// `Index: ..`, `Values: ..`, `Textual Convention: ..` lines.
+pub fn parse_tp(tree: &str) -> BTreeMap<&str, TpNode<'_>> {
+    let mut nodes = BTreeMap::new();
+    let mut current = None;
+    for line in tree.lines() {
+        if let Some((_, rest)) = line.split_once("+--") {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let (node, name) = match words.as_slice() {
+                [access, label, name] => (
+                    TpNode {
+                        access,
+                        label,
+                        ..Default::default()
+                    },
+                    *name,
+                ),
+                [name] => (TpNode::default(), *name),
+                _ => continue,
+            };
+            let name = name.split('(').next().unwrap_or(name);
+            nodes.insert(name, node);
+            current = Some(name);
+            continue;
+        }
+        let detail = line.trim_start_matches(|c: char| c == '|' || c.is_whitespace());
+        let Some(node) = current.and_then(|c| nodes.get_mut(c)) else {
+            continue;
+        };
+        if let Some(v) = detail.strip_prefix("Index: ") {
+            node.index = Some(v);
+        } else if let Some(v) = detail.strip_prefix("Values: ") {
+            node.values = Some(v);
+        } else if let Some(v) = detail.strip_prefix("Textual Convention: ") {
+            node.convention = Some(v);
+        }
+    }
+    nodes
 }
