@@ -178,17 +178,15 @@ async fn follow_puppet(
                 }
                 let state = states.borrow_and_update().clone();
                 store.stage(PartKey::Puppet, puppet::objects::puppet_part(&state, &layout));
-                notifier.puppet_observed(&PuppetObservation::from_state(&state), unix_now());
+                notifier.puppet_observed(&PuppetObservation::from_state(&state), now());
             }
-            _ = tick.tick() => notifier.puppet_tick(unix_now()),
+            _ = tick.tick() => notifier.puppet_tick(now()),
             _ = shutdown.cancelled() => return,
         }
     }
 }
 
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+/// UNIX seconds, signed as Puppet's run times are.
+fn now() -> i64 {
+    i64::try_from(redis_snmp::smi::unix_now()).unwrap_or(i64::MAX)
 }

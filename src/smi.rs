@@ -121,6 +121,15 @@ impl Value {
     }
 }
 
+/// The current UNIX time in seconds (0 if the clock is before 1970): what
+/// [`Value::resolve`] measures ages against.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
 /// Clamp to the Gauge32 range: RFC 2578 gauges latch at their maximum.
 pub fn saturate_u32(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)

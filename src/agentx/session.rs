@@ -12,13 +12,14 @@ use super::answer;
 use super::pdu::{self, ErrorStatus, Header, Ids, Incoming, PduError, PduType, ResponseWriter};
 use super::transport::{self, MasterReader, MasterWriter};
 use crate::oid::Oid;
+use crate::smi::unix_now;
 use crate::smi::Value;
 use crate::snapshot::Store;
 use bytes::BytesMut;
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::codec::{Decoder, FramedRead};
 use tokio_util::sync::CancellationToken;
@@ -426,13 +427,6 @@ const CLOSE_REASON_SHUTDOWN: u8 = 5;
 
 fn timeout_secs(d: Duration) -> u8 {
     u8::try_from(d.as_secs()).unwrap_or(u8::MAX)
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// Exponential backoff from 25 ms up to `cap`, with "equal jitter": the

@@ -10,12 +10,13 @@ use super::replies;
 use crate::config::{RedisAddress, RedisInstance, TlsFiles};
 use crate::notify::{Notifier, RedisObservation};
 use crate::secret;
+use crate::smi::unix_now;
 use crate::snapshot::{PartKey, Store};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo};
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
@@ -343,11 +344,4 @@ impl redis::io::AsyncDNSResolver for FixedResolver {
 fn describe(e: &redis::RedisError) -> String {
     let text = e.to_string();
     text.lines().next().unwrap_or("").trim().to_string()
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
