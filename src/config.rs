@@ -4,10 +4,10 @@
 
 use crate::agentx::address::AgentxAddress;
 use crate::cli::Cli;
+use crate::metrics::Layout;
 use crate::notify::{all_notifications, NotifyConfig};
 use crate::oid::Oid;
 use crate::puppet::PuppetPaths;
-use crate::redis::readings::Layout;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
 use std::fmt;

@@ -9,8 +9,8 @@
 
 use crate::agentx::session::Notification;
 use crate::metrics;
+use crate::metrics::Layout;
 use crate::oid::Oid;
-use crate::redis::readings::Layout;
 use crate::smi::Value;
 use crate::snapshot::Store;
 use std::collections::{HashMap, HashSet, VecDeque};

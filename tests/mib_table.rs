@@ -27,8 +27,8 @@ use mibtool::{
     ResolvedType, MODULE, SMILINT,
 };
 use redis_snmp::metrics::{
-    redis_objects, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, ObjectDef,
-    ReplicaField, SentinelField, SlowlogField, Source, StatusField, COMMAND_COLUMNS,
+    redis_objects, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
+    ObjectDef, ReplicaField, SentinelField, SlowlogField, Source, StatusField, COMMAND_COLUMNS,
     DEFAULT_REDIS_ROOT, ERROR_COLUMNS, INFO_GROUPS, INSTANCE_COLUMNS, INSTANCE_ENTRY,
     KEYSPACE_COLUMNS, LATENCY_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES,
     SENTINEL_MASTER_COLUMNS, SENTINEL_STATE, SLOWLOG_COLUMNS,
@@ -37,7 +37,7 @@ use redis_snmp::notify::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATI
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{
-    instance_part, status_part, Extras, InstanceStatus, Layout, MAX_NAME_INDEX_LEN,
+    instance_part, status_part, Extras, InstanceStatus, MAX_NAME_INDEX_LEN,
 };
 use redis_snmp::smi::{Syntax, Value, WireType};
 use std::collections::{BTreeMap, BTreeSet, HashMap};

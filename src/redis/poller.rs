@@ -5,9 +5,10 @@
 //! when they change, not on every poll.
 
 use super::info::Info;
-use super::readings::{instance_part, status_part, Extras, InstanceStatus, Layout};
+use super::readings::{instance_part, status_part, Extras, InstanceStatus};
 use super::replies;
 use crate::config::{RedisAddress, RedisInstance, TlsFiles};
+use crate::metrics::Layout;
 use crate::notify::{Notifier, RedisObservation};
 use crate::secret;
 use crate::smi::unix_now;
@@ -168,15 +169,22 @@ impl Poller {
     /// INFO, with the fields of CLUSTER INFO added on cluster nodes.
     async fn read_info(&mut self) -> Result<Info, String> {
         let mut text = self.read_info_text().await?;
-        if Info::parse_bytes(&text).get("cluster_enabled") == Some("1") {
-            if let Some(cluster) = self.optional_query("CLUSTER", &["INFO"]).await {
-                if let Ok(bytes) = redis::from_redis_value::<Vec<u8>>(cluster) {
-                    text.extend_from_slice(b"\r\n# Cluster info\r\n");
-                    text.extend_from_slice(&bytes);
-                }
-            }
+        let info = Info::parse_bytes(&text);
+        if info.get("cluster_enabled") != Some("1") {
+            return Ok(info);
         }
-        Ok(Info::parse_bytes(&text))
+        // A cluster node: its CLUSTER INFO fields join INFO's, parsed once more.
+        let Some(cluster) = self.optional_query("CLUSTER", &["INFO"]).await else {
+            return Ok(info);
+        };
+        match redis::from_redis_value::<Vec<u8>>(cluster) {
+            Ok(bytes) => {
+                text.extend_from_slice(b"\r\n# Cluster info\r\n");
+                text.extend_from_slice(&bytes);
+                Ok(Info::parse_bytes(&text))
+            }
+            Err(_) => Ok(info),
+        }
     }
 
     /// An optional command: its reply, or `None` when the server refuses it

@@ -3,13 +3,11 @@
 
 use super::info::{Info, KeyspaceRow};
 use crate::metrics::{
-    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, ObjectDef,
+    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout, ObjectDef,
     ReplicaField, SentinelField, SlowlogField, Source, StatusField,
 };
 use crate::smi::{saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
-
-pub use crate::metrics::Layout;
 
 /// The SNMP value of an INFO-sourced object, or `None` when this server does
 /// not report the field (the object is then absent: noSuchInstance).
