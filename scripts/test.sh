@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command: formatting, lints, doc tests and every unit and
 # integration test (the integration tests start private redis-server and
-# snmpd instances on loopback; see tests/common/mod.rs).
+# snmpd instances on loopback; see tests/common/mod.rs), then a minute of
+# fuzzing per fuzz target (scripts/fuzz.sh).
 #
 # Usage: scripts/test.sh
 # Needs cargo (with rustfmt and clippy); installs the Debian packages the
@@ -30,6 +31,8 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
     step cargo test --workspace --lib --bins --tests --no-fail-fast
 fi
+# A short run of every fuzz target (FUZZ_SECONDS each, default 60; 0 skips).
+step scripts/fuzz.sh
 
 if [ ${#failed[@]} -ne 0 ]; then
     echo "scripts/test.sh: ${#failed[@]} step(s) failed:" >&2
