@@ -11,6 +11,11 @@
 //! - the agent's RSS, and how long after start it was registered.
 //!
 //! Figures are printed as time per request and as ratios ours/native.
+//!
+//! A second reference, in the same run: net-snmp's own AgentX subagent
+//! (`snmpd -X`, C) serving 17 `override` scalars of its own through the
+//! same master. It shows what the AgentX hop costs any subagent, whatever
+//! it is written in: the master's share of that cost is not ours to cut.
 //! Set `BENCH_ROUNDS` to change the number of rounds (default 2000).
 
 #[path = "../tests/common/mod.rs"]
@@ -79,6 +84,53 @@ fn parse_log_time(line: &str) -> Option<f64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146097 + doe - 719468;
     Some(days as f64 * 86400.0 + h * 3600.0 + min * 60.0 + s)
+}
+
+/// The subagent's 17 scalars: `.N.0`, N = 1..=17, Gauge32 N.
+const NETSNMP_SUBAGENT_ROOT: &str = ".1.3.6.1.4.1.20267.498.1";
+
+/// net-snmp's snmpd run as an AgentX subagent (`-X`) with only the
+/// `override` module (`-I override`: no MIB-II of its own to register).
+struct NetSnmpSubagent {
+    child: std::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl NetSnmpSubagent {
+    fn start(agentx_address: &str) -> NetSnmpSubagent {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conf = format!("agentXSocket {agentx_address}\n");
+        for n in 1..=17 {
+            conf.push_str(&format!(
+                "override {NETSNMP_SUBAGENT_ROOT}.{n}.0 unsigned {n}\n"
+            ));
+        }
+        let config = dir.path().join("subagent.conf");
+        std::fs::write(&config, conf).unwrap();
+        let child = std::process::Command::new("snmpd")
+            .args(["-f", "-C", "-c"])
+            .arg(&config)
+            .args(["-X", "-m", "", "-I", "override", "-Lf"])
+            .arg(dir.path().join("subagent.log"))
+            .env("SNMP_PERSISTENT_DIR", dir.path().join("persist"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("snmpd -X");
+        NetSnmpSubagent { child, _dir: dir }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for NetSnmpSubagent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 struct Bench {
@@ -229,6 +281,17 @@ fn main() {
     let native_root = oid(BASELINE_ROOT);
     let (ours_arcs, native_arcs) = (arcs(LEGACY_ROOT), arcs(BASELINE_ROOT));
     assert_eq!(walk(&mut bench.session, &native_arcs), 18);
+    let subagent = NetSnmpSubagent::start(&agentx);
+    pin(subagent.pid());
+    let c_scalars: Vec<Oid<'static>> = (1..=17)
+        .map(|n| oid(&format!("{NETSNMP_SUBAGENT_ROOT}.{n}.0")))
+        .collect();
+    let (c_root, c_arcs) = (oid(NETSNMP_SUBAGENT_ROOT), arcs(NETSNMP_SUBAGENT_ROOT));
+    assert!(
+        common::wait_until(Duration::from_secs(5), || walk(&mut bench.session, &c_arcs)
+            == 18),
+        "net-snmp's subagent did not register"
+    );
 
     let (user_before, sys_before) = user_sys_ticks(agent.pid());
     let get_ours = bench.measure(17, |s| get_all(s, &ours));
@@ -238,6 +301,11 @@ fn main() {
     let walk_native = bench.measure(18, |s| assert_eq!(walk(s, &native_arcs), 18));
     let bulk_ours = bench.measure(1, |s| bulk(s, &ours_root));
     let bulk_native = bench.measure(1, |s| bulk(s, &native_root));
+    // net-snmp's subagent: its CPU is charged where the agent's was.
+    bench.agent_pid = subagent.pid();
+    let get_c = bench.measure(17, |s| get_all(s, &c_scalars));
+    let walk_c = bench.measure(18, |s| assert_eq!(walk(s, &c_arcs), 18));
+    let bulk_c = bench.measure(1, |s| bulk(s, &c_root));
 
     let rss_end = status_kib(agent.pid(), "VmRSS:");
     let hwm = status_kib(agent.pid(), "VmHWM:");
@@ -280,6 +348,34 @@ fn main() {
     println!(
         "agent RSS: {rss_start} KiB after start, {rss_end} KiB after the run (peak {hwm} KiB)"
     );
+    println!();
+    println!("net-snmp's own AgentX subagent (snmpd -X, C), same 17 scalars, same master:");
+    println!(
+        "{:<28} {:>14} {:>12} {:>12} {:>14} {:>20}",
+        "phase", "C subagent/req", "C/native", "ours/C", "its CPU/req", "snmpd CPU for it"
+    );
+    for (name, c, o, n) in [
+        ("GET (17 scalars)", &get_c, &get_ours, &get_native),
+        (
+            "GetNext walk (18 requests)",
+            &walk_c,
+            &walk_ours,
+            &walk_native,
+        ),
+        ("GetBulk walk (17 reps)", &bulk_c, &bulk_ours, &bulk_native),
+    ] {
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        println!(
+            "{:<28} {:>11.1} µs {:>11.2}x {:>11.2}x {:>11.2} µs {:>17.2} µs",
+            name,
+            us(c.per_request),
+            c.per_request.as_secs_f64() / n.per_request.as_secs_f64(),
+            o.per_request.as_secs_f64() / c.per_request.as_secs_f64(),
+            us(c.agent_cpu_per_request),
+            us(c.snmpd_cpu_per_request),
+        );
+    }
+    drop(subagent);
     match registered_after {
         Some(s) => println!("registered {:.1} ms after the agent was spawned", s * 1e3),
         None => println!("registration time: not found in the log"),

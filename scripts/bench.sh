@@ -6,3 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/install-test-deps.sh >/dev/null
 cargo bench --bench snmp
 cargo bench --bench scale
+cargo bench --bench agentx
