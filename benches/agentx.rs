@@ -20,6 +20,8 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "support/mod.rs"]
+mod support;
 
 use agentx::encodings::{SearchRange, SearchRangeList, ID};
 use agentx::pdu;
@@ -28,29 +30,7 @@ use redis_snmp::agentx::pdu::{decode, parse_header, Incoming, HEADER_LEN};
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::time::{Duration, Instant};
-
-/// Pin a process (0 = this one) to CPU 0.
-fn pin(pid: u32) {
-    // SAFETY: plain syscall on a valid cpu_set_t.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(0, &mut set);
-        let pid = libc::pid_t::try_from(pid).unwrap();
-        assert_eq!(
-            libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set),
-            0,
-            "sched_setaffinity({pid})"
-        );
-    }
-}
-
-/// utime and stime of a process, in clock ticks (/proc/PID/stat 14 and 15).
-fn user_sys_ticks(pid: u32) -> (u64, u64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let after_comm = stat.rsplit_once(')').unwrap().1;
-    let fields: Vec<&str> = after_comm.split_whitespace().collect();
-    (fields[11].parse().unwrap(), fields[12].parse().unwrap())
-}
+use support::{pin, user_sys_ticks, TICKS_PER_SECOND};
 
 fn id(dotted: &str) -> ID {
     let arcs: Vec<u32> = dotted
@@ -316,7 +296,7 @@ fn main() {
             cpu - base_cpu,
         );
     }
-    let ticks = 100.0; // USER_HZ on Linux
+    let ticks = TICKS_PER_SECOND;
     let pdus = (rounds * 3) as f64;
     println!();
     println!(

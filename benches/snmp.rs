@@ -20,48 +20,13 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "support/mod.rs"]
+mod support;
 
 use common::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
 use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-fn arcs(dotted: &str) -> Vec<u64> {
-    dotted
-        .trim_start_matches('.')
-        .split('.')
-        .map(|s| s.parse().unwrap())
-        .collect()
-}
-
-fn oid(dotted: &str) -> Oid<'static> {
-    Oid::from(arcs(dotted).as_slice()).unwrap()
-}
-
-/// Pin a process (0 = this one) to CPU 0.
-fn pin(pid: u32) {
-    // SAFETY: plain syscall on a valid cpu_set_t.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(0, &mut set);
-        libc::sched_setaffinity(
-            pid as libc::pid_t,
-            std::mem::size_of::<libc::cpu_set_t>(),
-            &set,
-        );
-    }
-}
-
-/// User and system CPU time of a process, in clock ticks (/proc/PID/stat).
-fn user_sys_ticks(pid: u32) -> (u64, u64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    // Fields after the command name, which is in parentheses.
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<u64> = rest
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    (fields[11], fields[12])
-}
+use support::{arcs, oid, pin, user_sys_ticks, TICKS_PER_SECOND};
 
 /// UNIX time in seconds of a tracing timestamp like 2026-11-22T15:34:57.407674Z.
 fn parse_log_time(line: &str) -> Option<f64> {
@@ -337,7 +302,7 @@ fn main() {
     // The agent's share of the GET and GetNext phases (both measured and
     // warm-up rounds, plus the native phase in between, where it is idle),
     // split into its own code (user) and the kernel's work for it (system).
-    let ticks = 100.0; // USER_HZ on Linux
+    let ticks = TICKS_PER_SECOND;
     let requests = (rounds + rounds / 10) as f64 * 35.0;
     println!();
     println!(

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Runs the benchmark and prints its figures (see benches/snmp.rs).
+# Runs every benchmark and prints its figures: benches/snmp.rs (through
+# snmpd, against native objects and net-snmp's own subagent), benches/scale.rs
+# (1, 10, 100 instances), benches/agentx.rs (the agent alone on a direct
+# AgentX socket), benches/freshness.rs (answers while Redis is slow or paused).
 # BENCH_ROUNDS=N changes the number of rounds per phase (default 2000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,3 +10,4 @@ scripts/install-test-deps.sh >/dev/null
 cargo bench --bench snmp
 cargo bench --bench scale
 cargo bench --bench agentx
+cargo bench --bench freshness

@@ -1,0 +1,48 @@
+//! What the benchmarks share: OIDs for snmp2, pinning, CPU ticks.
+#![allow(dead_code)] // each benchmark uses a part
+
+use snmp2::Oid;
+
+/// `.1.3.6…` as arcs.
+pub fn arcs(dotted: &str) -> Vec<u64> {
+    dotted
+        .trim_start_matches('.')
+        .split('.')
+        .map(|s| s.parse().unwrap())
+        .collect()
+}
+
+pub fn oid(dotted: &str) -> Oid<'static> {
+    Oid::from(arcs(dotted).as_slice()).unwrap()
+}
+
+/// Pin a process or thread (0 = the calling thread) to CPU 0, so that the
+/// figures do not depend on where the scheduler puts each party.
+pub fn pin(pid: u32) {
+    // SAFETY: plain syscall on a valid cpu_set_t.
+    let result = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(0, &mut set);
+        libc::sched_setaffinity(
+            pid as libc::pid_t,
+            std::mem::size_of::<libc::cpu_set_t>(),
+            &set,
+        )
+    };
+    assert_eq!(result, 0, "sched_setaffinity({pid})");
+}
+
+/// User and system CPU time of a process, in clock ticks (/proc/PID/stat).
+pub fn user_sys_ticks(pid: u32) -> (u64, u64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    (fields[11], fields[12])
+}
+
+/// Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on Linux).
+pub const TICKS_PER_SECOND: f64 = 100.0;
