@@ -362,13 +362,13 @@ mod tests {
         // valid YAML, and each lacks time.last_run or events.
         let events_at = full.find("\nevents:").unwrap();
         for (end, _) in full[..=events_at].match_indices('\n') {
-            let e = parse_summary(full[..=end].as_bytes()).unwrap_err();
+            let e = parse_summary(&full.as_bytes()[..=end]).unwrap_err();
             assert!(
                 matches!(e, ParseError::Incomplete(_)) || matches!(e, ParseError::Yaml(_)),
                 "cut at {end}: {e}"
             );
         }
-        let e = parse_summary(full[..=events_at].as_bytes()).unwrap_err();
+        let e = parse_summary(&full.as_bytes()[..=events_at]).unwrap_err();
         assert!(e.to_string().contains("no events"), "{e}");
         let e = parse_summary(b"{}").unwrap_err();
         assert!(e.to_string().contains("time.last_run"), "{e}");
