@@ -233,9 +233,10 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
     })
 }
 
-/// A TOML error as `line L, column C: message`. Not toml's own `Display`:
-/// it quotes the offending line of the file, which prints a password
-/// someone wrote into it (`password = "..."`, refused) to stderr and logs.
+/// A TOML error as `line L, column C (key): message`. Not toml's own
+/// `Display`: it quotes the offending line of the file, which prints a
+/// password someone wrote into it (`password = "..."`, refused) to stderr
+/// and logs. The key is taken from the line, without its value.
 fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let message = e.message().trim_end();
     let hint = if message.contains("unknown field `password`") {
@@ -250,7 +251,15 @@ fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let before = text.get(..span.start).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    format!("line {line}, column {column}: {message}{hint}")
+    let key = text
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.split_once('='))
+        .map(|(k, _)| k.trim())
+        .filter(|k| !k.is_empty() && !k.contains(char::is_whitespace))
+        .map(|k| format!(" ({k})"))
+        .unwrap_or_default();
+    format!("line {line}, column {column}{key}: {message}{hint}")
 }
 
 impl Config {
@@ -618,6 +627,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!err.contains("Zebra"), "{err}");
+
+        let path = write_config(&dir, "refresh = \"often\"\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 1, column 11 (refresh): "), "{err}");
 
         let path = write_config(&dir, "refresh = 0\n");
         assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None).is_err());
