@@ -33,7 +33,8 @@ const UNKNOWN: &str = "4";
 /// The caps of src/puppet/summary.rs and report.rs.
 const SUMMARY_CAP: u64 = 1 << 20;
 const REPORT_CAP: u64 = 64 << 20;
-const MIB: u64 = 1024;
+/// VmHWM and VmRSS are in KiB.
+const MIB_IN_KIB: u64 = 1024;
 
 struct Stack {
     agent: Agent,
@@ -298,7 +299,11 @@ fn faulty_puppet_files_through_the_running_agent() {
         after as f64 / before as f64
     );
     // Reading either file would cost at least its cap (1 MiB, 64 MiB).
-    assert!(after < before + MIB, "peak RSS grew {} KiB", after - before);
+    assert!(
+        after < before + MIB_IN_KIB,
+        "peak RSS grew {} KiB",
+        after - before
+    );
     assert_eq!(
         stack.log_count("is not usable, keeping the last good one"),
         4
@@ -309,18 +314,18 @@ fn faulty_puppet_files_through_the_running_agent() {
     // cap, and the memory is given back.
     let before_rss = stack.rss_kib();
     put_sparse(&stack.report(), REPORT_CAP - 4096);
-    stack.wait_for("60 MiB report", |s| {
+    stack.wait_for("report at the cap", |s| {
         !s.get(READ_ERROR)
             .contains(&format!("over the {REPORT_CAP}"))
     });
-    stack.wait_for("rss back", |s| s.rss_kib() < before_rss + 8 * MIB);
+    stack.wait_for("rss back", |s| s.rss_kib() < before_rss + 8 * MIB_IN_KIB);
     let peak = stack.peak_kib();
     println!(
         "VmHWM {peak} KiB after a report of the cap's size ({:.3}× the first)",
         peak as f64 / before as f64
     );
     assert!(
-        peak < before + REPORT_CAP / 1024 + 16 * MIB,
+        peak < before + REPORT_CAP / 1024 + 16 * MIB_IN_KIB,
         "peak RSS grew {} KiB",
         peak - before
     );
