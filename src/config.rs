@@ -229,8 +229,37 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
     })?;
     toml::from_str(&text).map_err(|e| ConfigError::File {
         path: shown,
-        message: e.to_string().trim_end().to_string(),
+        message: toml_error(&text, &e),
     })
+}
+
+/// A TOML error as `line L, column C (key): message`. Not toml's own
+/// `Display`: it quotes the offending line of the file, which prints a
+/// password someone wrote into it (`password = "..."`, refused) to stderr
+/// and logs. The key is taken from the line, without its value.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim_end();
+    let hint = if message.contains("unknown field `password`") {
+        "; a password is not accepted in this file: put it in a file of its own, \
+         mode 0600, named by password_file"
+    } else {
+        ""
+    };
+    let Some(span) = e.span() else {
+        return format!("{message}{hint}");
+    };
+    let before = text.get(..span.start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    let key = text
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.split_once('='))
+        .map(|(k, _)| k.trim())
+        .filter(|k| !k.is_empty() && !k.contains(char::is_whitespace))
+        .map(|k| format!(" ({k})"))
+        .unwrap_or_default();
+    format!("line {line}, column {column}{key}: {message}{hint}")
 }
 
 impl Config {
@@ -581,6 +610,29 @@ mod tests {
             .to_string();
         assert!(err.contains("redis[0].address"), "{err}");
         assert!(!err.contains("pw@"), "{err}");
+
+        // A password written into the file is refused without being shown.
+        let path = write_config(
+            &dir,
+            "[[redis]]\naddress = \"h:1\"\npassword = \"Zebra-pw-42\"\n",
+        );
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 3, column 1"), "{err}");
+        assert!(err.contains("password_file"), "{err}");
+        assert!(!err.contains("Zebra"), "{err}");
+        let path = write_config(&dir, "[[redis]]\npassword_file = [\"Zebra-pw-42\"\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("Zebra"), "{err}");
+
+        let path = write_config(&dir, "refresh = \"often\"\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 1, column 11 (refresh): "), "{err}");
 
         let path = write_config(&dir, "refresh = 0\n");
         assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None).is_err());

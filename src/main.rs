@@ -26,7 +26,10 @@ const SNAPSHOT_WINDOW: Duration = Duration::from_millis(50);
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let env_password = std::env::var(PASSWORD_ENV).ok();
-    // Nothing we start needs it: keep it out of any child's environment.
+    // Nothing we start needs it: keep it out of any child's environment,
+    // and out of /proc/PID/environ (ours and, once forked, the daemon's),
+    // which shows the strings we started with whatever remove_var does.
+    secret::wipe_from_environ(PASSWORD_ENV);
     std::env::remove_var(PASSWORD_ENV);
     let config = match Config::load(&cli, env_password) {
         Ok(config) => config,

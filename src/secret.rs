@@ -89,24 +89,64 @@ pub fn wipe_from_argv(secret: &Secret) -> bool {
     argv::wipe(secret.expose())
 }
 
+/// Overwrites the value of the environment variable `name` in the
+/// environment the process started with. Removing the variable
+/// (`std::env::remove_var`) keeps it from programs we would run, but not
+/// from `/proc/PID/environ`, which shows those original strings, nor from
+/// a forked daemon, which inherits them. Call it before removing the
+/// variable, while single-threaded. Returns whether anything was wiped.
+pub fn wipe_from_environ(name: &str) -> bool {
+    argv::wipe_env(name)
+}
+
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod argv {
     //! glibc passes `argc, argv, envp` to every `.init_array` function, as
-    //! it does for Rust's own runtime; we keep the pointer to edit the
-    //! strings in place, which is where `/proc/PID/cmdline` reads them.
+    //! it does for Rust's own runtime; we keep the pointers to edit the
+    //! strings in place, which is where `/proc/PID/cmdline` and
+    //! `/proc/PID/environ` read them.
     use std::ffi::{c_char, c_int, CStr};
     use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
     static ARGC: AtomicUsize = AtomicUsize::new(0);
     static ARGV: AtomicPtr<*mut c_char> = AtomicPtr::new(std::ptr::null_mut());
+    static ENVP: AtomicPtr<*mut c_char> = AtomicPtr::new(std::ptr::null_mut());
 
     #[used]
     #[link_section = ".init_array"]
     static CAPTURE: extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) = capture;
 
-    extern "C" fn capture(argc: c_int, argv: *mut *mut c_char, _envp: *mut *mut c_char) {
+    extern "C" fn capture(argc: c_int, argv: *mut *mut c_char, envp: *mut *mut c_char) {
         ARGC.store(usize::try_from(argc).unwrap_or(0), Ordering::Relaxed);
         ARGV.store(argv, Ordering::Relaxed);
+        ENVP.store(envp, Ordering::Relaxed);
+    }
+
+    pub fn wipe_env(name: &str) -> bool {
+        let envp = ENVP.load(Ordering::Relaxed);
+        if envp.is_null() || name.is_empty() {
+            return false;
+        }
+        let prefix = format!("{name}=");
+        let mut wiped = false;
+        for i in 0.. {
+            // SAFETY: envp is the NULL-terminated array glibc passed at
+            // start-up; setenv never frees it and unsetenv only moves its
+            // entries, so every entry up to the NULL is a live string.
+            let entry = unsafe { *envp.add(i) };
+            if entry.is_null() {
+                break;
+            }
+            let bytes = unsafe { CStr::from_ptr(entry) }.to_bytes();
+            let len = bytes.len();
+            if bytes.starts_with(prefix.as_bytes()) {
+                let start = prefix.len();
+                // SAFETY: start..len lies within this entry's bytes.
+                unsafe { std::ptr::write_bytes(entry.add(start) as *mut u8, b'*', len - start) };
+                wiped = true;
+            }
+        }
+        wiped
     }
 
     pub fn wipe(password: &str) -> bool {
@@ -153,6 +193,10 @@ mod argv {
     pub fn wipe(_password: &str) -> bool {
         false
     }
+
+    pub fn wipe_env(_name: &str) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
@@ -171,6 +215,36 @@ mod tests {
         assert_eq!(redact("AUTH hunter2 failed", Some(&s)), "AUTH *** failed");
         assert_eq!(redact("nothing here", Some(&s)), "nothing here");
         assert_eq!(redact("x", None), "x");
+    }
+
+    /// Runs itself again as a child that starts with the variable set
+    /// (one set at run time is not among the start-up strings).
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn wipe_from_environ_blanks_proc_self_environ() {
+        const NAME: &str = "REDIS_SNMP_WIPE_TEST";
+        const THIS: &str = "secret::tests::wipe_from_environ_blanks_proc_self_environ";
+        if std::env::var_os(NAME).is_some() {
+            assert!(wipe_from_environ(NAME));
+            let environ = std::fs::read("/proc/self/environ").unwrap();
+            let environ = String::from_utf8_lossy(&environ);
+            assert!(!environ.contains("hunter2-env"), "{environ}");
+            assert!(environ.contains(&format!("{NAME}=***********\0")));
+            assert!(!wipe_from_environ("REDIS_SNMP_NOT_SET"));
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", THIS, "--nocapture", "--test-threads", "1"])
+            .env(NAME, "hunter2-env")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stdout}{stderr}");
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran no test: {stdout}"
+        );
     }
 
     #[test]

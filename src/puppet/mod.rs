@@ -88,6 +88,10 @@ pub enum ParseError {
     /// line and column.
     #[error("{0}")]
     Yaml(String),
+    /// Valid YAML, but without a key Puppet always writes: most likely a
+    /// file cut short (a YAML prefix cut at a line end still parses).
+    #[error("incomplete: {0}")]
+    Incomplete(String),
 }
 
 /// A run's outcome, as Puppet's report `status` has it.

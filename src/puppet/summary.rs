@@ -4,8 +4,11 @@
 //!
 //! It is plain YAML (no tags), a few hundred bytes, one line per resource
 //! type in `time`. It has no run status and no noop or cached-catalog flags:
-//! those are only in the report (see [`super::report`]). Every key is
-//! optional here: a missing count reads as 0, a missing time as absent.
+//! those are only in the report (see [`super::report`]). A missing count
+//! reads as 0, a missing time as absent, except `time.last_run` and the
+//! `events` section: Puppet writes both in every summary (`events` last),
+//! so a summary without them was cut short and is refused rather than
+//! taken as a run without a time or events.
 //!
 //! ```yaml
 //! ---
@@ -141,9 +144,10 @@ impl RunSummary {
 /// Parse a `last_run_summary.yaml`.
 ///
 /// Refuses input over [`MAX_SUMMARY_BYTES`] before parsing, empty input,
-/// and anything that is not a YAML mapping. Unknown keys are ignored; a
-/// known key with a value of the wrong type (a count that is not a
-/// non-negative integer, a time that is not a number) is an error.
+/// anything that is not a YAML mapping, and a summary without
+/// `time.last_run` or `events` (see the module documentation). Unknown keys
+/// are ignored; a known key with a value of the wrong type (a count that is
+/// not a non-negative integer, a time that is not a number) is an error.
 pub fn parse_summary(bytes: &[u8]) -> Result<RunSummary, ParseError> {
     if bytes.len() > MAX_SUMMARY_BYTES {
         return Err(ParseError::TooLarge {
@@ -155,6 +159,7 @@ pub fn parse_summary(bytes: &[u8]) -> Result<RunSummary, ParseError> {
         return Err(ParseError::Empty);
     }
     let raw: RawSummary = yaml::from_slice(bytes, MAX_SUMMARY_BYTES).map_err(ParseError::Yaml)?;
+    check_complete(&raw)?;
     let version = raw.version.unwrap_or_default();
     let application = raw.application.unwrap_or_default();
     let r = raw.resources.unwrap_or_default();
@@ -189,6 +194,22 @@ pub fn parse_summary(bytes: &[u8]) -> Result<RunSummary, ParseError> {
         changes_total: raw.changes.and_then(|c| c.total).unwrap_or(0),
         time,
     })
+}
+
+/// A truncated summary usually still parses (YAML cut at a line end is
+/// YAML): refuse one that lacks what Puppet always writes, so the last good
+/// summary is kept and the error shown instead of a run without a time.
+fn check_complete(raw: &RawSummary) -> Result<(), ParseError> {
+    let missing = if raw.time.as_ref().and_then(|t| t.last_run).is_none() {
+        "time.last_run"
+    } else if raw.events.is_none() {
+        "events"
+    } else {
+        return Ok(());
+    };
+    Err(ParseError::Incomplete(format!(
+        "no {missing}, which Puppet writes in every summary (cut short?)"
+    )))
 }
 
 #[derive(Deserialize)]
@@ -278,18 +299,15 @@ mod tests {
 
     #[test]
     fn minimal_and_partial_summaries() {
-        let s = parse_summary(b"---\ntime:\n  last_run: 12\n").unwrap();
+        let s = parse_summary(b"---\ntime:\n  last_run: 12\nevents: {}\n").unwrap();
         assert_eq!(s.time.last_run, Some(12));
         assert_eq!(s.resources, Resources::default());
         assert_eq!(s.config_version, None);
         assert!(s.no_catalog_applied());
 
-        let s = parse_summary(b"{}").unwrap();
-        assert_eq!(s, RunSummary::default());
-
         // Unknown keys anywhere are fine.
         let s = parse_summary(
-            b"future: {a: [1, 2]}\nresources: {total: 9, shiny_new: 3}\nevents: {total: 1, noop: 1}\n",
+            b"future: {a: [1, 2]}\nresources: {total: 9, shiny_new: 3}\ntime: {last_run: 1}\nevents: {total: 1, noop: 1}\n",
         )
         .unwrap();
         assert_eq!(s.resources.total, 9);
@@ -326,10 +344,34 @@ mod tests {
 
     #[test]
     fn null_values_read_as_absent() {
-        let s =
-            parse_summary(b"version: {config: , puppet: }\ntime: {total: , last_run: }\n").unwrap();
+        let s = parse_summary(
+            b"version: {config: , puppet: }\ntime: {total: , last_run: 7}\nevents: {total: }\n",
+        )
+        .unwrap();
         assert_eq!(s.config_version, None);
         assert_eq!(s.puppet_version, None);
-        assert_eq!(s.time, Times::default());
+        assert_eq!(s.time.phases, BTreeMap::new());
+        assert_eq!(s.events, Events::default());
+    }
+
+    #[test]
+    fn a_summary_cut_short_is_refused() {
+        let full = include_str!("../../tests/fixtures/puppet/b_changed/last_run_summary.yaml");
+        assert!(parse_summary(full.as_bytes()).is_ok());
+        // Cut at every line end before the last section: each prefix is
+        // valid YAML, and each lacks time.last_run or events.
+        let events_at = full.find("\nevents:").unwrap();
+        for (end, _) in full[..=events_at].match_indices('\n') {
+            let e = parse_summary(&full.as_bytes()[..=end]).unwrap_err();
+            assert!(
+                matches!(e, ParseError::Incomplete(_)) || matches!(e, ParseError::Yaml(_)),
+                "cut at {end}: {e}"
+            );
+        }
+        let e = parse_summary(&full.as_bytes()[..=events_at]).unwrap_err();
+        assert!(e.to_string().contains("no events"), "{e}");
+        let e = parse_summary(b"{}").unwrap_err();
+        assert!(e.to_string().contains("time.last_run"), "{e}");
+        assert!(parse_summary(b"time: {last_run: }\nevents: {}\n").is_err());
     }
 }

@@ -1,0 +1,429 @@
+//! Issue 7, secrets and access: a Redis password never shows in `ps`, in
+//! /proc/PID/cmdline or /proc/PID/environ of the agent or of a process it
+//! started, in the log at the highest verbosity, in SNMP values, or in
+//! error texts; whichever way it was given (password_file in the TOML, the
+//! environment, `-p`) and also when the agent runs as a daemon. A password
+//! file readable by others draws a warning; a password written into the
+//! configuration file is refused without being shown. Every object refuses
+//! SET with notWritable.
+//!
+//! Each test uses its own password, made of the test's name and our PID, so
+//! that tests running side by side cannot see each other's.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
+
+fn password(tag: &str) -> String {
+    format!("Zq{tag}Pw{}x7", std::process::id())
+}
+
+/// `redisInstanceState.N` (1 up, 2 down) and `redisInstanceLastError.N`.
+fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {
+    let snmp = snmpd.numeric();
+    let state = snmp.get_one(&instance_oid(4, n)).value;
+    (state, snmp.get_one(&instance_oid(7, n)).text())
+}
+
+fn wait_instance(snmpd: &Snmpd, n: u32, up: bool) -> (String, String) {
+    let want = if up { "1" } else { "2" };
+    let mut seen = (String::new(), String::new());
+    let ok = wait_until(Duration::from_secs(10), || {
+        seen = instance(snmpd, n);
+        // Down with its reason, once the first poll has failed.
+        seen.0 == want && (up || !seen.1.is_empty())
+    });
+    assert!(ok, "instance {n} is not {want} within 10 s: {seen:?}");
+    seen
+}
+
+/// The PID and every descendant of it (/proc/PID/task/*/children).
+fn family(pid: u32) -> Vec<u32> {
+    let mut all = vec![pid];
+    let mut i = 0;
+    while i < all.len() {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", all[i]));
+        for task in tasks.into_iter().flatten().flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            all.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<u32>().ok()),
+            );
+        }
+        i += 1;
+    }
+    all
+}
+
+/// Every place a user could look, as (where, text).
+fn places(pid: u32, log: &str, snmpd: &Snmpd) -> Vec<(String, String)> {
+    let ps = Command::new("ps")
+        .args(["-eo", "pid,args"])
+        .output()
+        .unwrap();
+    let mut out = vec![
+        (
+            "ps -eo pid,args".to_string(),
+            String::from_utf8_lossy(&ps.stdout).into_owned(),
+        ),
+        ("the log".to_string(), log.to_string()),
+    ];
+    for p in family(pid) {
+        for file in ["cmdline", "environ"] {
+            let path = format!("/proc/{p}/{file}");
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            out.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    let walk = snmpd
+        .numeric()
+        .timeout(Duration::from_secs(5))
+        .bulkwalk(ENTERPRISE);
+    assert!(walk.success(), "{walk}");
+    assert!(
+        walk.stdout.contains(&instance_oid(7, 1)),
+        "the walk has no redisInstanceLastError:\n{walk}"
+    );
+    out.push((
+        "snmpbulkwalk of .1.3.6.1.4.1.20267".to_string(),
+        walk.combined(),
+    ));
+    out
+}
+
+/// Asserts that none of `secrets` shows anywhere [`places`] looks.
+fn assert_no_leak(pid: u32, log: &str, snmpd: &Snmpd, secrets: &[&str]) {
+    let places = places(pid, log, snmpd);
+    assert!(
+        places.len() >= 5,
+        "{:?}",
+        places.iter().map(|p| &p.0).collect::<Vec<_>>()
+    );
+    for (where_, text) in &places {
+        for secret in secrets {
+            assert!(
+                !text.contains(secret),
+                "the password {secret} shows in {where_}:\n{text}"
+            );
+        }
+    }
+}
+
+fn write_secret(dir: &Path, name: &str, password: &str, mode: u32) -> PathBuf {
+    let path = dir.join(name);
+    write_file_mode(&path, &format!("{password}\n"), mode);
+    path
+}
+
+/// `[[redis]]` entries: (name, address, password file).
+fn config(dir: &Path, agentx: &str, instances: &[(&str, String, &Path)]) -> PathBuf {
+    let mut toml = format!("agentx_socket = \"{agentx}\"\nrefresh = 1\n");
+    for (name, address, file) in instances {
+        toml += &format!(
+            "\n[[redis]]\nname = \"{name}\"\naddress = \"{address}\"\ntimeout = 1\npassword_file = \"{}\"\n",
+            file.display()
+        );
+    }
+    let path = dir.join("agent.toml");
+    std::fs::write(&path, toml).unwrap();
+    path
+}
+
+/// The agent in the foreground at the highest verbosity, on the command
+/// line's Redis, the password given by `args` or `env`.
+fn start_cli(snmpd: &Snmpd, redis: &Redis, args: &[&str], env: &[(&str, &str)]) -> Agent {
+    let port = redis.port().to_string();
+    let agentx = snmpd.agentx_address();
+    let mut all = vec![
+        "-n",
+        "-vvv",
+        "--log",
+        "stderr",
+        "-x",
+        &agentx,
+        "-h",
+        "127.0.0.1",
+        "-P",
+        &port,
+        "-r",
+        "1",
+    ];
+    all.extend_from_slice(args);
+    let mut agent = Agent::start_raw(&all, env);
+    agent.expect_registered(Duration::from_secs(10));
+    agent
+}
+
+#[test]
+fn password_file_in_the_config_and_every_error_text() {
+    let right = password("File");
+    let wrong = password("Wrong");
+    let redis = Redis::start_with(&[&format!("requirepass {right}")]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let good = write_secret(dir.path(), "good.pw", &right, 0o600);
+    let bad = write_secret(dir.path(), "bad.pw", &wrong, 0o600);
+    let config = config(
+        dir.path(),
+        &snmpd.agentx_address(),
+        &[
+            ("good", redis.address(), &good),
+            ("wrong", redis.address(), &bad),
+            // TLS to a server that speaks none, and nobody listening.
+            ("tls", format!("rediss://{}", redis.address()), &good),
+            ("away", format!("127.0.0.1:{}", free_port()), &good),
+        ],
+    );
+    let mut agent = Agent::start_raw(
+        &[
+            "-n",
+            "-vvv",
+            "--log",
+            "stderr",
+            "-c",
+            config.to_str().unwrap(),
+        ],
+        &[],
+    );
+    agent.expect_registered(Duration::from_secs(10));
+    wait_instance(&snmpd, 1, true);
+    let errors: Vec<String> = (2..=4).map(|n| wait_instance(&snmpd, n, false).1).collect();
+    println!("redisInstanceLastError 2..4: {errors:#?}");
+    assert!(errors[0].to_lowercase().contains("auth"), "{errors:?}");
+    // -vvv is the trace filter; nothing of ours logs at trace, debug shows.
+    assert!(
+        agent.log().contains("DEBUG"),
+        "not verbose: {}",
+        agent.log()
+    );
+    assert_no_leak(agent.pid(), &agent.log(), &snmpd, &[&right, &wrong]);
+}
+
+#[test]
+fn password_in_the_environment() {
+    let pw = password("Env");
+    let redis = Redis::start_with(&[&format!("requirepass {pw}")]);
+    let snmpd = Snmpd::start();
+    let agent = start_cli(&snmpd, &redis, &[], &[("REDIS_SNMP_PASSWORD", &pw)]);
+    wait_instance(&snmpd, 1, true);
+    assert_no_leak(agent.pid(), &agent.log(), &snmpd, &[&pw]);
+}
+
+#[test]
+fn password_on_the_command_line() {
+    let pw = password("Argv");
+    let redis = Redis::start_with(&[&format!("requirepass {pw}")]);
+    let snmpd = Snmpd::start();
+    let agent = start_cli(&snmpd, &redis, &["-p", &pw], &[]);
+    wait_instance(&snmpd, 1, true);
+    assert_no_leak(agent.pid(), &agent.log(), &snmpd, &[&pw]);
+}
+
+#[test]
+fn a_wrong_password_on_the_command_line() {
+    let right = password("Right");
+    let wrong = password("Bad");
+    let redis = Redis::start_with(&[&format!("requirepass {right}")]);
+    let snmpd = Snmpd::start();
+    let agent = start_cli(&snmpd, &redis, &[&format!("--password={wrong}")], &[]);
+    let (_, error) = wait_instance(&snmpd, 1, false);
+    assert!(error.to_lowercase().contains("auth"), "{error}");
+    assert_no_leak(agent.pid(), &agent.log(), &snmpd, &[&right, &wrong]);
+}
+
+/// A daemon started by us, killed by its PID when dropped.
+struct Daemon(u32);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        // SAFETY: signalling the daemon this test started, by its PID.
+        unsafe { libc::kill(self.0 as libc::pid_t, libc::SIGTERM) };
+        if !wait_until(Duration::from_secs(5), || !pid_alive(self.0)) {
+            unsafe { libc::kill(self.0 as libc::pid_t, libc::SIGKILL) };
+        }
+    }
+}
+
+#[test]
+fn daemonized_with_the_password_on_the_command_line_and_in_the_environment() {
+    let pw = password("Daemon");
+    let decoy = password("Decoy");
+    let redis = Redis::start_with(&[&format!("requirepass {pw}")]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("agent.pid");
+    let (port, agentx) = (redis.port().to_string(), snmpd.agentx_address());
+    let args = [
+        "-vvv",
+        "-x",
+        &agentx,
+        "-h",
+        "127.0.0.1",
+        "-P",
+        &port,
+        "-r",
+        "1",
+        "-p",
+        &pw,
+        "--daemon-pid",
+        pid_file.to_str().unwrap(),
+    ];
+    // -p wins over the environment; neither may show.
+    let mut parent = Agent::start_raw(&args, &[("REDIS_SNMP_PASSWORD", &decoy)]);
+    let status = parent
+        .wait_exit(Duration::from_secs(10))
+        .expect("the parent did not exit");
+    assert!(status.success(), "{status}: {}", parent.log());
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _daemon = Daemon(pid);
+    assert!(pid_alive(pid), "the daemon {pid} is not running");
+    wait_instance(&snmpd, 1, true);
+    // The daemon's stderr is /dev/null: what the parent printed is all
+    // there is to read.
+    assert_no_leak(pid, &parent.log(), &snmpd, &[&pw, &decoy]);
+}
+
+fn check_config(config: &Path) -> (i32, String) {
+    let out = Command::new(agent_bin())
+        .args(["--check-config", "-c", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn a_password_file_named_in_the_config_and_readable_by_all_draws_a_warning() {
+    let pw = password("Mode");
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_secret(dir.path(), "redis.pw", &pw, 0o644);
+    let config = config(
+        dir.path(),
+        "tcp:127.0.0.1:1",
+        &[("r", "127.0.0.1:1".into(), &file)],
+    );
+    let (code, text) = check_config(&config);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("readable by every user") && text.contains("redis.pw"),
+        "{text}"
+    );
+    assert!(!text.contains(&pw), "{text}");
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    let (code, text) = check_config(&config);
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("warning"), "{text}");
+}
+
+#[test]
+fn a_password_written_into_the_config_is_refused_without_being_shown() {
+    let pw = password("Inline");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("agent.toml");
+    std::fs::write(
+        &config,
+        format!("[[redis]]\naddress = \"127.0.0.1:1\"\npassword = \"{pw}\"\n"),
+    )
+    .unwrap();
+    let (code, text) = check_config(&config);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("line 3") && text.contains("password_file"),
+        "{text}"
+    );
+    assert!(!text.contains(&pw), "{text}");
+}
+
+/// The group an object belongs to: the legacy scalars, each Redis table,
+/// the Puppet scalars, the Puppet resource table.
+fn group(oid: &str) -> Option<String> {
+    let rest = oid.strip_prefix(ENTERPRISE)?.strip_prefix('.')?;
+    let arcs: Vec<&str> = rest.split('.').collect();
+    let depth = if arcs.get(..2) == Some(&["400", "3"]) {
+        3
+    } else {
+        2
+    };
+    matches!(arcs[0], "400" | "401").then(|| arcs[..depth].join("."))
+}
+
+#[test]
+fn set_is_refused_with_not_writable_in_every_group() {
+    let redis = Redis::start();
+    redis.cli(&["SET", "k", "v"]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = repo_root().join("tests/fixtures/puppet/c_failed");
+    for name in ["last_run_summary.yaml", "last_run_report.yaml"] {
+        std::fs::copy(fixtures.join(name), dir.path().join(name)).unwrap();
+    }
+    let toml = format!(
+        "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\naddress = \"{}\"\n[puppet]\nsummary = \"{d}/last_run_summary.yaml\"\nreport = \"{d}/last_run_report.yaml\"\ndisabled_lock = \"{d}/a.lock\"\nrun_lock = \"{d}/b.lock\"\n",
+        snmpd.agentx_address(),
+        redis.address(),
+        d = dir.path().display()
+    );
+    let config = dir.path().join("agent.toml");
+    std::fs::write(&config, toml).unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    wait_instance(&snmpd, 1, true);
+    assert!(wait_until(Duration::from_secs(5), || snmpd
+        .numeric()
+        .get_one(&format!("{PUPPET_ROOT}.2.1.2.1"))
+        .ty
+        == "STRING"));
+
+    // The first object of each group, as a walk finds them.
+    let walk = snmpd
+        .numeric()
+        .timeout(Duration::from_secs(5))
+        .bulkwalk(ENTERPRISE);
+    let mut firsts: Vec<(String, Var)> = Vec::new();
+    for var in walk.vars() {
+        if let Some(g) = group(&var.name) {
+            if !firsts.iter().any(|(seen, _)| *seen == g) {
+                firsts.push((g, var));
+            }
+        }
+    }
+    let groups: Vec<&str> = firsts.iter().map(|(g, _)| g.as_str()).collect();
+    println!("groups: {groups:?}");
+    for must in ["400.1", "400.3.1", "400.3.10", "401.1", "401.2"] {
+        assert!(
+            groups.contains(&must),
+            "no object of {must} in the walk: {groups:?}"
+        );
+    }
+    let private = snmpd.numeric().community("private");
+    for (g, var) in &firsts {
+        let (ty, value) = if var.ty == "STRING" {
+            ("s", "x")
+        } else {
+            ("u", "5")
+        };
+        let out = private.set(&var.name, ty, value);
+        assert!(
+            !out.success() && out.combined().contains("notWritable"),
+            "{g}: {out}"
+        );
+        let now = snmpd.numeric().get_one(&var.name);
+        assert_eq!(now.ty, var.ty, "{g}: {now} after the SET");
+    }
+    assert!(agent.is_running());
+}
