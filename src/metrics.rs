@@ -162,6 +162,10 @@ pub enum PuppetField {
 pub enum SentinelField {
     /// The master's name, the row's index as a readable column.
     Name,
+    /// The instance's name, `/` and the row's name: unique among all the
+    /// rows of the table, where the name alone repeats across instances
+    /// (every instance runs `info`). Managers store rows under it.
+    Key,
     /// ok(1), sdown(2), odown(3), from the flags.
     State,
     Flags,
@@ -184,6 +188,10 @@ pub enum SlowlogField {
 pub enum LatencyField {
     /// The event's name, the row's index as a readable column.
     Name,
+    /// The instance's name, `/` and the row's name: unique among all the
+    /// rows of the table, where the name alone repeats across instances
+    /// (every instance runs `info`). Managers store rows under it.
+    Key,
     LastTime,
     LastMs,
     MaxMs,
@@ -193,6 +201,10 @@ pub enum LatencyField {
 pub enum ErrorField {
     /// The error prefix, the row's index as a readable column.
     Name,
+    /// The instance's name, `/` and the row's name: unique among all the
+    /// rows of the table, where the name alone repeats across instances
+    /// (every instance runs `info`). Managers store rows under it.
+    Key,
     Count,
 }
 
@@ -219,6 +231,10 @@ pub enum ReplicaField {
 pub enum CommandField {
     /// The command's name, the row's index as a readable column.
     Name,
+    /// The instance's name, `/` and the row's name: unique among all the
+    /// rows of the table, where the name alone repeats across instances
+    /// (every instance runs `info`). Managers store rows under it.
+    Key,
     Calls,
     Usec,
     UsecPerCall,
@@ -238,6 +254,7 @@ impl CommandField {
             CommandField::UsecPerCall => 100,
             CommandField::P50 | CommandField::P99 | CommandField::P999 => 1000,
             CommandField::Name
+            | CommandField::Key
             | CommandField::Calls
             | CommandField::Usec
             | CommandField::Rejected
@@ -627,6 +644,7 @@ pub const COMMAND_COLUMNS: &[ObjectDef] = &[
     column("redisCmdP99", &[3, 12, 1, 8], Gauge32, Source::Command(CommandField::P99)),
     column("redisCmdP999", &[3, 12, 1, 9], Gauge32, Source::Command(CommandField::P999)),
     column("redisCmdLabel", &[3, 12, 1, 10], DisplayString, Source::Command(CommandField::Name)),
+    column("redisCmdKey", &[3, 12, 1, 11], DisplayString, Source::Command(CommandField::Key)),
 ];
 
 /// `redisErrorTable` (`redis.3.13`), INDEX { redisInstanceIndex,
@@ -635,6 +653,7 @@ pub const COMMAND_COLUMNS: &[ObjectDef] = &[
 pub const ERROR_COLUMNS: &[ObjectDef] = &[
     column("redisErrCount", &[3, 13, 1, 2], Counter64, Source::Error(ErrorField::Count)),
     column("redisErrLabel", &[3, 13, 1, 3], DisplayString, Source::Error(ErrorField::Name)),
+    column("redisErrKey", &[3, 13, 1, 4], DisplayString, Source::Error(ErrorField::Key)),
 ];
 
 /// `redisSentinelTable` (`redis.3.14`), INDEX { redisInstanceIndex,
@@ -649,6 +668,7 @@ pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
     column("redisSntSentinels", &[3, 14, 1, 7], Gauge32, Source::SentinelMaster(SentinelField::OtherSentinels)),
     column("redisSntQuorum", &[3, 14, 1, 8], Gauge32, Source::SentinelMaster(SentinelField::Quorum)),
     column("redisSntLabel", &[3, 14, 1, 9], DisplayString, Source::SentinelMaster(SentinelField::Name)),
+    column("redisSntKey", &[3, 14, 1, 10], DisplayString, Source::SentinelMaster(SentinelField::Key)),
 ];
 
 /// `redisSentinelStateTable` (`redis.3.15`, AUGMENTS redisInstanceEntry):
@@ -678,6 +698,7 @@ pub const LATENCY_COLUMNS: &[ObjectDef] = &[
     column("redisLatLastMs", &[3, 17, 1, 3], Gauge32, Source::Latency(LatencyField::LastMs)),
     column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)),
     column("redisLatLabel", &[3, 17, 1, 5], DisplayString, Source::Latency(LatencyField::Name)),
+    column("redisLatKey", &[3, 17, 1, 6], DisplayString, Source::Latency(LatencyField::Key)),
 ];
 
 const fn puppet(

@@ -379,6 +379,7 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             match field {
                 // The name columns repeat the index: they name it too.
                 CommandField::Name => vec![cmdstat, "redisCmdName"],
+                CommandField::Key => vec!["redisInstanceName", "redisCmdLabel"],
                 CommandField::Calls => vec![cmdstat, "calls"],
                 CommandField::Usec => vec![cmdstat, "usec"],
                 CommandField::UsecPerCall => vec![cmdstat, "usec_per_call"],
@@ -391,12 +392,14 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         }
         Source::Error(field) => match field {
             ErrorField::Name => vec!["errorstat_<PREFIX>", "redisErrPrefix"],
+            ErrorField::Key => vec!["redisInstanceName", "redisErrLabel"],
             ErrorField::Count => vec!["errorstat_<PREFIX>", "count"],
         },
         Source::SentinelMaster(field) => {
             let masters = "SENTINEL MASTERS";
             match field {
                 SentinelField::Name => vec![masters, "name", "redisSntName"],
+                SentinelField::Key => vec!["redisInstanceName", "redisSntLabel"],
                 SentinelField::State => vec![masters, "flags", "s_down", "o_down"],
                 SentinelField::Flags => vec![masters, "flags"],
                 SentinelField::Address => vec![masters, "ip"],
@@ -416,6 +419,7 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             }
         },
         Source::Latency(LatencyField::Name) => vec!["LATENCY LATEST", "redisLatEvent"],
+        Source::Latency(LatencyField::Key) => vec!["redisInstanceName", "redisLatLabel"],
         Source::Latency(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) => {
             vec!["LATENCY LATEST"]
         }
@@ -424,12 +428,28 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
     }
 }
 
-/// Whether an object is the readable copy of its row's string index. The
-/// match is exhaustive over the fields of the string-indexed tables.
-fn is_name_column(o: &ObjectDef) -> bool {
+/// The name the served-objects check gives instance `index`.
+fn instance_name(index: u32) -> String {
+    format!("redis{index}")
+}
+
+/// What a column of a string-indexed table carries of its row's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RowName {
+    /// The index string itself (the `…Label` columns).
+    Index,
+    /// The instance's name, `/`, and the index string (the `…Key` columns).
+    InstanceAndIndex,
+}
+
+/// Whether an object names its row, and how. The match is exhaustive over
+/// the fields of the string-indexed tables.
+fn row_name_column(o: &ObjectDef) -> Option<RowName> {
+    use RowName::{Index, InstanceAndIndex};
     match o.source {
         Source::Command(field) => match field {
-            CommandField::Name => true,
+            CommandField::Name => Some(Index),
+            CommandField::Key => Some(InstanceAndIndex),
             CommandField::Calls
             | CommandField::Usec
             | CommandField::UsecPerCall
@@ -437,32 +457,35 @@ fn is_name_column(o: &ObjectDef) -> bool {
             | CommandField::Failed
             | CommandField::P50
             | CommandField::P99
-            | CommandField::P999 => false,
+            | CommandField::P999 => None,
         },
         Source::Error(field) => match field {
-            ErrorField::Name => true,
-            ErrorField::Count => false,
+            ErrorField::Name => Some(Index),
+            ErrorField::Key => Some(InstanceAndIndex),
+            ErrorField::Count => None,
         },
         Source::SentinelMaster(field) => match field {
-            SentinelField::Name => true,
+            SentinelField::Name => Some(Index),
+            SentinelField::Key => Some(InstanceAndIndex),
             SentinelField::State
             | SentinelField::Flags
             | SentinelField::Address
             | SentinelField::Port
             | SentinelField::Replicas
             | SentinelField::OtherSentinels
-            | SentinelField::Quorum => false,
+            | SentinelField::Quorum => None,
         },
         Source::Latency(field) => match field {
-            LatencyField::Name => true,
-            LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs => false,
+            LatencyField::Name => Some(Index),
+            LatencyField::Key => Some(InstanceAndIndex),
+            LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs => None,
         },
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
         | Source::Replica(_)
         | Source::Slowlog(_)
-        | Source::Puppet(_) => false,
+        | Source::Puppet(_) => None,
     }
 }
 
@@ -1048,7 +1071,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         (3, SENTINEL_INFO, &sentinel_extras),
     ] {
         let info = Info::parse(text);
-        for (oid, value) in instance_part(index, &info, &layout, extras) {
+        for (oid, value) in instance_part(index, &instance_name(index), &info, &layout, extras) {
             served.push((index, oid, value));
         }
         for (oid, value) in status_part(index, &status, &layout) {
@@ -1086,17 +1109,24 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
                 ));
             }
         }
-        // A name column carries the string its row is indexed by.
-        if is_name_column(def) {
+        // A name column carries the string its row is indexed by; a key
+        // column the instance's name before it.
+        if let Some(kind) = row_name_column(def) {
             let named_by: Option<Vec<u8>> = suffix
                 .get(2..)
                 .filter(|bytes| suffix.get(1).copied() == Some(bytes.len() as u32))
                 .and_then(|bytes| bytes.iter().map(|b| u8::try_from(*b).ok()).collect());
+            let expected = named_by.map(|name| match kind {
+                RowName::Index => name,
+                RowName::InstanceAndIndex => {
+                    [instance_name(*index).as_bytes(), b"/", &name].concat()
+                }
+            });
             let carried = match &*value {
                 Value::OctetString(bytes) => Some(bytes.clone()),
                 _ => None,
             };
-            if named_by.is_none() || named_by != carried {
+            if expected.is_none() || expected != carried {
                 problems.push(format!(
                     "{oid} ({}): carries {value:?}, not the string of its index",
                     def.name

@@ -46,8 +46,8 @@ mod common;
 
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
-    self, Conversion, KeyspaceField, Layout, ObjectDef, PuppetField, SentinelField, Source,
-    StatusField,
+    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout, ObjectDef,
+    PuppetField, SentinelField, Source, StatusField,
 };
 use redis_snmp::notify::{
     NotificationDef, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
@@ -696,6 +696,27 @@ enum IndexShape {
     Named,
 }
 
+/// Whether the object named `alias` is the key column of a string-indexed
+/// table (the instance's name, `/`, the row's string). The match is
+/// exhaustive over the tables' fields, so a new table must be placed here.
+fn is_row_key(alias: &str) -> bool {
+    let Some(def) = metrics::redis_objects().find(|d| d.name == alias) else {
+        return false;
+    };
+    match def.source {
+        Source::Command(field) => field == CommandField::Key,
+        Source::Error(field) => field == ErrorField::Key,
+        Source::SentinelMaster(field) => field == SentinelField::Key,
+        Source::Latency(field) => field == LatencyField::Key,
+        Source::Info { .. }
+        | Source::Status(_)
+        | Source::Keyspace(_)
+        | Source::Replica(_)
+        | Source::Slowlog(_)
+        | Source::Puppet(_) => false,
+    }
+}
+
 fn index_shape(instance: &str) -> IndexShape {
     match instance {
         "0" => IndexShape::Scalar,
@@ -1103,15 +1124,21 @@ fn resource_types_and_system_definitions_hang_together() {
                     ));
                 }
                 // The strategy names the directory after the value alone, so
-                // the value must be unique on the node: only the instance's
-                // name is (names are unique in the agent's configuration).
-                // The name columns of the string-indexed tables repeat across
-                // instances (every instance runs `info`): storing by them
-                // would write two instances' rows into one set of RRD files.
-                if index_shape(&t.name) != IndexShape::Instance {
+                // the value must be unique on the node: the instance's name
+                // is (names are unique in the agent's configuration), and so
+                // are the key columns of the string-indexed tables (the
+                // instance's name, `/`, the row's string). Their name columns
+                // are not: they repeat across instances (every instance runs
+                // `info`), and would write two instances' rows into one set
+                // of RRD files.
+                let unique_on_node = match index_shape(&t.name) {
+                    IndexShape::Instance => sibling == Some("redisInstanceName"),
+                    IndexShape::Named => sibling.is_some_and(is_row_key),
+                    IndexShape::Pair | IndexShape::Scalar => false,
+                };
+                if !unique_on_node {
                     problems.push(format!(
-                        "{}: rows indexed by more than the instance cannot be stored by \
-                         sibling column {sibling:?}: its value repeats across instances",
+                        "{}: sibling column {sibling:?} is not unique on the node",
                         t.name
                     ));
                 }
@@ -1146,11 +1173,16 @@ fn resource_types_and_system_definitions_hang_together() {
     let strings: BTreeMap<String, String> = [
         ("redisInstanceName", "sessions"),
         ("redisRpAddress", "10.0.0.7"),
-        // The name columns carry the string of the index below.
+        // The name columns carry the string of the index below, the key
+        // columns the instance's name before it.
         ("redisCmdLabel", "config|get"),
         ("redisErrLabel", "config|get"),
         ("redisSntLabel", "config|get"),
         ("redisLatLabel", "config|get"),
+        ("redisCmdKey", "sessions/config|get"),
+        ("redisErrKey", "sessions/config|get"),
+        ("redisSntKey", "sessions/config|get"),
+        ("redisLatKey", "sessions/config|get"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -1162,7 +1194,7 @@ fn resource_types_and_system_definitions_hang_together() {
             IndexShape::Pair => ("2.5".into(), vec!["5", "2"]),
             IndexShape::Named => (
                 format!("2.{}", string_index("config|get")),
-                vec!["config|get", "2"],
+                vec!["config|get", "sessions"],
             ),
             IndexShape::Scalar => unreachable!(),
         };
@@ -1890,30 +1922,38 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             }
         }
     }
-    // Why the string-indexed rows are stored by index: their names repeat
-    // across instances.
-    let mut instances_of: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
+    // Why the string-indexed rows are stored by key: their names repeat
+    // across instances, their keys do not.
+    let mut instances_of: BTreeMap<(&str, &str, &str), BTreeSet<&str>> = BTreeMap::new();
     for ((ty, _), resource) in &resources {
         if ty == NODE || index_shape(ty) != IndexShape::Named {
             continue;
         }
         let instance = resource.index.split('.').next().unwrap_or_default();
-        for name in resource.strings.values() {
+        for (alias, value) in &resource.strings {
             instances_of
-                .entry((ty.as_str(), name.as_str()))
+                .entry((ty.as_str(), alias.as_str(), value.as_str()))
                 .or_default()
                 .insert(instance);
         }
     }
-    let shared: Vec<String> = instances_of
-        .iter()
-        .filter(|(_, instances)| instances.len() > 1)
-        .map(|((ty, name), instances)| format!("{ty} {name} ({})", instances.len()))
-        .collect();
+    let shared = |column: &str| -> Vec<String> {
+        instances_of
+            .iter()
+            .filter(|((_, alias, _), instances)| alias.ends_with(column) && instances.len() > 1)
+            .map(|((ty, _, value), instances)| format!("{ty} {value} ({})", instances.len()))
+            .collect()
+    };
+    let (shared_names, shared_keys) = (shared("Label"), shared("Key"));
     println!(
         "row names served by more than one instance (their rows would share a directory if stored by name): {}",
-        shared.join(", ")
+        shared_names.join(", ")
     );
+    assert!(
+        !shared_names.is_empty(),
+        "no row name repeats across the instances: this run does not show why rows are stored by key"
+    );
+    assert!(shared_keys.is_empty(), "row keys repeat: {shared_keys:?}");
     let rrd_root = dir.path().join("rrd/snmp/1");
     let dir_of = |(ty, name): &(String, String)| {
         if ty == NODE {

@@ -18,5 +18,5 @@ fuzz_target!(|data: &[u8]| {
         databases: Some(16),
         ..Extras::default()
     };
-    let _ = instance_part(1, &info, &Layout::default_layout(), &extras);
+    let _ = instance_part(1, "main", &info, &Layout::default_layout(), &extras);
 });

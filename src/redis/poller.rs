@@ -104,7 +104,8 @@ impl Poller {
                 self.status.last_error.clear();
                 self.status.last_ok_unix = Some(unix_now());
                 self.status.polls_ok = self.status.polls_ok.wrapping_add(1);
-                let data = instance_part(self.index, &info, &self.layout, &extras);
+                let data =
+                    instance_part(self.index, &self.status.name, &info, &self.layout, &extras);
                 self.store.stage(PartKey::RedisInstance(self.index), data);
             }
             Err(error) => {

@@ -129,10 +129,16 @@ pub struct Extras {
     pub latency: Vec<(String, u64, u64, u64)>,
 }
 
-/// Everything one poll of instance `index` learned: the legacy scalars (for
-/// instance 1), its row of every per-instance group, and its table rows,
-/// from INFO and from the optional commands' `extras`.
-pub fn instance_part(index: u32, info: &Info, layout: &Layout, extras: &Extras) -> Part {
+/// Everything one poll of instance `index` (configured as `name`) learned:
+/// the legacy scalars (for instance 1), its row of every per-instance group,
+/// and its table rows, from INFO and from the optional commands' `extras`.
+pub fn instance_part(
+    index: u32,
+    name: &str,
+    info: &Info,
+    layout: &Layout,
+    extras: &Extras,
+) -> Part {
     let mut part = if index == 1 {
         legacy_part(info, layout)
     } else {
@@ -145,19 +151,35 @@ pub fn instance_part(index: u32, info: &Info, layout: &Layout, extras: &Extras) 
     }
     keyspace_rows(index, info, layout, extras.databases, &mut part);
     replica_rows(index, info, layout, &mut part);
-    command_rows(index, info, layout, &mut part);
-    error_rows(index, info, layout, &mut part);
-    sentinel_rows(index, extras, layout, &mut part);
+    let owner = RowOwner { index, name };
+    command_rows(&owner, info, layout, &mut part);
+    error_rows(&owner, info, layout, &mut part);
+    sentinel_rows(&owner, extras, layout, &mut part);
     slowlog_row(index, extras, layout, &mut part);
-    latency_rows(index, extras, layout, &mut part);
+    latency_rows(&owner, extras, layout, &mut part);
     part
 }
 
-fn sentinel_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
+/// The instance whose rows a string-indexed table holds.
+struct RowOwner<'a> {
+    index: u32,
+    /// The configured name (`redisInstanceName`).
+    name: &'a str,
+}
+
+impl RowOwner<'_> {
+    /// The row key column's value: unique among all the rows of a table,
+    /// where `row` alone repeats across instances.
+    fn key(&self, row: &str) -> Value {
+        display_string(&format!("{}/{row}", self.name))
+    }
+}
+
+fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
     for master in &extras.sentinel_masters {
         let Some((name, suffix)) = master
             .get("name")
-            .and_then(|n| Some((n, string_index(index, n)?)))
+            .and_then(|n| Some((n, string_index(owner.index, n)?)))
         else {
             continue;
         };
@@ -169,6 +191,7 @@ fn sentinel_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) 
             };
             let value = match field {
                 SentinelField::Name => Some(display_string(name)),
+                SentinelField::Key => Some(owner.key(name)),
                 SentinelField::State => flags.map(|f| Value::Integer(sentinel_state(f))),
                 SentinelField::Flags => flags.map(display_string),
                 SentinelField::Address => master.get("ip").map(|ip| display_string(ip)),
@@ -223,9 +246,9 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
     }
 }
 
-fn latency_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
+fn latency_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
     for (event, time, last_ms, max_ms) in &extras.latency {
-        let Some(suffix) = string_index(index, event) else {
+        let Some(suffix) = string_index(owner.index, event) else {
             continue;
         };
         for def in metrics::LATENCY_COLUMNS {
@@ -234,6 +257,7 @@ fn latency_rows(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
             };
             let value = match field {
                 LatencyField::Name => display_string(event),
+                LatencyField::Key => owner.key(event),
                 LatencyField::LastTime => Value::Counter64(*time),
                 LatencyField::LastMs => Value::Gauge32(saturate_u32(*last_ms)),
                 LatencyField::MaxMs => Value::Gauge32(saturate_u32(*max_ms)),
@@ -314,9 +338,9 @@ fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
     }
 }
 
-fn command_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
+fn command_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
     for row in info.command_stats() {
-        let Some(suffix) = string_index(index, &row.name) else {
+        let Some(suffix) = string_index(owner.index, &row.name) else {
             continue;
         };
         for def in metrics::COMMAND_COLUMNS {
@@ -329,6 +353,7 @@ fn command_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
             };
             let value = match field {
                 CommandField::Name => Some(display_string(&row.name)),
+                CommandField::Key => Some(owner.key(&row.name)),
                 CommandField::Calls => Some(Value::Counter64(row.calls)),
                 CommandField::Usec => Some(Value::Counter64(row.usec)),
                 CommandField::UsecPerCall => micros(row.usec_per_call, field.scale()),
@@ -345,9 +370,9 @@ fn command_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
     }
 }
 
-fn error_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
+fn error_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
     for row in info.error_stats() {
-        let Some(suffix) = string_index(index, &row.prefix) else {
+        let Some(suffix) = string_index(owner.index, &row.prefix) else {
             continue;
         };
         for def in metrics::ERROR_COLUMNS {
@@ -356,6 +381,7 @@ fn error_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
             };
             let value = match field {
                 ErrorField::Name => display_string(&row.prefix),
+                ErrorField::Key => owner.key(&row.prefix),
                 ErrorField::Count => Value::Counter64(row.count),
             };
             part.push((layout.object_oid(def).child(&suffix), value));
@@ -556,7 +582,13 @@ mod tests {
             latency: vec![("command".into(), 1795362836, 12, 30)],
             ..Extras::default()
         };
-        let part = instance_part(1, &Info::default(), &Layout::default_layout(), &extras);
+        let part = instance_part(
+            1,
+            "main",
+            &Info::default(),
+            &Layout::default_layout(),
+            &extras,
+        );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         let mymaster = "1.8.109.121.109.97.115.116.101.114";
         assert_eq!(v(&format!("3.14.1.2.{mymaster}")), Some(Value::Integer(2))); // sdown
@@ -566,6 +598,15 @@ mod tests {
         assert_eq!(
             v(&format!("3.14.1.9.{mymaster}")),
             Some(Value::text("mymaster"))
+        );
+        // The key: the instance's name and the row's, unique on the agent.
+        assert_eq!(
+            v(&format!("3.14.1.10.{mymaster}")),
+            Some(Value::text("main/mymaster"))
+        );
+        assert_eq!(
+            v("3.17.1.6.1.7.99.111.109.109.97.110.100"),
+            Some(Value::text("main/command"))
         );
         assert_eq!(v("3.16.1.1.1"), Some(Value::Gauge32(3)));
         assert_eq!(v("3.16.1.4.1"), Some(Value::Counter64(250)));
@@ -585,6 +626,7 @@ mod tests {
     fn a_7_0_master_fills_every_group_and_table() {
         let part = instance_part(
             2,
+            "main",
             &fixture("7.0-master-info.txt"),
             &Layout::default_layout(),
             &dbs(16),
@@ -645,12 +687,19 @@ mod tests {
         // errorstat_ERR:count=5, indexed by "ERR".
         assert_eq!(v("3.13.1.2.2.3.69.82.82"), Some(Value::Counter64(5)));
         assert_eq!(v("3.13.1.3.2.3.69.82.82"), Some(Value::text("ERR")));
+        // Row keys name the instance too ("info" runs on every instance).
+        assert_eq!(
+            v(&format!("3.12.1.11.{config_get}")),
+            Some(Value::text("main/config|get"))
+        );
+        assert_eq!(v("3.13.1.4.2.3.69.82.82"), Some(Value::text("main/ERR")));
     }
 
     #[test]
     fn a_replica_reports_its_link() {
         let part = instance_part(
             1,
+            "main",
             &fixture("7.0-replica-info.txt"),
             &Layout::default_layout(),
             &Extras::default(),
@@ -672,6 +721,7 @@ mod tests {
     fn old_servers_fill_what_they_have() {
         let part = instance_part(
             1,
+            "main",
             &fixture("2.2.12-info.txt"),
             &Layout::default_layout(),
             &Extras::default(),
@@ -696,7 +746,13 @@ mod tests {
     #[test]
     fn enums_and_truth_values_refuse_unknown_text() {
         let info = Info::parse("role:leader\nloading:2\nrdb_last_bgsave_status:err\n");
-        let part = instance_part(1, &info, &Layout::default_layout(), &Extras::default());
+        let part = instance_part(
+            1,
+            "main",
+            &info,
+            &Layout::default_layout(),
+            &Extras::default(),
+        );
         let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert!(v("3.7.1.1.1").is_none());
         assert!(v("3.5.1.1.1").is_none());
@@ -707,6 +763,7 @@ mod tests {
     fn zero_fill_is_capped() {
         let part = instance_part(
             1,
+            "main",
             &Info::parse("db0:keys=1,expires=0\n"),
             &Layout::default_layout(),
             &dbs(1_000_000),
