@@ -4,7 +4,8 @@
 //! SNMP shows noSuchInstance rather than stale numbers. Errors are logged
 //! when they change, not on every poll, so their words must not change
 //! while the fault does not (`describe`). A connection the server closed
-//! since the last poll is replaced at once, not reported as an outage.
+//! since the last poll is replaced at once, not reported as an outage; a
+//! server still loading its dataset is reachable, and reported as loading.
 
 use super::info::Info;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
@@ -102,6 +103,7 @@ impl Poller {
                 if !self.status.up && self.status.polls_failed > 0 {
                     info!(instance = %self.status.name, "Redis at {} answers again", self.status.address);
                 }
+                self.note_loading(info.get("loading") == Some("1"));
                 self.status.up = true;
                 self.status.last_error.clear();
                 self.status.last_ok_unix = Some(unix_now());
@@ -120,6 +122,7 @@ impl Poller {
                     debug!(instance = %self.status.name, "still failing: {error}");
                 }
                 self.status.up = false;
+                self.status.loading = false;
                 self.status.last_error = error;
                 self.status.polls_failed = self.status.polls_failed.wrapping_add(1);
                 self.connection = None;
@@ -130,6 +133,17 @@ impl Poller {
         let status = status_part(self.index, &self.status, &self.layout);
         self.store.stage(PartKey::RedisStatus(self.index), status);
         self.notifier.redis_observed(self.index, &observation);
+    }
+
+    /// Says once when the server starts and when it stops loading its
+    /// dataset (state loading(3)), not on every poll while it does.
+    fn note_loading(&mut self, loading: bool) {
+        if loading && !self.status.loading {
+            info!(instance = %self.status.name, "Redis at {} is loading its dataset", self.status.address);
+        } else if !loading && self.status.loading {
+            info!(instance = %self.status.name, "Redis at {} has loaded its dataset", self.status.address);
+        }
+        self.status.loading = loading;
     }
 
     /// INFO and the optional commands, tried once more on a new connection
