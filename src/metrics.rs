@@ -71,7 +71,7 @@ pub const CLUSTER_STATE: &[(&str, i32)] = &[("ok", 1), ("fail", 2)];
 pub enum StatusField {
     Name,
     Address,
-    /// up(1) / down(2)
+    /// up(1) / down(2) / loading(3): [`INSTANCE_STATE`].
     Up,
     /// Seconds since the last successful poll.
     DataAge,
@@ -806,6 +806,11 @@ pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
 pub fn enum_number(names: &[(&str, i32)], name: &str) -> Option<i32> {
     names.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
+
+/// `redisInstanceState`: whether the last poll succeeded, and whether the
+/// server was still loading its dataset then (it answers INFO, but refuses
+/// its clients' commands with LOADING).
+pub const INSTANCE_STATE: &[(&str, i32)] = &[("up", 1), ("down", 2), ("loading", 3)];
 
 /// ok(1), sdown(2), odown(3) of a watched master.
 pub const SENTINEL_STATE: &[(&str, i32)] = &[("ok", 1), ("sdown", 2), ("odown", 3)];

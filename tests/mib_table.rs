@@ -30,7 +30,7 @@ use redis_snmp::metrics::{
     redis_objects, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
     ObjectDef, ReplicaField, SentinelField, SlowlogField, Source, StatusField, COMMAND_COLUMNS,
     DEFAULT_REDIS_ROOT, ERROR_COLUMNS, INFO_GROUPS, INSTANCE_COLUMNS, INSTANCE_ENTRY,
-    KEYSPACE_COLUMNS, LATENCY_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES,
+    INSTANCE_STATE, KEYSPACE_COLUMNS, LATENCY_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES,
     SENTINEL_MASTER_COLUMNS, SENTINEL_STATE, SLOWLOG_COLUMNS,
 };
 use redis_snmp::notify::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
@@ -94,9 +94,6 @@ const SCALED_TCS: &[(u32, &str, &str)] = &[
     (1000, "RedisThousandths", "d-3"),
 ];
 
-/// `redisInstanceState`: the poller's up/down, numbered in `redis::readings`.
-const UP_DOWN: &[(&str, i32)] = &[("up", 1), ("down", 2)];
-
 /// The INFO texts and numbers an enumerated object is served with.
 fn enumeration(o: &ObjectDef) -> Option<&'static [(&'static str, i32)]> {
     match o.source {
@@ -104,7 +101,7 @@ fn enumeration(o: &ObjectDef) -> Option<&'static [(&'static str, i32)]> {
             conversion: Conversion::Enum(table),
             ..
         } => Some(table),
-        Source::Status(StatusField::Up) => Some(UP_DOWN),
+        Source::Status(StatusField::Up) => Some(INSTANCE_STATE),
         Source::SentinelMaster(SentinelField::State) => Some(SENTINEL_STATE),
         _ => None,
     }

@@ -766,7 +766,7 @@ fn named_numbers(def: &ObjectDef) -> Option<Vec<(&'static str, i32)>> {
             conversion: Conversion::Enum(table),
             ..
         } => table,
-        Source::Status(StatusField::Up) => &[("up", 1), ("down", 2)],
+        Source::Status(StatusField::Up) => metrics::INSTANCE_STATE,
         Source::SentinelMaster(SentinelField::State) => metrics::SENTINEL_STATE,
         Source::Puppet(PuppetField::Status) => metrics::PUPPET_STATUS,
         Source::Puppet(PuppetField::CachedCatalog) => metrics::CACHED_CATALOG,

@@ -2,7 +2,10 @@
 //! connect and response timeouts), and publish the instance's parts to the
 //! store. A failed poll publishes "down" and removes the instance's data, so
 //! SNMP shows noSuchInstance rather than stale numbers. Errors are logged
-//! when they change, not on every poll.
+//! when they change, not on every poll, so their words must not change
+//! while the fault does not (`describe`). A connection the server closed
+//! since the last poll is replaced at once, not reported as an outage; a
+//! server still loading its dataset is reachable, and reported as loading.
 
 use super::info::Info;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
@@ -100,6 +103,7 @@ impl Poller {
                 if !self.status.up && self.status.polls_failed > 0 {
                     info!(instance = %self.status.name, "Redis at {} answers again", self.status.address);
                 }
+                self.note_loading(info.get("loading") == Some("1"));
                 self.status.up = true;
                 self.status.last_error.clear();
                 self.status.last_ok_unix = Some(unix_now());
@@ -119,6 +123,7 @@ impl Poller {
                     debug!(instance = %self.status.name, "still failing: {error}");
                 }
                 self.status.up = false;
+                self.status.loading = false;
                 self.status.last_error = error;
                 self.status.polls_failed = self.status.polls_failed.wrapping_add(1);
                 self.connection = None;
@@ -131,9 +136,37 @@ impl Poller {
         self.notifier.redis_observed(self.index, &observation);
     }
 
+    /// Says once when the server starts and when it stops loading its
+    /// dataset (state loading(3)), not on every poll while it does.
+    fn note_loading(&mut self, loading: bool) {
+        if loading && !self.status.loading {
+            info!(instance = %self.status.name, "Redis at {} is loading its dataset", self.status.address);
+        } else if !loading && self.status.loading {
+            info!(instance = %self.status.name, "Redis at {} has loaded its dataset", self.status.address);
+        }
+        self.status.loading = loading;
+    }
+
+    /// INFO and the optional commands, tried once more on a new connection
+    /// when the one that served the last poll was closed since (the server
+    /// restarted, closed it as idle, a proxy dropped it): that is no outage,
+    /// and reporting it as one would flap the state and the log.
+    async fn read(&mut self) -> Result<(Info, Extras), String> {
+        let reused = self.connection.is_some();
+        match self.read_once().await {
+            Err(e) if reused && e.lost_connection => {
+                debug!(instance = %self.status.name, "connection lost ({}); connecting again", e.text);
+                self.connection = None;
+                self.read_once().await
+            }
+            outcome => outcome,
+        }
+        .map_err(|e| e.text)
+    }
+
     /// INFO (with the fields of CLUSTER INFO on cluster nodes) and what the
     /// optional commands this server allows tell.
-    async fn read(&mut self) -> Result<(Info, Extras), String> {
+    async fn read_once(&mut self) -> Result<(Info, Extras), PollError> {
         if self.connection.is_none() {
             self.connection = Some(self.connect().await?);
             self.info_variant = 0;
@@ -151,7 +184,11 @@ impl Poller {
             if self.databases.is_none() {
                 let reply = self.optional_query("CONFIG", &["GET", "databases"]).await;
                 let databases = reply.as_ref().and_then(replies::config_value);
-                self.databases = Some(databases.and_then(|d| u32::try_from(d).ok()));
+                // Settled by a reply or a refusal; a transient failure
+                // (LOADING…) is asked again next poll.
+                if reply.is_some() || self.refused.contains("CONFIG GET") {
+                    self.databases = Some(databases.and_then(|d| u32::try_from(d).ok()));
+                }
             }
             extras.databases = self.databases.flatten();
             if let Some(reply) = self.optional_query("SLOWLOG", &["LEN"]).await {
@@ -168,7 +205,7 @@ impl Poller {
     }
 
     /// INFO, with the fields of CLUSTER INFO added on cluster nodes.
-    async fn read_info(&mut self) -> Result<Info, String> {
+    async fn read_info(&mut self) -> Result<Info, PollError> {
         let mut text = self.read_info_text().await?;
         let info = Info::parse_bytes(&text);
         if info.get("cluster_enabled") != Some("1") {
@@ -189,7 +226,9 @@ impl Poller {
     }
 
     /// An optional command: its reply, or `None` when the server refuses it
-    /// (logged once per instance, then not asked again) or fails.
+    /// (logged once per instance, then not asked again) or fails. A server
+    /// that is busy for a while (loading its dataset, running a script)
+    /// has not refused: the command is asked again on the next poll.
     async fn optional_query(
         &mut self,
         command: &'static str,
@@ -207,6 +246,10 @@ impl Poller {
             redis::cmd(command).arg(args).query_async(connection).await;
         match reply {
             Ok(value) => Some(value),
+            Err(e) if e.code().is_some_and(is_transient) => {
+                debug!(instance = %self.status.name, "{what} not now: {}", describe(&e));
+                None
+            }
             Err(e) if e.code().is_some() => {
                 info!(
                     instance = %self.status.name,
@@ -223,9 +266,9 @@ impl Poller {
         }
     }
 
-    async fn read_info_text(&mut self) -> Result<Vec<u8>, String> {
+    async fn read_info_text(&mut self) -> Result<Vec<u8>, PollError> {
         let Some(connection) = self.connection.as_mut() else {
-            return Err("not connected".to_string());
+            return Err("not connected".to_string().into());
         };
         loop {
             let section = INFO_SECTIONS.get(self.info_variant).copied().flatten();
@@ -238,11 +281,11 @@ impl Poller {
             match reply {
                 Ok(text) if !text.is_empty() => return Ok(text),
                 Ok(_) if !last_variant => self.info_variant += 1,
-                Ok(_) => return Err("INFO returned nothing".to_string()),
+                Ok(_) => return Err("INFO returned nothing".to_string().into()),
                 // A server-side error to a section argument means an old
                 // server; an I/O error means the connection is gone.
                 Err(e) if !last_variant && e.code() == Some("ERR") => self.info_variant += 1,
-                Err(e) => return Err(describe(&e)),
+                Err(e) => return Err(PollError::from(&e)),
             }
         }
     }
@@ -349,8 +392,169 @@ impl redis::io::AsyncDNSResolver for FixedResolver {
     }
 }
 
-/// A redis error as one line for logs and `redisInstanceLastError`.
+/// Why a poll failed: the words for the log and `redisInstanceLastError`,
+/// and whether a connection that was established broke on the way.
+struct PollError {
+    text: String,
+    lost_connection: bool,
+}
+
+impl From<String> for PollError {
+    fn from(text: String) -> Self {
+        PollError {
+            text,
+            lost_connection: false,
+        }
+    }
+}
+
+impl From<&redis::RedisError> for PollError {
+    fn from(e: &redis::RedisError) -> Self {
+        PollError {
+            text: describe(e),
+            // Not a timeout: a hung server would make the retry wait again.
+            lost_connection: e.is_connection_dropped() && !e.is_timeout(),
+        }
+    }
+}
+
+/// Error codes of a server that is busy for a while, not refusing.
+fn is_transient(code: &str) -> bool {
+    matches!(
+        code,
+        "LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN"
+    )
+}
+
+/// A redis error as one line for logs and `redisInstanceLastError`, in
+/// words that say what to fix. The same fault must give the same words on
+/// every poll: the log says an error again only when its text changes.
 fn describe(e: &redis::RedisError) -> String {
-    let text = e.to_string();
+    let text = if let Some(certificate) = certificate_error(e) {
+        format!(
+            "TLS: the server's certificate was not accepted: {}",
+            certificate_problem(certificate)
+        )
+    } else if e.kind() == redis::ErrorKind::AuthenticationFailed {
+        // The crate drops the server's reply (WRONGPASS…); say what it means.
+        "authentication failed: the server refused the configured username or password".to_string()
+    } else if let (Some(code), Some(detail)) = (e.code(), e.detail()) {
+        // As the server said it, as redis-cli shows it: "NOPERM this user…".
+        format!("{code} {detail}")
+    } else {
+        e.to_string()
+    };
     text.lines().next().unwrap_or("").trim().to_string()
+}
+
+/// The certificate problem of a failed TLS handshake: rustls's error, inside
+/// the I/O error tokio-rustls returns, inside the redis error.
+fn certificate_error(e: &redis::RedisError) -> Option<&rustls::CertificateError> {
+    match io_error(e)?.get_ref()?.downcast_ref::<rustls::Error>()? {
+        rustls::Error::InvalidCertificate(certificate) => Some(certificate),
+        _ => None,
+    }
+}
+
+/// The I/O error a redis error wraps. The crate keeps it in an `Arc`, and
+/// `source()` hands out the `Arc` itself.
+fn io_error(e: &redis::RedisError) -> Option<&std::io::Error> {
+    type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+    let source = std::error::Error::source(e)?;
+    match source.downcast_ref::<Shared>() {
+        Some(shared) => shared.downcast_ref(),
+        None => source.downcast_ref(),
+    }
+}
+
+/// A certificate problem in stable words: rustls's own text of some carries
+/// the current time, which would make every poll's error new.
+fn certificate_problem(e: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as E;
+    match e {
+        E::UnknownIssuer => "it is not signed by a CA the agent trusts (tls_ca_file)".to_string(),
+        E::Expired | E::ExpiredContext { .. } => "it has expired".to_string(),
+        E::NotValidYet | E::NotValidYetContext { .. } => "it is not valid yet".to_string(),
+        E::ExpiredRevocationList | E::ExpiredRevocationListContext { .. } => {
+            "the certificate revocation list has expired".to_string()
+        }
+        E::NotValidForName | E::NotValidForNameContext { .. } => {
+            format!("{e} (tls_server_name sets the name to check)")
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error a server's reply `-LINE` becomes.
+    fn server_error(line: &str) -> redis::RedisError {
+        let value = redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap();
+        value.extract_error().unwrap_err()
+    }
+
+    /// The error of a TLS handshake that rejected the certificate, wrapped
+    /// as tokio-rustls and the redis crate wrap it.
+    fn certificate_failure(e: rustls::CertificateError) -> redis::RedisError {
+        let io = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            rustls::Error::InvalidCertificate(e),
+        );
+        io.into()
+    }
+
+    #[test]
+    fn server_errors_read_as_the_server_said_them() {
+        let e = server_error("NOPERM this user has no permissions to run the 'info' command");
+        assert_eq!(
+            describe(&e),
+            "NOPERM this user has no permissions to run the 'info' command"
+        );
+        let e = server_error("LOADING Redis is loading the dataset in memory");
+        assert_eq!(
+            describe(&e),
+            "LOADING Redis is loading the dataset in memory"
+        );
+        assert!(is_transient(e.code().unwrap()));
+        assert!(!is_transient("NOPERM") && !is_transient("ERR"));
+    }
+
+    #[test]
+    fn a_refused_password_says_authentication_failed() {
+        let e = redis::RedisError::from((
+            redis::ErrorKind::AuthenticationFailed,
+            "Password authentication failed",
+        ));
+        assert!(describe(&e).starts_with("authentication failed:"));
+    }
+
+    #[test]
+    fn certificate_problems_are_named_in_the_same_words_every_poll() {
+        let e = certificate_failure(rustls::CertificateError::UnknownIssuer);
+        assert_eq!(
+            describe(&e),
+            "TLS: the server's certificate was not accepted: it is not signed by a CA the agent trusts (tls_ca_file)"
+        );
+        // rustls's text of an expired certificate holds the current time.
+        let at = |secs| {
+            certificate_failure(rustls::CertificateError::ExpiredContext {
+                time: rustls::pki_types::UnixTime::since_unix_epoch(Duration::from_secs(secs)),
+                not_after: rustls::pki_types::UnixTime::since_unix_epoch(Duration::from_secs(1)),
+            })
+        };
+        assert_eq!(describe(&at(100)), describe(&at(101)));
+        assert!(describe(&at(100)).ends_with("it has expired"));
+        assert!(!PollError::from(&e).lost_connection);
+    }
+
+    #[test]
+    fn a_dropped_connection_is_worth_a_retry_a_timeout_is_not() {
+        let dropped = redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert!(PollError::from(&dropped).lost_connection);
+        let timeout = redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut));
+        assert!(!PollError::from(&timeout).lost_connection);
+        assert!(!PollError::from(&server_error("ERR no")).lost_connection);
+    }
 }

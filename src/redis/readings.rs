@@ -414,6 +414,8 @@ pub struct InstanceStatus {
     /// Where it connects, without credentials.
     pub address: String,
     pub up: bool,
+    /// The server said `loading:1` in the last successful poll.
+    pub loading: bool,
     /// UNIX time of the last successful poll, if any.
     pub last_ok_unix: Option<u64>,
     pub poll_millis: u32,
@@ -421,6 +423,21 @@ pub struct InstanceStatus {
     pub last_error: String,
     pub polls_ok: u32,
     pub polls_failed: u32,
+}
+
+/// `redisInstanceState`: down when the last poll failed, loading when it
+/// succeeded on a server still loading its dataset, up otherwise.
+fn instance_state(status: &InstanceStatus) -> i32 {
+    let name = match (status.up, status.loading) {
+        (false, _) => "down",
+        (true, true) => "loading",
+        (true, false) => "up",
+    };
+    metrics::INSTANCE_STATE
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or(2)
 }
 
 /// The instance's row of `redisInstanceTable`.
@@ -434,7 +451,7 @@ pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part
             let value = match field {
                 StatusField::Name => display_string(&status.name),
                 StatusField::Address => display_string(&status.address),
-                StatusField::Up => Value::Integer(if status.up { 1 } else { 2 }),
+                StatusField::Up => Value::Integer(instance_state(status)),
                 StatusField::DataAge => Value::SecondsSince(status.last_ok_unix?),
                 StatusField::PollDuration => Value::Gauge32(status.poll_millis),
                 StatusField::LastError => display_string(&status.last_error),
@@ -801,8 +818,26 @@ mod tests {
             .find(|(o, _)| o.to_string() == ".1.3.6.1.4.1.20267.400.3.1.1.4.1")
             .unwrap();
         assert_eq!(up.1, Value::Integer(2));
+        // A failed poll is down, whatever an earlier poll said of loading.
+        let loading_then_down = InstanceStatus {
+            loading: true,
+            ..status.clone()
+        };
+        assert_eq!(instance_state(&loading_then_down), 2);
         assert!(!part
             .iter()
             .any(|(o, _)| o.to_string().starts_with(".1.3.6.1.4.1.20267.400.3.1.1.5.")));
+    }
+
+    #[test]
+    fn a_server_loading_its_dataset_is_loading_not_up() {
+        let mut status = InstanceStatus {
+            up: true,
+            loading: true,
+            ..Default::default()
+        };
+        assert_eq!(instance_state(&status), 3);
+        status.loading = false;
+        assert_eq!(instance_state(&status), 1);
     }
 }
