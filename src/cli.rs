@@ -64,8 +64,8 @@ pub struct Cli {
     #[arg(short = 'c', long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Where logs go: auto (journald under systemd, else stderr), stderr,
-    /// journald.
+    /// Where logs go: auto (journald under systemd or as a daemon where
+    /// journald runs, else stderr), stderr, journald.
     #[arg(long, value_name = "TARGET")]
     pub log: Option<String>,
 

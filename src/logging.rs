@@ -1,5 +1,6 @@
-//! Logging with tracing: to journald when systemd started us (or when asked),
-//! otherwise to stderr, with colours only on a terminal.
+//! Logging with tracing: to journald when systemd started us, when we detach
+//! from the terminal on a system that has journald, or when asked; otherwise
+//! to stderr, with colours only on a terminal.
 
 use crate::config::LogTarget;
 use std::io::IsTerminal;
@@ -7,18 +8,37 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
-/// `RUST_LOG` wins over `-v` when set.
-pub fn init(verbosity: u8, target: LogTarget) {
+/// Where journald takes log entries.
+const JOURNALD_SOCKET: &str = "/run/systemd/journal/socket";
+
+/// Whether `auto` means journald: under systemd (it sets JOURNAL_STREAM when
+/// our stderr is the journal), or once detached, when stderr is /dev/null
+/// and journald is there to take what would otherwise be lost.
+pub fn auto_is_journald(detached: bool) -> bool {
+    std::env::var_os("JOURNAL_STREAM").is_some()
+        || (detached && std::path::Path::new(JOURNALD_SOCKET).exists())
+}
+
+/// Whether a daemon (stderr on /dev/null) logging to `target` would log
+/// nothing at all.
+pub fn lost_when_detached(target: LogTarget) -> bool {
+    match target {
+        LogTarget::Stderr => true,
+        LogTarget::Auto | LogTarget::Journald => !std::path::Path::new(JOURNALD_SOCKET).exists(),
+    }
+}
+
+/// `RUST_LOG` wins over `-v` when set. `detached`: running as a daemon.
+pub fn init(verbosity: u8, target: LogTarget, detached: bool) {
     let level = match verbosity {
         0 => "info",
         1 => "debug",
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    // systemd sets JOURNAL_STREAM when our stderr is connected to the journal.
     let journald = match target {
         LogTarget::Journald => true,
-        LogTarget::Auto => std::env::var_os("JOURNAL_STREAM").is_some(),
+        LogTarget::Auto => auto_is_journald(detached),
         LogTarget::Stderr => false,
     };
     if journald {

@@ -49,12 +49,20 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if config.daemonize {
+        if logging::lost_when_detached(config.log_target) {
+            // Said while stderr is still the terminal: once detached, stderr
+            // is /dev/null and nothing would tell the operator.
+            eprintln!(
+                "redis-snmp: warning: as a daemon, with stderr closed and no journald to \
+                 log to, nothing will be logged; run with -n under a supervisor instead"
+            );
+        }
         if let Err(e) = daemon::detach(&config.pid_file) {
             eprintln!("redis-snmp: {e}");
             return ExitCode::FAILURE;
         }
     }
-    logging::init(config.verbosity, config.log_target);
+    logging::init(config.verbosity, config.log_target, config.daemonize);
     for warning in &config.warnings {
         warn!("{warning}");
     }

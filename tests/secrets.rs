@@ -292,6 +292,15 @@ fn daemonized_with_the_password_on_the_command_line_and_in_the_environment() {
     // The daemon's stderr is /dev/null: what the parent printed is all
     // there is to read.
     assert_no_leak(pid, &parent.log(), &snmpd, &[&pw, &decoy]);
+    // Without journald the daemon's log would go nowhere: the parent says
+    // so while it still has a terminal (with journald, the log goes there).
+    let journald = Path::new("/run/systemd/journal/socket").exists();
+    assert_eq!(
+        parent.log().contains("nothing will be logged"),
+        !journald,
+        "journald {journald}, the parent printed:\n{}",
+        parent.log()
+    );
 }
 
 fn check_config(config: &Path) -> (i32, String) {
