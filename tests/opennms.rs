@@ -1709,6 +1709,8 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             "cluster-config-file {}",
             dir.path().join("nodes.conf").display()
         ),
+        // The cluster bus is port + 10000 unless told: a port no lock holds.
+        &format!("cluster-port {}", common::free_port()),
     ]);
     cluster.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
     let (_sentinel, sentinel_port) = start_sentinel(&main, dir.path());

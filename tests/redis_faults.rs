@@ -351,8 +351,10 @@ fn start_loading(dir: &Path, port: u16, rdb: &[u8]) -> Proc {
         "port {port}\nbind 127.0.0.1\ndaemonize no\nsave \"\"\nappendonly no\n\
          dir {d}\nlogfile {d}/redis.log\nkey-load-delay 30\n\
          loading-process-events-interval-bytes 1024\ncluster-enabled yes\n\
-         cluster-config-file {d}/nodes.conf\n",
-        d = dir.display()
+         cluster-config-file {d}/nodes.conf\ncluster-port {bus}\n",
+        d = dir.display(),
+        // The cluster bus is port + 10000 unless told: a port no lock holds.
+        bus = free_port(),
     );
     std::fs::write(dir.join("redis.conf"), conf).unwrap();
     let mut cmd = Command::new("redis-server");
@@ -384,7 +386,13 @@ fn a_server_loading_its_dataset_is_reachable_and_says_so() {
 
     let _server = start_loading(dir.path(), port, &rdb);
     let started = Instant::now();
-    expect_state(&snmpd, 2, "loading(3)", Duration::from_secs(5));
+    let loading_seen = wait_until(Duration::from_secs(5), || state(&snmpd, 2) == "loading(3)");
+    assert!(
+        loading_seen,
+        "redisInstanceState.2 = {}, expected loading(3); the loading server's log:\n{}",
+        state(&snmpd, 2),
+        std::fs::read_to_string(dir.path().join("redis.log")).unwrap_or_default()
+    );
     let seen_loading = started.elapsed();
     // Reachable: no error, fresh data, and INFO's objects served, among
     // them redisPstLoading true(1).

@@ -310,6 +310,8 @@ fn single_node_cluster_reports_cluster_info() {
             "cluster-config-file {}",
             dir.path().join("nodes.conf").display()
         ),
+        // The cluster bus is port + 10000 unless told: a port no lock holds.
+        &format!("cluster-port {}", common::free_port()),
     ]);
     let _agent = start_agent(
         &snmpd,
