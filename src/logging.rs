@@ -11,12 +11,15 @@ use tracing_subscriber::EnvFilter;
 /// Where journald takes log entries.
 const JOURNALD_SOCKET: &str = "/run/systemd/journal/socket";
 
+fn journald_runs() -> bool {
+    std::path::Path::new(JOURNALD_SOCKET).exists()
+}
+
 /// Whether `auto` means journald: under systemd (it sets JOURNAL_STREAM when
 /// our stderr is the journal), or once detached, when stderr is /dev/null
 /// and journald is there to take what would otherwise be lost.
-pub fn auto_is_journald(detached: bool) -> bool {
-    std::env::var_os("JOURNAL_STREAM").is_some()
-        || (detached && std::path::Path::new(JOURNALD_SOCKET).exists())
+fn auto_is_journald(detached: bool) -> bool {
+    std::env::var_os("JOURNAL_STREAM").is_some() || (detached && journald_runs())
 }
 
 /// Whether a daemon (stderr on /dev/null) logging to `target` would log
@@ -24,7 +27,7 @@ pub fn auto_is_journald(detached: bool) -> bool {
 pub fn lost_when_detached(target: LogTarget) -> bool {
     match target {
         LogTarget::Stderr => true,
-        LogTarget::Auto | LogTarget::Journald => !std::path::Path::new(JOURNALD_SOCKET).exists(),
+        LogTarget::Auto | LogTarget::Journald => !journald_runs(),
     }
 }
 

@@ -222,11 +222,7 @@ fn sentinel_state(flags: &str) -> i32 {
     } else {
         "ok"
     };
-    metrics::SENTINEL_STATE
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .unwrap_or(1)
+    metrics::enum_number(metrics::SENTINEL_STATE, name).unwrap_or(1)
 }
 
 fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
@@ -433,11 +429,7 @@ fn instance_state(status: &InstanceStatus) -> i32 {
         (true, true) => "loading",
         (true, false) => "up",
     };
-    metrics::INSTANCE_STATE
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .unwrap_or(2)
+    metrics::enum_number(metrics::INSTANCE_STATE, name).unwrap_or(2)
 }
 
 /// The instance's row of `redisInstanceTable`.
