@@ -203,8 +203,11 @@ fn extra_sections() -> Roff {
              (redis://host:port, host:port, [v6addr]:port, unix:///path or \
              /path; required), username (an ACL user), password_file (the \
              password is its first line) and timeout (seconds for connecting \
-             and for each reply, default 2). Without any [[redis]] table the \
-             agent polls localhost:6379. The options -h, -P, -p and \
+             and for each reply, default 2), max_reply_bytes (a longer \
+             reply ends the connection, default 4194304) and slowlog_entries \
+             (false: only SLOWLOG LEN, as SLOWLOG GET shows command \
+             arguments; default true). Without any [[redis]] table the \
+             agent polls 127.0.0.1:6379. The options -h, -P, -p and \
              --password-file apply to the first instance.",
         )],
     );

@@ -84,6 +84,35 @@ pub struct Cli {
     pub help: Option<bool>,
 }
 
+/// Which options take a value and which carry a secret, as clap reads
+/// them: what [`crate::secret::wipe_from_argv`] needs to find the password
+/// in argv in every spelling clap accepts.
+pub fn arg_shapes() -> crate::secret::ArgShapes {
+    use clap::CommandFactory;
+    let mut shapes = crate::secret::ArgShapes::default();
+    for arg in Cli::command().get_arguments() {
+        if !arg.get_action().takes_values() {
+            continue;
+        }
+        let secret = arg.get_id() == "password";
+        let shorts: Vec<char> = arg.get_short_and_visible_aliases().unwrap_or_default();
+        let longs: Vec<String> = arg
+            .get_long_and_visible_aliases()
+            .unwrap_or_default()
+            .into_iter()
+            .chain(arg.get_aliases().unwrap_or_default())
+            .map(String::from)
+            .collect();
+        if secret {
+            shapes.secret_short.extend(&shorts);
+            shapes.secret_long.extend(longs.iter().cloned());
+        }
+        shapes.short_with_value.extend(shorts);
+        shapes.long_with_value.extend(longs);
+    }
+    shapes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +147,26 @@ mod tests {
         assert!(cli.no_daemon);
         assert_eq!(cli.verbose, 2);
         assert_eq!(cli.daemon_pid, Some(PathBuf::from("/run/x.pid")));
+    }
+
+    #[test]
+    fn the_password_options_are_known_as_clap_reads_them() {
+        let shapes = arg_shapes();
+        assert_eq!(shapes.secret_short, ['p']);
+        assert_eq!(shapes.secret_long, ["password"]);
+        assert!(shapes.short_with_value.contains(&'h'));
+        assert!(!shapes.short_with_value.contains(&'n'));
+        assert!(shapes.long_with_value.iter().any(|l| l == "daemon_pid"));
+        // The spellings the wipe handles are all ones clap accepts.
+        for args in [
+            &["x", "-p=pw"][..],
+            &["x", "-npPW"],
+            &["x", "-np", "PW"],
+            &["x", "-vp", "PW"],
+        ] {
+            let cli = Cli::try_parse_from(args).unwrap();
+            assert!(cli.password.is_some_and(|p| p.ends_with("pw") || p == "PW"));
+        }
     }
 
     #[test]

@@ -20,6 +20,23 @@ pub const DEFAULT_REFRESH_SECS: u64 = 10;
 pub const DEFAULT_PID_FILE: &str = "/var/run/redis-snmp.pid";
 pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
 
+/// Largest reply the agent reads from a Redis, in bytes, unless an
+/// instance's `max_reply_bytes` says otherwise. `INFO everything` of a busy
+/// server with many databases and commands is tens of kilobytes; a server
+/// (or something impersonating one) that sends more is refused, so it
+/// cannot make the agent's memory grow with its reply.
+pub const DEFAULT_MAX_REPLY_BYTES: u64 = 4 << 20;
+
+/// The host of the first instance when neither the file nor `-h` names one.
+/// An address, not `localhost`: a name that resolves to `::1` and
+/// `127.0.0.1` would send the password to whichever answers first, and
+/// any local user may listen on the address Redis does not use.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+
+/// The range `max_reply_bytes` may be set in.
+const MIN_MAX_REPLY_BYTES: u64 = 64 << 10;
+const MAX_MAX_REPLY_BYTES: u64 = 1 << 30;
+
 /// How to reach one Redis server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RedisAddress {
@@ -124,6 +141,12 @@ pub struct RedisInstance {
     /// Connect and response timeout.
     pub timeout: Duration,
     pub tls: TlsFiles,
+    /// A reply longer than this ends the connection and fails the poll.
+    pub max_reply_bytes: u64,
+    /// Whether to read the newest slow log entry (`SLOWLOG GET 1`): it
+    /// shows the command's arguments, keys and values included, to the
+    /// agent's Redis user. Off, only `SLOWLOG LEN` is asked.
+    pub slowlog_entries: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,6 +242,8 @@ struct FileInstance {
     tls_cert_file: Option<PathBuf>,
     tls_key_file: Option<PathBuf>,
     tls_server_name: Option<String>,
+    max_reply_bytes: Option<u64>,
+    slowlog_entries: Option<bool>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -433,6 +458,13 @@ fn instance_from_file(
         None => None,
     };
     let tls = tls_from_file(entry, &address, key, warnings)?;
+    let max_reply_bytes = entry.max_reply_bytes.unwrap_or(DEFAULT_MAX_REPLY_BYTES);
+    if !(MIN_MAX_REPLY_BYTES..=MAX_MAX_REPLY_BYTES).contains(&max_reply_bytes) {
+        return Err(format!(
+            "{}: {max_reply_bytes} is not between {MIN_MAX_REPLY_BYTES} and {MAX_MAX_REPLY_BYTES} bytes",
+            key("max_reply_bytes")
+        ));
+    }
     Ok(RedisInstance {
         name: entry
             .name
@@ -443,6 +475,8 @@ fn instance_from_file(
         password,
         timeout: Duration::from_secs_f64(timeout_secs),
         tls,
+        max_reply_bytes,
+        slowlog_entries: entry.slowlog_entries.unwrap_or(true),
     })
 }
 
@@ -501,13 +535,15 @@ fn apply_command_line(
         instances.push(RedisInstance {
             name: "redis1".to_string(),
             address: RedisAddress::Tcp {
-                host: "localhost".to_string(),
+                host: DEFAULT_HOST.to_string(),
                 port: 6379,
             },
             username: None,
             password: None,
             timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
             tls: TlsFiles::default(),
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
+            slowlog_entries: true,
         });
     }
     let first = &mut instances[0];
@@ -522,7 +558,7 @@ fn apply_command_line(
                 port: cli.port.unwrap_or(*port),
             },
             RedisAddress::Unix(_) => RedisAddress::Tcp {
-                host: cli.host.clone().unwrap_or_else(|| "localhost".to_string()),
+                host: cli.host.clone().unwrap_or_else(|| DEFAULT_HOST.to_string()),
                 port: cli.port.unwrap_or(6379),
             },
         };
@@ -570,7 +606,7 @@ mod tests {
         assert_eq!(config.refresh, Duration::from_secs(10));
         assert_eq!(config.agentx, AgentxAddress::default());
         assert_eq!(config.instances.len(), 1);
-        assert_eq!(config.instances[0].address.to_string(), "localhost:6379");
+        assert_eq!(config.instances[0].address.to_string(), "127.0.0.1:6379");
         assert_eq!(config.layout.legacy.to_string(), ".1.3.6.1.4.1.20267.400.1");
         assert!(config.daemonize);
     }

@@ -13,13 +13,18 @@ pub fn detach(pid_file: &Path) -> Result<(), String> {
     match unsafe { libc::fork() } {
         -1 => Err(format!("cannot fork: {}", std::io::Error::last_os_error())),
         0 => {
-            // SAFETY: plain syscalls on our own process.
-            unsafe { libc::setsid() };
+            // SAFETY: plain syscalls on our own process. The umask and the
+            // working directory are not inherited from whoever started us.
+            unsafe {
+                libc::setsid();
+                libc::umask(0o022);
+            }
+            let _ = std::env::set_current_dir("/");
             redirect_stdio_to_null();
             Ok(())
         }
         child => {
-            let written = std::fs::File::create(pid_file).and_then(|mut f| writeln!(f, "{child}"));
+            let written = write_pid_file(pid_file, child);
             if let Err(e) = written {
                 // SAFETY: signalling the child we just created.
                 unsafe { libc::kill(child, libc::SIGTERM) };
@@ -32,6 +37,47 @@ pub fn detach(pid_file: &Path) -> Result<(), String> {
             std::process::exit(0);
         }
     }
+}
+
+/// Writes `pid` to `path`, creating the file anew (`O_EXCL`: never writing
+/// through a link or into a file someone else planted). A file left by a
+/// process that no longer runs is replaced; one whose process runs means
+/// the agent runs already.
+fn write_pid_file(path: &Path, pid: libc::pid_t) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .open(path)
+    };
+    let mut file = match create() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let old = std::fs::read_to_string(path).unwrap_or_default();
+            let running = old
+                .trim()
+                .parse::<u32>()
+                .is_ok_and(crate::process::process_exists);
+            if running {
+                return Err(std::io::Error::other(format!(
+                    "it names process {}, which is running: is redis-snmp running already?",
+                    old.trim()
+                )));
+            }
+            std::fs::remove_file(path)?;
+            create()?
+        }
+        other => other?,
+    };
+    writeln!(file, "{pid}")
+}
+
+/// Makes the process non-dumpable: no core file, and no ptrace or
+/// `/proc/PID/mem`, `environ` reads by other processes of the same user.
+pub fn forbid_dumps() {
+    // SAFETY: prctl with constant arguments on our own process.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
 }
 
 fn redirect_stdio_to_null() {

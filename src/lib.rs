@@ -38,7 +38,8 @@
 //! - [`secret`]: passwords: where they come from, and keeping them out of
 //!   argv, logs and errors.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
-//!   from the terminal when not run with `-n`.
+//!   from the terminal when not run with `-n`, the PID file, no core
+//!   dumps; [`process`]: whether a PID runs, even one `/proc` hides.
 //!
 //! `main.rs` only wires these together.
 
@@ -50,6 +51,7 @@ pub mod logging;
 pub mod metrics;
 pub mod notify;
 pub mod oid;
+pub mod process;
 pub mod puppet;
 pub mod redis;
 pub mod secret;

@@ -9,7 +9,7 @@ use redis_snmp::metrics::Layout;
 use redis_snmp::notify::{Notifier, PuppetObservation};
 use redis_snmp::puppet::{self, PuppetState};
 use redis_snmp::redis::poller::Poller;
-use redis_snmp::secret::{self, Secret};
+use redis_snmp::secret;
 use redis_snmp::snapshot::PartKey;
 use redis_snmp::snapshot::Store;
 use redis_snmp::{daemon, logging};
@@ -24,7 +24,12 @@ use tracing::{error, info, warn};
 const SNAPSHOT_WINDOW: Duration = Duration::from_millis(50);
 
 fn main() -> ExitCode {
+    // No core dump and no ptrace by other processes of our user: either
+    // would hand out the Redis passwords this process holds.
+    daemon::forbid_dumps();
     let cli = Cli::parse();
+    // clap has copied the password; out of argv with it, in every spelling.
+    secret::wipe_from_argv(&redis_snmp::cli::arg_shapes());
     let env_password = std::env::var(PASSWORD_ENV).ok();
     // Nothing we start needs it: keep it out of any child's environment,
     // and out of /proc/PID/environ (ours and, once forked, the daemon's),
@@ -38,9 +43,6 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(password) = &cli.password {
-        secret::wipe_from_argv(&Secret::new(password.clone()));
-    }
     if cli.check_config {
         for warning in &config.warnings {
             eprintln!("redis-snmp: warning: {warning}");
@@ -77,6 +79,9 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(run(&config));
+    // A reader stuck in a blocking task must not keep the process alive
+    // after SIGTERM.
+    runtime.shutdown_timeout(Duration::from_secs(1));
     if config.daemonize {
         let _ = std::fs::remove_file(&config.pid_file);
     }

@@ -81,12 +81,88 @@ pub fn redact(text: &str, secret: Option<&Secret>) -> String {
     }
 }
 
-/// Overwrites the password given with `-p`/`--password` in the process's
-/// own argument strings, so `ps` and `/proc/PID/cmdline` stop showing it.
-/// (It is visible until this runs, a few microseconds after start: a
-/// password file is the safe way.) Returns whether anything was wiped.
-pub fn wipe_from_argv(secret: &Secret) -> bool {
-    argv::wipe(secret.expose())
+/// How the command line spells its options: which take a value, and which
+/// of those carry a secret. Built from the clap definition
+/// ([`crate::cli::arg_shapes`]), so argv is read the way clap reads it.
+#[derive(Debug, Clone, Default)]
+pub struct ArgShapes {
+    /// Short options that take a value (`-h HOST`, `-hHOST`, `-h=HOST`).
+    pub short_with_value: Vec<char>,
+    /// Long options that take a value (`--host HOST`, `--host=HOST`).
+    pub long_with_value: Vec<String>,
+    /// The options among those whose value is a secret.
+    pub secret_short: Vec<char>,
+    pub secret_long: Vec<String>,
+}
+
+/// Where secrets stand in `args` (argv without the program name): for
+/// each, the argument's index and the byte it starts at; the secret runs to
+/// the end of that argument. Every spelling clap accepts is found
+/// (`-p PW`, `-pPW`, `-p=PW`, `-npPW`, `-np PW`, `--password PW`,
+/// `--password=PW`), every time it is given (the last one wins, but the
+/// earlier ones are in argv too), and nothing after `--`.
+pub fn secret_spans(args: &[&[u8]], shapes: &ArgShapes) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    // The next argument is a value: of a secret option, or of another.
+    let mut value_next: Option<bool> = None;
+    for (i, arg) in args.iter().enumerate() {
+        if let Some(secret) = value_next.take() {
+            if secret {
+                spans.push((i, 0));
+            }
+            continue;
+        }
+        if *arg == b"--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix(b"--") {
+            let (name, has_inline) = match long.iter().position(|&b| b == b'=') {
+                Some(eq) => (&long[..eq], true),
+                None => (long, false),
+            };
+            let name = String::from_utf8_lossy(name);
+            let secret = shapes.secret_long.iter().any(|l| *l == name);
+            let takes_value = secret || shapes.long_with_value.iter().any(|l| *l == name);
+            if takes_value && has_inline {
+                if secret {
+                    spans.push((i, 2 + name.len() + 1));
+                }
+            } else if takes_value {
+                value_next = Some(secret);
+            }
+            continue;
+        }
+        let Some(cluster) = arg.strip_prefix(b"-").filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        // A cluster of short flags, up to the first that takes a value:
+        // the rest of the argument, or the next one, is that value.
+        for (at, &byte) in cluster.iter().enumerate() {
+            let c = char::from(byte);
+            let secret = shapes.secret_short.contains(&c);
+            if !secret && !shapes.short_with_value.contains(&c) {
+                continue;
+            }
+            let value_at = 1 + at + 1;
+            if value_at < arg.len() {
+                if secret {
+                    spans.push((i, value_at));
+                }
+            } else {
+                value_next = Some(secret);
+            }
+            break;
+        }
+    }
+    spans
+}
+
+/// Overwrites every secret option's value in the process's own argument
+/// strings, so `ps` and `/proc/PID/cmdline` stop showing it. (It is
+/// visible until this runs, a few microseconds after start: a password
+/// file is the safe way.) Returns whether anything was wiped.
+pub fn wipe_from_argv(shapes: &ArgShapes) -> bool {
+    argv::wipe(shapes)
 }
 
 /// Overwrites the value of the environment variable `name` in the
@@ -149,48 +225,36 @@ mod argv {
         wiped
     }
 
-    pub fn wipe(password: &str) -> bool {
+    pub fn wipe(shapes: &super::ArgShapes) -> bool {
         let argv = ARGV.load(Ordering::Relaxed);
         let argc = ARGC.load(Ordering::Relaxed);
-        if argv.is_null() || password.is_empty() {
+        if argv.is_null() || argc < 2 {
             return false;
         }
-        let mut wiped = false;
-        let mut previous_was_flag = false;
-        for i in 0..argc {
-            // SAFETY: glibc guarantees argv[0..argc] are valid NUL-terminated
-            // strings that live for the whole process; we only overwrite
-            // bytes within each string's existing length.
-            let arg = unsafe { *argv.add(i) };
-            if arg.is_null() {
-                break;
-            }
-            let bytes = unsafe { CStr::from_ptr(arg) }.to_bytes();
-            let len = bytes.len();
-            let text = String::from_utf8_lossy(bytes);
-            let secret_at = if previous_was_flag && text == password {
-                Some(0)
-            } else if let Some(rest) = text.strip_prefix("--password=") {
-                (rest == password).then_some("--password=".len())
-            } else if let Some(rest) = text.strip_prefix("-p") {
-                (rest == password && !rest.is_empty()).then_some(2)
-            } else {
-                None
-            };
-            previous_was_flag = text == "-p" || text == "--password";
-            if let Some(start) = secret_at {
-                // SAFETY: start..len lies within this argument's bytes.
-                unsafe { std::ptr::write_bytes(arg.add(start) as *mut u8, b'*', len - start) };
-                wiped = true;
-            }
+        // SAFETY: glibc guarantees argv[0..argc] are valid NUL-terminated
+        // strings that live for the whole process.
+        let args: Vec<*mut c_char> = (1..argc).map(|i| unsafe { *argv.add(i) }).collect();
+        if args.iter().any(|a| a.is_null()) {
+            return false;
         }
-        wiped
+        let texts: Vec<&[u8]> = args
+            .iter()
+            .map(|&a| unsafe { CStr::from_ptr(a) }.to_bytes())
+            .collect();
+        let spans = super::secret_spans(&texts, shapes);
+        for &(i, start) in &spans {
+            let len = texts[i].len();
+            // SAFETY: start..len lies within this argument's bytes; we only
+            // overwrite bytes within each string's existing length.
+            unsafe { std::ptr::write_bytes(args[i].add(start) as *mut u8, b'*', len - start) };
+        }
+        !spans.is_empty()
     }
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 mod argv {
-    pub fn wipe(_password: &str) -> bool {
+    pub fn wipe(_shapes: &super::ArgShapes) -> bool {
         false
     }
 
@@ -245,6 +309,62 @@ mod tests {
             stdout.contains("1 passed"),
             "the child ran no test: {stdout}"
         );
+    }
+
+    fn shapes() -> ArgShapes {
+        ArgShapes {
+            short_with_value: vec!['h', 'P', 'p', 'o', 'r', 'x', 'c'],
+            long_with_value: ["host", "port", "password", "password-file", "config"]
+                .map(String::from)
+                .to_vec(),
+            secret_short: vec!['p'],
+            secret_long: vec!["password".into()],
+        }
+    }
+
+    /// The arguments with each secret span overwritten, as `ps` shows them.
+    fn wiped(args: &[&str]) -> Vec<String> {
+        let bytes: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        let mut out: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        for (i, start) in secret_spans(&bytes, &shapes()) {
+            let len = out[i].len();
+            out[i].replace_range(start.., &"*".repeat(len - start));
+        }
+        out
+    }
+
+    #[test]
+    fn every_spelling_clap_accepts_is_wiped() {
+        assert_eq!(wiped(&["-p", "pw1"]), ["-p", "***"]);
+        assert_eq!(wiped(&["-ppw1"]), ["-p***"]);
+        assert_eq!(wiped(&["-p=pw1"]), ["-p****"]);
+        assert_eq!(wiped(&["-npPW"]), ["-np**"]);
+        assert_eq!(wiped(&["-np", "PW"]), ["-np", "**"]);
+        assert_eq!(wiped(&["-vp", "PW"]), ["-vp", "**"]);
+        assert_eq!(wiped(&["--password", "pw1"]), ["--password", "***"]);
+        assert_eq!(wiped(&["--password=pw1"]), ["--password=***"]);
+        // An earlier -p is in argv too, though the last one wins.
+        assert_eq!(
+            wiped(&["-p", "old", "-n", "-p", "new"]),
+            ["-p", "***", "-n", "-p", "***"]
+        );
+        // A value that looks like an option is still the value.
+        assert_eq!(wiped(&["-p", "-n"]), ["-p", "**"]);
+    }
+
+    #[test]
+    fn values_of_other_options_and_operands_are_left_alone() {
+        // "-p" as the host's value is a host, not the password option.
+        assert_eq!(wiped(&["-h", "-p", "x"]), ["-h", "-p", "x"]);
+        assert_eq!(wiped(&["-hdb1", "-P", "6380"]), ["-hdb1", "-P", "6380"]);
+        assert_eq!(wiped(&["--host=-p", "x"]), ["--host=-p", "x"]);
+        assert_eq!(wiped(&["--", "-p", "x"]), ["--", "-p", "x"]);
+        assert_eq!(wiped(&["-", "-n"]), ["-", "-n"]);
+        assert_eq!(
+            wiped(&["--password-file", "/pw"]),
+            ["--password-file", "/pw"]
+        );
+        assert_eq!(wiped(&["-p"]), ["-p"]);
     }
 
     #[test]

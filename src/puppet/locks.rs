@@ -10,6 +10,7 @@
 //!   process name for `ruby` with `puppet` in the arguments, or `puppet`;
 //!   from Puppet's source, not tested here), and so does [`check_process`].
 
+use crate::process::process_exists;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -60,13 +61,18 @@ pub enum ProcessCheck {
 
 /// Look up `pid` in `/proc`.
 pub fn check_process(pid: u32) -> ProcessCheck {
-    check_process_in(Path::new("/proc"), pid)
+    check_process_in(Path::new("/proc"), pid, process_exists)
 }
 
-fn check_process_in(proc_root: &Path, pid: u32) -> ProcessCheck {
+fn check_process_in(proc_root: &Path, pid: u32, exists: impl Fn(u32) -> bool) -> ProcessCheck {
     let dir = proc_root.join(pid.to_string());
     if !dir.exists() {
-        return ProcessCheck::Gone;
+        // Invisible is not gone: a hidden process may be Puppet's run.
+        return if exists(pid) {
+            ProcessCheck::Unknown
+        } else {
+            ProcessCheck::Gone
+        };
     }
     let comm = match std::fs::read(dir.join("comm")) {
         Ok(c) => String::from_utf8_lossy(&c).trim().to_owned(),
@@ -232,10 +238,46 @@ mod tests {
             Some("puppet"),
             b"/usr/bin/puppet\0agent\0--no-daemonize\0",
         );
-        assert_eq!(check_process_in(root.path(), 10), ProcessCheck::Puppet);
-        assert_eq!(check_process_in(root.path(), 11), ProcessCheck::Other);
-        assert_eq!(check_process_in(root.path(), 12), ProcessCheck::Unknown);
-        assert_eq!(check_process_in(root.path(), 13), ProcessCheck::Puppet);
-        assert_eq!(check_process_in(root.path(), 14), ProcessCheck::Gone);
+        let none = |_| false;
+        assert_eq!(
+            check_process_in(root.path(), 10, none),
+            ProcessCheck::Puppet
+        );
+        assert_eq!(check_process_in(root.path(), 11, none), ProcessCheck::Other);
+        assert_eq!(
+            check_process_in(root.path(), 12, none),
+            ProcessCheck::Unknown
+        );
+        assert_eq!(
+            check_process_in(root.path(), 13, none),
+            ProcessCheck::Puppet
+        );
+        assert_eq!(check_process_in(root.path(), 14, none), ProcessCheck::Gone);
+    }
+
+    #[test]
+    fn a_process_hidden_from_proc_is_not_taken_for_gone() {
+        // An empty /proc, as the agent sees it under ProtectProc=invisible,
+        // with real PIDs: this test's own (alive), init (alive, and not
+        // ours: kill(1, 0) says EPERM to a user) and a reaped child.
+        let hidden = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        assert!(process_exists(me) && process_exists(1));
+        assert_eq!(
+            check_process_in(hidden.path(), me, process_exists),
+            ProcessCheck::Unknown
+        );
+        assert_eq!(
+            check_process_in(hidden.path(), 1, process_exists),
+            ProcessCheck::Unknown
+        );
+        let mut child = Command::new("true").spawn().unwrap();
+        child.wait().unwrap();
+        assert!(!process_exists(child.id()));
+        assert_eq!(
+            check_process_in(hidden.path(), child.id(), process_exists),
+            ProcessCheck::Gone
+        );
+        assert!(!process_exists(0) && !process_exists(u32::MAX));
     }
 }

@@ -9,9 +9,8 @@ use super::locks::{self, RunLock, MAX_LOCK_BYTES};
 use super::report::{self, CachedCatalogStatus, RunReport, MAX_REPORT_BYTES};
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
 use super::{ParseError, PuppetPaths, RunStatus};
-use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 /// How much later than its report's end (start `time` + `total` time) a
@@ -290,10 +289,26 @@ enum Outcome {
 /// Read at most `max` bytes of `path`; a larger file is refused from its
 /// size, before reading. `unchanged` short-cuts a file whose stamp is the
 /// same as the last read's.
+///
+/// The directories are the `puppet` user's, so what is found there is not
+/// trusted: the file is opened without following a symbolic link (one
+/// pointing at a file only the agent may read would show its content in
+/// error texts) and without blocking (opening a FIFO would wait for a
+/// writer forever), and read only if it is a regular file.
 fn read_capped(path: &Path, max: usize, unchanged: Option<FileStamp>) -> Option<Outcome> {
-    let mut file = match File::open(path) {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path);
+    let mut file = match opened {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(Outcome::Missing),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Some(Outcome::Failed(FileStatus::Unreadable {
+                error: format!("{} is a symbolic link, not read", path.display()),
+                permission: false,
+            }))
+        }
         Err(e) => return Some(Outcome::Failed(unreadable(path, &e))),
     };
     let meta = match file.metadata() {
@@ -471,5 +486,51 @@ pub fn permission_advice(paths: &PuppetPaths, which: &Path) -> String {
          section of puppet.conf (and make sure its directory is searchable), or run \
          redis-snmp as root"
             .to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_fifo_is_refused_at_once_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("last_run_summary.yaml");
+        let path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+        let started = Instant::now();
+        let outcome = read_capped(&fifo, 1024, None);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        match outcome {
+            Some(Outcome::Failed(FileStatus::Unreadable { error, .. })) => {
+                assert!(error.contains("not a regular file"), "{error}")
+            }
+            _ => panic!("a FIFO was not refused"),
+        }
+    }
+
+    #[test]
+    fn a_symbolic_link_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("password");
+        std::fs::write(&secret, "s3cret\n").unwrap();
+        let link = dir.path().join("last_run_summary.yaml");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        match read_capped(&link, 1024, None) {
+            Some(Outcome::Failed(FileStatus::Unreadable { error, .. })) => {
+                assert!(error.contains("symbolic link"), "{error}");
+                assert!(!error.contains("s3cret"));
+            }
+            _ => panic!("a symbolic link was followed"),
+        }
+        // A regular file reads as before.
+        std::fs::write(dir.path().join("plain"), "x: 1\n").unwrap();
+        assert!(matches!(
+            read_capped(&dir.path().join("plain"), 1024, None),
+            Some(Outcome::Content(..))
+        ));
     }
 }

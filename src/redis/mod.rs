@@ -1,5 +1,6 @@
 //! Reading Redis: the INFO parser and the poller.
 
+pub mod connection;
 pub mod info;
 pub mod poller;
 pub mod readings;

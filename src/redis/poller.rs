@@ -7,17 +7,17 @@
 //! since the last poll is replaced at once, not reported as an outage; a
 //! server still loading its dataset is reachable, and reported as loading.
 
+use super::connection::{self, ConnectError, ReplyBudget};
 use super::info::Info;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
 use super::replies;
-use crate::config::{RedisAddress, RedisInstance, TlsFiles};
+use crate::config::RedisInstance;
 use crate::metrics::Layout;
 use crate::notify::{Notifier, RedisObservation};
 use crate::secret;
 use crate::smi::unix_now;
 use crate::snapshot::{PartKey, Store};
 use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,10 +39,15 @@ pub struct Poller {
     refresh: Duration,
     status: InstanceStatus,
     connection: Option<MultiplexedConnection>,
+    /// What the reply to the command being asked may still take.
+    budget: ReplyBudget,
     /// Which entry of `INFO_SECTIONS` this server understands.
     info_variant: usize,
     /// The server's `databases` setting, asked once per connection.
     databases: Option<Option<u32>>,
+    /// One more than the highest database number INFO has listed since the
+    /// agent started: keyspace rows are kept up to there.
+    databases_seen: u32,
     /// Optional commands this server refused: not asked again on this
     /// connection, and said once in the log (managed and locked-down servers
     /// refuse CONFIG, CLUSTER…).
@@ -63,6 +68,7 @@ impl Poller {
             address: instance.address.to_string(),
             ..Default::default()
         };
+        let budget = ReplyBudget::new(instance.max_reply_bytes);
         Poller {
             index,
             instance,
@@ -72,8 +78,10 @@ impl Poller {
             refresh,
             status,
             connection: None,
+            budget,
             info_variant: 0,
             databases: None,
+            databases_seen: 0,
             refused: HashSet::new(),
         }
     }
@@ -168,7 +176,11 @@ impl Poller {
     /// optional commands this server allows tell.
     async fn read_once(&mut self) -> Result<(Info, Extras), PollError> {
         if self.connection.is_none() {
-            self.connection = Some(self.connect().await?);
+            let connected = connection::connect(&self.instance, &self.budget).await;
+            self.connection = Some(connected.map_err(|e| match e {
+                ConnectError::Redis(e) => describe(&e),
+                ConnectError::Other(text) => text,
+            })?);
             self.info_variant = 0;
             self.databases = None;
             // A fixed ACL or a new server may allow what was refused.
@@ -190,12 +202,27 @@ impl Poller {
                     self.databases = Some(databases.and_then(|d| u32::try_from(d).ok()));
                 }
             }
-            extras.databases = self.databases.flatten();
+            // Without CONFIG GET (the least-privilege user has none: it
+            // would read requirepass too), rows are kept for every database
+            // seen since the agent started, so one that empties keeps its
+            // row at zero instead of vanishing.
+            let highest = info
+                .keyspace()
+                .iter()
+                .map(|row| row.db.saturating_add(1))
+                .max();
+            self.databases_seen = self.databases_seen.max(highest.unwrap_or(0));
+            extras.databases = self
+                .databases
+                .flatten()
+                .or((self.databases_seen > 0).then_some(self.databases_seen));
             if let Some(reply) = self.optional_query("SLOWLOG", &["LEN"]).await {
                 extras.slowlog_len = replies::slowlog_len(&reply);
             }
-            if let Some(reply) = self.optional_query("SLOWLOG", &["GET", "1"]).await {
-                extras.slowlog_last = replies::slowlog_newest(&reply);
+            if self.instance.slowlog_entries {
+                if let Some(reply) = self.optional_query("SLOWLOG", &["GET", "1"]).await {
+                    extras.slowlog_last = replies::slowlog_newest(&reply);
+                }
             }
             if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
                 extras.latency = replies::latency_latest(&reply);
@@ -242,10 +269,22 @@ impl Poller {
             return None;
         }
         let connection = self.connection.as_mut()?;
+        self.budget.renew();
         let reply: redis::RedisResult<redis::Value> =
             redis::cmd(command).arg(args).query_async(connection).await;
         match reply {
             Ok(value) => Some(value),
+            Err(_) if self.budget.exceeded() => {
+                // The connection is gone with the reply: the next poll
+                // connects again, and asks again.
+                warn!(
+                    instance = %self.status.name,
+                    "the reply to {what} was over the {}-byte limit (max_reply_bytes); connection closed",
+                    self.budget.max()
+                );
+                self.connection = None;
+                None
+            }
             Err(e) if e.code().is_some_and(is_transient) => {
                 debug!(instance = %self.status.name, "{what} not now: {}", describe(&e));
                 None
@@ -276,7 +315,15 @@ impl Poller {
             if let Some(section) = section {
                 command.arg(section);
             }
+            self.budget.renew();
             let reply: redis::RedisResult<Vec<u8>> = command.query_async(connection).await;
+            if reply.is_err() && self.budget.exceeded() {
+                return Err(format!(
+                    "the reply to INFO was over the {}-byte limit (max_reply_bytes)",
+                    self.budget.max()
+                )
+                .into());
+            }
             let last_variant = self.info_variant + 1 >= INFO_SECTIONS.len();
             match reply {
                 Ok(text) if !text.is_empty() => return Ok(text),
@@ -288,107 +335,6 @@ impl Poller {
                 Err(e) => return Err(PollError::from(&e)),
             }
         }
-    }
-
-    async fn connect(&self) -> Result<MultiplexedConnection, String> {
-        let tls = &self.instance.tls;
-        let mut resolver = None;
-        let addr = match &self.instance.address {
-            RedisAddress::Tcp { host, port } => ConnectionAddr::Tcp(host.clone(), *port),
-            RedisAddress::Unix(path) => ConnectionAddr::Unix(path.clone()),
-            RedisAddress::Tls { host, port } => {
-                // The redis crate verifies the certificate against the host it
-                // connects to; to verify another name, connect "to" that name
-                // and resolve it to the configured host ourselves.
-                let name = match &tls.server_name {
-                    Some(name) if name != host => {
-                        resolver = Some(FixedResolver { host: host.clone() });
-                        name.clone()
-                    }
-                    _ => host.clone(),
-                };
-                ConnectionAddr::TcpTls {
-                    host: name,
-                    port: *port,
-                    insecure: false,
-                    tls_params: None,
-                }
-            }
-        };
-        let mut settings = RedisConnectionInfo::default().set_skip_set_lib_name();
-        if let Some(user) = &self.instance.username {
-            settings = settings.set_username(user);
-        }
-        if let Some(password) = &self.instance.password {
-            settings = settings.set_password(password.expose());
-        }
-        let info = addr
-            .into_connection_info()
-            .map_err(|e| describe(&e))?
-            .set_redis_settings(settings);
-        let client = match &self.instance.address {
-            RedisAddress::Tls { .. } => {
-                install_crypto_provider();
-                redis::Client::build_with_tls(info, tls_certificates(tls)?)
-            }
-            _ => redis::Client::open(info),
-        }
-        .map_err(|e| describe(&e))?;
-        let mut config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(self.instance.timeout))
-            .set_response_timeout(Some(self.instance.timeout));
-        if let Some(resolver) = resolver {
-            config = config.set_dns_resolver(resolver);
-        }
-        client
-            .get_multiplexed_async_connection_with_config(&config)
-            .await
-            .map_err(|e| describe(&e))
-    }
-}
-
-/// Reads the PEM files of a TLS instance.
-fn tls_certificates(tls: &TlsFiles) -> Result<redis::TlsCertificates, String> {
-    let read = |path: &std::path::Path| {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-    };
-    let root_cert = tls.ca_file.as_deref().map(read).transpose()?;
-    let client_tls = match (&tls.cert_file, &tls.key_file) {
-        (Some(cert), Some(key)) => Some(redis::ClientTlsConfig {
-            client_cert: read(cert)?,
-            client_key: read(key)?,
-        }),
-        _ => None,
-    };
-    Ok(redis::TlsCertificates {
-        client_tls,
-        root_cert,
-    })
-}
-
-/// rustls needs one process-wide crypto provider; we use ring.
-fn install_crypto_provider() {
-    // Err only means a provider is installed already.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
-/// Resolves any name to one configured host: lets TLS verify a server name
-/// other than the address connected to.
-struct FixedResolver {
-    host: String,
-}
-
-impl redis::io::AsyncDNSResolver for FixedResolver {
-    fn resolve<'a, 'b: 'a>(
-        &'a self,
-        _name: &'b str,
-        port: u16,
-    ) -> redis::RedisFuture<'a, Box<dyn Iterator<Item = std::net::SocketAddr> + Send + 'a>> {
-        Box::pin(async move {
-            let addrs = tokio::net::lookup_host((self.host.as_str(), port)).await?;
-            Ok(Box::new(addrs.collect::<Vec<_>>().into_iter())
-                as Box<dyn Iterator<Item = _> + Send>)
-        })
     }
 }
 
@@ -430,12 +376,7 @@ fn is_transient(code: &str) -> bool {
 /// words that say what to fix. The same fault must give the same words on
 /// every poll: the log says an error again only when its text changes.
 fn describe(e: &redis::RedisError) -> String {
-    let text = if let Some(certificate) = certificate_error(e) {
-        format!(
-            "TLS: the server's certificate was not accepted: {}",
-            certificate_problem(certificate)
-        )
-    } else if e.kind() == redis::ErrorKind::AuthenticationFailed {
+    let text = if e.kind() == redis::ErrorKind::AuthenticationFailed {
         // The crate drops the server's reply (WRONGPASS…); say what it means.
         "authentication failed: the server refused the configured username or password".to_string()
     } else if let (Some(code), Some(detail)) = (e.code(), e.detail()) {
@@ -444,45 +385,25 @@ fn describe(e: &redis::RedisError) -> String {
     } else {
         e.to_string()
     };
-    text.lines().next().unwrap_or("").trim().to_string()
+    escape_controls(text.lines().next().unwrap_or("").trim())
 }
 
-/// The certificate problem of a failed TLS handshake: rustls's error, inside
-/// the I/O error tokio-rustls returns, inside the redis error.
-fn certificate_error(e: &redis::RedisError) -> Option<&rustls::CertificateError> {
-    match io_error(e)?.get_ref()?.downcast_ref::<rustls::Error>()? {
-        rustls::Error::InvalidCertificate(certificate) => Some(certificate),
-        _ => None,
+/// `text` with control characters written as escapes (`\u{1b}`): a server
+/// chooses its error texts, and they go to the log and into SNMP values,
+/// where a raw escape sequence could rewrite an operator's terminal.
+fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
     }
-}
-
-/// The I/O error a redis error wraps. The crate keeps it in an `Arc`, and
-/// `source()` hands out the `Arc` itself.
-fn io_error(e: &redis::RedisError) -> Option<&std::io::Error> {
-    type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
-    let source = std::error::Error::source(e)?;
-    match source.downcast_ref::<Shared>() {
-        Some(shared) => shared.downcast_ref(),
-        None => source.downcast_ref(),
-    }
-}
-
-/// A certificate problem in stable words: rustls's own text of some carries
-/// the current time, which would make every poll's error new.
-fn certificate_problem(e: &rustls::CertificateError) -> String {
-    use rustls::CertificateError as E;
-    match e {
-        E::UnknownIssuer => "it is not signed by a CA the agent trusts (tls_ca_file)".to_string(),
-        E::Expired | E::ExpiredContext { .. } => "it has expired".to_string(),
-        E::NotValidYet | E::NotValidYetContext { .. } => "it is not valid yet".to_string(),
-        E::ExpiredRevocationList | E::ExpiredRevocationListContext { .. } => {
-            "the certificate revocation list has expired".to_string()
-        }
-        E::NotValidForName | E::NotValidForNameContext { .. } => {
-            format!("{e} (tls_server_name sets the name to check)")
-        }
-        other => other.to_string(),
-    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -493,16 +414,6 @@ mod tests {
     fn server_error(line: &str) -> redis::RedisError {
         let value = redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap();
         value.extract_error().unwrap_err()
-    }
-
-    /// The error of a TLS handshake that rejected the certificate, wrapped
-    /// as tokio-rustls and the redis crate wrap it.
-    fn certificate_failure(e: rustls::CertificateError) -> redis::RedisError {
-        let io = std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            rustls::Error::InvalidCertificate(e),
-        );
-        io.into()
     }
 
     #[test]
@@ -522,31 +433,19 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_in_server_errors_are_escaped() {
+        let e = server_error("ERR \x1b]0;owned\x07\x1b[2Jgone");
+        assert_eq!(describe(&e), "ERR \\u{1b}]0;owned\\u{7}\\u{1b}[2Jgone");
+        assert!(!describe(&e).chars().any(char::is_control));
+    }
+
+    #[test]
     fn a_refused_password_says_authentication_failed() {
         let e = redis::RedisError::from((
             redis::ErrorKind::AuthenticationFailed,
             "Password authentication failed",
         ));
         assert!(describe(&e).starts_with("authentication failed:"));
-    }
-
-    #[test]
-    fn certificate_problems_are_named_in_the_same_words_every_poll() {
-        let e = certificate_failure(rustls::CertificateError::UnknownIssuer);
-        assert_eq!(
-            describe(&e),
-            "TLS: the server's certificate was not accepted: it is not signed by a CA the agent trusts (tls_ca_file)"
-        );
-        // rustls's text of an expired certificate holds the current time.
-        let at = |secs| {
-            certificate_failure(rustls::CertificateError::ExpiredContext {
-                time: rustls::pki_types::UnixTime::since_unix_epoch(Duration::from_secs(secs)),
-                not_after: rustls::pki_types::UnixTime::since_unix_epoch(Duration::from_secs(1)),
-            })
-        };
-        assert_eq!(describe(&at(100)), describe(&at(101)));
-        assert!(describe(&at(100)).ends_with("it has expired"));
-        assert!(!PollError::from(&e).lost_connection);
     }
 
     #[test]

@@ -653,13 +653,13 @@ pub enum Reply {
     Array(Option<Vec<Reply>>),
 }
 
-struct RespConn {
+pub struct RespConn {
     stream: TcpStream,
     buf: Vec<u8>,
 }
 
 impl RespConn {
-    fn connect(port: u16) -> std::io::Result<RespConn> {
+    pub fn connect(port: u16) -> std::io::Result<RespConn> {
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
         let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
         stream.set_read_timeout(Some(Duration::from_secs(5)))?;
@@ -670,7 +670,7 @@ impl RespConn {
         })
     }
 
-    fn call(&mut self, args: &[&str]) -> Result<Reply, String> {
+    pub fn call(&mut self, args: &[&str]) -> Result<Reply, String> {
         let mut req = format!("*{}\r\n", args.len()).into_bytes();
         for a in args {
             req.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());

@@ -1,0 +1,427 @@
+//! Opening the connection to one Redis instance, on our terms:
+//!
+//! - **One address.** An IP address is used as given; a name is resolved
+//!   and only its first address is tried (`localhost` is `127.0.0.1`). A
+//!   client that tries every address of a name sends AUTH, password and
+//!   all, to whatever listens on the first one that accepts: on a shared
+//!   host any user may listen on `[::1]:6379` when Redis binds only
+//!   `127.0.0.1`.
+//! - **Bounded replies.** Every byte read from the server is counted
+//!   against a [`ReplyBudget`] that the poller renews before each command;
+//!   a reply over it ends the connection with an error, so a hostile or
+//!   impersonated server cannot make the agent's memory grow with what it
+//!   sends.
+//! - **TLS by rustls**, verified against `tls_ca_file` or the system's
+//!   roots, for the name in `tls_server_name` or the host.
+//!
+//! The stream is then handed to the `redis` crate, which does the protocol
+//! (AUTH, the reply parser) over it.
+
+use crate::config::{RedisAddress, RedisInstance, TlsFiles};
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncConnectionConfig, RedisConnectionInfo};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpStream, UnixStream};
+
+/// How many bytes the reply to the command being asked may still take.
+/// Shared by the poller, which renews it before each command, and the
+/// connection's stream, which spends it as bytes arrive.
+#[derive(Clone, Debug)]
+pub struct ReplyBudget(Arc<Budget>);
+
+#[derive(Debug)]
+struct Budget {
+    max: u64,
+    left: AtomicU64,
+    exceeded: AtomicBool,
+}
+
+impl ReplyBudget {
+    pub fn new(max: u64) -> Self {
+        ReplyBudget(Arc::new(Budget {
+            max,
+            left: AtomicU64::new(max),
+            exceeded: AtomicBool::new(false),
+        }))
+    }
+
+    /// The limit, in bytes.
+    pub fn max(&self) -> u64 {
+        self.0.max
+    }
+
+    /// A new command: its reply may take `max` bytes again.
+    pub fn renew(&self) {
+        self.0.left.store(self.0.max, Ordering::Relaxed);
+        self.0.exceeded.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the last reply went over the limit (and so ended the
+    /// connection).
+    pub fn exceeded(&self) -> bool {
+        self.0.exceeded.load(Ordering::Relaxed)
+    }
+
+    /// Spends `n` bytes; false when that goes over the limit.
+    fn spend(&self, n: u64) -> bool {
+        let left = self.0.left.load(Ordering::Relaxed);
+        if n > left {
+            self.0.left.store(0, Ordering::Relaxed);
+            self.0.exceeded.store(true, Ordering::Relaxed);
+            return false;
+        }
+        self.0.left.store(left - n, Ordering::Relaxed);
+        true
+    }
+}
+
+/// A stream whose reads spend a [`ReplyBudget`]; once it is spent, every
+/// read fails.
+struct Capped<S> {
+    inner: S,
+    budget: ReplyBudget,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Capped<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.budget.exceeded() {
+            return Poll::Ready(Err(over_limit(&this.budget)));
+        }
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+        let read = (buf.filled().len() - before) as u64;
+        if !this.budget.spend(read) {
+            return Poll::Ready(Err(over_limit(&this.budget)));
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Capped<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+fn over_limit(budget: &ReplyBudget) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("reply over the {}-byte limit", budget.max()),
+    )
+}
+
+/// Why a connection could not be opened, in words for the log and
+/// `redisInstanceLastError`.
+#[derive(Debug)]
+pub enum ConnectError {
+    /// What the `redis` crate said while setting the connection up (AUTH
+    /// refused, the server's error): the poller describes it.
+    Redis(redis::RedisError),
+    /// Our own part: resolving, connecting, TLS.
+    Other(String),
+}
+
+impl From<String> for ConnectError {
+    fn from(text: String) -> Self {
+        ConnectError::Other(text)
+    }
+}
+
+/// Connects to `instance` within its timeout and hands the stream, capped
+/// by `budget`, to the `redis` crate. The connection's I/O runs in a task
+/// of its own that ends when the connection is dropped.
+pub async fn connect(
+    instance: &RedisInstance,
+    budget: &ReplyBudget,
+) -> Result<MultiplexedConnection, ConnectError> {
+    let seconds = instance.timeout.as_secs_f64();
+    match tokio::time::timeout(instance.timeout, open(instance, budget)).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(format!("connecting timed out after {seconds} s").into()),
+    }
+}
+
+async fn open(
+    instance: &RedisInstance,
+    budget: &ReplyBudget,
+) -> Result<MultiplexedConnection, ConnectError> {
+    budget.renew();
+    match &instance.address {
+        RedisAddress::Tcp { host, port } => {
+            let tcp = connect_tcp(host, *port).await?;
+            start(instance, tcp, budget).await
+        }
+        RedisAddress::Unix(path) => {
+            let unix = UnixStream::connect(path)
+                .await
+                .map_err(|e| format!("cannot connect to {}: {e}", path.display()))?;
+            start(instance, unix, budget).await
+        }
+        RedisAddress::Tls { host, port } => {
+            let config = tls_config(&instance.tls)?;
+            let name = instance.tls.server_name.as_deref().unwrap_or(host);
+            let server_name = ServerName::try_from(name.to_string())
+                .map_err(|_| format!("{name:?} is not a valid TLS server name"))?;
+            let tcp = connect_tcp(host, *port).await?;
+            let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+                .connect(server_name, tcp)
+                .await
+                .map_err(|e| tls_failure(&e))?;
+            start(instance, tls, budget).await
+        }
+    }
+}
+
+/// The one address a host stands for: an IP address as given,
+/// `localhost` as `127.0.0.1`, a name as its first address.
+pub async fn resolve_one(host: &str, port: u16) -> Result<SocketAddr, String> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, port));
+    }
+    if host.eq_ignore_ascii_case("localhost") {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| format!("cannot resolve {host}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{host} resolves to no address"))
+}
+
+async fn connect_tcp(host: &str, port: u16) -> Result<TcpStream, String> {
+    let address = resolve_one(host, port).await?;
+    let stream = TcpStream::connect(address)
+        .await
+        .map_err(|e| format!("cannot connect to {address}: {e}"))?;
+    // Commands are small and answered one at a time.
+    let _ = stream.set_nodelay(true);
+    Ok(stream)
+}
+
+async fn start<S>(
+    instance: &RedisInstance,
+    stream: S,
+    budget: &ReplyBudget,
+) -> Result<MultiplexedConnection, ConnectError>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let mut settings = RedisConnectionInfo::default().set_skip_set_lib_name();
+    if let Some(user) = &instance.username {
+        settings = settings.set_username(user);
+    }
+    if let Some(password) = &instance.password {
+        settings = settings.set_password(password.expose());
+    }
+    let config = AsyncConnectionConfig::new().set_response_timeout(Some(instance.timeout));
+    let capped = Capped {
+        inner: stream,
+        budget: budget.clone(),
+    };
+    let (connection, driver) = MultiplexedConnection::new_with_config(&settings, capped, config)
+        .await
+        .map_err(ConnectError::Redis)?;
+    tokio::spawn(driver);
+    Ok(connection)
+}
+
+/// rustls's client configuration for a `rediss://` instance, read from its
+/// files now, so renewed certificates count from the next connection on.
+fn tls_config(tls: &TlsFiles) -> Result<rustls::ClientConfig, String> {
+    let read = |path: &std::path::Path| {
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let mut roots = rustls::RootCertStore::empty();
+    match &tls.ca_file {
+        Some(path) => {
+            for cert in CertificateDer::pem_slice_iter(&read(path)?) {
+                let cert =
+                    cert.map_err(|e| format!("{}: not a PEM certificate: {e}", path.display()))?;
+                roots
+                    .add(cert)
+                    .map_err(|e| format!("{}: unusable CA certificate: {e}", path.display()))?;
+            }
+            if roots.is_empty() {
+                return Err(format!("{} holds no certificate", path.display()));
+            }
+        }
+        None => {
+            // The system's roots; one that fails to load is left out.
+            for cert in rustls_native_certs::load_native_certs().certs {
+                let _ = roots.add(cert);
+            }
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_root_certificates(roots);
+    match (&tls.cert_file, &tls.key_file) {
+        (Some(cert), Some(key)) => {
+            let chain = CertificateDer::pem_slice_iter(&read(cert)?)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("{}: not a PEM certificate: {e}", cert.display()))?;
+            let key_der = PrivateKeyDer::from_pem_slice(&read(key)?)
+                .map_err(|_| format!("{}: no private key in it", key.display()))?;
+            builder
+                .with_client_auth_cert(chain, key_der)
+                .map_err(|e| format!("TLS client certificate: {e}"))
+        }
+        _ => Ok(builder.with_no_client_auth()),
+    }
+}
+
+/// A failed TLS handshake in stable words: a rejected certificate says
+/// what to fix.
+fn tls_failure(e: &io::Error) -> String {
+    let rustls_error = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+    match rustls_error {
+        Some(rustls::Error::InvalidCertificate(certificate)) => format!(
+            "TLS: the server's certificate was not accepted: {}",
+            certificate_problem(certificate)
+        ),
+        Some(other) => format!("TLS: {other}"),
+        None => format!("TLS: {e}"),
+    }
+}
+
+/// A certificate problem in stable words: rustls's own text of some carries
+/// the current time, which would make every poll's error new.
+pub fn certificate_problem(e: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as E;
+    match e {
+        E::UnknownIssuer => "it is not signed by a CA the agent trusts (tls_ca_file)".to_string(),
+        E::Expired | E::ExpiredContext { .. } => "it has expired".to_string(),
+        E::NotValidYet | E::NotValidYetContext { .. } => "it is not valid yet".to_string(),
+        E::ExpiredRevocationList | E::ExpiredRevocationListContext { .. } => {
+            "the certificate revocation list has expired".to_string()
+        }
+        E::NotValidForName | E::NotValidForNameContext { .. } => {
+            "it is not valid for the name checked (tls_server_name sets the name to check)"
+                .to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The error of a TLS handshake that rejected the certificate, as
+    /// tokio-rustls returns it.
+    fn rejected(e: rustls::CertificateError) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            rustls::Error::InvalidCertificate(e),
+        )
+    }
+
+    #[test]
+    fn certificate_problems_are_named_in_the_same_words_every_poll() {
+        assert_eq!(
+            tls_failure(&rejected(rustls::CertificateError::UnknownIssuer)),
+            "TLS: the server's certificate was not accepted: it is not signed by a CA the agent trusts (tls_ca_file)"
+        );
+        // rustls's text of an expired certificate holds the current time.
+        let at = |secs| {
+            tls_failure(&rejected(rustls::CertificateError::ExpiredContext {
+                time: rustls::pki_types::UnixTime::since_unix_epoch(Duration::from_secs(secs)),
+                not_after: rustls::pki_types::UnixTime::since_unix_epoch(Duration::from_secs(1)),
+            }))
+        };
+        assert_eq!(at(100), at(101));
+        assert!(at(100).ends_with("it has expired"));
+    }
+
+    #[test]
+    fn a_budget_refuses_what_goes_over_it_until_renewed() {
+        let budget = ReplyBudget::new(10);
+        assert!(budget.spend(4) && budget.spend(6));
+        assert!(!budget.exceeded());
+        assert!(!budget.spend(1));
+        assert!(budget.exceeded());
+        budget.renew();
+        assert!(!budget.exceeded() && budget.spend(10));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn names_stand_for_one_address() {
+        let v4 = resolve_one("127.0.0.1", 6379).await.unwrap();
+        assert_eq!(v4.to_string(), "127.0.0.1:6379");
+        let v6 = resolve_one("::1", 6380).await.unwrap();
+        assert_eq!(v6.to_string(), "[::1]:6380");
+        // Not whichever of ::1 and 127.0.0.1 the resolver lists first.
+        let local = resolve_one("localhost", 6379).await.unwrap();
+        assert_eq!(local.to_string(), "127.0.0.1:6379");
+    }
+
+    /// A "server" that answers the first command with an endless bulk
+    /// string: the capped stream must end the reply at the limit.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_reply_over_the_limit_ends_the_connection() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut request = [0u8; 256];
+            let _ = socket.read(&mut request).await;
+            let _ = socket.write_all(b"$1000000000\r\n").await;
+            let chunk = vec![b'x'; 64 << 10];
+            while socket.write_all(&chunk).await.is_ok() {}
+        });
+        let instance = RedisInstance {
+            name: "big".into(),
+            address: RedisAddress::Tcp {
+                host: "127.0.0.1".into(),
+                port,
+            },
+            username: None,
+            password: None,
+            timeout: Duration::from_secs(5),
+            tls: TlsFiles::default(),
+            max_reply_bytes: 1 << 20,
+            slowlog_entries: true,
+        };
+        let budget = ReplyBudget::new(instance.max_reply_bytes);
+        let mut connection = match connect(&instance, &budget).await {
+            Ok(c) => c,
+            Err(e) => panic!("connect: {e:?}"),
+        };
+        budget.renew();
+        let reply: redis::RedisResult<Vec<u8>> =
+            redis::cmd("INFO").query_async(&mut connection).await;
+        assert!(reply.is_err(), "a reply over the limit was accepted");
+        assert!(budget.exceeded());
+    }
+}

@@ -1,0 +1,451 @@
+//! Issue 14, safe by default on a shared host: what a local user without
+//! privileges could do to the agent, tried against the real agent, snmpd
+//! and redis-server.
+//!
+//! - A listener on `[::1]` at Redis's port (Redis binds `127.0.0.1` only)
+//!   receives nothing: the agent connects to one address, `127.0.0.1` by
+//!   default and for `localhost`, and sends AUTH only there.
+//! - A "Redis" that answers INFO with 300 MB cannot grow the agent's
+//!   memory: the reply is cut at `max_reply_bytes`, the instance is down
+//!   with that reason, the other instance is served.
+//! - A FIFO or a symbolic link planted where Puppet's files go neither
+//!   freezes the agent nor keeps it alive after SIGTERM.
+//! - The least-privilege ACL user README documents cannot read
+//!   `requirepass`, and is all the agent needs.
+//! - The agent is not dumpable: its /proc files are root's even when it
+//!   runs as another user, so that user's other processes cannot read its
+//!   memory or environment.
+
+mod common;
+
+use common::*;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// `redisInstanceState.N` and `redisInstanceLastError.N`.
+fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {
+    let snmp = snmpd.numeric();
+    (
+        snmp.get_one(&instance_oid(4, n)).value,
+        snmp.get_one(&instance_oid(7, n)).text(),
+    )
+}
+
+fn wait_state(snmpd: &Snmpd, n: u32, want: &str, error_has: &str) -> (String, String) {
+    let mut seen = (String::new(), String::new());
+    let ok = wait_until(Duration::from_secs(15), || {
+        seen = instance(snmpd, n);
+        seen.0 == want && seen.1.contains(error_has)
+    });
+    assert!(
+        ok,
+        "instance {n}: want state {want} with {error_has:?}, got {seen:?}"
+    );
+    seen
+}
+
+/// A listener that records every byte anyone sends it, until dropped.
+struct Eavesdropper {
+    received: Arc<Mutex<Vec<u8>>>,
+    connections: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Eavesdropper {
+    fn listen(address: (&str, u16)) -> Eavesdropper {
+        let listener = TcpListener::bind(address).expect("binding the eavesdropper");
+        listener.set_nonblocking(true).unwrap();
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let connections = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (r, c, s) = (received.clone(), connections.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((mut stream, _)) => {
+                        c.fetch_add(1, Ordering::Relaxed);
+                        stream.set_nonblocking(false).unwrap();
+                        stream
+                            .set_read_timeout(Some(Duration::from_millis(500)))
+                            .unwrap();
+                        let mut buf = [0u8; 4096];
+                        while let Ok(n) = stream.read(&mut buf) {
+                            if n == 0 {
+                                break;
+                            }
+                            r.lock().unwrap().extend_from_slice(&buf[..n]);
+                        }
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        Eavesdropper {
+            received,
+            connections,
+            stop,
+        }
+    }
+}
+
+impl Drop for Eavesdropper {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn the_password_goes_only_to_the_address_configured() {
+    let pw = format!("Eaves{}drop", std::process::id());
+    let redis = Redis::start_with(&[&format!("requirepass {pw}")]);
+    let port = redis.port();
+    // Another local user, at the same port on the IPv6 loopback, which
+    // `localhost` also names (and which getaddrinfo lists first).
+    let spy = Eavesdropper::listen(("::1", port));
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pw_file = dir.path().join("password");
+    write_file_mode(&pw_file, &format!("{pw}\n"), 0o600);
+    let agentx = snmpd.agentx_address();
+    let port_arg = port.to_string();
+    let pw_arg = pw_file.to_str().unwrap();
+    for host in [None, Some("localhost")] {
+        let mut args = vec!["-n", "-x", &agentx, "-P", &port_arg, "-r", "1"];
+        args.extend(["--password-file", pw_arg]);
+        if let Some(host) = host {
+            args.extend(["-h", host]);
+        }
+        let mut agent = Agent::start_raw(&args, &[]);
+        agent.expect_registered(Duration::from_secs(10));
+        wait_state(&snmpd, 1, "1", "");
+        // A few polls more.
+        std::thread::sleep(Duration::from_secs(3));
+        assert_eq!(instance(&snmpd, 1).0, "1", "host {host:?}");
+        agent.stop();
+    }
+    let heard = String::from_utf8_lossy(&spy.received.lock().unwrap()).into_owned();
+    assert_eq!(
+        spy.connections.load(Ordering::Relaxed),
+        0,
+        "the agent connected to [::1]:{port}, where Redis is not: {heard:?}"
+    );
+    assert!(!heard.contains(&pw));
+}
+
+/// A "Redis" on 127.0.0.1 that answers every command with a bulk string of
+/// `size` bytes, sent as fast as the agent reads it.
+fn flooding_server(size: u64) -> (u16, Arc<AtomicBool>, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let stop = Arc::new(AtomicBool::new(false));
+    let served = Arc::new(AtomicUsize::new(0));
+    let (s, c) = (stop.clone(), served.clone());
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !s.load(Ordering::Relaxed) && Instant::now() < deadline {
+            let Ok((mut stream, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            };
+            c.fetch_add(1, Ordering::Relaxed);
+            stream.set_nonblocking(false).unwrap();
+            stream
+                .set_write_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut request = [0u8; 1024];
+            if stream.read(&mut request).unwrap_or(0) == 0 {
+                continue;
+            }
+            let chunk = vec![b'x'; 1 << 20];
+            let _ = stream.write_all(format!("${size}\r\n").as_bytes());
+            let mut sent = 0u64;
+            while sent < size && stream.write_all(&chunk).is_ok() {
+                sent += chunk.len() as u64;
+            }
+        }
+    });
+    (port, stop, served)
+}
+
+#[test]
+fn a_huge_reply_is_cut_at_the_limit_and_memory_stays_flat() {
+    const HUGE: u64 = 300 << 20;
+    let redis = Redis::start();
+    let (flood_port, stop, served) = flooding_server(HUGE);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("agent.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "agentx_socket = \"{}\"\nrefresh = 1\n\
+             [[redis]]\nname = \"real\"\naddress = \"127.0.0.1:{}\"\n\
+             [[redis]]\nname = \"flood\"\naddress = \"127.0.0.1:{flood_port}\"\ntimeout = 5.0\n",
+            snmpd.agentx_address(),
+            redis.port()
+        ),
+    )
+    .unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    let (_, error) = wait_state(&snmpd, 2, "2", "limit");
+    assert!(
+        error.contains("4194304-byte limit") && error.contains("max_reply_bytes"),
+        "{error}"
+    );
+    // Several floods, each cut short; the real instance served meanwhile.
+    assert!(wait_until(Duration::from_secs(20), || served
+        .load(Ordering::Relaxed)
+        >= 4));
+    assert_eq!(instance(&snmpd, 1), ("1".to_string(), String::new()));
+    let peak_kib = status_kib(agent.pid(), "VmHWM");
+    println!(
+        "peak RSS after {} floods of {} MiB: {peak_kib} KiB",
+        served.load(Ordering::Relaxed),
+        HUGE >> 20
+    );
+    assert!(
+        peak_kib < 64 * 1024,
+        "the agent's peak RSS reached {peak_kib} KiB"
+    );
+    stop.store(true, Ordering::Relaxed);
+    // Said once, not on every poll.
+    let log = agent.log();
+    assert_eq!(
+        log.matches("limit").count(),
+        1,
+        "the limit should be logged once:\n{log}"
+    );
+}
+
+#[test]
+fn a_fifo_or_a_link_in_puppets_directories_freezes_nothing() {
+    let redis = Redis::start();
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let public = dir.path().join("public");
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&public).unwrap();
+    std::fs::create_dir_all(&state).unwrap();
+    // The summary is a FIFO nobody writes to; the report a link to a file
+    // only the agent may read.
+    let summary = public.join("last_run_summary.yaml");
+    let c_path = std::ffi::CString::new(summary.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+    let secret = dir.path().join("password");
+    write_file_mode(&secret, "TopSecretLinkTarget\n", 0o600);
+    std::os::unix::fs::symlink(&secret, state.join("last_run_report.yaml")).unwrap();
+    let config = dir.path().join("agent.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "agentx_socket = \"{}\"\nrefresh = 1\n\
+             [[redis]]\naddress = \"127.0.0.1:{}\"\n\
+             [puppet]\nsummary = \"{}\"\nreport = \"{}\"\n\
+             disabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
+            snmpd.agentx_address(),
+            redis.port(),
+            summary.display(),
+            state.join("last_run_report.yaml").display(),
+            state.join("agent_disabled.lock").display(),
+            state.join("agent_catalog_run.lock").display(),
+        ),
+    )
+    .unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    wait_state(&snmpd, 1, "1", "");
+    // The Puppet subtree answers, and shows neither file's content.
+    let walk = snmpd.numeric().bulkwalk(".1.3.6.1.4.1.20267.401");
+    assert!(walk.success(), "{walk}");
+    let text = walk.to_string();
+    assert!(!text.contains("TopSecretLinkTarget"), "{text}");
+    assert!(!agent.log().contains("TopSecretLinkTarget"));
+    // SIGTERM ends it promptly.
+    agent.signal(libc::SIGTERM);
+    let started = Instant::now();
+    let status = agent.wait_exit(Duration::from_secs(5));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the agent did not exit on SIGTERM within 5 s: {status:?}\n{}",
+        agent.log()
+    );
+    println!("exited {:?} after SIGTERM", started.elapsed());
+}
+
+/// The ACL line README tells operators to run.
+fn documented_acl() -> Vec<String> {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("ACL SETUSER snmp "))
+        .expect("README documents the agent's ACL user");
+    line.split_whitespace().map(String::from).collect()
+}
+
+#[test]
+fn the_documented_acl_user_cannot_read_the_servers_passwords() {
+    let admin = format!("Adm{}in", std::process::id());
+    let redis = Redis::start_with(&[
+        &format!("requirepass {admin}"),
+        &format!("masterauth Master{admin}"),
+    ]);
+    let user_pw = format!("Snmp{}user", std::process::id());
+    let acl: Vec<String> = documented_acl()
+        .into_iter()
+        .map(|w| {
+            if w == ">CHANGE-ME" {
+                format!(">{user_pw}")
+            } else {
+                w
+            }
+        })
+        .collect();
+    let acl: Vec<&str> = acl.iter().map(String::as_str).collect();
+    assert_eq!(redis.command(&acl), Ok(Reply::Status("OK".into())));
+    redis.cli(&["SET", "k", "v"]);
+    redis.cli(&["-n", "2", "SET", "x", "y"]);
+
+    let mut conn = RespConn::connect(redis.port()).unwrap();
+    assert_eq!(
+        conn.call(&["AUTH", "snmp", &user_pw]),
+        Ok(Reply::Status("OK".into()))
+    );
+    for secret in ["requirepass", "masterauth", "*"] {
+        match conn.call(&["CONFIG", "GET", secret]) {
+            Ok(Reply::Error(e)) => assert!(e.starts_with("NOPERM"), "{e}"),
+            other => panic!("CONFIG GET {secret} as the documented user: {other:?}"),
+        }
+    }
+    assert!(matches!(conn.call(&["INFO"]), Ok(Reply::Bulk(Some(_)))));
+
+    // And the agent, as that user, serves everything but what it needs
+    // CONFIG for.
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pw_file = dir.path().join("password");
+    write_file_mode(&pw_file, &format!("{user_pw}\n"), 0o600);
+    let config = dir.path().join("agent.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\naddress = \"127.0.0.1:{}\"\n\
+             username = \"snmp\"\npassword_file = \"{}\"\n",
+            snmpd.agentx_address(),
+            redis.port(),
+            pw_file.display()
+        ),
+    )
+    .unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    wait_state(&snmpd, 1, "1", "");
+    // redisKeyspaceKeys.<instance>.<db>: without CONFIG GET databases, a
+    // database seen once keeps its row when it empties, and those below
+    // it are filled in at zero.
+    let keys = |db: u32| {
+        snmpd
+            .numeric()
+            .get_one(&format!(".1.3.6.1.4.1.20267.400.3.10.1.2.1.{db}"))
+            .value
+    };
+    let mut seen = Vec::new();
+    let shown = wait_until(Duration::from_secs(10), || {
+        seen = vec![keys(0), keys(1), keys(2)];
+        seen == ["1", "0", "1"]
+    });
+    assert!(shown, "keys of db0..2: {seen:?}");
+    redis.cli(&["-n", "2", "DEL", "x"]);
+    let emptied = wait_until(Duration::from_secs(10), || keys(2) == "0");
+    assert!(emptied, "db2 after it emptied: {}", keys(2));
+    assert!(!agent
+        .log()
+        .contains("NOPERM this user has no permissions to run the 'info'"));
+    assert!(!agent.log().contains(&user_pw));
+}
+
+#[test]
+fn the_agent_is_not_dumpable() {
+    // Run as nobody, so that "root's files" means something: a process of
+    // the same user may read a dumpable process's memory and environment.
+    // Neither Redis nor the AgentX master needs to answer: only /proc is
+    // looked at.
+    let nobody = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(agent_bin())
+        .args(["-n", "-x", "/nonexistent/agentx", "-P", "1", "-r", "60"])
+        .env("REDIS_SNMP_PASSWORD", "NotForOthers")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(mut child) = nobody else {
+        panic!("setpriv (util-linux) is needed");
+    };
+    let pid = child.id();
+    let environ = format!("/proc/{pid}/environ");
+    let mut owner = None;
+    wait_until(Duration::from_secs(5), || {
+        use std::os::unix::fs::MetadataExt;
+        let runs_as_nobody = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.starts_with("Uid:") && l.contains("65534"));
+        owner = std::fs::metadata(&environ).ok().map(|m| m.uid());
+        runs_as_nobody && owner.is_some()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        owner,
+        Some(0),
+        "{environ} of the agent running as nobody belongs to uid {owner:?}, not root"
+    );
+}
+
+#[test]
+fn every_spelling_of_the_password_option_is_wiped_from_argv() {
+    let redis = Redis::start();
+    let snmpd = Snmpd::start();
+    let agentx = snmpd.agentx_address();
+    let port = redis.port().to_string();
+    let pw = format!("Argv{}pw", std::process::id());
+    let inline = format!("-p{pw}");
+    let equals = format!("-p={pw}");
+    let clustered = format!("-np{pw}");
+    let spellings: Vec<Vec<&str>> = vec![
+        vec!["-p", "old-one", "-p", &pw],
+        vec![&equals],
+        vec![&inline],
+        vec![&clustered],
+        vec!["-np", &pw],
+        vec!["-vp", &pw],
+    ];
+    for spelling in spellings {
+        let mut args = vec![
+            "-n",
+            "-x",
+            &agentx,
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port,
+            "-r",
+            "1",
+        ];
+        args.extend(spelling.iter().copied());
+        let mut agent = Agent::start_raw(&args, &[]);
+        agent.expect_registered(Duration::from_secs(10));
+        let cmdline = agent.cmdline();
+        assert!(
+            !cmdline.contains(&pw) && !cmdline.contains("old-one"),
+            "{spelling:?}: /proc/PID/cmdline shows {cmdline:?}"
+        );
+        agent.stop();
+    }
+}
