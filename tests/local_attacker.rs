@@ -112,13 +112,20 @@ fn the_password_goes_only_to_the_address_configured() {
     let agentx = snmpd.agentx_address();
     let port_arg = port.to_string();
     let pw_arg = pw_file.to_str().unwrap();
+    // The agent sees Debian's stock /etc/hosts, where localhost is ::1 as
+    // well as 127.0.0.1 (this machine's may list 127.0.0.1 only): bound
+    // over /etc/hosts in a mount namespace of its own.
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, "::1 localhost ip6-localhost\n127.0.0.1 localhost\n").unwrap();
+    let bind_hosts = format!("mount --bind {} /etc/hosts && exec \"$0\" \"$@\"", hosts.display());
+    let launcher = ["unshare", "--mount", "--propagation", "private", "sh", "-c", &bind_hosts];
     for host in [None, Some("localhost")] {
         let mut args = vec!["-n", "-x", &agentx, "-P", &port_arg, "-r", "1"];
         args.extend(["--password-file", pw_arg]);
         if let Some(host) = host {
             args.extend(["-h", host]);
         }
-        let mut agent = Agent::start_raw(&args, &[]);
+        let mut agent = Agent::start_through(&launcher, &args, &[]);
         agent.expect_registered(Duration::from_secs(10));
         wait_state(&snmpd, 1, "1", "");
         // A few polls more.

@@ -1159,12 +1159,26 @@ impl Agent {
     /// variables (REDIS_SNMP_PASSWORD and RUST_LOG are removed from the
     /// inherited environment unless given here). Does not wait.
     pub fn start_raw(args: &[&str], env: &[(&str, &str)]) -> Agent {
+        Agent::start_through(&[], args, env)
+    }
+
+    /// Like [`Agent::start_raw`], but started by `launcher` (a program and
+    /// its arguments, which must exec the agent: its path and `args`
+    /// follow them), e.g. `unshare` for a namespace of its own.
+    pub fn start_through(launcher: &[&str], args: &[&str], env: &[(&str, &str)]) -> Agent {
         let dir = tempfile::Builder::new()
             .prefix("redis-snmp-agent.")
             .tempdir()
             .expect("tempdir");
         let log = File::create(dir.path().join("agent.log")).expect("agent.log");
-        let mut cmd = Command::new(agent_bin());
+        let mut cmd = match launcher.split_first() {
+            Some((program, rest)) => {
+                let mut cmd = Command::new(program);
+                cmd.args(rest).arg(agent_bin());
+                cmd
+            }
+            None => Command::new(agent_bin()),
+        };
         cmd.args(args)
             .env_remove("REDIS_SNMP_PASSWORD")
             .env_remove("RUST_LOG")
