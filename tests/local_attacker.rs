@@ -117,8 +117,19 @@ fn the_password_goes_only_to_the_address_configured() {
     // over /etc/hosts in a mount namespace of its own.
     let hosts = dir.path().join("hosts");
     std::fs::write(&hosts, "::1 localhost ip6-localhost\n127.0.0.1 localhost\n").unwrap();
-    let bind_hosts = format!("mount --bind {} /etc/hosts && exec \"$0\" \"$@\"", hosts.display());
-    let launcher = ["unshare", "--mount", "--propagation", "private", "sh", "-c", &bind_hosts];
+    let bind_hosts = format!(
+        "mount --bind {} /etc/hosts && exec \"$0\" \"$@\"",
+        hosts.display()
+    );
+    let launcher = [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        &bind_hosts,
+    ];
     for host in [None, Some("localhost")] {
         let mut args = vec!["-n", "-x", &agentx, "-P", &port_arg, "-r", "1"];
         args.extend(["--password-file", pw_arg]);

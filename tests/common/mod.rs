@@ -806,6 +806,10 @@ pub struct SnmpdOptions {
     pub debug_tokens: Vec<String>,
     /// Extra `snmpd.conf` lines.
     pub extra_config: Vec<String>,
+    /// The `public` (read) and `private` (write) communities for
+    /// 127.0.0.1, with every object in view; off, `extra_config` says who
+    /// may read what.
+    pub default_communities: bool,
 }
 
 impl Default for SnmpdOptions {
@@ -814,6 +818,7 @@ impl Default for SnmpdOptions {
             agentx: AgentxTransport::Unix,
             debug_tokens: Vec::new(),
             extra_config: Vec::new(),
+            default_communities: true,
         }
     }
 }
@@ -831,6 +836,11 @@ impl SnmpdOptions {
 
     pub fn config_line(mut self, line: &str) -> Self {
         self.extra_config.push(line.to_string());
+        self
+    }
+
+    pub fn without_default_communities(mut self) -> Self {
+        self.default_communities = false;
         self
     }
 }
@@ -903,11 +913,12 @@ impl Snmpd {
              master agentx\n\
              agentXSocket {agentx_address}\n\
              agentXPerms 0600 0700\n\
-             rocommunity public 127.0.0.1\n\
-             rwcommunity private 127.0.0.1\n\
-             dontLogTCPWrappersConnects yes\n\
-             # native scalars: a baseline for benchmarks\n"
+             dontLogTCPWrappersConnects yes\n"
         );
+        if options.default_communities {
+            conf.push_str("rocommunity public 127.0.0.1\nrwcommunity private 127.0.0.1\n");
+        }
+        conf.push_str("# native scalars: a baseline for benchmarks\n");
         for n in 1..=BASELINE_COUNT {
             conf.push_str(&format!(
                 "override {BASELINE_ROOT}.{n}.0 unsigned {}\n",
@@ -1049,7 +1060,10 @@ impl Snmpd {
             };
             if answered.is_none() && bound() {
                 let out = probe.get(&[SYS_UPTIME]);
-                if out.success() && out.stdout.contains("Timeticks") {
+                // An answer, even one that sysUpTime is outside the view.
+                if out.success()
+                    && (out.stdout.contains("Timeticks") || out.stdout.contains("No Such Object"))
+                {
                     answered = Some(Instant::now());
                 }
             }
@@ -1676,18 +1690,24 @@ pub struct Snmptrapd {
 }
 
 impl Snmptrapd {
+    /// A receiver that logs every notification, whoever sent it.
     pub fn start() -> Snmptrapd {
+        Snmptrapd::start_with_access("disableAuthorization yes")
+    }
+
+    /// A receiver whose access control is `access` (`snmptrapd.conf`
+    /// lines, e.g. `createUser …` and `authUser log USER priv`).
+    pub fn start_with_access(access: &str) -> Snmptrapd {
         let dir = tempfile::Builder::new()
             .prefix("redis-snmp-snmptrapd.")
             .tempdir()
             .expect("tempdir");
         let port = free_port();
         let conf = dir.path().join("snmptrapd.conf");
-        // No access control on a private loopback receiver; one line per
-        // notification: its OID, then every varbind.
+        // One line per notification: its OID, then every varbind.
         fs::write(
             &conf,
-            "disableAuthorization yes\ndoNotRetainNotificationLogs yes\nformat2 TRAP %V| %v\\n\n",
+            format!("{access}\ndoNotRetainNotificationLogs yes\nformat2 TRAP %V| %v\\n\n"),
         )
         .expect("snmptrapd.conf");
         let log = dir.path().join("traps.log");
