@@ -1199,10 +1199,7 @@ fn resource_types_and_system_definitions_hang_together() {
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     let loaded = loader::load_datacollection(
-        &format!(
-            "<datacollection-config rrdRepository=\"/r\"><snmp-collection name=\"default\">{}</snmp-collection></datacollection-config>",
-            r#"<include-collection dataCollectionGroup="redis-snmp"/>"#
-        ),
+        &loader::config_with(loader::INSTALL_LINE),
         &[&read_opennms(GROUP_FILE)],
     )
     .expect("loads");

@@ -35,7 +35,7 @@ const REDIS_SYSTEM_DEF: &str = "Net-SNMP with redis-snmp: Redis";
 const PUPPET_SYSTEM_DEF: &str = "Net-SNMP with redis-snmp: Puppet agent";
 
 /// The one line the README tells to add to `datacollection-config.xml`.
-const INSTALL_LINE: &str = r#"<include-collection dataCollectionGroup="redis-snmp"/>"#;
+pub(super) const INSTALL_LINE: &str = r#"<include-collection dataCollectionGroup="redis-snmp"/>"#;
 
 // ---------------------------------------------------------------------------
 // Classes that exist in OpenNMS. A class not listed here fails: check it in
@@ -350,7 +350,7 @@ fn add_system_def(
 
 /// A `datacollection-config.xml` with one snmp-collection whose body is
 /// `includes`.
-fn config_with(includes: &str) -> String {
+pub(super) fn config_with(includes: &str) -> String {
     format!(
         r#"<?xml version="1.0"?>
 <datacollection-config xmlns="http://xmlns.opennms.org/xsd/config/datacollection" rrdRepository="/var/lib/opennms/rrd/snmp/">
@@ -407,6 +407,28 @@ pub(super) fn collection_problems(c: &LoadedCollection) -> Vec<String> {
     for t in c.resource_types.values() {
         if t.label.is_empty() {
             problems.push(format!("{}: no label", t.name));
+        }
+        // resourceLabel: GenericIndexResourceType.getResourceByIndex
+        // (opennms-dao/src/main/java/org/opennms/netmgt/dao/support/GenericIndexResourceType.java)
+        // resolves index, subIndex(...), hex(...) and string(...) from the
+        // directory's name, and any other symbol from the resource's string
+        // attributes only: it must be a string collected for this type.
+        let expression = t.resource_label.as_deref().unwrap_or("${index}");
+        for part in expression.split("${").skip(1) {
+            let symbol = part.split('}').next().unwrap_or("");
+            let from_index = symbol == "index"
+                || ["subIndex(", "hex(", "string("]
+                    .iter()
+                    .any(|f| symbol.starts_with(f));
+            let is_string = objs
+                .iter()
+                .any(|o| o.alias == symbol && o.instance == t.name && o.ty == "string");
+            if !from_index && !is_string && objs.iter().any(|o| o.instance == t.name) {
+                problems.push(format!(
+                    "{}: resourceLabel symbol {symbol} is no string collected for it",
+                    t.name
+                ));
+            }
         }
         // Classes: the collector and the web UI instantiate these by name
         // (OnmsSnmpCollection, opennms-services/src/main/java/org/opennms/netmgt/collectd/OnmsSnmpCollection.java,
@@ -724,6 +746,12 @@ fn event_rules(text: &str) -> Vec<EventRule> {
                 mask: e
                     .child("mask")
                     .map(|m| {
+                        // Mask.constructMatcher also ands varbind matchers;
+                        // these files use none, and this test reads none.
+                        assert!(
+                            m.child("varbind").is_none(),
+                            "varbind masks are not emulated"
+                        );
                         m.all("maskelement")
                             .map(|me| {
                                 (
@@ -1022,6 +1050,11 @@ fn broken_data_collection_copies_fail() {
             r#"alias="redisSrvHz""#,
             r#"alias="redisSrvIoThreads""#,
             "twice",
+        ),
+        (
+            "resourceLabel=\"${redisCmdLabel}",
+            "resourceLabel=\"${redisCmdName}",
+            "resourceLabel symbol redisCmdName",
         ),
         (
             "<includeGroup>redis-snmp-latency</includeGroup>",
