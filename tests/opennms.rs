@@ -33,12 +33,18 @@
 //! version, an agent-only Puppet phase): those are named. The values are
 //! written into RRD files the way OpenNMS stores them (one `<alias>.rrd` per
 //! resource directory, one data source named after the alias), every report
-//! is drawn with `rrdtool graph` for every resource that has its columns, as
+//! is drawn with `rrdtool graph` for every resource OpenNMS offers it on, as
 //! OpenNMS would (`command.prefix`, Java `.properties` unescaping, OpenNMS's
 //! splitting of the command line), and any rrdtool error fails the test. The
 //! twelve samples are taken about a second apart and stored [`STEP`] apart,
 //! at times in the past: the values are real, the clock is compressed (a rate
 //! reads about sixty times lower than it was).
+//!
+//! A report offered on no resource of that host must be named in
+//! `opennms/README.md` ([`NEEDS_MORE_HEADING`]).
+//!
+//! `loader` (`tests/opennms/loader.rs`) loads the files the way OpenNMS's
+//! code does, rule by rule, and breaks a copy of each file for each rule.
 //!
 //! `REDIS_SNMP_WRITE_DOCS=1` also copies a few of the drawings to `docs/`.
 
