@@ -545,7 +545,7 @@ pub(super) struct PrefabGraph {
 }
 
 /// BundleLists.parseBundleList: split at commas, each part trimmed
-/// (core/lib/src/main/java/org/opennms/core/utils/BundleLists.java).
+/// (opennms-util/src/main/java/org/opennms/core/utils/BundleLists.java).
 fn bundle_list(value: &str) -> Vec<String> {
     value.split(',').map(|s| s.trim().to_string()).collect()
 }
