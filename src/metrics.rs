@@ -162,9 +162,10 @@ pub enum PuppetField {
 pub enum SentinelField {
     /// The master's name, the row's index as a readable column.
     Name,
-    /// The instance's name, `/` and the row's name: unique among all the
-    /// rows of the table, where the name alone repeats across instances
-    /// (every instance runs `info`). Managers store rows under it.
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
     /// ok(1), sdown(2), odown(3), from the flags.
     State,
@@ -188,9 +189,10 @@ pub enum SlowlogField {
 pub enum LatencyField {
     /// The event's name, the row's index as a readable column.
     Name,
-    /// The instance's name, `/` and the row's name: unique among all the
-    /// rows of the table, where the name alone repeats across instances
-    /// (every instance runs `info`). Managers store rows under it.
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
     LastTime,
     LastMs,
@@ -201,9 +203,10 @@ pub enum LatencyField {
 pub enum ErrorField {
     /// The error prefix, the row's index as a readable column.
     Name,
-    /// The instance's name, `/` and the row's name: unique among all the
-    /// rows of the table, where the name alone repeats across instances
-    /// (every instance runs `info`). Managers store rows under it.
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
     Count,
 }
@@ -231,9 +234,10 @@ pub enum ReplicaField {
 pub enum CommandField {
     /// The command's name, the row's index as a readable column.
     Name,
-    /// The instance's name, `/` and the row's name: unique among all the
-    /// rows of the table, where the name alone repeats across instances
-    /// (every instance runs `info`). Managers store rows under it.
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
     Calls,
     Usec,

@@ -1107,7 +1107,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             }
         }
         // A name column carries the string its row is indexed by; a key
-        // column the instance's name before it.
+        // column the instance's name and that string (`row_key`).
         if let Some(kind) = row_name_column(def) {
             let named_by: Option<Vec<u8>> = suffix
                 .get(2..)
@@ -1115,9 +1115,11 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
                 .and_then(|bytes| bytes.iter().map(|b| u8::try_from(*b).ok()).collect());
             let expected = named_by.map(|name| match kind {
                 RowName::Index => name,
-                RowName::InstanceAndIndex => {
-                    [instance_name(*index).as_bytes(), b"/", &name].concat()
-                }
+                RowName::InstanceAndIndex => redis_snmp::redis::readings::row_key(
+                    &instance_name(*index),
+                    &String::from_utf8_lossy(&name),
+                )
+                .into_bytes(),
             });
             let carried = match &*value {
                 Value::OctetString(bytes) => Some(bytes.clone()),

@@ -33,16 +33,25 @@
 //! version, an agent-only Puppet phase): those are named. The values are
 //! written into RRD files the way OpenNMS stores them (one `<alias>.rrd` per
 //! resource directory, one data source named after the alias), every report
-//! is drawn with `rrdtool graph` for every resource that has its columns, as
+//! is drawn with `rrdtool graph` for every resource OpenNMS offers it on, as
 //! OpenNMS would (`command.prefix`, Java `.properties` unescaping, OpenNMS's
 //! splitting of the command line), and any rrdtool error fails the test. The
 //! twelve samples are taken about a second apart and stored [`STEP`] apart,
 //! at times in the past: the values are real, the clock is compressed (a rate
 //! reads about sixty times lower than it was).
 //!
+//! A report offered on no resource of that host must be named in
+//! `opennms/README.md` ([`NEEDS_MORE_HEADING`]).
+//!
+//! `loader` (`tests/opennms/loader.rs`) loads the files the way OpenNMS's
+//! code does, rule by rule, and breaks a copy of each file for each rule.
+//!
 //! `REDIS_SNMP_WRITE_DOCS=1` also copies a few of the drawings to `docs/`.
 
 mod common;
+/// Issue 12: the files loaded the way OpenNMS loads them (`tests/opennms/loader.rs`).
+#[path = "opennms/loader.rs"]
+mod loader;
 
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
@@ -60,7 +69,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const GROUP_FILE: &str = "etc/datacollection/redis-snmp.xml";
-const RESOURCE_TYPES_FILE: &str = "etc/resource-types.d/redis-snmp.xml";
 const EVENTS_FILE: &str = "etc/events/redis-snmp.events.xml";
 const GRAPH_FILE: &str = "etc/snmp-graph.properties.d/redis-snmp-graph.properties";
 
@@ -86,6 +94,11 @@ const CLEARED_BY: &[(&str, &str)] = &[
 
 /// The resource type OpenNMS uses for node-level data in graph reports.
 const NODE: &str = "nodeSnmp";
+
+/// The section of `opennms/README.md` that names the reports a host needs
+/// more for than the live test's (a master with AOF, a replica, a cluster
+/// node, a sentinel, `puppet apply`) has.
+const NEEDS_MORE_HEADING: &str = "### Reports that need more than the test host has";
 
 /// OpenNMS's `command.prefix` (etc/snmp-graph.properties) without the
 /// binary and the output (`graph -`).
@@ -490,8 +503,10 @@ struct ResourceType {
 }
 
 fn resource_types() -> Vec<ResourceType> {
-    let root = xml_file(RESOURCE_TYPES_FILE, &["resourceType", "parameter"]);
-    assert_eq!(root.name, "resource-types");
+    // Declared in the data collection group: OpenNMS's SNMP collection
+    // reads no other (see loader.rs).
+    let root = xml_file(GROUP_FILE, &["resourceType", "parameter"]);
+    assert_eq!(root.name, "datacollection-group");
     root.all("resourceType")
         .map(|t| {
             let storage = t.child("storageStrategy").expect("no storageStrategy");
@@ -918,7 +933,6 @@ fn string_index(s: &str) -> String {
 fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
     let files = [
         (GROUP_FILE, "datacollection-config.xsd"),
-        (RESOURCE_TYPES_FILE, "datacollection-config.xsd"),
         (EVENTS_FILE, "eventconf.xsd"),
     ];
     for (file, _) in files {
@@ -1112,7 +1126,7 @@ fn resource_types_and_system_definitions_hang_together() {
                     ));
                 }
             }
-            "org.opennms.netmgt.collection.support.SiblingColumnStorageStrategy" => {
+            "org.opennms.netmgt.dao.support.SiblingColumnStorageStrategy" => {
                 let sibling = t.params.get("sibling-column-name").map(String::as_str);
                 let is_string_here = collection.objs.iter().any(|o| {
                     Some(o.alias.as_str()) == sibling && o.instance == t.name && o.ty == "string"
@@ -1127,7 +1141,8 @@ fn resource_types_and_system_definitions_hang_together() {
                 // the value must be unique on the node: the instance's name
                 // is (names are unique in the agent's configuration), and so
                 // are the key columns of the string-indexed tables (the
-                // instance's name, `/`, the row's string). Their name columns
+                // instance's name and the row's string, escaped, joined by
+                // `.`: see loader.rs for their folders). Their name columns
                 // are not: they repeat across instances (every instance runs
                 // `info`), and would write two instances' rows into one set
                 // of RRD files.
@@ -1169,7 +1184,9 @@ fn resource_types_and_system_definitions_hang_together() {
     if groups.len() != collection.groups.len() {
         problems.push("a group name is used twice".into());
     }
-    // The labels, for real indexes.
+    // The labels, for real indexes, as the web UI makes them: from the
+    // resource's directory name and its string properties.
+    let key = redis_snmp::redis::readings::row_key("sessions", "config|get");
     let strings: BTreeMap<String, String> = [
         ("redisInstanceName", "sessions"),
         ("redisRpAddress", "10.0.0.7"),
@@ -1179,16 +1196,20 @@ fn resource_types_and_system_definitions_hang_together() {
         ("redisErrLabel", "config|get"),
         ("redisSntLabel", "config|get"),
         ("redisLatLabel", "config|get"),
-        ("redisCmdKey", "sessions/config|get"),
-        ("redisErrKey", "sessions/config|get"),
-        ("redisSntKey", "sessions/config|get"),
-        ("redisLatKey", "sessions/config|get"),
+        ("redisCmdKey", key.as_str()),
+        ("redisErrKey", key.as_str()),
+        ("redisSntKey", key.as_str()),
+        ("redisLatKey", key.as_str()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    for t in &types {
-        let expression = t.resource_label.as_deref().unwrap_or("${index}");
+    let loaded = loader::load_datacollection(
+        &loader::config_with(loader::INSTALL_LINE),
+        &[&read_opennms(GROUP_FILE)],
+    )
+    .expect("loads");
+    for t in loaded.resource_types.values() {
         let (index, must_show): (String, Vec<&str>) = match index_shape(&t.name) {
             IndexShape::Instance => ("2".into(), vec!["sessions"]),
             IndexShape::Pair => ("2.5".into(), vec!["5", "2"]),
@@ -1198,12 +1219,15 @@ fn resource_types_and_system_definitions_hang_together() {
             ),
             IndexShape::Scalar => unreachable!(),
         };
-        let label = resource_label(expression, &index, &strings);
-        println!("{}: index {index} is labelled {label:?}", t.name);
+        let (folder, label) = loader::folder_and_label(t, &index, &strings);
+        println!(
+            "{}: index {index} is stored in {folder} and labelled {label:?}",
+            t.name
+        );
         if label.contains("${") || must_show.iter().any(|s| !label.contains(s)) {
             problems.push(format!(
-                "{}: {expression} gives {label:?} for index {index}",
-                t.name
+                "{}: {:?} gives {label:?} for index {index}, folder {folder}",
+                t.name, t.resource_label
             ));
         }
     }
@@ -1460,7 +1484,7 @@ fn every_report_is_listed_and_reads_collected_aliases() {
 #[test]
 fn the_readme_names_every_file() {
     let readme = read_opennms("README.md");
-    for file in [GROUP_FILE, RESOURCE_TYPES_FILE, EVENTS_FILE, GRAPH_FILE] {
+    for file in [GROUP_FILE, EVENTS_FILE, GRAPH_FILE] {
         assert!(
             readme.contains(file),
             "opennms/README.md does not mention {file}"
@@ -1989,7 +2013,8 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         started.elapsed()
     );
 
-    // Resource labels.
+    // Resource labels, as the web UI makes them: `${index}` is the
+    // directory's name (GenericIndexResourceType, see loader.rs).
     for ((ty, name), resource) in &resources {
         if ty == NODE {
             continue;
@@ -1997,7 +2022,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         let t = type_of(ty);
         let label = resource_label(
             t.resource_label.as_deref().unwrap_or("${index}"),
-            &resource.index,
+            name,
             &resource.strings,
         );
         assert!(
@@ -2006,7 +2031,21 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         );
     }
 
-    // Every report, for every resource that has its columns.
+    // Every report, for every resource OpenNMS offers it on
+    // (PropertiesGraphDao.getPrefabGraphsForResource, see loader.rs).
+    let (graphs, graph_problems) = loader::load_graphs(&read_opennms(GRAPH_FILE));
+    assert!(graph_problems.is_empty(), "{graph_problems:?}");
+    let offered_on = |r: &Report, ty: &str, resource: &Resource| {
+        let rrd: BTreeSet<String> = resource.series.keys().cloned().collect();
+        let strings: BTreeSet<String> = resource.strings.keys().cloned().collect();
+        loader::offered_reports(&graphs, ty, &rrd, &strings)
+            .iter()
+            .any(|g| g.name == r.id)
+    };
+    // Reports no resource of this host is offered: the README must name
+    // them, with what they need.
+    let readme = read_opennms("README.md");
+    let mut needs_more = Vec::new();
     let start = t0;
     let end = t0 + (SAMPLES as u64 - 1) * STEP;
     let pngs = dir.path().join("png");
@@ -2018,7 +2057,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
     for r in &reports {
         let before = jobs.len();
         for (key, resource) in resources.iter().filter(|((ty, _), _)| *ty == r.ty) {
-            if !r.columns.iter().all(|c| resource.series.contains_key(c)) {
+            if !offered_on(r, &key.0, resource) {
                 continue;
             }
             let files = r
@@ -2064,6 +2103,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             "{}: drawn without data, nothing here serves {missing:?}",
             r.id
         );
+        needs_more.push(r.id.clone());
         let png = pngs.join(format!("{}-empty.png", r.id));
         jobs.push((r, "no data".into(), files, png));
     }
@@ -2087,6 +2127,17 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
     });
     failures.extend(drawn_failures);
+    let needs_section = readme
+        .split_once(NEEDS_MORE_HEADING)
+        .map(|(_, rest)| rest.split("\n#").next().unwrap_or(""))
+        .unwrap_or("");
+    for id in &needs_more {
+        if !needs_section.contains(&format!("`{id}`")) {
+            failures.push(format!(
+                "{id} is offered on no resource of this host: \"{NEEDS_MORE_HEADING}\" in opennms/README.md must say what it needs"
+            ));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     println!(
         "{} reports drawn {} times after {:?}",
@@ -2098,7 +2149,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
     if std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
         let out = repo_root().join("docs");
         std::fs::create_dir_all(&out).unwrap();
-        let set = format!("1.{}", string_index("set"));
+        let set = redis_snmp::redis::readings::row_key("main", "set");
         for (id, resource) in [
             ("redis.connections", format!("{NODE}/")),
             ("redis.memory", format!("{NODE}/")),

@@ -169,10 +169,48 @@ struct RowOwner<'a> {
 
 impl RowOwner<'_> {
     /// The row key column's value: unique among all the rows of a table,
-    /// where `row` alone repeats across instances.
+    /// where `row` alone repeats across instances. See [`row_key`].
     fn key(&self, row: &str) -> Value {
-        display_string(&format!("{}/{row}", self.name))
+        display_string(&row_key(self.name, row))
     }
+}
+
+/// The longest key; a longer one is cut and ends in a hash (see [`row_key`]).
+const MAX_KEY_LEN: usize = 255;
+
+/// A row key: the instance's name and the row's string, each with ASCII
+/// letters, digits and `-` kept and every other byte written as `_` and two
+/// upper-case hex digits, joined by `.` (`sessions` and `config|get` make
+/// `sessions.config_7Cget`). Distinct pairs make distinct keys: no escaped
+/// part contains `.`, and `_` is always followed by two hex digits. The key
+/// is made only of `[A-Za-z0-9._-]`, so a manager may use it as a file name
+/// as it is: OpenNMS's SiblingColumnStorageStrategy (which drops non-ASCII
+/// characters, turns `/` into `-`, then applies the configured replacements)
+/// leaves it unchanged, where the raw `cache-1/get` and `cache/1-get` would
+/// share a directory. A key longer than [`MAX_KEY_LEN`] keeps its first 236
+/// characters and ends in `_Z` and the 64-bit FNV-1a hash of the whole key
+/// in hex (`Z` never follows `_` in a key that is not cut).
+pub fn row_key(instance: &str, row: &str) -> String {
+    fn escape(text: &str, out: &mut String) {
+        for b in text.bytes() {
+            if b.is_ascii_alphanumeric() || b == b'-' {
+                out.push(char::from(b));
+            } else {
+                out.push_str(&format!("_{b:02X}"));
+            }
+        }
+    }
+    let mut key = String::new();
+    escape(instance, &mut key);
+    key.push('.');
+    escape(row, &mut key);
+    if key.len() <= MAX_KEY_LEN {
+        return key;
+    }
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{}_Z{hash:016X}", &key[..MAX_KEY_LEN - 19])
 }
 
 fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
@@ -611,11 +649,11 @@ mod tests {
         // The key: the instance's name and the row's, unique on the agent.
         assert_eq!(
             v(&format!("3.14.1.10.{mymaster}")),
-            Some(Value::text("main/mymaster"))
+            Some(Value::text("main.mymaster"))
         );
         assert_eq!(
             v("3.17.1.6.1.7.99.111.109.109.97.110.100"),
-            Some(Value::text("main/command"))
+            Some(Value::text("main.command"))
         );
         assert_eq!(v("3.16.1.1.1"), Some(Value::Gauge32(3)));
         assert_eq!(v("3.16.1.4.1"), Some(Value::Counter64(250)));
@@ -699,9 +737,9 @@ mod tests {
         // Row keys name the instance too ("info" runs on every instance).
         assert_eq!(
             v(&format!("3.12.1.11.{config_get}")),
-            Some(Value::text("main/config|get"))
+            Some(Value::text("main.config_7Cget"))
         );
-        assert_eq!(v("3.13.1.4.2.3.69.82.82"), Some(Value::text("main/ERR")));
+        assert_eq!(v("3.13.1.4.2.3.69.82.82"), Some(Value::text("main.ERR")));
     }
 
     #[test]
@@ -741,6 +779,47 @@ mod tests {
         assert_eq!(v("3.10.1.2.1.0"), Some(Value::Counter64(71424)));
         assert!(v("3.10.1.4.1.0").is_none(), "2.2 has no avg_ttl");
         assert!(v("3.2.1.2.1").is_none(), "2.2 has no redis_mode");
+    }
+
+    #[test]
+    fn row_keys_are_file_names_and_distinct() {
+        assert_eq!(row_key("sessions", "config|get"), "sessions.config_7Cget");
+        assert_eq!(
+            row_key("cache-1", "aof-fsync-always"),
+            "cache-1.aof-fsync-always"
+        );
+        assert_eq!(row_key("a.b_c", "x/y"), "a_2Eb_5Fc.x_2Fy");
+        assert_eq!(row_key("caf\u{e9}", "get"), "caf_C3_A9.get");
+        // Pairs whose raw "instance/row" texts share an OpenNMS directory.
+        let pairs = [
+            ("cache-1", "get"),
+            ("cache", "1-get"),
+            ("cache/1", "get"),
+            ("a b", "get"),
+            ("a_b", "get"),
+            ("a", "b.get"),
+            ("a.b", "get"),
+            ("a_2E", "get"),
+            ("a.", "get"),
+        ];
+        let keys: std::collections::BTreeSet<String> =
+            pairs.iter().map(|(i, r)| row_key(i, r)).collect();
+        assert_eq!(keys.len(), pairs.len(), "{keys:?}");
+        for key in &keys {
+            assert!(key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)));
+        }
+        // Too long: cut, and told apart by the hash.
+        let long = "n".repeat(300);
+        let (a, b) = (row_key(&long, "get"), row_key(&long, "set"));
+        assert_eq!(a.len(), 254);
+        assert_ne!(a, b);
+        assert!(a.starts_with(&"n".repeat(236)) && a[236..].starts_with("_Z"));
+        assert_eq!(
+            row_key(&"n".repeat(251), "get"),
+            format!("{}.get", "n".repeat(251))
+        );
     }
 
     #[test]
