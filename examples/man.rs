@@ -62,10 +62,54 @@ fn render() -> String {
     let extra = extra_sections().render();
     let extra = extra.strip_prefix(&preamble).unwrap_or(&extra);
 
+    // clap_mangen lists subcommands as pages of their own
+    // (redis-snmp-doctor(8)); we ship one page, so the subcommand is a
+    // section of it, its options rendered from the same definition.
+    let generated = match generated.find("\n.SH SUBCOMMANDS") {
+        Some(start) => {
+            let end = generated[start + 1..]
+                .find("\n.SH ")
+                .map_or(generated.len(), |e| start + 1 + e);
+            format!(
+                "{}\n{}{}",
+                &generated[..start],
+                doctor_section(),
+                &generated[end + 1..]
+            )
+        }
+        None => generated,
+    };
+
     match generated.find("\n.SH VERSION") {
         Some(at) => format!("{}\n{}{}", &generated[..at], extra, &generated[at + 1..]),
         None => format!("{generated}{extra}"),
     }
+}
+
+/// `redis-snmp doctor`: what it does (the subcommand's own help text) and
+/// its options.
+fn doctor_section() -> String {
+    let command = Cli::command();
+    let doctor = command
+        .find_subcommand("doctor")
+        .expect("the CLI has a doctor subcommand");
+    let mut out =
+        String::from(".SH DOCTOR\n.PP\n\\fBredis\\-snmp doctor\\fR [\\fIOPTIONS\\fR]\n.PP\n");
+    let about = doctor
+        .get_long_about()
+        .or(doctor.get_about())
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    out.push_str(&about.replace('-', "\\-").replace('\'', "\\*(Aq"));
+    out.push('\n');
+    let mut options = Vec::new();
+    Man::new(doctor.clone())
+        .render_options_section(&mut options)
+        .expect("rendering into memory cannot fail");
+    let options = String::from_utf8(options).expect("clap_mangen writes UTF-8");
+    // Its own heading is OPTIONS; these are the doctor's.
+    out.push_str(&options.replacen(".SH OPTIONS", ".SS \"Options of doctor\"", 1));
+    out
 }
 
 /// The page's date, `YYYY-MM-DD`: from `SOURCE_DATE_EPOCH` when it is set

@@ -3,7 +3,7 @@
 //! `-c/--config` for everything else. `-h` is the Redis host, as before;
 //! help is `--help` (or `-?`).
 
-use clap::{ArgAction, Parser};
+use clap::{ArgAction, Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Default, Parser)]
@@ -12,76 +12,122 @@ use std::path::PathBuf;
     version,
     about = "Net-SNMP AgentX subagent serving Redis INFO as REDIS-SERVER-MIB",
     disable_help_flag = true,
+    disable_help_subcommand = true,
     // An old DAEMON_OPTS may repeat an option (`-n` twice): the last wins,
     // as it did with the Perl tool's Getopt::Long.
     args_override_self = true
 )]
 pub struct Cli {
     /// Redis host to poll (the first instance).
-    #[arg(short = 'h', long, value_name = "HOST")]
+    #[arg(short = 'h', long, value_name = "HOST", global = true)]
     pub host: Option<String>,
 
     /// Redis TCP port (default 6379).
-    #[arg(short = 'P', long, value_name = "PORT")]
+    #[arg(short = 'P', long, value_name = "PORT", global = true)]
     pub port: Option<u16>,
 
     /// Redis password. Visible to other users in `ps` until the agent wipes
     /// it: prefer --password-file or REDIS_SNMP_PASSWORD.
-    #[arg(short = 'p', long, value_name = "PASS")]
+    #[arg(short = 'p', long, value_name = "PASS", global = true)]
     pub password: Option<String>,
 
     /// Read the Redis password from this file (first line).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     pub password_file: Option<PathBuf>,
 
     /// OID the 17 legacy scalars hang under; the rest of the MIB is placed
     /// beside it [default: .1.3.6.1.4.1.20267.400.1].
-    #[arg(short = 'o', long, value_name = "OID")]
+    #[arg(short = 'o', long, value_name = "OID", global = true)]
     pub oid: Option<String>,
 
     /// Seconds between two polls of Redis [default: 10].
-    #[arg(short = 'r', long, value_name = "SECONDS")]
+    #[arg(short = 'r', long, value_name = "SECONDS", global = true)]
     pub refresh: Option<u64>,
 
     /// Stay in the foreground (what systemd wants).
-    #[arg(short = 'n', long)]
+    #[arg(short = 'n', long, global = true)]
     pub no_daemon: bool,
 
     /// Write the daemon's PID to FILE [default: /var/run/redis-snmp.pid].
-    #[arg(long = "daemon-pid", alias = "daemon_pid", value_name = "FILE")]
+    #[arg(
+        long = "daemon-pid",
+        alias = "daemon_pid",
+        value_name = "FILE",
+        global = true
+    )]
     pub daemon_pid: Option<PathBuf>,
 
     /// More log output (-v debug, -vv trace).
-    #[arg(short = 'v', long, action = ArgAction::Count)]
+    #[arg(short = 'v', long, action = ArgAction::Count, global = true)]
     pub verbose: u8,
 
     /// AgentX master address: /path, unix:/path or tcp:host:port
     /// [default: /var/agentx/master].
-    #[arg(short = 'x', long = "agentx-socket", value_name = "ADDRESS")]
+    #[arg(
+        short = 'x',
+        long = "agentx-socket",
+        value_name = "ADDRESS",
+        global = true
+    )]
     pub agentx_socket: Option<String>,
 
     /// Configuration file (TOML); command-line options override it.
-    #[arg(short = 'c', long, value_name = "FILE")]
+    #[arg(short = 'c', long, value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
 
     /// Where logs go: auto (journald under systemd or as a daemon where
     /// journald runs, else stderr), stderr, journald.
-    #[arg(long, value_name = "TARGET")]
+    #[arg(long, value_name = "TARGET", global = true)]
     pub log: Option<String>,
 
     /// Watch the Puppet agent's run files at Debian's default paths (the
     /// `[puppet]` section of the configuration file says more).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub puppet: bool,
 
     /// Check the configuration (file and options), say what is wrong or
     /// that it is fine, and exit without starting.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub check_config: bool,
 
     /// Print help.
     #[arg(short = '?', long, action = ArgAction::Help)]
     pub help: Option<bool>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What to do instead of serving.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Check the whole path as installed (snmpd, its AgentX socket and
+    /// view, each Redis instance and the commands the agent sends, Puppet's
+    /// files, trap sinks) and print, for each problem, what to do. Takes
+    /// the agent's configuration and options; exits 0 only when all is well.
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// Print the findings as JSON, for scripts.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print help.
+    #[arg(short = '?', long, action = ArgAction::Help)]
+    pub help: Option<bool>,
+
+    /// snmpd's configuration (files named by its includeDir and
+    /// includeFile lines are read too).
+    #[arg(long, value_name = "FILE", default_value = "/etc/snmp/snmpd.conf")]
+    pub snmpd_conf: PathBuf,
+
+    /// The user the agent runs as, whose access to the AgentX socket and
+    /// Puppet's files is checked [default: redis-snmp where that user
+    /// exists, else whoever runs the doctor].
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
 }
 
 /// Which options take a value and which carry a secret, as clap reads

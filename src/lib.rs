@@ -35,6 +35,9 @@
 //!   with a baseline, rate limits and switches.
 //! - [`config`]: the TOML file and the command line merged into one
 //!   validated configuration; [`cli`] holds the clap definition.
+//! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
+//!   installed, each problem with its fix; it reads the configuration and
+//!   uses the Redis connection, and nothing imports it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
 //!   argv, logs and errors.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
@@ -47,6 +50,7 @@ pub mod agentx;
 pub mod cli;
 pub mod config;
 pub mod daemon;
+pub mod doctor;
 pub mod logging;
 pub mod metrics;
 pub mod notify;

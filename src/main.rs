@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use redis_snmp::agentx::session::{Session, SessionConfig};
-use redis_snmp::cli::Cli;
+use redis_snmp::cli::{Cli, Command};
 use redis_snmp::config::{Config, PASSWORD_ENV};
 use redis_snmp::metrics::Layout;
 use redis_snmp::notify::{Notifier, PuppetObservation};
@@ -12,7 +12,7 @@ use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret;
 use redis_snmp::snapshot::PartKey;
 use redis_snmp::snapshot::Store;
-use redis_snmp::{daemon, logging};
+use redis_snmp::{daemon, doctor, logging};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +43,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(Command::Doctor(args)) = &cli.command {
+        let findings = doctor::checks::run(&config, args);
+        if args.json {
+            println!("{}", doctor::render_json(&findings));
+        } else {
+            print!("{}", doctor::render_text(&findings));
+        }
+        return if doctor::all_well(&findings) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
+    }
     if cli.check_config {
         for warning in &config.warnings {
             eprintln!("redis-snmp: warning: {warning}");

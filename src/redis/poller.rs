@@ -375,7 +375,7 @@ fn is_transient(code: &str) -> bool {
 /// A redis error as one line for logs and `redisInstanceLastError`, in
 /// words that say what to fix. The same fault must give the same words on
 /// every poll: the log says an error again only when its text changes.
-fn describe(e: &redis::RedisError) -> String {
+pub fn describe(e: &redis::RedisError) -> String {
     let text = if e.kind() == redis::ErrorKind::AuthenticationFailed {
         // The crate drops the server's reply (WRONGPASS…); say what it means.
         "authentication failed: the server refused the configured username or password".to_string()

@@ -1,0 +1,512 @@
+//! The doctor's checks, in the order a problem upstream hides the ones
+//! below it: snmpd, its AgentX socket, its view of our subtree and its
+//! trap sinks; then each Redis instance; then Puppet's files.
+
+use super::access::{may, User, Want};
+use super::snmpd_conf::{CommunityView, SnmpdConf};
+use super::Finding;
+use crate::agentx::address::AgentxAddress;
+use crate::cli::DoctorArgs;
+use crate::config::{Config, RedisInstance};
+use crate::oid::Oid;
+use crate::redis::connection::{self, ConnectError, ReplyBudget};
+use crate::redis::poller::describe;
+use crate::secret;
+use std::path::Path;
+use std::time::Duration;
+
+/// Where the notification and access examples are, in the package.
+const ACCESS_EXAMPLE: &str = "/usr/share/doc/redis-snmp/examples/snmpd-access.conf";
+
+/// The user the package runs the agent as.
+const PACKAGE_USER: &str = "redis-snmp";
+
+/// Every check, in order.
+pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let user = agent_user(args, &mut findings);
+    for warning in &config.warnings {
+        findings.push(Finding::problem("configuration", warning, warning));
+    }
+    findings.push(snmpd_process());
+    match SnmpdConf::read(&args.snmpd_conf) {
+        Ok(conf) => {
+            findings.push(Finding::ok(
+                "snmpd.conf",
+                format!(
+                    "read {} file(s) from {}",
+                    conf.files.len(),
+                    args.snmpd_conf.display()
+                ),
+            ));
+            for (file, why) in &conf.unread {
+                findings.push(Finding::problem(
+                    "snmpd.conf",
+                    format!("{} is named but not read: {why}", file.display()),
+                    "make it readable, or remove the line that names it",
+                ));
+            }
+            findings.push(agentx_master(&conf));
+            findings.push(agentx_socket(&config.agentx, &user));
+            findings.push(view(&conf, &config.layout.root));
+            findings.push(trap_sinks(&conf));
+        }
+        Err(e) => {
+            findings.push(Finding::problem(
+                "snmpd.conf",
+                format!("cannot read it: {e}"),
+                "give its path with --snmpd-conf, or install snmpd (apt install snmpd)",
+            ));
+            findings.push(agentx_socket(&config.agentx, &user));
+        }
+    }
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => {
+            for instance in &config.instances {
+                runtime.block_on(redis_instance(instance, &mut findings));
+            }
+        }
+        Err(e) => findings.push(Finding::problem(
+            "redis",
+            format!("cannot start the runtime: {e}"),
+            "(an internal error; please report it)",
+        )),
+    }
+    match &config.puppet {
+        Some(paths) => {
+            for (what, path) in [("summary", &paths.summary), ("report", &paths.report)] {
+                findings.push(puppet_file(what, path, paths, &user));
+            }
+        }
+        None => findings.push(Finding::skipped(
+            "puppet",
+            "not watched (no [puppet] section, no --puppet)",
+        )),
+    }
+    findings
+}
+
+/// `--user`, else the package's user where it exists, else whoever runs
+/// the doctor.
+fn agent_user(args: &DoctorArgs, findings: &mut Vec<Finding>) -> User {
+    if let Some(name) = &args.user {
+        return match User::lookup(name) {
+            Some(user) => user,
+            None => {
+                findings.push(Finding::problem(
+                    "agent user",
+                    format!("no user {name} on this host"),
+                    "give the user the agent runs as with --user",
+                ));
+                User::current()
+            }
+        };
+    }
+    User::lookup(PACKAGE_USER).unwrap_or_else(User::current)
+}
+
+fn snmpd_process() -> Finding {
+    let running = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.trim() == "snmpd")
+        });
+    match running {
+        Some(pid) => Finding::ok("snmpd", format!("running (pid {pid})")),
+        None => Finding::problem(
+            "snmpd",
+            "no snmpd process runs",
+            "systemctl enable --now snmpd (apt install snmpd if it is missing)",
+        ),
+    }
+}
+
+fn agentx_master(conf: &SnmpdConf) -> Finding {
+    if conf.master_agentx {
+        Finding::ok("agentx master", "snmpd.conf says master agentx")
+    } else {
+        Finding::problem(
+            "agentx master",
+            "snmpd.conf does not turn the AgentX master on",
+            "add \"master agentx\" to snmpd.conf and restart snmpd",
+        )
+    }
+}
+
+fn agentx_socket(address: &AgentxAddress, user: &User) -> Finding {
+    const CHECK: &str = "agentx socket";
+    let path = match address {
+        AgentxAddress::Tcp(host, port) => {
+            let reached = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), *port))
+                .ok()
+                .and_then(|mut addrs| addrs.next())
+                .map(|a| std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)));
+            return match reached {
+                Some(Ok(_)) => Finding::ok(CHECK, format!("{address} accepts connections")),
+                Some(Err(e)) => Finding::problem(
+                    CHECK,
+                    format!("cannot connect to {address}: {e}"),
+                    format!("agentXSocket {address} in snmpd.conf, or agentx_socket in the agent's configuration, must name the same place"),
+                ),
+                None => Finding::problem(
+                    CHECK,
+                    format!("{host} resolves to no address"),
+                    "correct agentx_socket",
+                ),
+            };
+        }
+        AgentxAddress::Unix(path) => path,
+    };
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(_) => {
+            return Finding::problem(
+                CHECK,
+                format!("no socket at {}", path.display()),
+                format!(
+                    "snmpd is not an AgentX master there: \"master agentx\" and \"agentXSocket {}\" in snmpd.conf, then restart snmpd",
+                    path.display()
+                ),
+            )
+        }
+    };
+    if !std::os::unix::fs::FileTypeExt::is_socket(&meta.file_type()) {
+        return Finding::problem(
+            CHECK,
+            format!("{} is not a socket", path.display()),
+            "remove it and restart snmpd",
+        );
+    }
+    if let Err(e) = std::os::unix::net::UnixStream::connect(path) {
+        return Finding::problem(
+            CHECK,
+            format!("nothing answers at {}: {e}", path.display()),
+            "restart snmpd (a stale socket is replaced)",
+        );
+    }
+    match may(user, path, Want::Write) {
+        Ok(()) => Finding::ok(
+            CHECK,
+            format!("{} answers, and {} may connect", path.display(), user.name),
+        ),
+        Err(why) => {
+            let dir = path.parent().unwrap_or(Path::new("/"));
+            Finding::problem(
+                CHECK,
+                why,
+                format!(
+                    "\"agentXPerms 0660 0755 -1 {}\" in snmpd.conf, restart snmpd, and chmod 0755 {} (snmpd sets a directory's mode only when it creates it)",
+                    user.name,
+                    dir.display()
+                ),
+            )
+        }
+    }
+}
+
+/// Whether a community this host may use sees our subtree, by the
+/// configuration and then by asking snmpd.
+fn view(conf: &SnmpdConf, root: &Oid) -> Finding {
+    const CHECK: &str = "snmpd view";
+    let add_view = format!(
+        "view redisonly included {root} and rocommunity public localhost -V redisonly in snmpd.conf (or add \"view VIEW included {root}\" to the view your community uses), then restart snmpd; {ACCESS_EXAMPLE} has the lines"
+    );
+    let locals: Vec<_> = conf.local_communities().collect();
+    if locals.is_empty() {
+        return Finding::problem(
+            CHECK,
+            "no community this host may use: the doctor cannot ask snmpd",
+            add_view,
+        );
+    }
+    let seeing = locals
+        .iter()
+        .find(|c| conf.community_sees(c, root) != Some(false));
+    let Some(community) = seeing else {
+        let mut views: Vec<String> = locals
+            .iter()
+            .filter_map(|c| match &c.access {
+                CommunityView::Named(v) => Some(v.clone()),
+                _ => None,
+            })
+            .collect();
+        views.dedup();
+        let fix = match views.first() {
+            Some(v) => format!("add \"view {v} included {root}\" to snmpd.conf and restart snmpd"),
+            None => add_view,
+        };
+        return Finding::problem(
+            CHECK,
+            format!(
+                "no community this host may use sees {root} (views: {})",
+                views.join(", ")
+            ),
+            fix,
+        );
+    };
+    let (host, port) = conf.udp_address();
+    match first_below(&host, port, &community.name, root) {
+        Ok(Some(oid)) => Finding::ok(
+            CHECK,
+            format!("snmpd on udp {host}:{port} serves {root} (first object {oid})"),
+        ),
+        Ok(None) => Finding::problem(
+            CHECK,
+            format!("snmpd on udp {host}:{port} answers, but serves nothing under {root}"),
+            "the agent is not registered: systemctl status redis-snmp (its log says why), and the agentx socket check above",
+        ),
+        Err(e) => Finding::problem(
+            CHECK,
+            format!("snmpd does not answer on udp {host}:{port}: {e}"),
+            "agentAddress in snmpd.conf must include udp:127.0.0.1:161 (or the address the doctor should ask)",
+        ),
+    }
+}
+
+/// The first object snmpd serves at or below `root`, asked with GETNEXT.
+fn first_below(host: &str, port: u16, community: &str, root: &Oid) -> Result<Option<Oid>, String> {
+    let mut session = snmp2::SyncSession::new_v2c(
+        (host, port),
+        community.as_bytes(),
+        Some(Duration::from_secs(2)),
+        1,
+    )
+    .map_err(|e| e.to_string())?;
+    let arcs: Vec<u64> = root.as_slice().iter().map(|&a| u64::from(a)).collect();
+    let start = snmp2::Oid::from(&arcs[..]).map_err(|e| format!("{e:?}"))?;
+    let mut pdu = session.getnext(&start).map_err(|e| format!("{e}"))?;
+    let Some((oid, value)) = pdu.varbinds.next() else {
+        return Ok(None);
+    };
+    if matches!(
+        value,
+        snmp2::Value::EndOfMibView | snmp2::Value::NoSuchObject
+    ) {
+        return Ok(None);
+    }
+    let next: Oid = format!(".{oid}")
+        .replace("..", ".")
+        .parse()
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(next.starts_with(root).then_some(next))
+}
+
+fn trap_sinks(conf: &SnmpdConf) -> Finding {
+    const CHECK: &str = "trap sinks";
+    match conf.trap_sinks.len() {
+        0 => Finding::problem(
+            CHECK,
+            "snmpd.conf has no trapsink, trap2sink, informsink or trapsess line: notifications go nowhere",
+            format!("add a trapsess line for your manager ({ACCESS_EXAMPLE} has one, SNMPv3 with privacy)"),
+        ),
+        n => Finding::ok(CHECK, format!("{n} line(s) send notifications")),
+    }
+}
+
+/// The commands a poll sends besides INFO, the server roles that get them,
+/// and the ACL grant each needs (README's least-privilege user).
+struct Query {
+    args: &'static [&'static str],
+    grant: &'static str,
+    role: Role,
+}
+
+#[derive(PartialEq)]
+enum Role {
+    Any,
+    DataNode,
+    ClusterNode,
+    Sentinel,
+}
+
+const QUERIES: &[Query] = &[
+    Query {
+        args: &["PING"],
+        grant: "+ping",
+        role: Role::Any,
+    },
+    Query {
+        args: &["CLUSTER", "INFO"],
+        grant: "+cluster|info",
+        role: Role::ClusterNode,
+    },
+    Query {
+        args: &["SLOWLOG", "LEN"],
+        grant: "+slowlog|len",
+        role: Role::DataNode,
+    },
+    Query {
+        args: &["SLOWLOG", "GET", "1"],
+        grant: "+slowlog|get",
+        role: Role::DataNode,
+    },
+    Query {
+        args: &["LATENCY", "LATEST"],
+        grant: "+latency|latest",
+        role: Role::DataNode,
+    },
+    Query {
+        args: &["SENTINEL", "MASTERS"],
+        grant: "+sentinel|masters",
+        role: Role::Sentinel,
+    },
+];
+
+async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
+    let check = format!("redis {}", instance.name);
+    let user = instance.username.as_deref().unwrap_or("default");
+    let redact = |text: String| secret::redact(&text, instance.password.as_ref());
+    let budget = ReplyBudget::new(instance.max_reply_bytes);
+    let mut connection = match connection::connect(instance, &budget).await {
+        Ok(c) => c,
+        Err(ConnectError::Redis(e)) if e.kind() == redis::ErrorKind::AuthenticationFailed => {
+            findings.push(Finding::problem(
+                check,
+                format!("{}: {}", instance.address, describe(&e)),
+                format!("the first line of password_file must be the password of user {user} (username sets the user; ACL SETUSER {user} on >PASSWORD on the server)"),
+            ));
+            return;
+        }
+        Err(e) => {
+            let text = match e {
+                ConnectError::Redis(e) => describe(&e),
+                ConnectError::Other(text) => text,
+            };
+            findings.push(Finding::problem(
+                check,
+                redact(text),
+                format!("is Redis running, and listening at {}? (address in the configuration; bind, port, unixsocket in redis.conf)", instance.address),
+            ));
+            return;
+        }
+    };
+    budget.renew();
+    let info: redis::RedisResult<String> = redis::cmd("INFO").query_async(&mut connection).await;
+    let info = match info {
+        Ok(info) => info,
+        Err(e) => {
+            let fix = if e.code() == Some("NOPERM") {
+                format!("ACL SETUSER {user} +info (README: the least-privilege Redis user)")
+            } else {
+                "see the error: the agent cannot read INFO".to_string()
+            };
+            findings.push(Finding::problem(check, redact(describe(&e)), fix));
+            return;
+        }
+    };
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .map(str::trim)
+    };
+    let sentinel =
+        field("redis_mode") == Some("sentinel") || field("server_mode") == Some("sentinel");
+    let cluster = field("cluster_enabled") == Some("1");
+    let mut refused = Vec::new();
+    for query in QUERIES {
+        let applies = match query.role {
+            Role::Any => true,
+            Role::DataNode => !sentinel,
+            Role::ClusterNode => cluster,
+            Role::Sentinel => sentinel,
+        };
+        if !applies || (query.grant == "+slowlog|get" && !instance.slowlog_entries) {
+            continue;
+        }
+        budget.renew();
+        let reply: redis::RedisResult<redis::Value> = redis::cmd(query.args[0])
+            .arg(&query.args[1..])
+            .query_async(&mut connection)
+            .await;
+        if let Err(e) = reply {
+            if e.code().is_some() {
+                refused.push((query, redact(describe(&e))));
+            }
+        }
+    }
+    if refused.is_empty() {
+        findings.push(Finding::ok(
+            check,
+            format!(
+                "{} answers; INFO and every command the agent sends are allowed",
+                instance.address
+            ),
+        ));
+        return;
+    }
+    for (query, error) in refused {
+        let command = query.args.join(" ");
+        let mut fix = format!("ACL SETUSER {user} {}", query.grant);
+        if query.grant == "+slowlog|get" {
+            fix.push_str(" (it shows command arguments; or set slowlog_entries = false)");
+        }
+        findings.push(Finding::problem(
+            check.clone(),
+            format!("{command} is refused ({error}): the objects it feeds are absent"),
+            fix,
+        ));
+    }
+}
+
+fn puppet_file(
+    what: &str,
+    path: &Path,
+    paths: &crate::puppet::PuppetPaths,
+    user: &User,
+) -> Finding {
+    let check = format!("puppet {what}");
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Finding::problem(
+            check,
+            format!("{} does not exist", path.display()),
+            "Puppet writes it at the end of a run: run puppet agent --test once; if Puppet writes it elsewhere, puppet config print lastrunfile lastrunreport gives the paths for [puppet] summary and report",
+        ),
+        Ok(meta) if !meta.file_type().is_file() => Finding::problem(
+            check,
+            format!("{} is not a regular file (the agent reads no link, FIFO or device)", path.display()),
+            "remove it; Puppet writes a regular file there at its next run",
+        ),
+        Ok(_) => match may(user, path, Want::Read) {
+            Ok(()) => Finding::ok(check, format!("{} is readable by {}", path.display(), user.name)),
+            Err(why) => Finding::problem(
+                check,
+                why,
+                crate::puppet::state::permission_advice(paths, path),
+            ),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// README's least-privilege user grants exactly what the doctor checks
+    /// (and INFO), with +sentinel|masters named for sentinels.
+    #[test]
+    fn the_documented_acl_grants_what_the_doctor_checks() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with("ACL SETUSER snmp "))
+            .unwrap();
+        let mut documented: Vec<&str> = line
+            .split_whitespace()
+            .filter(|w| w.starts_with('+') && *w != "+info")
+            .collect();
+        assert!(readme.contains("(add `+sentinel|masters` on a sentinel)"));
+        documented.push("+sentinel|masters");
+        documented.sort();
+        let mut checked: Vec<&str> = QUERIES.iter().map(|q| q.grant).collect();
+        checked.sort();
+        assert_eq!(documented, checked);
+    }
+}

@@ -1,0 +1,245 @@
+//! Issue 14: `redis-snmp doctor` against a real snmpd, redis-server and
+//! Puppet files: all well gives exit 0 and "all is well"; each
+//! deliberately broken set-up (the AgentX socket's mode for the agent's
+//! user, the view without our subtree, a wrong password, an ACL user
+//! without +info, an unreadable report) gives its own FAIL line and fix,
+//! exit 1; `--json` says the same for scripts; no secret is printed.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+struct Outcome {
+    success: bool,
+    text: String,
+}
+
+fn doctor(config: &Path, snmpd_conf: &Path, extra: &[&str]) -> Outcome {
+    let out = Command::new(agent_bin())
+        .arg("doctor")
+        .args(["-c", config.to_str().unwrap()])
+        .args(["--snmpd-conf", snmpd_conf.to_str().unwrap()])
+        .args(extra)
+        .env_remove("REDIS_SNMP_PASSWORD")
+        .output()
+        .expect("running redis-snmp doctor");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Outcome {
+        success: out.status.success(),
+        text,
+    }
+}
+
+/// The FAIL line of `check` and the fix below it.
+fn failure(text: &str, check: &str) -> (String, String) {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("FAIL  {check}:")))
+        .unwrap_or_else(|| panic!("no FAIL line for {check}:\n{text}"));
+    let fix = lines
+        .get(at + 1)
+        .and_then(|l| l.trim().strip_prefix("fix: "))
+        .unwrap_or_else(|| panic!("no fix under the {check} line:\n{text}"));
+    (lines[at].to_string(), fix.to_string())
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+    report: PathBuf,
+}
+
+impl Setup {
+    /// A configuration for the agent: one instance, Puppet's files (copied
+    /// from a real run), the given AgentX socket.
+    fn new(snmpd: &Snmpd, redis_entry: &str) -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = repo_root().join("tests/fixtures/puppet/b_changed");
+        let summary = dir.path().join("last_run_summary.yaml");
+        let report = dir.path().join("last_run_report.yaml");
+        std::fs::copy(fixtures.join("last_run_summary.yaml"), &summary).unwrap();
+        std::fs::copy(fixtures.join("last_run_report.yaml"), &report).unwrap();
+        let config = format!(
+            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\nname = \"main\"\n{redis_entry}\n\
+             [puppet]\nsummary = \"{}\"\nreport = \"{}\"\n",
+            snmpd.agentx_address(),
+            summary.display(),
+            report.display()
+        );
+        std::fs::write(dir.path().join("agent.toml"), config).unwrap();
+        Setup { dir, report }
+    }
+
+    fn config(&self) -> PathBuf {
+        self.dir.path().join("agent.toml")
+    }
+}
+
+fn password_file(dir: &Path, password: &str) -> PathBuf {
+    let path = dir.join(format!("pw-{}", password.len()));
+    write_file_mode(&path, &format!("{password}\n"), 0o600);
+    path
+}
+
+#[test]
+fn all_well_and_each_broken_setup_with_its_own_fix() {
+    let admin = format!("Doc{}tor", std::process::id());
+    let redis = Redis::start_with(&[&format!("requirepass {admin}")]);
+    let snmpd =
+        Snmpd::start_with(SnmpdOptions::default().config_line("trap2sink 127.0.0.1:9 public"));
+    let secrets = tempfile::tempdir().unwrap();
+    let good_pw = password_file(secrets.path(), &admin);
+    let entry = |pw: &Path, user: Option<&str>| {
+        let mut e = format!(
+            "address = \"127.0.0.1:{}\"\npassword_file = \"{}\"\n",
+            redis.port(),
+            pw.display()
+        );
+        if let Some(user) = user {
+            e.push_str(&format!("username = \"{user}\"\n"));
+        }
+        e
+    };
+    let good = Setup::new(&snmpd, &entry(&good_pw, None));
+    let mut agent = Agent::start_raw(&["-n", "-c", good.config().to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    let conf = snmpd.config_path();
+
+    // All well (as root, who may read and connect to everything).
+    let served = wait_until(Duration::from_secs(10), || {
+        doctor(&good.config(), &conf, &["--user", "root"]).success
+    });
+    let all = doctor(&good.config(), &conf, &["--user", "root"]);
+    assert!(served && all.success, "{}", all.text);
+    assert!(all.text.ends_with("all is well\n"), "{}", all.text);
+    assert!(
+        all.text
+            .contains("ok    snmpd view: snmpd on udp 127.0.0.1:"),
+        "{}",
+        all.text
+    );
+
+    // The socket (0600, root's) and the report for a user who is neither.
+    std::fs::set_permissions(
+        &good.report,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let nobody = doctor(&good.config(), &conf, &["--user", "nobody"]);
+    assert!(!nobody.success);
+    let (line, fix) = failure(&nobody.text, "agentx socket");
+    assert!(line.contains("nobody may"), "{line}");
+    assert!(fix.contains("agentXPerms 0660 0755 -1 nobody"), "{fix}");
+    let (line, fix) = failure(&nobody.text, "puppet report");
+    assert!(line.contains("mode 600"), "{line}");
+    assert!(fix.contains("lastrunreport"), "{fix}");
+    assert!(
+        nobody.text.contains("ok    puppet summary"),
+        "{}",
+        nobody.text
+    );
+
+    // --json says the same.
+    let json = doctor(&good.config(), &conf, &["--user", "nobody", "--json"]);
+    let parsed: serde_json::Value = serde_json::from_str(&json.text).expect("--json is JSON");
+    assert_eq!(parsed["ok"], false);
+    let socket = parsed["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "agentx socket")
+        .unwrap();
+    assert_eq!(socket["status"], "problem");
+    assert!(socket["fix"].as_str().unwrap().contains("agentXPerms"));
+
+    // A wrong password.
+    let wrong = Setup::new(
+        &snmpd,
+        &entry(&password_file(secrets.path(), "not-the-password"), None),
+    );
+    let out = doctor(&wrong.config(), &conf, &["--user", "root"]);
+    let (line, fix) = failure(&out.text, "redis main");
+    assert!(line.contains("authentication failed"), "{line}");
+    assert!(fix.contains("password_file"), "{fix}");
+
+    // An ACL user that may not run INFO.
+    let user_pw = format!("NoInfo{}pw", std::process::id());
+    assert_eq!(
+        redis.command(&[
+            "ACL",
+            "SETUSER",
+            "snmp",
+            "on",
+            &format!(">{user_pw}"),
+            "-@all",
+            "+ping"
+        ]),
+        Ok(Reply::Status("OK".into()))
+    );
+    let acl = Setup::new(
+        &snmpd,
+        &entry(&password_file(secrets.path(), &user_pw), Some("snmp")),
+    );
+    let out = doctor(&acl.config(), &conf, &["--user", "root"]);
+    let (line, fix) = failure(&out.text, "redis main");
+    assert!(line.contains("NOPERM"), "{line}");
+    assert_eq!(
+        fix,
+        "ACL SETUSER snmp +info (README: the least-privilege Redis user)"
+    );
+
+    // No secret in any output.
+    for text in [&all.text, &nobody.text, &json.text, &out.text] {
+        assert!(!text.contains(&admin) && !text.contains(&user_pw), "{text}");
+    }
+}
+
+#[test]
+fn a_view_without_our_subtree_is_named_with_the_line_to_add() {
+    let redis = Redis::start();
+    let snmpd = Snmpd::start_with(
+        SnmpdOptions::default()
+            .without_default_communities()
+            .config_line("view sysonly included .1.3.6.1.2.1.1")
+            .config_line("rocommunity public 127.0.0.1 -V sysonly"),
+    );
+    let setup = Setup::new(
+        &snmpd,
+        &format!("address = \"127.0.0.1:{}\"\n", redis.port()),
+    );
+    let out = doctor(&setup.config(), &snmpd.config_path(), &["--user", "root"]);
+    assert!(!out.success);
+    let (line, fix) = failure(&out.text, "snmpd view");
+    assert!(line.contains(".1.3.6.1.4.1.20267.400"), "{line}");
+    assert_eq!(
+        fix,
+        "add \"view sysonly included .1.3.6.1.4.1.20267.400\" to snmpd.conf and restart snmpd"
+    );
+    // And with that line added (and the agent running), the view is fine.
+    let fixed = Snmpd::start_with(
+        SnmpdOptions::default()
+            .without_default_communities()
+            .config_line("view sysonly included .1.3.6.1.2.1.1")
+            .config_line("view sysonly included .1.3.6.1.4.1.20267.400")
+            .config_line("rocommunity public 127.0.0.1 -V sysonly"),
+    );
+    let setup = Setup::new(
+        &fixed,
+        &format!("address = \"127.0.0.1:{}\"\n", redis.port()),
+    );
+    let mut agent = Agent::start_raw(&["-n", "-c", setup.config().to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    let mut text = String::new();
+    let ok = wait_until(Duration::from_secs(10), || {
+        text = doctor(&setup.config(), &fixed.config_path(), &["--user", "root"]).text;
+        text.contains("ok    snmpd view")
+    });
+    assert!(ok, "{text}");
+}
