@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages for the tests and the tools they drive. Later features add
 # theirs here (e.g. puppet lintian debhelper).
-APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd"
+APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl"
 # The machine's Node.js brings npm; Debian's npm would conflict with it.
 if ! command -v npm >/dev/null 2>&1; then
     APT_PACKAGES="$APT_PACKAGES npm"

@@ -139,7 +139,10 @@ fn all_well_and_each_broken_setup_with_its_own_fix() {
     assert!(fix.contains("agentXPerms 0660 0755 -1 nobody"), "{fix}");
     let (line, fix) = failure(&nobody.text, "puppet report");
     assert!(line.contains("mode 600"), "{line}");
-    assert!(fix.contains("lastrunreport"), "{fix}");
+    assert!(
+        fix.contains("(lastrunreport)") && fix.contains("puppet-acl.sh"),
+        "{fix}"
+    );
     assert!(
         nobody.text.contains("ok    puppet summary"),
         "{}",

@@ -484,7 +484,7 @@ fn unreadable_body() {
     });
     let text = String::from_utf8(logs.lock().unwrap().clone()).unwrap();
     println!("logged:\n{text}");
-    let advice = "lastrunfile = $publicdir/last_run_summary.yaml { mode = 0644 }";
+    let advice = "sh /usr/share/doc/redis-snmp/examples/puppet-acl.sh";
     let lines: Vec<&str> = text.lines().filter(|l| l.contains(advice)).collect();
     assert_eq!(lines.len(), 2, "once per time the condition began: {text}");
     assert!(lines[0].contains("WARN"), "{}", lines[0]);

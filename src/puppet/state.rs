@@ -472,21 +472,24 @@ pub fn read_state(paths: &PuppetPaths) -> PuppetState {
     PuppetReader::new(paths.clone()).refresh()
 }
 
+/// The script that gives the agent's user read access to Puppet's files.
+pub const PUPPET_ACL_SCRIPT: &str = "/usr/share/doc/redis-snmp/examples/puppet-acl.sh";
+
 /// The advice for a file Puppet wrote that this process may not read.
+/// Not a world-readable mode (the report holds exec output and diffs) and
+/// not root: a default ACL on the file's directory, which Puppet's
+/// rewrites keep.
 pub fn permission_advice(paths: &PuppetPaths, which: &Path) -> String {
-    if which == paths.report {
-        "Puppet writes it mode 0640 and resets a chmod at every run; set \
-         `lastrunreport = $statedir/last_run_report.yaml { mode = 0644 }` in the [main] \
-         section of puppet.conf (and make sure its directory is searchable), or run \
-         redis-snmp as root"
-            .to_owned()
+    let setting = if which == paths.report {
+        "lastrunreport"
     } else {
-        "Puppet writes it mode 0640 and resets a chmod at every run; set \
-         `lastrunfile = $publicdir/last_run_summary.yaml { mode = 0644 }` in the [main] \
-         section of puppet.conf (and make sure its directory is searchable), or run \
-         redis-snmp as root"
-            .to_owned()
-    }
+        "lastrunfile"
+    };
+    format!(
+        "Puppet writes it ({setting}) mode 0640 anew at every run; give the agent's user \
+         read access that lasts with a default ACL on its directory: sh {PUPPET_ACL_SCRIPT} \
+         (apt install acl); do not make it readable by all or run redis-snmp as root"
+    )
 }
 
 #[cfg(test)]

@@ -537,7 +537,7 @@ mod tests {
         assert!(
             lines[0]
                 .1
-                .contains("lastrunfile = $publicdir/last_run_summary.yaml { mode = 0644 }"),
+                .contains("(lastrunfile) mode 0640 anew at every run"),
             "{}",
             lines[0].1
         );
@@ -552,7 +552,7 @@ mod tests {
         assert_eq!(lines.len(), 1);
         assert!(lines[0]
             .1
-            .contains("lastrunreport = $statedir/last_run_report.yaml { mode = 0644 }"));
+            .contains("(lastrunreport) mode 0640 anew at every run"));
         st.summary_status = FileStatus::Ok;
         let lines = c.changes(&p, &st);
         assert_eq!(lines.len(), 1);
