@@ -21,6 +21,7 @@ mod common;
 use common::*;
 use std::io::{Read, Write};
 use std::net::TcpListener;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -466,4 +467,90 @@ fn every_spelling_of_the_password_option_is_wiped_from_argv() {
         );
         agent.stop();
     }
+}
+
+/// Kills a daemonized agent when the test ends.
+struct Daemon(u32);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        // SAFETY: signalling a process this test started.
+        unsafe { libc::kill(self.0 as libc::pid_t, libc::SIGKILL) };
+    }
+}
+
+#[test]
+fn the_pid_file_is_made_anew_and_the_daemon_leaves_the_starting_directory() {
+    let redis = Redis::start();
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("agent.pid");
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep\n").unwrap();
+    let (port, agentx) = (redis.port().to_string(), snmpd.agentx_address());
+    let args = |pid_file: &Path| -> Vec<String> {
+        [
+            "-x",
+            &agentx,
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port,
+            "-r",
+            "1",
+            "--daemon-pid",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([pid_file.display().to_string()])
+        .collect()
+    };
+    let start = |pid_file: &Path| {
+        let args = args(pid_file);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        // Started with another umask, to see that the daemon sets its own.
+        let launcher = ["sh", "-c", "umask 077; exec \"$0\" \"$@\""];
+        let mut parent = Agent::start_through(&launcher, &args, &[]);
+        let status = parent
+            .wait_exit(Duration::from_secs(10))
+            .expect("the parent did not exit");
+        (status, parent.log())
+    };
+
+    // A PID file that names a running process: refused, nothing started.
+    std::fs::write(&pid_file, format!("{}\n", std::process::id())).unwrap();
+    let (status, log) = start(&pid_file);
+    assert!(!status.success(), "started over a live PID file: {log}");
+    assert!(log.contains("running already"), "{log}");
+    assert_eq!(
+        std::fs::read_to_string(&pid_file).unwrap().trim(),
+        std::process::id().to_string()
+    );
+
+    // A link planted where the PID file goes: replaced, its target intact.
+    std::fs::remove_file(&pid_file).unwrap();
+    std::os::unix::fs::symlink(&victim, &pid_file).unwrap();
+    let (status, log) = start(&pid_file);
+    assert!(status.success(), "{status}: {log}");
+    let meta = std::fs::symlink_metadata(&pid_file).unwrap();
+    assert!(
+        meta.file_type().is_file(),
+        "the PID file is not a regular file"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep\n");
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _daemon = Daemon(pid);
+    assert!(pid_alive(pid), "the daemon {pid} is not running");
+    // The daemon works from / with umask 022, whatever it was started with.
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap();
+    assert_eq!(cwd, Path::new("/"));
+    let umask = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:").map(|v| v.trim().to_string()));
+    assert_eq!(umask.as_deref(), Some("0022"));
 }
