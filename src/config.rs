@@ -378,10 +378,22 @@ impl Config {
                 }
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
-                    summary: p.summary.clone().unwrap_or(defaults.summary),
-                    report: p.report.clone().unwrap_or(defaults.report),
-                    disabled_lock: p.disabled_lock.clone().unwrap_or(defaults.disabled_lock),
-                    run_lock: p.run_lock.clone().unwrap_or(defaults.run_lock),
+                    summary: p
+                        .summary
+                        .as_deref()
+                        .map(absolute)
+                        .unwrap_or(defaults.summary),
+                    report: p.report.as_deref().map(absolute).unwrap_or(defaults.report),
+                    disabled_lock: p
+                        .disabled_lock
+                        .as_deref()
+                        .map(absolute)
+                        .unwrap_or(defaults.disabled_lock),
+                    run_lock: p
+                        .run_lock
+                        .as_deref()
+                        .map(absolute)
+                        .unwrap_or(defaults.run_lock),
                 })
             }
             Some(_) => None,
@@ -395,11 +407,12 @@ impl Config {
             layout,
             instances,
             daemonize: !cli.no_daemon,
-            pid_file: cli
-                .daemon_pid
-                .clone()
-                .or(file.daemon_pid)
-                .unwrap_or_else(|| PathBuf::from(DEFAULT_PID_FILE)),
+            pid_file: absolute(
+                &cli.daemon_pid
+                    .clone()
+                    .or(file.daemon_pid)
+                    .unwrap_or_else(|| PathBuf::from(DEFAULT_PID_FILE)),
+            ),
             verbosity: cli.verbose,
             log_target,
             notifications,
@@ -480,6 +493,13 @@ fn instance_from_file(
     })
 }
 
+/// `path` made absolute against the directory the agent was started in:
+/// files read after start-up (TLS certificates at each connection, Puppet's
+/// files) must not move when a daemon changes to `/`.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// The `tls_*` keys of an entry: only with a `rediss://` address, a client
 /// certificate only with its key, and every file readable now.
 fn tls_from_file(
@@ -489,9 +509,9 @@ fn tls_from_file(
     warnings: &mut Vec<String>,
 ) -> Result<TlsFiles, String> {
     let tls = TlsFiles {
-        ca_file: entry.tls_ca_file.clone(),
-        cert_file: entry.tls_cert_file.clone(),
-        key_file: entry.tls_key_file.clone(),
+        ca_file: entry.tls_ca_file.as_deref().map(absolute),
+        cert_file: entry.tls_cert_file.as_deref().map(absolute),
+        key_file: entry.tls_key_file.as_deref().map(absolute),
         server_name: entry.tls_server_name.clone(),
     };
     if tls != TlsFiles::default() && !matches!(address, RedisAddress::Tls { .. }) {

@@ -8,18 +8,19 @@ use std::path::Path;
 /// child starts a new session with stdio on /dev/null. Must be called
 /// before any thread (the tokio runtime) exists.
 pub fn detach(pid_file: &Path) -> Result<(), String> {
+    // Everything after runs from / with umask 022 (the configuration made
+    // its paths absolute), set before the fork so that no one who reads
+    // the PID file sees the child still in the old directory.
+    // SAFETY: umask on our own process.
+    unsafe { libc::umask(0o022) };
+    std::env::set_current_dir("/").map_err(|e| format!("cannot change to /: {e}"))?;
     // SAFETY: called while the process is single-threaded, before the
     // runtime starts, so fork() duplicates no other thread's state.
     match unsafe { libc::fork() } {
         -1 => Err(format!("cannot fork: {}", std::io::Error::last_os_error())),
         0 => {
-            // SAFETY: plain syscalls on our own process. The umask and the
-            // working directory are not inherited from whoever started us.
-            unsafe {
-                libc::setsid();
-                libc::umask(0o022);
-            }
-            let _ = std::env::set_current_dir("/");
+            // SAFETY: a plain syscall on our own process.
+            unsafe { libc::setsid() };
             redirect_stdio_to_null();
             Ok(())
         }
