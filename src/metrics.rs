@@ -53,7 +53,7 @@ pub enum Conversion {
 pub const OK_ERR: &[(&str, i32)] = &[("ok", 1), ("err", 2)];
 /// `role`: Redis says `slave` for a replica.
 pub const ROLES: &[(&str, i32)] = &[("master", 1), ("slave", 2), ("replica", 2), ("sentinel", 3)];
-/// `redis_mode`.
+/// `redis_mode` (Valkey: `server_mode`).
 pub const MODES: &[(&str, i32)] = &[("standalone", 1), ("sentinel", 2), ("cluster", 3)];
 /// `master_link_status`.
 pub const LINK: &[(&str, i32)] = &[("up", 1), ("down", 2)];
@@ -398,8 +398,11 @@ use Conversion::{AgeOf, Scaled, Signed, Text, Truth};
 /// below, its entry AUGMENTS `redisInstanceEntry`: one row per instance.
 #[rustfmt::skip]
 pub const SERVER_COLUMNS: &[ObjectDef] = &[
-    field("redisSrvVersion", &[3, 2, 1, 1], DisplayString, Text, &["redis_version"]),
-    field("redisSrvMode", &[3, 2, 1, 2], Enum, Conversion::Enum(MODES), &["redis_mode"]),
+    // Valkey reports redis_version:7.2.4 for compatibility; its users know
+    // it by its own version.
+    field("redisSrvVersion", &[3, 2, 1, 1], DisplayString, Text, &["valkey_version", "redis_version"]),
+    // Valkey 8+ says server_mode instead.
+    field("redisSrvMode", &[3, 2, 1, 2], Enum, Conversion::Enum(MODES), &["redis_mode", "server_mode"]),
     field("redisSrvRunId", &[3, 2, 1, 3], DisplayString, Text, &["run_id"]),
     info("redisSrvProcessId", &[3, 2, 1, 4], Gauge32, &["process_id"]),
     info("redisSrvTcpPort", &[3, 2, 1, 5], Gauge32, &["tcp_port"]),
@@ -409,6 +412,7 @@ pub const SERVER_COLUMNS: &[ObjectDef] = &[
     field("redisSrvOs", &[3, 2, 1, 9], DisplayString, Text, &["os"]),
     info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]),
     field("redisSrvIoThreads", &[3, 2, 1, 11], TruthValue, Truth, &["io_threads_active"]),
+    field("redisSrvName", &[3, 2, 1, 12], DisplayString, Text, &["server_name"]),
 ];
 
 /// `redisClientsTable` (`redis.3.3`).

@@ -71,7 +71,8 @@ pub struct KeyspaceRow {
     pub expires: u64,
     /// Absent before Redis 2.6.
     pub avg_ttl: Option<u64>,
-    /// Keys with hash-field expirations (Redis 7.4+).
+    /// Keys with hash-field expirations (Redis 7.4+ `subexpiry`, Valkey
+    /// 9.0+ `keys_with_volatile_items`).
     pub subexpiry: Option<u64>,
 }
 
@@ -289,7 +290,8 @@ impl Info {
         parse_version(self.first(&["redis_version", "valkey_version"])?)
     }
 
-    /// Rows of `db<N>:keys=..,expires=..[,avg_ttl=..][,subexpiry=..]`, sorted
+    /// Rows of `db<N>:keys=..,expires=..[,avg_ttl=..][,subexpiry=..]` (or
+    /// Valkey's `keys_with_volatile_items=..` for `subexpiry`), sorted
     /// by db number. A line without `keys` or `expires` is skipped.
     pub fn keyspace(&self) -> Vec<KeyspaceRow> {
         let mut rows: Vec<KeyspaceRow> = self
@@ -302,7 +304,9 @@ impl Info {
                     keys: kv_u64(&kv, "keys")?,
                     expires: kv_u64(&kv, "expires")?,
                     avg_ttl: kv_u64(&kv, "avg_ttl"),
-                    subexpiry: kv_u64(&kv, "subexpiry"),
+                    // Valkey 9's name for the same count.
+                    subexpiry: kv_u64(&kv, "subexpiry")
+                        .or_else(|| kv_u64(&kv, "keys_with_volatile_items")),
                 })
             })
             .collect();

@@ -188,7 +188,7 @@ impl Poller {
         }
         let info = self.read_info().await?;
         let mut extras = Extras::default();
-        if info.get("redis_mode") == Some("sentinel") {
+        if info.first(&["redis_mode", "server_mode"]) == Some("sentinel") {
             if let Some(reply) = self.optional_query("SENTINEL", &["MASTERS"]).await {
                 extras.sentinel_masters = replies::sentinel_masters(&reply);
             }

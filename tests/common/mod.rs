@@ -30,6 +30,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tempfile::TempDir;
 
+pub mod servers;
+
 // ---------------------------------------------------------------------------
 // Well-known OIDs of the test setup
 // ---------------------------------------------------------------------------
@@ -437,6 +439,9 @@ pub struct Redis {
     port: u16,
     password: Option<String>,
     proc: Option<Proc>,
+    /// The server program (`redis-server` on the PATH unless
+    /// [`Redis::start_binary`] chose another, see [`servers`]).
+    binary: PathBuf,
 }
 
 impl Redis {
@@ -448,6 +453,12 @@ impl Redis {
     /// a `requirepass` line makes [`Redis::info`] and [`Redis::cli`]
     /// authenticate.
     pub fn start_with(extra_config_lines: &[&str]) -> Redis {
+        Redis::start_binary(Path::new("redis-server"), extra_config_lines)
+    }
+
+    /// Like [`Redis::start_with`], with another server program (a
+    /// [`servers::ServerKind`]'s binary: Redis 6.2, Valkey 8.0, ...).
+    pub fn start_binary(binary: &Path, extra_config_lines: &[&str]) -> Redis {
         let dir = tempfile::Builder::new()
             .prefix("redis-snmp-redis.")
             .tempdir()
@@ -479,6 +490,7 @@ impl Redis {
             port,
             password,
             proc: None,
+            binary: binary.to_path_buf(),
         };
         redis.start_again();
         redis
@@ -519,7 +531,7 @@ impl Redis {
     pub fn start_again(&mut self) {
         assert!(self.proc.is_none(), "redis is already running");
         let out = File::create(self.dir.path().join("redis.stdout")).expect("redis.stdout");
-        let mut cmd = Command::new("redis-server");
+        let mut cmd = Command::new(&self.binary);
         cmd.arg(self.dir.path().join("redis.conf"))
             .current_dir(self.dir.path())
             .stdin(Stdio::null())

@@ -1,0 +1,582 @@
+//! The checks that matter, against every server the agent is tested with:
+//! Redis 6.2, Redis 7.0 (Debian 12's), Valkey 8.0 and Valkey 9.1 (see
+//! `tests/common/servers.rs`; `scripts/test-servers.sh` fetches them). Each
+//! runs a real server, a real snmpd and the agent, and asserts what a user
+//! reads through snmpd against what that server's own INFO says:
+//!
+//! - `legacy_scalars`: the 17 scalars of the Perl agent, typed as it typed
+//!   them, equal to INFO (counters between two INFO reads around the GET);
+//! - `info_tables`: every INFO-fed column is served exactly when the
+//!   server's INFO has its field, text, enumerations and truth values equal
+//!   INFO's, the server's own version and name, and the keyspace, command
+//!   and error tables;
+//! - `replica_link`: a master and its replica, the replica table, the link
+//!   going down;
+//! - `notifications`: instance down/up/restart, replication link down/up and
+//!   a role change, received by snmptrapd.
+//!
+//! A server that is not there is skipped with a `SKIP` line saying why.
+//! `capture_info_fixtures` (ignored; run it by name) rewrote
+//! `tests/fixtures/redis/*-info.txt` for the fetched servers.
+
+mod common;
+
+use common::servers::ServerKind;
+use common::{
+    legacy_oid, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY, REDIS_ROOT,
+};
+use redis_snmp::metrics::{Conversion, ObjectDef, Source, INFO_GROUPS};
+use redis_snmp::redis::info::Info;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// The server of `kind`, started with these extra config lines, or `None`
+/// (after a SKIP line) when it is not there.
+fn start(kind: ServerKind, test: &str, extra: &[&str]) -> Option<Redis> {
+    let binary = kind.binary_or_skip(test)?;
+    let redis = Redis::start_binary(&binary, extra);
+    let info = redis.info_map();
+    let own = info
+        .get("valkey_version")
+        .or_else(|| info.get("redis_version"))
+        .unwrap_or("");
+    assert!(
+        own.starts_with(kind.version_prefix()),
+        "{} at {} says version {own:?}",
+        kind.label(),
+        binary.display()
+    );
+    Some(redis)
+}
+
+/// The agent on a configuration file naming these servers `r1`, `r2`, ...
+fn start_agent(snmpd: &Snmpd, servers: &[&Redis], dir: &std::path::Path) -> Agent {
+    let mut toml = format!(
+        "agentx_socket = \"{}\"\nrefresh = 1\n",
+        snmpd.agentx_address()
+    );
+    for (i, r) in servers.iter().enumerate() {
+        toml.push_str(&format!(
+            "\n[[redis]]\nname = \"r{}\"\naddress = \"{}\"\ntimeout = 1.0\n",
+            i + 1,
+            r.address()
+        ));
+    }
+    let path = dir.join("agent.toml");
+    std::fs::write(&path, toml).unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    agent
+}
+
+fn oid(suffix: &str) -> String {
+    format!("{REDIS_ROOT}.{suffix}")
+}
+
+/// The numeric OID of an object's instance `index`.
+fn object_oid(def: &ObjectDef, index: u32) -> String {
+    let arcs: Vec<String> = def.arcs.iter().map(u32::to_string).collect();
+    format!("{REDIS_ROOT}.{}.{index}", arcs.join("."))
+}
+
+fn get(snmpd: &Snmpd, suffix: &str) -> Var {
+    snmpd.numeric().get_one(&oid(suffix))
+}
+
+/// Waits until GET of `suffix` shows `expected`; panics with the last value.
+fn expect_value(snmpd: &Snmpd, suffix: &str, expected: &str) {
+    let mut last = String::new();
+    let ok = wait_until(Duration::from_secs(8), || {
+        last = get(snmpd, suffix).value;
+        last == expected
+    });
+    assert!(ok, "{} = {last:?}, expected {expected:?}", oid(suffix));
+}
+
+/// `INFO everything` as the agent's own parser reads it.
+fn info_everything(redis: &Redis) -> Info {
+    Info::parse(&redis.info_section("everything"))
+}
+
+/// The index of a row named by a string: its length, then its bytes.
+fn name_index(name: &str) -> String {
+    let mut s = name.len().to_string();
+    for b in name.bytes() {
+        s.push_str(&format!(".{b}"));
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// legacy scalars
+
+fn legacy_scalars(kind: ServerKind) {
+    let Some(redis) = start(kind, "legacy_scalars", &[]) else {
+        return;
+    };
+    for i in 1..=3 {
+        redis.cli(&["SET", &format!("k{i}"), "v"]);
+    }
+    redis.cli(&["GET", "k1"]);
+    redis.cli(&["GET", "k2"]);
+    redis.cli(&["GET", "missing"]);
+    let _sub = redis.spawn_cli(&["SUBSCRIBE", "c1", "c2"]);
+    let _psub = redis.spawn_cli(&["PSUBSCRIBE", "p*"]);
+    let _blpop = redis.spawn_cli(&["BLPOP", "list", "0"]);
+    assert!(wait_until(Duration::from_secs(5), || {
+        let i = redis.info_map();
+        i.u64("pubsub_channels") == 2
+            && i.u64("pubsub_patterns") == 1
+            && i.u64("blocked_clients") == 1
+    }));
+    let snmpd = Snmpd::start();
+    let _agent = Agent::start(&snmpd, &redis, &[]);
+    let client = snmpd.numeric();
+    let oids: Vec<String> = LEGACY.iter().map(|l| legacy_oid(l.0)).collect();
+    let oid_refs: Vec<&str> = oids.iter().map(String::as_str).collect();
+
+    // Values nothing but the test changes: equal to INFO, and the agent's
+    // own connection is the one client more than INFO's reader sees.
+    let stable = [
+        "connected_slaves",
+        "rdb_changes_since_last_save",
+        "blocked_clients",
+        "evicted_keys",
+        "expired_keys",
+        "keyspace_hits",
+        "keyspace_misses",
+        "pubsub_channels",
+        "pubsub_patterns",
+    ];
+    let mut last = Vec::new();
+    let ok = wait_until(Duration::from_secs(8), || {
+        let out = client.get(&oid_refs);
+        let info = redis.info_map();
+        let vars = out.vars();
+        last.clear();
+        if vars.len() != LEGACY.len() {
+            last.push(format!("{out}"));
+            return false;
+        }
+        for ((_, name, ty, field), var) in LEGACY.iter().zip(&vars) {
+            if var.ty != *ty {
+                last.push(format!("{name}: type {:?}, expected {ty}", var.ty));
+            } else if stable.contains(field) && var.number() != Some(info.u64(field)) {
+                last.push(format!(
+                    "{name} = {}, INFO {field}:{}",
+                    var.value,
+                    info.u64(field)
+                ));
+            } else if *field == "connected_clients"
+                && var.number() != Some(info.u64(field).saturating_sub(1))
+            {
+                last.push(format!(
+                    "{name} = {}, INFO {field}:{} (with INFO's reader)",
+                    var.value,
+                    info.u64(field)
+                ));
+            }
+        }
+        last.is_empty()
+    });
+    assert!(ok, "{}: {last:#?}", kind.label());
+    // The nine stable values are the ones the test made.
+    let info = redis.info_map();
+    assert_eq!(info.u64("rdb_changes_since_last_save"), 3);
+    assert_eq!(info.u64("keyspace_hits"), 2);
+    assert_eq!(info.u64("keyspace_misses"), 1);
+
+    // Counters and gauges that move: between INFO read before (once the
+    // agent's snapshot is newer) and INFO read after the GET.
+    let before = redis.info_map();
+    let commands = legacy_oid(6);
+    assert!(wait_until(Duration::from_secs(5), || client
+        .get_one(&commands)
+        .number()
+        >= Some(before.u64("total_commands_processed"))));
+    let vars = client.get(&oid_refs).vars();
+    let after = redis.info_map();
+    for ((n, name, _, field), var) in LEGACY.iter().zip(&vars) {
+        let v = var.u64();
+        let (lo, hi) = match *n {
+            // centiseconds of CPU
+            7 | 8 => (
+                (before.f64(field) * 100.0).floor() as u64,
+                (after.f64(field) * 100.0).ceil() as u64,
+            ),
+            // memory moves both ways
+            3 | 17 => {
+                let (b, a) = (before.u64(field), after.u64(field));
+                (b.min(a) * 9 / 10, b.max(a) * 11 / 10)
+            }
+            5 | 6 | 16 => (before.u64(field), after.u64(field)),
+            _ => continue,
+        };
+        assert!(
+            lo <= v && v <= hi,
+            "{}: {name} = {v}, INFO {field} from {lo} to {hi}",
+            kind.label()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// the INFO-fed tables
+
+/// Fields whose numbers do not move while the test reads them: served
+/// equal to INFO.
+const STABLE_NUMBERS: &[&str] = &[
+    "process_id",
+    "tcp_port",
+    "hz",
+    "maxclients",
+    "maxmemory",
+    "connected_slaves",
+    "repl_backlog_size",
+    "rdb_changes_since_last_save",
+    "rdb_saves",
+    "total_error_replies",
+    "keyspace_hits",
+    "keyspace_misses",
+    "expired_keys",
+    "evicted_keys",
+    "blocked_clients",
+    "pubsub_channels",
+    "sync_full",
+];
+
+fn info_tables(kind: ServerKind) {
+    let Some(redis) = start(
+        kind,
+        "info_tables",
+        &[
+            "databases 4",
+            "hz 13",
+            "maxclients 321",
+            "maxmemory 123456789",
+            "maxmemory-policy allkeys-lru",
+        ],
+    ) else {
+        return;
+    };
+    redis.cli(&["SET", "a", "1"]);
+    redis.cli(&["SET", "b", "2", "EX", "1000"]);
+    redis.cli(&["-n", "2", "SET", "c", "3"]);
+    redis.cli(&["GET", "a"]);
+    redis.cli(&["LPUSH", "a", "x"]); // WRONGTYPE
+    let snmpd = Snmpd::start();
+    let _agent = Agent::start(&snmpd, &redis, &[]);
+    // db0's two keys, once the first poll is served.
+    expect_value(&snmpd, "3.10.1.2.1.0", "2");
+
+    let info = info_everything(&redis);
+    let served: HashMap<String, Var> = snmpd
+        .numeric()
+        .bulkwalk(&oid("3"))
+        .vars()
+        .into_iter()
+        .map(|v| (v.name.clone(), v))
+        .collect();
+    let mut wrong = Vec::new();
+    let mut compared = 0;
+    for def in INFO_GROUPS.iter().flat_map(|g| g.iter()) {
+        let Source::Info { fields, conversion } = def.source else {
+            continue;
+        };
+        let name = def.name;
+        let var = served.get(&object_oid(def, 1));
+        let Some(value) = info.first(fields) else {
+            if let Some(var) = var {
+                wrong.push(format!(
+                    "{name} is served ({var}) but INFO has no {fields:?}"
+                ));
+            }
+            continue;
+        };
+        let Some(var) = var else {
+            wrong.push(format!(
+                "{name} is absent but INFO says {fields:?} = {value:?}"
+            ));
+            continue;
+        };
+        compared += 1;
+        let field = fields.iter().find(|f| info.contains(f)).unwrap();
+        let ok = match conversion {
+            Conversion::Text => var.text() == value,
+            Conversion::Enum(names) => {
+                var.number() == redis_snmp::metrics::enum_number(names, value).map(|n| n as u64)
+            }
+            Conversion::Truth => var.number() == Some(if value == "1" { 1 } else { 2 }),
+            Conversion::Unsigned if STABLE_NUMBERS.contains(field) => {
+                var.number() == value.parse().ok()
+            }
+            _ => var.number().is_some() || var.value.trim_start().starts_with('-'),
+        };
+        if !ok {
+            wrong.push(format!("{name} = {var}, INFO {field}:{value}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}:\n{}", kind.label(), wrong.join("\n"));
+    assert!(compared > 100, "{}: only {compared} objects", kind.label());
+    println!("{}: {compared} INFO-fed objects equal INFO", kind.label());
+
+    // Who the server is, as its users name it: Valkey's own version (not
+    // the compatibility redis_version:7.2.4) and name, and standalone mode
+    // whether INFO says redis_mode or (Valkey) server_mode.
+    let own_version = info
+        .get("valkey_version")
+        .or_else(|| info.get("redis_version"))
+        .unwrap();
+    assert!(own_version.starts_with(kind.version_prefix()));
+    assert_eq!(
+        served[&oid("3.2.1.1.1")].text(),
+        own_version,
+        "{}",
+        kind.label()
+    );
+    assert_eq!(served[&oid("3.2.1.2.1")].value, "1", "standalone(1)");
+    let name = served.get(&oid("3.2.1.12.1")).map(Var::text);
+    if kind.is_valkey() {
+        assert_eq!(name.as_deref(), Some("valkey"), "{}", kind.label());
+        assert_eq!(info.get("server_name"), Some("valkey"));
+    } else {
+        assert_eq!(name, None, "Redis says no server_name");
+    }
+
+    // Keyspace: every database, zero-filled, equal to INFO's db lines.
+    for db in 0..4 {
+        let row = info.keyspace().into_iter().find(|r| r.db == db);
+        let keys = row.as_ref().map_or(0, |r| r.keys);
+        let expires = row.as_ref().map_or(0, |r| r.expires);
+        assert_eq!(
+            served[&oid(&format!("3.10.1.2.1.{db}"))].u64(),
+            keys,
+            "{} db{db}",
+            kind.label()
+        );
+        assert_eq!(served[&oid(&format!("3.10.1.3.1.{db}"))].u64(), expires);
+    }
+    assert_eq!(served[&oid("3.10.1.2.1.0")].u64(), 2);
+    assert_eq!(served[&oid("3.10.1.2.1.2")].u64(), 1);
+    assert!(!served.contains_key(&oid("3.10.1.2.1.4")));
+
+    // Commands and errors: SET was called twice (once more in db 2), LPUSH
+    // failed with WRONGTYPE once.
+    let set = served[&oid(&format!("3.12.1.2.1.{}", name_index("set")))].u64();
+    assert_eq!(set, 3, "{} cmdstat_set calls", kind.label());
+    let lpush = format!("3.12.1.2.1.{}", name_index("lpush"));
+    assert_eq!(served[&oid(&lpush)].u64(), 1);
+    let wrongtype = format!("3.13.1.2.1.{}", name_index("WRONGTYPE"));
+    assert_eq!(served[&oid(&wrongtype)].u64(), 1, "{}", kind.label());
+}
+
+// ---------------------------------------------------------------------------
+// replication
+
+/// A master and a replica of the same kind, the link up.
+fn master_and_replica(kind: ServerKind, test: &str) -> Option<(Redis, Redis)> {
+    let master = start(kind, test, &[])?;
+    let binary = kind.binary().unwrap();
+    let replica = Redis::start_binary(
+        &binary,
+        &[&format!("replicaof 127.0.0.1 {}", master.port())],
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), || replica
+            .info_map()
+            .get("master_link_status")
+            == Some("up")),
+        "{}: the replica's link did not come up",
+        kind.label()
+    );
+    Some((master, replica))
+}
+
+fn replica_link(kind: ServerKind) {
+    let Some((mut master, replica)) = master_and_replica(kind, "replica_link") else {
+        return;
+    };
+    master.cli(&["SET", "k", "v"]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(&snmpd, &[&master, &replica], dir.path());
+    // Roles master(1), replica(2); the replica's link up(1) to the master.
+    expect_value(&snmpd, "3.7.1.1.1", "1");
+    expect_value(&snmpd, "3.7.1.1.2", "2");
+    expect_value(&snmpd, "3.7.1.5.2", "1");
+    assert_eq!(get(&snmpd, "3.7.1.3.2").text(), "127.0.0.1");
+    assert_eq!(get(&snmpd, "3.7.1.4.2").u64(), u64::from(master.port()));
+    expect_value(&snmpd, "3.7.1.2.1", "1"); // connected_slaves
+                                            // The master's replica table: slot 1 is the replica, online.
+    expect_value(&snmpd, "3.11.1.3.1.1", &replica.port().to_string());
+    assert_eq!(get(&snmpd, "3.11.1.2.1.1").text(), "127.0.0.1");
+    expect_value(&snmpd, "3.11.1.4.1.1", "\"online\"");
+    // The replica's offset never runs ahead of the master's.
+    let master_offset = master.info_map().u64("master_repl_offset");
+    assert!(get(&snmpd, "3.11.1.5.1.1").u64() <= master_offset);
+    assert!(get(&snmpd, "3.7.1.10.2").u64() <= master_offset);
+
+    master.stop();
+    // The replica notices: link down(2), and how long it has been down;
+    // the master's row is down(2).
+    expect_value(&snmpd, "3.7.1.5.2", "2");
+    expect_value(&snmpd, "3.1.1.4.1", "2");
+    let down_since = get(&snmpd, "3.7.1.8.2").value;
+    assert!(
+        down_since.parse::<i64>().is_ok_and(|s| s >= 0),
+        "{}: redisReplDownSince = {down_since:?}",
+        kind.label()
+    );
+}
+
+// ---------------------------------------------------------------------------
+// notifications
+
+/// Waits (at most `limit`) for a notification naming `name`.
+fn expect_trap(trapd: &Snmptrapd, name: &str, limit: Duration) -> String {
+    let mut line = None;
+    wait_until(limit, || {
+        line = trapd.received(name).into_iter().next();
+        line.is_some()
+    });
+    line.unwrap_or_else(|| panic!("no {name} received; snmptrapd log:\n{}", trapd.log()))
+}
+
+fn notifications(kind: ServerKind) {
+    let Some((mut master, replica)) = master_and_replica(kind, "notifications") else {
+        return;
+    };
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(&snmpd, &[&master, &replica], dir.path());
+    // The first poll is the baseline, which sends nothing.
+    expect_value(&snmpd, "3.7.1.5.2", "1");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        trapd.received("REDIS-SERVER-MIB").is_empty(),
+        "{}",
+        trapd.log()
+    );
+
+    let old_run_id = master.info_map().get("run_id").unwrap().to_string();
+    master.stop();
+    let line = expect_trap(&trapd, "redisInstanceDown", Duration::from_secs(4));
+    assert!(line.contains("redisInstanceName.1 = STRING: r1"), "{line}");
+    let line = expect_trap(&trapd, "redisReplicationLinkDown", Duration::from_secs(4));
+    assert!(line.contains("redisInstanceName.2 = STRING: r2"), "{line}");
+    assert!(
+        line.contains("redisReplLinkStatus.2 = INTEGER: down(2)"),
+        "{line}"
+    );
+
+    let started = Instant::now();
+    master.start_again();
+    expect_trap(&trapd, "redisInstanceUp", Duration::from_secs(4));
+    let run_id = master.info_map().get("run_id").unwrap().to_string();
+    assert_ne!(run_id, old_run_id);
+    let line = expect_trap(&trapd, "redisRestarted", Duration::from_secs(4));
+    assert!(line.contains(&run_id), "{line}\nrun_id {run_id}");
+    // The replica retries its master every second, then resynchronises.
+    let line = expect_trap(&trapd, "redisReplicationLinkUp", Duration::from_secs(15));
+    assert!(
+        line.contains("redisReplLinkStatus.2 = INTEGER: up(1)"),
+        "{line}"
+    );
+    println!(
+        "{}: link up {:?} after the master",
+        kind.label(),
+        started.elapsed()
+    );
+
+    replica.cli(&["REPLICAOF", "NO", "ONE"]);
+    let line = expect_trap(&trapd, "redisRoleChanged", Duration::from_secs(4));
+    assert!(
+        line.contains("redisReplRole.2 = INTEGER: master(1)"),
+        "{line}"
+    );
+}
+
+macro_rules! server_tests {
+    ($module:ident, $kind:ident) => {
+        mod $module {
+            use super::ServerKind;
+
+            #[test]
+            fn legacy_scalars() {
+                super::legacy_scalars(ServerKind::$kind);
+            }
+
+            #[test]
+            fn info_tables() {
+                super::info_tables(ServerKind::$kind);
+            }
+
+            #[test]
+            fn replica_link() {
+                super::replica_link(ServerKind::$kind);
+            }
+
+            #[test]
+            fn notifications() {
+                super::notifications(ServerKind::$kind);
+            }
+        }
+    };
+}
+
+server_tests!(redis_6_2, Redis62);
+server_tests!(redis_7_0, Redis70);
+server_tests!(valkey_8_0, Valkey80);
+server_tests!(valkey_9_1, Valkey91);
+
+// ---------------------------------------------------------------------------
+// fixtures
+
+/// Rewrites `tests/fixtures/redis/{6.2,valkey-8.0,valkey-9.1}-{master,
+/// replica}-info.txt`: `INFO everything` of a master and its replica, byte
+/// for byte, after some traffic. Run by name:
+/// `cargo test --test servers -- --ignored capture_info_fixtures`.
+#[test]
+#[ignore = "rewrites the fixtures; run by name"]
+fn capture_info_fixtures() {
+    let out = common::repo_root().join("tests/fixtures/redis");
+    for (kind, prefix) in [
+        (ServerKind::Redis62, "6.2"),
+        (ServerKind::Valkey80, "valkey-8.0"),
+        (ServerKind::Valkey91, "valkey-9.1"),
+    ] {
+        let Some((master, replica)) = master_and_replica(kind, "capture_info_fixtures") else {
+            continue;
+        };
+        master.cli(&["SET", "a", "1"]);
+        master.cli(&["SET", "b", "2", "EX", "1000"]);
+        master.cli(&["-n", "2", "SET", "c", "3"]);
+        master.cli(&["GET", "a"]);
+        master.cli(&["GET", "missing"]);
+        master.cli(&["LPUSH", "a", "x"]); // WRONGTYPE
+        master.cli(&["HSET", "h", "f1", "v", "f2", "v"]);
+        if kind == ServerKind::Valkey91 {
+            // A hash field with a TTL: keys_with_volatile_items.
+            master.cli(&["HEXPIRE", "h", "1000", "FIELDS", "1", "f1"]);
+        }
+        let _sub = master.spawn_cli(&["SUBSCRIBE", "chan"]);
+        let offset = master.info_map().u64("master_repl_offset");
+        assert!(wait_until(Duration::from_secs(10), || {
+            replica.info_map().u64("slave_repl_offset") >= offset
+                && master.info_map().u64("pubsub_channels") == 1
+        }));
+        std::thread::sleep(Duration::from_millis(1100)); // a replica lag of 0-1
+        std::fs::write(
+            out.join(format!("{prefix}-master-info.txt")),
+            master.info_section("everything"),
+        )
+        .unwrap();
+        std::fs::write(
+            out.join(format!("{prefix}-replica-info.txt")),
+            replica.info_section("everything"),
+        )
+        .unwrap();
+        println!("captured {prefix}");
+    }
+}
