@@ -264,10 +264,20 @@ fn info_tables(kind: ServerKind) {
     redis.cli(&["-n", "2", "SET", "c", "3"]);
     redis.cli(&["GET", "a"]);
     redis.cli(&["LPUSH", "a", "x"]); // WRONGTYPE
+    redis.cli(&["HSET", "h", "f1", "v", "f2", "v"]);
+    let field_ttl = kind == ServerKind::Valkey91;
+    if field_ttl {
+        // A hash field with its own TTL (Valkey 9.0+): db0's
+        // keys_with_volatile_items.
+        assert_eq!(
+            redis.cli(&["HEXPIRE", "h", "1000", "FIELDS", "1", "f1"]),
+            "1"
+        );
+    }
     let snmpd = Snmpd::start();
     let _agent = Agent::start(&snmpd, &redis, &[]);
-    // db0's two keys, once the first poll is served.
-    expect_value(&snmpd, "3.10.1.2.1.0", "2");
+    // db0's three keys, once the first poll is served.
+    expect_value(&snmpd, "3.10.1.2.1.0", "3");
 
     let info = info_everything(&redis);
     let served: HashMap<String, Var> = snmpd
@@ -356,9 +366,22 @@ fn info_tables(kind: ServerKind) {
         );
         assert_eq!(served[&oid(&format!("3.10.1.3.1.{db}"))].u64(), expires);
     }
-    assert_eq!(served[&oid("3.10.1.2.1.0")].u64(), 2);
     assert_eq!(served[&oid("3.10.1.2.1.2")].u64(), 1);
     assert!(!served.contains_key(&oid("3.10.1.2.1.4")));
+    // Keys with expiring hash fields: Valkey 9's keys_with_volatile_items
+    // is served as redisKsSubexpiry; the others report neither field.
+    let db0 = info.get("db0").unwrap();
+    let subexpiry = served.get(&oid("3.10.1.5.1.0"));
+    if field_ttl {
+        assert!(db0.contains("keys_with_volatile_items=1"), "{db0}");
+        assert_eq!(subexpiry.map(Var::u64), Some(1), "{}", kind.label());
+    } else {
+        assert!(
+            !db0.contains("volatile") && !db0.contains("subexpiry"),
+            "{db0}"
+        );
+        assert!(subexpiry.is_none(), "{}: {subexpiry:?}", kind.label());
+    }
 
     // Commands and errors: SET was called twice (once more in db 2), LPUSH
     // failed with WRONGTYPE once.

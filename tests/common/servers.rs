@@ -96,7 +96,6 @@ impl ServerKind {
             Ok(path) => Some(path),
             Err(why) => {
                 eprintln!("SKIP {test} on {}: {why}", self.label());
-                println!("SKIP {test} on {}: {why}", self.label());
                 None
             }
         }
