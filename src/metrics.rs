@@ -535,6 +535,16 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
     info("redisStAclDeniedChan", &[3, 6, 1, 37], Counter64, &["acl_access_denied_channel"]),
     field("redisStInputKbps", &[3, 6, 1, 38], Gauge32, Scaled(100), &["instantaneous_input_kbps"]),
     field("redisStOutputKbps", &[3, 6, 1, 39], Gauge32, Scaled(100), &["instantaneous_output_kbps"]),
+    // Valkey's additions (8.0 and later).
+    info("redisStAclDenyCert", &[3, 6, 1, 40], Counter64, &["acl_access_denied_tls_cert"]),
+    info("redisStAclDenyDb", &[3, 6, 1, 41], Counter64, &["acl_access_denied_db"]),
+    info("redisStEvictScripts", &[3, 6, 1, 42], Counter64, &["evicted_scripts"]),
+    info("redisStIoFreed", &[3, 6, 1, 43], Counter64, &["io_threaded_freed_objects"]),
+    info("redisStIoPolls", &[3, 6, 1, 44], Counter64, &["io_threaded_poll_processed"]),
+    info("redisStIoAccepts", &[3, 6, 1, 45], Counter64, &["io_threaded_accept_processed"]),
+    info("redisStPrefBatches", &[3, 6, 1, 46], Counter64, &["io_threaded_total_prefetch_batches"]),
+    info("redisStPrefEntries", &[3, 6, 1, 47], Counter64, &["io_threaded_total_prefetch_entries"]),
+    info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields"]),
 ];
 
 /// `redisReplicationTable` (`redis.3.7`): this server's side of
@@ -558,6 +568,8 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     info("redisReplPriority", &[3, 7, 1, 15], Gauge32, &["slave_priority", "replica_priority"]),
     field("redisReplReadOnly", &[3, 7, 1, 16], TruthValue, Truth, &["slave_read_only", "replica_read_only"]),
     field("redisReplId", &[3, 7, 1, 17], DisplayString, Text, &["master_replid"]),
+    // Valkey 8.0+ (dual-channel replication).
+    info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
@@ -603,6 +615,19 @@ pub const CLUSTER_COLUMNS: &[ObjectDef] = &[
     info("redisClusterMsgsRecv", &[3, 9, 1, 12], Counter64, &["cluster_stats_messages_received"]),
 ];
 
+/// `redisTlsTable` (`redis.3.18`, AUGMENTS redisInstanceEntry): the TLS
+/// section of INFO (Valkey 9.1+): the certificates' serials and how long
+/// until they expire.
+#[rustfmt::skip]
+pub const TLS_COLUMNS: &[ObjectDef] = &[
+    field("redisTlsSrvSerial", &[3, 18, 1, 1], DisplayString, Text, &["tls_server_cert_serial"]),
+    field("redisTlsSrvExpires", &[3, 18, 1, 2], Integer32, Signed, &["tls_server_cert_expires_in_seconds"]),
+    field("redisTlsCliSerial", &[3, 18, 1, 3], DisplayString, Text, &["tls_client_cert_serial"]),
+    field("redisTlsCliExpires", &[3, 18, 1, 4], Integer32, Signed, &["tls_client_cert_expires_in_seconds"]),
+    field("redisTlsCaSerial", &[3, 18, 1, 5], DisplayString, Text, &["tls_ca_cert_serial"]),
+    field("redisTlsCaExpires", &[3, 18, 1, 6], Integer32, Signed, &["tls_ca_cert_expires_in_seconds"]),
+];
+
 /// Every per-instance group that AUGMENTS `redisInstanceEntry` and is read
 /// from INFO (and CLUSTER INFO).
 pub const INFO_GROUPS: &[&[ObjectDef]] = &[
@@ -615,6 +640,7 @@ pub const INFO_GROUPS: &[&[ObjectDef]] = &[
     CPU_COLUMNS,
     CLUSTER_COLUMNS,
     SENTINEL_COLUMNS,
+    TLS_COLUMNS,
 ];
 
 /// `redisKeyspaceTable` (`redis.3.10`), INDEX { redisInstanceIndex,

@@ -1027,6 +1027,8 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
                  errorstat_NOSCRIPT:count=2\r\n";
     let master = fixture("7.0-master-info.txt") + extra;
     let replica = fixture("7.0-replica-info.txt");
+    // Valkey 9.1 adds a TLS section.
+    let valkey = fixture("valkey-9.1-master-info.txt");
     // What the optional commands told of the master: CONFIG GET databases,
     // SLOWLOG LEN and GET 1, LATENCY LATEST (one event name as long as an
     // index may be, one longer: left out).
@@ -1066,6 +1068,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         (1, master.as_str(), &master_extras),
         (7, replica.as_str(), &Extras::default()),
         (3, SENTINEL_INFO, &sentinel_extras),
+        (5, valkey.as_str(), &Extras::default()),
     ] {
         let info = Info::parse(text);
         for (oid, value) in instance_part(index, &instance_name(index), &info, &layout, extras) {

@@ -243,6 +243,12 @@ const STABLE_NUMBERS: &[&str] = &[
     "blocked_clients",
     "pubsub_channels",
     "sync_full",
+    // Valkey's
+    "evicted_scripts",
+    "expired_fields",
+    "acl_access_denied_db",
+    "acl_access_denied_tls_cert",
+    "replicas_waiting_psync",
 ];
 
 fn info_tables(kind: ServerKind) {
@@ -273,11 +279,19 @@ fn info_tables(kind: ServerKind) {
             redis.cli(&["HEXPIRE", "h", "1000", "FIELDS", "1", "f1"]),
             "1"
         );
+        // A field that expires at once: expired_fields (redisStExpFields).
+        redis.cli(&["HSET", "h2", "f", "v", "g", "v"]);
+        redis.cli(&["HPEXPIRE", "h2", "1", "FIELDS", "1", "f"]);
+        assert!(wait_until(Duration::from_secs(5), || {
+            redis.cli(&["HGET", "h2", "f"]).is_empty()
+                && redis.info_map().get("expired_fields") == Some("1")
+        }));
     }
     let snmpd = Snmpd::start();
     let _agent = Agent::start(&snmpd, &redis, &[]);
-    // db0's three keys, once the first poll is served.
-    expect_value(&snmpd, "3.10.1.2.1.0", "3");
+    // db0's keys (a, b, h and on Valkey 9.1 h2), once the first poll is
+    // served.
+    expect_value(&snmpd, "3.10.1.2.1.0", if field_ttl { "4" } else { "3" });
 
     let info = info_everything(&redis);
     let served: HashMap<String, Var> = snmpd
@@ -346,6 +360,15 @@ fn info_tables(kind: ServerKind) {
     );
     assert_eq!(served[&oid("3.2.1.2.1")].value, "1", "standalone(1)");
     let name = served.get(&oid("3.2.1.12.1")).map(Var::text);
+    if field_ttl {
+        // Valkey 9.1's own counters and TLS section, as its INFO says.
+        assert_eq!(served[&oid("3.6.1.48.1")].u64(), 1, "redisStExpFields");
+        assert_eq!(
+            served[&oid("3.18.1.1.1")].text(),
+            "none",
+            "redisTlsSrvSerial"
+        );
+    }
     if kind.is_valkey() {
         assert_eq!(name.as_deref(), Some("valkey"), "{}", kind.label());
         assert_eq!(info.get("server_name"), Some("valkey"));
