@@ -12,6 +12,8 @@
 //!   and error tables;
 //! - `replica_link`: a master and its replica, the replica table, the link
 //!   going down;
+//! - `sentinel`: the same program as a sentinel: its mode, and the master
+//!   it watches (SENTINEL MASTERS);
 //! - `notifications`: instance down/up/restart, replication link down/up and
 //!   a role change, received by snmptrapd.
 //!
@@ -476,6 +478,77 @@ fn replica_link(kind: ServerKind) {
 }
 
 // ---------------------------------------------------------------------------
+// sentinel
+
+fn sentinel(kind: ServerKind) {
+    let Some(master) = start(kind, "sentinel", &[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let conf = dir.path().join("sentinel.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\n\
+             sentinel monitor mymaster 127.0.0.1 {} 1\n",
+            dir.path().display(),
+            dir.path().join("sentinel.log").display(),
+            master.port()
+        ),
+    )
+    .unwrap();
+    // The same program, as a sentinel.
+    let mut cmd = std::process::Command::new(kind.binary().unwrap());
+    cmd.arg(&conf)
+        .arg("--sentinel")
+        .stdout(std::process::Stdio::null());
+    let _sentinel = common::Proc::spawn(&mut cmd, "sentinel");
+    assert!(wait_until(Duration::from_secs(5), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    }));
+    let snmpd = Snmpd::start();
+    let toml = format!(
+        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"s\"\naddress = \"127.0.0.1:{port}\"\ntimeout = 1.0\n",
+        snmpd.agentx_address()
+    );
+    let path = dir.path().join("agent.toml");
+    std::fs::write(&path, toml).unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+
+    // Its mode is sentinel(2), whether INFO says redis_mode (Redis) or
+    // server_mode (Valkey); so the agent asks it SENTINEL MASTERS, and the
+    // master it watches is a row.
+    expect_value(&snmpd, "3.2.1.2.1", "2");
+    let row = "1.8.109.121.109.97.115.116.101.114"; // instance 1, "mymaster"
+    expect_value(
+        &snmpd,
+        &format!("3.14.1.5.{row}"),
+        &master.port().to_string(),
+    );
+    assert_eq!(get(&snmpd, &format!("3.14.1.2.{row}")).value, "1"); // ok(1)
+    assert_eq!(get(&snmpd, &format!("3.14.1.8.{row}")).value, "1"); // quorum
+    assert_eq!(get(&snmpd, "3.15.1.1.1").value, "1"); // sentinel_masters
+    let info = {
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        use std::io::{Read, Write};
+        conn.write_all(b"INFO server\r\n").unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut buf = vec![0; 65536];
+        let n = conn.read(&mut buf).unwrap();
+        Info::parse(&String::from_utf8_lossy(&buf[..n]))
+    };
+    let own = info
+        .get("valkey_version")
+        .or_else(|| info.get("redis_version"))
+        .unwrap()
+        .to_string();
+    assert!(own.starts_with(kind.version_prefix()), "{own}");
+    assert_eq!(get(&snmpd, "3.2.1.1.1").text(), own);
+}
+
+// ---------------------------------------------------------------------------
 // notifications
 
 /// Waits (at most `limit`) for a notification naming `name`.
@@ -561,6 +634,11 @@ macro_rules! server_tests {
             #[test]
             fn replica_link() {
                 super::replica_link(ServerKind::$kind);
+            }
+
+            #[test]
+            fn sentinel() {
+                super::sentinel(ServerKind::$kind);
             }
 
             #[test]
