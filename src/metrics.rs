@@ -429,6 +429,10 @@ pub const CLIENT_COLUMNS: &[ObjectDef] = &[
     info("redisCliInTimeout", &[3, 3, 1, 8], Gauge32, &["clients_in_timeout_table"]),
     info("redisCliPubsub", &[3, 3, 1, 9], Gauge32, &["pubsub_clients"]),
     info("redisCliWatching", &[3, 3, 1, 10], Gauge32, &["watching_clients"]),
+    // Valkey's client pauses (9.x).
+    field("redisCliPauseReason", &[3, 3, 1, 11], DisplayString, Text, &["paused_reason"]),
+    field("redisCliPauseAction", &[3, 3, 1, 12], DisplayString, Text, &["paused_actions"]),
+    info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
@@ -460,6 +464,8 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
     info("redisMemNotEvictable", &[3, 4, 1, 23], Gauge64, &["mem_not_counted_for_evict"]),
     info("redisMemLazyfreePend", &[3, 4, 1, 24], Gauge32, &["lazyfree_pending_objects"]),
     info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]),
+    // Valkey 8.0+.
+    info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
@@ -491,6 +497,8 @@ pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
     info("redisPstCowPeak", &[3, 5, 1, 23], Gauge64, &["current_cow_peak"]),
     info("redisPstCowSize", &[3, 5, 1, 24], Gauge64, &["current_cow_size"]),
     field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]),
+    // Valkey 9.x (atomic slot migration).
+    field("redisPstSlotMigFork", &[3, 5, 1, 26], TruthValue, Truth, &["slot_migration_fork_in_progress"]),
 ];
 
 /// `redisStatsTable` (`redis.3.6`): the Stats section.
@@ -545,6 +553,9 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
     info("redisStPrefBatches", &[3, 6, 1, 46], Counter64, &["io_threaded_total_prefetch_batches"]),
     info("redisStPrefEntries", &[3, 6, 1, 47], Counter64, &["io_threaded_total_prefetch_entries"]),
     info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields"]),
+    info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]),
+    info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]),
+    field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]),
 ];
 
 /// `redisReplicationTable` (`redis.3.7`): this server's side of
@@ -570,6 +581,8 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     field("redisReplId", &[3, 7, 1, 17], DisplayString, Text, &["master_replid"]),
     // Valkey 8.0+ (dual-channel replication).
     info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]),
+    info("redisReplBufSize", &[3, 7, 1, 19], Gauge64, &["replicas_repl_buffer_size"]),
+    info("redisReplBufPeak", &[3, 7, 1, 20], Gauge64, &["replicas_repl_buffer_peak"]),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.

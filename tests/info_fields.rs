@@ -66,9 +66,6 @@ const SKIPPED: &[(&str, &str)] = &[
     ("total_watched_keys", LATER),
     ("total_blocking_keys", LATER),
     ("total_blocking_keys_on_nokey", LATER),
-    ("paused_reason", VALKEY_LATER),
-    ("paused_actions", VALKEY_LATER),
-    ("paused_timeout_milliseconds", VALKEY_LATER),
     // Memory
     ("used_memory_peak_perc", DERIVED),
     ("used_memory_dataset_perc", DERIVED),
@@ -88,7 +85,6 @@ const SKIPPED: &[(&str, &str)] = &[
     ("mem_cluster_links", LATER),
     ("mem_cluster_slot_import", VALKEY_LATER),
     ("mem_cluster_slot_export", VALKEY_LATER),
-    ("mem_overhead_db_hashtable_rehashing", VALKEY_LATER),
     ("active_defrag_running", DEFRAG_DETAIL),
     ("lazyfreed_objects", LATER),
     // Persistence
@@ -104,13 +100,9 @@ const SKIPPED: &[(&str, &str)] = &[
     ("aof_pending_bio_fsync", LATER),
     ("module_fork_in_progress", LATER),
     ("module_fork_last_cow_size", LATER),
-    ("slot_migration_fork_in_progress", VALKEY_LATER),
     // Stats
-    ("total_net_cluster_slot_import_bytes", VALKEY_LATER),
-    ("total_net_cluster_slot_export_bytes", VALKEY_LATER),
     ("instantaneous_input_repl_kbps", LATER),
     ("instantaneous_output_repl_kbps", LATER),
-    ("expired_keys_with_volatile_items_stale_perc", VALKEY_LATER),
     ("expired_time_cap_reached_count", LATER),
     ("current_eviction_exceeded_time", "the running part of total_eviction_exceeded_time, which is exported (redisStEvictLimitMs)"),
     ("migrate_cached_sockets", "sockets MIGRATE keeps open to other servers, a cache detail"),
@@ -137,8 +129,6 @@ const SKIPPED: &[(&str, &str)] = &[
     ("repl_backlog_first_byte_offset", REPL_INTERNAL),
     ("slave_read_repl_offset", REPL_INTERNAL),
     ("replica_announced", "whether a replica lets Sentinel announce it (replica-announced), configuration"),
-    ("replicas_repl_buffer_size", VALKEY_LATER),
-    ("replicas_repl_buffer_peak", VALKEY_LATER),
     // CPU
     ("used_active_time_main_thread", VALKEY_LATER),
     // Modules and scripting engines

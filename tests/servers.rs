@@ -294,6 +294,11 @@ fn info_tables(kind: ServerKind) {
     // db0's keys (a, b, h and on Valkey 9.1 h2), once the first poll is
     // served.
     expect_value(&snmpd, "3.10.1.2.1.0", if field_ttl { "4" } else { "3" });
+    if field_ttl {
+        // A client pause (CLIENT PAUSE), as Valkey 9.1 reports it.
+        assert_eq!(redis.cli(&["CLIENT", "PAUSE", "60000", "WRITE"]), "OK");
+        expect_value(&snmpd, "3.3.1.11.1", "\"client_pause\"");
+    }
 
     let info = info_everything(&redis);
     let served: HashMap<String, Var> = snmpd
@@ -364,6 +369,13 @@ fn info_tables(kind: ServerKind) {
     let name = served.get(&oid("3.2.1.12.1")).map(Var::text);
     if field_ttl {
         // Valkey 9.1's own counters and TLS section, as its INFO says.
+        assert_eq!(
+            served[&oid("3.3.1.12.1")].text(),
+            "write",
+            "redisCliPauseAction"
+        );
+        let left = served[&oid("3.3.1.13.1")].u64();
+        assert!(0 < left && left <= 60000, "redisCliPausedMs {left}");
         assert_eq!(served[&oid("3.6.1.48.1")].u64(), 1, "redisStExpFields");
         assert_eq!(
             served[&oid("3.18.1.1.1")].text(),
