@@ -33,8 +33,7 @@ const BYTES_OF_RATIO: &str =
     "the byte difference behind a ratio that is exported (redisMemFragRatio and its neighbours)";
 const REPL_INTERNAL: &str = "an offset or id of the replication protocol's bookkeeping; redisReplOffset, redisReplReplicaOffset and redisReplId carry what an operator compares";
 const LATER: &str = "not yet typed in the MIB: a candidate for a later revision (issue 12)";
-const VALKEY_LATER: &str =
-    "Valkey-only, not yet typed in the MIB: wanted (issue 12), after the four Valkey objects";
+const VALKEY_LATER: &str = "Valkey-only, not yet typed in the MIB: what it counts is not yet checked against Valkey's source (issue 12)";
 const DEFRAG_DETAIL: &str =
     "active defragmentation detail; the hits and misses (redisStDefragHits/Misses) are exported";
 
@@ -182,7 +181,7 @@ const ROW_LINES: &[(&str, &str, &[&str])] = &[
 const SKIPPED_KEYS: &[(&str, &str, &str)] = &[(
     "slave",
     "type",
-    "Valkey 9's kind of replica connection (replica, or a slot-migration link); not yet typed (issue 12)",
+    "Valkey 9.1's kind of replica connection (type=replica in the captures); not yet typed (issue 12)",
 )];
 
 fn fixture(name: &str) -> String {
