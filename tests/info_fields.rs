@@ -23,6 +23,10 @@ const CAPTURES: &[&str] = &[
     "valkey-8.0-replica-info.txt",
     "valkey-9.1-master-info.txt",
     "valkey-9.1-replica-info.txt",
+    "6.2-sentinel-info.txt",
+    "7.0-sentinel-info.txt",
+    "valkey-8.0-sentinel-info.txt",
+    "valkey-9.1-sentinel-info.txt",
 ];
 
 const BUILD: &str = "how the binary was built or what it runs on; fixed while the server runs (an inventory tool's job, not a monitor's)";
@@ -135,6 +139,11 @@ const SKIPPED: &[(&str, &str)] = &[
     ("engines_count", VALKEY_LATER),
     ("engines_total_used_memory", VALKEY_LATER),
     ("engines_total_memory_overhead", VALKEY_LATER),
+    // Sentinel
+    ("sentinel_tilt_since_seconds", LATER),
+    ("sentinel_total_tilt", LATER),
+    ("sentinel_scripts_queue_length", LATER),
+    ("sentinel_simulate_failure_flags", "a testing switch (SENTINEL SIMULATE-FAILURE), not a measurement"),
     ("engine_0", "one line per scripting engine (Valkey 9.1): an inventory; its memory is engines_total_used_memory"),
 ];
 
@@ -176,6 +185,13 @@ const ROW_LINES: &[(&str, &str, &[&str])] = &[
     ),
     ("errorstat_", "redisErrorTable", &["count"]),
 ];
+
+/// Repeated lines not read at all, by name prefix (the rest is a number),
+/// and why.
+const SKIPPED_ROWS: &[(&str, &str)] = &[(
+    "master",
+    "a sentinel's watched masters: redisSentinelTable reads them from SENTINEL MASTERS, which says more; reading these lines where SENTINEL MASTERS is refused is issue 12's next item",
+)];
 
 /// Keys of repeated lines not exported, and why.
 const SKIPPED_KEYS: &[(&str, &str, &str)] = &[(
@@ -221,10 +237,11 @@ fn every_field_of_every_server_is_exported_or_skipped_with_a_reason() {
     assert_eq!(skipped.len(), SKIPPED.len(), "a field is skipped twice");
     let mut seen_skipped = BTreeSet::new();
     let mut seen_skipped_keys = BTreeSet::new();
+    let mut seen_skipped_rows = BTreeSet::new();
     let mut unknown = Vec::new();
     for capture in CAPTURES {
         let info = Info::parse(&fixture(capture));
-        assert!(info.len() > 100, "{capture}: only {} fields", info.len());
+        assert!(info.len() > 50, "{capture}: only {} fields", info.len());
         assert_eq!(info.unreadable_lines(), 0, "{capture}");
         let (mut n_exported, mut n_skipped) = (0, 0);
         for (name, value) in info.fields() {
@@ -241,6 +258,14 @@ fn every_field_of_every_server_is_exported_or_skipped_with_a_reason() {
                         "{capture}: {name}: a _human field goes with {base}, which must be exported or in SKIPPED (and it not)"
                     ));
                 }
+                n_skipped += 1;
+                continue;
+            }
+            if let Some((prefix, _)) = SKIPPED_ROWS.iter().find(|(prefix, _)| {
+                name.strip_prefix(prefix)
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            }) {
+                seen_skipped_rows.insert(*prefix);
                 n_skipped += 1;
                 continue;
             }
@@ -287,6 +312,12 @@ fn every_field_of_every_server_is_exported_or_skipped_with_a_reason() {
         .filter(|name| !seen_skipped.contains(*name))
         .collect();
     assert!(stale.is_empty(), "in SKIPPED but in no capture: {stale:?}");
+    for (prefix, _) in SKIPPED_ROWS {
+        assert!(
+            seen_skipped_rows.contains(prefix),
+            "SKIPPED_ROWS {prefix} is in no capture"
+        );
+    }
     for (prefix, key, _) in SKIPPED_KEYS {
         assert!(
             seen_skipped_keys.contains(&(*prefix, key.to_string())),

@@ -492,33 +492,69 @@ fn replica_link(kind: ServerKind) {
 // ---------------------------------------------------------------------------
 // sentinel
 
-fn sentinel(kind: ServerKind) {
-    let Some(master) = start(kind, "sentinel", &[]) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
+/// The server program of `kind` as a sentinel watching `master` (as
+/// `mymaster`, quorum 1), its files in `dir`; its guard and port.
+fn start_sentinel(kind: ServerKind, master: &Redis, dir: &std::path::Path) -> (common::Proc, u16) {
     let port = common::free_port();
-    let conf = dir.path().join("sentinel.conf");
+    let conf = dir.join("sentinel.conf");
     std::fs::write(
         &conf,
         format!(
             "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\n\
              sentinel monitor mymaster 127.0.0.1 {} 1\n",
-            dir.path().display(),
-            dir.path().join("sentinel.log").display(),
+            dir.display(),
+            dir.join("sentinel.log").display(),
             master.port()
         ),
     )
     .unwrap();
-    // The same program, as a sentinel.
     let mut cmd = std::process::Command::new(kind.binary().unwrap());
     cmd.arg(&conf)
         .arg("--sentinel")
         .stdout(std::process::Stdio::null());
-    let _sentinel = common::Proc::spawn(&mut cmd, "sentinel");
+    let proc = common::Proc::spawn(&mut cmd, "sentinel");
     assert!(wait_until(Duration::from_secs(5), || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     }));
+    (proc, port)
+}
+
+/// One INFO section of the server at `port`, read by a bare RESP request
+/// (a sentinel has no [`Redis`] guard).
+fn info_at(port: u16, section: &str) -> String {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    conn.write_all(format!("INFO {section}\r\n").as_bytes())
+        .unwrap();
+    // `$<len>\r\n<payload>\r\n`
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    loop {
+        let n = conn.read(&mut chunk).unwrap();
+        assert!(n > 0, "the connection closed");
+        buf.extend_from_slice(&chunk[..n]);
+        let Some(eol) = buf.windows(2).position(|w| w == b"\r\n") else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&buf[..eol]).to_string();
+        let len: usize = head
+            .trim_start_matches('$')
+            .parse()
+            .unwrap_or_else(|_| panic!("{head}"));
+        if buf.len() >= eol + 2 + len {
+            return String::from_utf8_lossy(&buf[eol + 2..eol + 2 + len]).to_string();
+        }
+    }
+}
+
+fn sentinel(kind: ServerKind) {
+    let Some(master) = start(kind, "sentinel", &[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The same program, as a sentinel.
+    let (_sentinel, port) = start_sentinel(kind, &master, dir.path());
     let snmpd = Snmpd::start();
     let toml = format!(
         "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"s\"\naddress = \"127.0.0.1:{port}\"\ntimeout = 1.0\n",
@@ -542,15 +578,7 @@ fn sentinel(kind: ServerKind) {
     assert_eq!(get(&snmpd, &format!("3.14.1.2.{row}")).value, "1"); // ok(1)
     assert_eq!(get(&snmpd, &format!("3.14.1.8.{row}")).value, "1"); // quorum
     assert_eq!(get(&snmpd, "3.15.1.1.1").value, "1"); // sentinel_masters
-    let info = {
-        let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        use std::io::{Read, Write};
-        conn.write_all(b"INFO server\r\n").unwrap();
-        conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
-        let mut buf = vec![0; 65536];
-        let n = conn.read(&mut buf).unwrap();
-        Info::parse(&String::from_utf8_lossy(&buf[..n]))
-    };
+    let info = Info::parse(&info_at(port, "server"));
     let own = info
         .get("valkey_version")
         .or_else(|| info.get("redis_version"))
@@ -671,7 +699,8 @@ server_tests!(valkey_9_1, Valkey91);
 
 /// Rewrites `tests/fixtures/redis/{6.2,valkey-8.0,valkey-9.1}-{master,
 /// replica}-info.txt`: `INFO everything` of a master and its replica, byte
-/// for byte, after some traffic. Run by name:
+/// for byte, after some traffic; and `{6.2,7.0,valkey-8.0,valkey-9.1}-
+/// sentinel-info.txt`, a sentinel watching that master. Run by name:
 /// `cargo test --test servers -- --ignored capture_info_fixtures`.
 #[test]
 #[ignore = "rewrites the fixtures; run by name"]
@@ -679,6 +708,7 @@ fn capture_info_fixtures() {
     let out = common::repo_root().join("tests/fixtures/redis");
     for (kind, prefix) in [
         (ServerKind::Redis62, "6.2"),
+        (ServerKind::Redis70, "7.0"),
         (ServerKind::Valkey80, "valkey-8.0"),
         (ServerKind::Valkey91, "valkey-9.1"),
     ] {
@@ -703,14 +733,33 @@ fn capture_info_fixtures() {
                 && master.info_map().u64("pubsub_channels") == 1
         }));
         std::thread::sleep(Duration::from_millis(1100)); // a replica lag of 0-1
+                                                         // Redis 7.0's master and replica captures are the shared ones.
+        if kind != ServerKind::Redis70 {
+            std::fs::write(
+                out.join(format!("{prefix}-master-info.txt")),
+                master.info_section("everything"),
+            )
+            .unwrap();
+            std::fs::write(
+                out.join(format!("{prefix}-replica-info.txt")),
+                replica.info_section("everything"),
+            )
+            .unwrap();
+        }
+        // Then a sentinel watching the master: INFO everything, or INFO
+        // all where a sentinel answers everything with nothing (6.2), as
+        // the agent asks.
+        let dir = tempfile::tempdir().unwrap();
+        let (_sentinel, port) = start_sentinel(kind, &master, dir.path());
+        assert!(wait_until(Duration::from_secs(5), || info_at(port, "all")
+            .contains("sentinels=1")));
+        let mut sentinel_info = info_at(port, "everything");
+        if sentinel_info.is_empty() {
+            sentinel_info = info_at(port, "all");
+        }
         std::fs::write(
-            out.join(format!("{prefix}-master-info.txt")),
-            master.info_section("everything"),
-        )
-        .unwrap();
-        std::fs::write(
-            out.join(format!("{prefix}-replica-info.txt")),
-            replica.info_section("everything"),
+            out.join(format!("{prefix}-sentinel-info.txt")),
+            sentinel_info,
         )
         .unwrap();
         println!("captured {prefix}");
