@@ -51,6 +51,7 @@ pub mod cli;
 pub mod config;
 pub mod daemon;
 pub mod doctor;
+pub mod hub;
 pub mod logging;
 pub mod metrics;
 pub mod notify;

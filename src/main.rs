@@ -5,12 +5,11 @@ use clap::Parser;
 use redis_snmp::agentx::session::{Session, SessionConfig};
 use redis_snmp::cli::{Cli, Command};
 use redis_snmp::config::{Config, PASSWORD_ENV};
-use redis_snmp::metrics::Layout;
-use redis_snmp::notify::{Notifier, PuppetObservation};
-use redis_snmp::puppet::{self, PuppetState};
+use redis_snmp::hub::Hub;
+use redis_snmp::notify::Notifier;
+use redis_snmp::puppet;
 use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret;
-use redis_snmp::snapshot::PartKey;
 use redis_snmp::snapshot::Store;
 use redis_snmp::{daemon, doctor, logging};
 use std::process::ExitCode;
@@ -121,24 +120,31 @@ async fn run(config: &Config) -> ExitCode {
     );
     // Notifications wait here while snmpd is away, up to this many.
     let (notify_tx, notify_rx) = tokio::sync::mpsc::channel(256);
-    let notifier = Arc::new(Notifier::new(
+    let notifier = Notifier::new(
         config.notifications.clone(),
         config.layout.clone(),
-        store.clone(),
         notify_tx,
-    ));
+    );
+    let hub = Arc::new(Hub::new(store.clone(), notifier));
 
     for (i, instance) in config.instances.iter().enumerate() {
         let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let poller = Poller::new(
             index,
             instance.clone(),
-            store.clone(),
-            notifier.clone(),
             config.layout.clone(),
             config.refresh,
         );
-        tokio::spawn(poller.run(shutdown.clone()));
+        tokio::spawn(poller.run(hub.clone(), shutdown.clone()));
+    }
+    if let Some(paths) = &config.puppet {
+        let states = puppet::spawn_watcher(paths.clone(), shutdown.clone());
+        tokio::spawn(hub.clone().follow_puppet(
+            states,
+            config.layout.clone(),
+            config.notifications.puppet_stale_after,
+            shutdown.clone(),
+        ));
     }
 
     let session_config = SessionConfig::new(
@@ -146,17 +152,6 @@ async fn run(config: &Config) -> ExitCode {
         config.layout.subtrees(config.puppet.is_some()),
         config.layout.root.clone(),
     );
-    if let Some(paths) = &config.puppet {
-        let states = puppet::spawn_watcher(paths.clone(), shutdown.clone());
-        tokio::spawn(follow_puppet(
-            states,
-            store.clone(),
-            notifier.clone(),
-            config.layout.clone(),
-            config.notifications.puppet_stale_after,
-            shutdown.clone(),
-        ));
-    }
     let session = Session::new(session_config, store, notify_rx, shutdown.clone());
     let session_task = tokio::spawn(session.run());
     info!(
@@ -178,44 +173,4 @@ async fn run(config: &Config) -> ExitCode {
         warn!("the AgentX session did not close within 2 s");
     }
     ExitCode::SUCCESS
-}
-
-/// How often Puppet's staleness is checked between file changes: a quarter
-/// of the threshold, between 1 and 30 seconds.
-fn puppet_tick(stale_after: Duration) -> Duration {
-    (stale_after / 4).clamp(Duration::from_secs(1), Duration::from_secs(30))
-}
-
-/// Turn each state of the Puppet watcher into the Puppet part of the
-/// snapshot and into notifications; check for staleness now and then.
-async fn follow_puppet(
-    mut states: tokio::sync::watch::Receiver<Arc<PuppetState>>,
-    store: Arc<Store>,
-    notifier: Arc<Notifier>,
-    layout: Layout,
-    stale_after: Duration,
-    shutdown: CancellationToken,
-) {
-    let mut tick = tokio::time::interval(puppet_tick(stale_after));
-    // The channel's initial "nothing read yet" value counts as seen, so the
-    // first change is the first real read: the notifier's baseline.
-    loop {
-        tokio::select! {
-            changed = states.changed() => {
-                if changed.is_err() {
-                    return;
-                }
-                let state = states.borrow_and_update().clone();
-                store.stage(PartKey::Puppet, puppet::objects::puppet_part(&state, &layout));
-                notifier.puppet_observed(&PuppetObservation::from_state(&state), now());
-            }
-            _ = tick.tick() => notifier.puppet_tick(now()),
-            _ = shutdown.cancelled() => return,
-        }
-    }
-}
-
-/// UNIX seconds, signed as Puppet's run times are.
-fn now() -> i64 {
-    i64::try_from(redis_snmp::smi::unix_now()).unwrap_or(i64::MAX)
 }

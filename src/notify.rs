@@ -1,20 +1,24 @@
 //! Notifications: which transitions of a source are worth a trap, the
 //! NOTIFICATION-TYPE each is, the varbinds it carries, and rate limiting.
 //!
-//! Sources report *observations*; the notifier compares each with the last
-//! one of the same source, so the first observation after start-up is the
-//! baseline and never fires. Varbind values are read back from the parts
-//! the source just staged, so a trap carries exactly what a GET returns once
-//! the snapshot catches up (within the store's coalescing window).
+//! Sources report *observations* ([`RedisObservation`],
+//! [`PuppetObservation`]); the notifier compares each with the last one of
+//! the same source (the first after start-up is the baseline and never
+//! fires) and says which notifications are due, as typed values
+//! ([`RedisEvent`], [`PuppetEvent`]). The hub ([`crate::hub`]) then asks it
+//! to send each with the values of the reading that caused it, so a trap
+//! carries exactly what a GET returns.
 
 use crate::agentx::session::Notification;
 use crate::metrics;
 use crate::metrics::Layout;
 use crate::oid::Oid;
+use crate::puppet::observation::PuppetObservation;
+use crate::puppet::RunStatus;
+use crate::redis::observation::RedisObservation;
 use crate::smi::Value;
-use crate::snapshot::Store;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
@@ -96,29 +100,63 @@ pub fn all_notifications() -> impl Iterator<Item = &'static NotificationDef> {
     REDIS_NOTIFICATIONS.iter().chain(PUPPET_NOTIFICATIONS)
 }
 
-/// What the Puppet files said after a change, as far as notifications
-/// care.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PuppetObservation {
-    /// When the last run ended (the summary's `time.last_run`).
-    pub last_run: Option<i64>,
-    pub status: Option<crate::puppet::RunStatus>,
-    pub cached_catalog_used: bool,
-    pub disabled: bool,
-    /// The summary of a new run is there but its report is not yet: the run
-    /// is not judged until it is (or the watcher gives up waiting).
-    pub report_pending: bool,
+/// A notification of REDIS-SERVER-MIB, in the order of
+/// [`REDIS_NOTIFICATIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RedisEvent {
+    InstanceDown,
+    InstanceUp,
+    Restarted,
+    RoleChanged,
+    ReplicationLinkDown,
+    ReplicationLinkUp,
+    PersistenceFailed,
 }
 
-impl PuppetObservation {
-    pub fn from_state(state: &crate::puppet::PuppetState) -> Self {
-        PuppetObservation {
-            last_run: state.last_run(),
-            status: state.summary.as_ref().map(|_| state.run_status()),
-            cached_catalog_used: state.cached_catalog_used(),
-            disabled: state.disabled.is_some(),
-            report_pending: state.report_pending,
-        }
+impl RedisEvent {
+    pub const ALL: [RedisEvent; 7] = [
+        RedisEvent::InstanceDown,
+        RedisEvent::InstanceUp,
+        RedisEvent::Restarted,
+        RedisEvent::RoleChanged,
+        RedisEvent::ReplicationLinkDown,
+        RedisEvent::ReplicationLinkUp,
+        RedisEvent::PersistenceFailed,
+    ];
+
+    pub fn def(self) -> &'static NotificationDef {
+        &REDIS_NOTIFICATIONS[self as usize]
+    }
+}
+
+/// A notification of PUPPET-AGENT-MIB, in the order of
+/// [`PUPPET_NOTIFICATIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PuppetEvent {
+    RunFailed,
+    RunChanged,
+    CachedCatalogUsed,
+    RunRecovered,
+    AgentStale,
+    AgentStaleCleared,
+    AgentDisabled,
+    AgentEnabled,
+}
+
+impl PuppetEvent {
+    pub const ALL: [PuppetEvent; 8] = [
+        PuppetEvent::RunFailed,
+        PuppetEvent::RunChanged,
+        PuppetEvent::CachedCatalogUsed,
+        PuppetEvent::RunRecovered,
+        PuppetEvent::AgentStale,
+        PuppetEvent::AgentStaleCleared,
+        PuppetEvent::AgentDisabled,
+        PuppetEvent::AgentEnabled,
+    ];
+
+    pub fn def(self) -> &'static NotificationDef {
+        &PUPPET_NOTIFICATIONS[self as usize]
     }
 }
 
@@ -126,126 +164,66 @@ impl PuppetObservation {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct PuppetKnown {
     last_run: Option<i64>,
-    status: Option<crate::puppet::RunStatus>,
+    status: Option<RunStatus>,
     disabled: bool,
     stale: bool,
 }
 
 /// The notifications due for a Puppet observation. A new run is one whose
 /// end time differs from the last judged one.
-fn puppet_transitions(known: &PuppetKnown, seen: &PuppetObservation) -> Vec<&'static str> {
-    use crate::puppet::RunStatus;
+fn puppet_transitions(known: &PuppetKnown, seen: &PuppetObservation) -> Vec<PuppetEvent> {
     let mut due = Vec::new();
     if seen.last_run.is_some() && seen.last_run != known.last_run && !seen.report_pending {
         match seen.status {
-            Some(RunStatus::Failed) => due.push("puppetRunFailed"),
-            Some(RunStatus::Changed) => due.push("puppetRunChanged"),
+            Some(RunStatus::Failed) => due.push(PuppetEvent::RunFailed),
+            Some(RunStatus::Changed) => due.push(PuppetEvent::RunChanged),
             _ => {}
         }
         if seen.cached_catalog_used {
-            due.push("puppetCachedCatalogUsed");
+            due.push(PuppetEvent::CachedCatalogUsed);
         }
         if known.status == Some(RunStatus::Failed)
             && seen.status.is_some_and(|s| s != RunStatus::Failed)
         {
-            due.push("puppetRunRecovered");
+            due.push(PuppetEvent::RunRecovered);
         }
         if known.stale {
-            due.push("puppetAgentStaleCleared");
+            due.push(PuppetEvent::AgentStaleCleared);
         }
     }
     match (known.disabled, seen.disabled) {
-        (false, true) => due.push("puppetAgentDisabled"),
-        (true, false) => due.push("puppetAgentEnabled"),
+        (false, true) => due.push(PuppetEvent::AgentDisabled),
+        (true, false) => due.push(PuppetEvent::AgentEnabled),
         _ => {}
     }
     due
-}
-
-/// What one poll saw of an instance, as far as notifications care. Fields
-/// are `None` when the poll could not tell (the instance is down, or the
-/// server does not report them).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RedisObservation {
-    pub up: bool,
-    pub run_id: Option<String>,
-    pub role: Option<String>,
-    /// `master_link_status` of a replica.
-    pub link: Option<String>,
-    /// A failed background save or AOF write.
-    pub persistence_failed: Option<bool>,
-}
-
-impl RedisObservation {
-    pub fn from_info(info: &crate::redis::info::Info) -> Self {
-        let text = |field: &str| info.get(field).map(|v| v.trim().to_string());
-        let failed = |field: &str| info.get(field).map(|v| v.trim() == "err");
-        let persistence_failed = match (
-            failed("rdb_last_bgsave_status"),
-            failed("aof_last_write_status"),
-        ) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(false) || b.unwrap_or(false)),
-        };
-        RedisObservation {
-            up: true,
-            run_id: text("run_id"),
-            role: text("role"),
-            link: text("master_link_status"),
-            persistence_failed,
-        }
-    }
-
-    pub fn down() -> Self {
-        RedisObservation::default()
-    }
 }
 
 /// The notifications due between two observations of one instance. `before`
 /// holds the last *known* values (kept while the instance was down), so a
 /// restart behind an outage still shows as a new run id.
-pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) -> Vec<&'static str> {
+pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) -> Vec<RedisEvent> {
     let mut due = Vec::new();
     match (before.up, after.up) {
-        (true, false) => due.push("redisInstanceDown"),
-        (false, true) => due.push("redisInstanceUp"),
+        (true, false) => due.push(RedisEvent::InstanceDown),
+        (false, true) => due.push(RedisEvent::InstanceUp),
         _ => {}
     }
-    let changed =
-        |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
-    if changed(&before.run_id, &after.run_id) {
-        due.push("redisRestarted");
+    if matches!((&before.run_id, &after.run_id), (Some(a), Some(b)) if a != b) {
+        due.push(RedisEvent::Restarted);
     }
-    if changed(&before.role, &after.role) {
-        due.push("redisRoleChanged");
+    if matches!((before.role, after.role), (Some(a), Some(b)) if a != b) {
+        due.push(RedisEvent::RoleChanged);
     }
-    match (before.link.as_deref(), after.link.as_deref()) {
-        (Some("up"), Some("down")) => due.push("redisReplicationLinkDown"),
-        (Some("down"), Some("up")) => due.push("redisReplicationLinkUp"),
+    match (before.link_up(), after.link_up()) {
+        (Some(true), Some(false)) => due.push(RedisEvent::ReplicationLinkDown),
+        (Some(false), Some(true)) => due.push(RedisEvent::ReplicationLinkUp),
         _ => {}
     }
     if before.persistence_failed == Some(false) && after.persistence_failed == Some(true) {
-        due.push("redisPersistenceFailed");
+        due.push(RedisEvent::PersistenceFailed);
     }
     due
-}
-
-/// Keeps the last known values: fields a new observation cannot tell (None)
-/// keep their old value.
-fn remember(known: &mut RedisObservation, seen: &RedisObservation) {
-    known.up = seen.up;
-    for (slot, new) in [
-        (&mut known.run_id, &seen.run_id),
-        (&mut known.role, &seen.role),
-        (&mut known.link, &seen.link),
-    ] {
-        if new.is_some() {
-            slot.clone_from(new);
-        }
-    }
-    if seen.persistence_failed.is_some() {
-        known.persistence_failed = seen.persistence_failed;
-    }
 }
 
 /// Settings of the notifier.
@@ -270,11 +248,13 @@ impl Default for NotifyConfig {
     }
 }
 
-/// Turns observations into Notify PDUs for the AgentX session.
+/// Judges observations and sends Notify PDUs to the AgentX session.
 pub struct Notifier {
     config: NotifyConfig,
     layout: Layout,
-    store: Arc<Store>,
+    /// The OID of every object a notification carries, by name: resolved
+    /// once, when the notifier is made.
+    objects: HashMap<&'static str, Oid>,
     tx: mpsc::Sender<Notification>,
     state: Mutex<NotifierState>,
 }
@@ -294,96 +274,84 @@ struct NotifierState {
 const RATE_WINDOW: Duration = Duration::from_secs(60);
 
 impl Notifier {
-    pub fn new(
-        config: NotifyConfig,
-        layout: Layout,
-        store: Arc<Store>,
-        tx: mpsc::Sender<Notification>,
-    ) -> Self {
+    pub fn new(config: NotifyConfig, layout: Layout, tx: mpsc::Sender<Notification>) -> Self {
+        let objects = metrics::redis_objects()
+            .chain(metrics::puppet_objects())
+            .filter(|o| all_notifications().any(|d| d.objects.contains(&o.name)))
+            .map(|o| (o.name, layout.object_oid(o)))
+            .collect();
         Notifier {
             config,
             layout,
-            store,
+            objects,
             tx,
             state: Mutex::new(NotifierState::default()),
         }
     }
 
-    /// Instance `index` was just polled (and its parts published).
-    pub fn redis_observed(&self, index: u32, seen: &RedisObservation) {
-        let due = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            match state.redis.get_mut(&index) {
-                // The first observation is the baseline.
-                None => {
-                    state.redis.insert(index, seen.clone());
-                    Vec::new()
-                }
-                Some(known) => {
-                    let due = redis_transitions(known, seen);
-                    remember(known, seen);
-                    due
-                }
+    fn lock(&self) -> std::sync::MutexGuard<'_, NotifierState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The notifications due now that instance `index` was polled.
+    pub fn redis_due(&self, index: u32, seen: &RedisObservation) -> Vec<RedisEvent> {
+        let mut state = self.lock();
+        match state.redis.get_mut(&index) {
+            // The first observation is the baseline.
+            None => {
+                state.redis.insert(index, seen.clone());
+                Vec::new()
             }
-        };
-        for name in due {
-            self.send(name, index);
+            Some(known) => {
+                let due = redis_transitions(known, seen);
+                known.remember(seen);
+                due
+            }
         }
     }
 
-    /// The Puppet files changed (or were read for the first time: the
-    /// baseline, which judges no run but one still waiting for its report).
-    pub fn puppet_observed(&self, seen: &PuppetObservation, now_unix: i64) {
-        let due = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            let stale = self.is_stale(seen.last_run, now_unix);
-            match state.puppet.as_mut() {
-                None => {
-                    state.puppet = Some(PuppetKnown {
-                        last_run: if seen.report_pending {
-                            None
-                        } else {
-                            seen.last_run
-                        },
-                        status: seen.status,
-                        disabled: seen.disabled,
-                        stale,
-                    });
-                    Vec::new()
-                }
-                Some(known) => {
-                    let due = puppet_transitions(known, seen);
-                    if !seen.report_pending && seen.last_run.is_some() {
-                        known.last_run = seen.last_run;
-                        known.status = seen.status;
-                        known.stale = stale;
-                    }
-                    known.disabled = seen.disabled;
-                    due
-                }
+    /// The notifications due now that the Puppet files changed (or were
+    /// read for the first time: the baseline, which judges no run but one
+    /// still waiting for its report).
+    pub fn puppet_due(&self, seen: &PuppetObservation, now_unix: i64) -> Vec<PuppetEvent> {
+        let stale = self.is_stale(seen.last_run, now_unix);
+        let mut state = self.lock();
+        match state.puppet.as_mut() {
+            None => {
+                state.puppet = Some(PuppetKnown {
+                    last_run: if seen.report_pending {
+                        None
+                    } else {
+                        seen.last_run
+                    },
+                    status: seen.status,
+                    disabled: seen.disabled,
+                    stale,
+                });
+                Vec::new()
             }
-        };
-        for name in due {
-            self.send(name, 0);
+            Some(known) => {
+                let due = puppet_transitions(known, seen);
+                if !seen.report_pending && seen.last_run.is_some() {
+                    known.last_run = seen.last_run;
+                    known.status = seen.status;
+                    known.stale = stale;
+                }
+                known.disabled = seen.disabled;
+                due
+            }
         }
     }
 
     /// Called now and then: Puppet turns stale when no run ended within
     /// `puppet_stale_after`.
-    pub fn puppet_tick(&self, now_unix: i64) {
-        let due = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(known) = state.puppet.as_mut() else {
-                return;
-            };
-            let stale = self.is_stale(known.last_run, now_unix);
-            let due = (stale && !known.stale).then_some("puppetAgentStale");
-            known.stale = stale;
-            due
-        };
-        if let Some(name) = due {
-            self.send(name, 0);
-        }
+    pub fn puppet_tick_due(&self, now_unix: i64) -> Option<PuppetEvent> {
+        let mut state = self.lock();
+        let known = state.puppet.as_mut()?;
+        let stale = self.is_stale(known.last_run, now_unix);
+        let due = (stale && !known.stale).then_some(PuppetEvent::AgentStale);
+        known.stale = stale;
+        due
     }
 
     fn is_stale(&self, last_run: Option<i64>, now_unix: i64) -> bool {
@@ -391,28 +359,45 @@ impl Notifier {
         last_run.is_some_and(|t| now_unix.saturating_sub(t) > limit)
     }
 
-    fn send(&self, name: &'static str, index: u32) {
-        if self.config.disabled.contains(name) || !self.allowed(name, index) {
+    /// Sends `def` for source `index` (the instance; 0 for Puppet), its
+    /// objects' values looked up with `value` (absent ones are left out),
+    /// unless it is disabled or over the rate limit.
+    pub fn send(
+        &self,
+        def: &'static NotificationDef,
+        index: u32,
+        value: impl Fn(&Oid) -> Option<Value>,
+    ) {
+        if self.config.disabled.contains(def.name) || !self.allowed(def.name, index) {
             return;
         }
-        let Some(def) = all_notifications().find(|d| d.name == name) else {
-            return;
+        let (root, suffix) = match def.mib {
+            Mib::Redis => (&self.layout.root, index),
+            Mib::Puppet => (&self.layout.puppet, 0),
         };
-        let varbinds = self.varbinds(def, index);
-        // A receiver that reacts by asking the agent must find what the
-        // notification says: publish the staged parts before it goes out.
-        self.store.rebuild();
+        let trap_oid = root.child(&[NOTIFICATIONS_BRANCH, def.number]);
+        let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
+        for name in def.objects {
+            let Some(object) = self.objects.get(name) else {
+                continue;
+            };
+            let oid = object.child(&[suffix]);
+            if let Some(v) = value(&oid) {
+                varbinds.push((oid, v));
+            }
+        }
         match self.tx.try_send(varbinds) {
-            Ok(()) => debug!("queued {name} for source {index}"),
+            Ok(()) => debug!("queued {} for source {index}", def.name),
             Err(e) => warn!(
-                "dropped {name} for source {index}: the AgentX session is not taking notifications ({e})"
+                "dropped {} for source {index}: the AgentX session is not taking notifications ({e})",
+                def.name
             ),
         }
     }
 
     /// The rate limit: at most `max_per_minute` of one kind per source.
     fn allowed(&self, name: &'static str, index: u32) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.lock();
         let now = Instant::now();
         let sent = state.sent.entry((name, index)).or_default();
         while sent
@@ -438,28 +423,6 @@ impl Notifier {
         }
         true
     }
-
-    /// snmpTrapOID.0, then each object of the notification (for this
-    /// instance), as the source just staged it (absent objects are left out).
-    fn varbinds(&self, def: &NotificationDef, index: u32) -> Notification {
-        let (root, suffix) = match def.mib {
-            Mib::Redis => (&self.layout.root, index),
-            Mib::Puppet => (&self.layout.puppet, 0),
-        };
-        let trap_oid = root.child(&[NOTIFICATIONS_BRANCH, def.number]);
-        let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
-        for name in def.objects {
-            let mut objects = metrics::redis_objects().chain(metrics::puppet_objects());
-            let Some(object) = objects.find(|o| o.name == *name) else {
-                continue;
-            };
-            let oid = self.layout.object_oid(object).child(&[suffix]);
-            if let Some(value) = self.store.latest_value(&oid) {
-                varbinds.push((oid, value));
-            }
-        }
-        varbinds
-    }
 }
 
 fn oid_of(arcs: &[u32]) -> Oid {
@@ -469,6 +432,7 @@ fn oid_of(arcs: &[u32]) -> Oid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::{enum_number, LINK, ROLES};
 
     fn obs(
         up: bool,
@@ -480,19 +444,34 @@ mod tests {
         RedisObservation {
             up,
             run_id: Some(run_id.into()),
-            role: Some(role.into()),
-            link: link.map(Into::into),
+            role: enum_number(ROLES, role),
+            link: link.and_then(|l| enum_number(LINK, l)),
             persistence_failed: failed,
         }
     }
 
     #[test]
+    fn typed_events_are_the_tables_notifications() {
+        for (i, event) in RedisEvent::ALL.iter().enumerate() {
+            assert_eq!(event.def().name, format!("redis{event:?}"));
+            assert_eq!(event.def().number as usize, i + 1);
+        }
+        assert_eq!(RedisEvent::ALL.len(), REDIS_NOTIFICATIONS.len());
+        for (i, event) in PuppetEvent::ALL.iter().enumerate() {
+            assert_eq!(event.def().name, format!("puppet{event:?}"));
+            assert_eq!(event.def().number as usize, i + 1);
+        }
+        assert_eq!(PuppetEvent::ALL.len(), PUPPET_NOTIFICATIONS.len());
+    }
+
+    #[test]
     fn transitions_between_observations() {
+        use RedisEvent::*;
         let master = obs(true, "a", "master", None, Some(false));
         assert!(redis_transitions(&master, &master).is_empty());
         assert_eq!(
             redis_transitions(&master, &RedisObservation::down()),
-            ["redisInstanceDown"]
+            [InstanceDown]
         );
         let restarted_as_replica = obs(true, "b", "slave", Some("up"), Some(false));
         assert_eq!(
@@ -500,49 +479,33 @@ mod tests {
                 &obs(false, "a", "master", None, Some(false)),
                 &restarted_as_replica
             ),
-            ["redisInstanceUp", "redisRestarted", "redisRoleChanged"]
+            [InstanceUp, Restarted, RoleChanged]
         );
         let link_down = obs(true, "b", "slave", Some("down"), Some(false));
         assert_eq!(
             redis_transitions(&restarted_as_replica, &link_down),
-            ["redisReplicationLinkDown"]
+            [ReplicationLinkDown]
         );
         assert_eq!(
             redis_transitions(&link_down, &restarted_as_replica),
-            ["redisReplicationLinkUp"]
+            [ReplicationLinkUp]
         );
         let failing = obs(true, "a", "master", None, Some(true));
-        assert_eq!(
-            redis_transitions(&master, &failing),
-            ["redisPersistenceFailed"]
-        );
+        assert_eq!(redis_transitions(&master, &failing), [PersistenceFailed]);
         assert!(redis_transitions(&failing, &failing).is_empty());
     }
 
     #[test]
     fn known_values_survive_an_outage() {
         let mut known = obs(true, "a", "master", None, Some(false));
-        remember(&mut known, &RedisObservation::down());
+        known.remember(&RedisObservation::down());
         assert!(!known.up);
         assert_eq!(known.run_id.as_deref(), Some("a"));
         let back = obs(true, "b", "master", None, Some(false));
         assert_eq!(
             redis_transitions(&known, &back),
-            ["redisInstanceUp", "redisRestarted"]
+            [RedisEvent::InstanceUp, RedisEvent::Restarted]
         );
-    }
-
-    #[test]
-    fn observation_from_real_info() {
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/redis/7.0-replica-info.txt"
-        ))
-        .unwrap();
-        let seen = RedisObservation::from_info(&crate::redis::info::Info::parse(&text));
-        assert_eq!(seen.role.as_deref(), Some("slave"));
-        assert_eq!(seen.link.as_deref(), Some("up"));
-        assert_eq!(seen.persistence_failed, Some(false));
     }
 
     #[test]
@@ -567,7 +530,7 @@ mod tests {
         }
     }
 
-    fn run(last_run: i64, status: crate::puppet::RunStatus) -> PuppetObservation {
+    fn run(last_run: i64, status: RunStatus) -> PuppetObservation {
         PuppetObservation {
             last_run: Some(last_run),
             status: Some(status),
@@ -575,50 +538,63 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn puppet_runs_disable_and_staleness() {
+    /// The name of every notification queued so far.
+    fn sent(rx: &mut mpsc::Receiver<Notification>) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        while let Ok(varbinds) = rx.try_recv() {
+            let Value::ObjectIdentifier(trap) = &varbinds[0].1 else {
+                panic!("the first varbind is not snmpTrapOID.0")
+            };
+            let number = trap.as_slice().last().copied().unwrap();
+            let puppet = trap.as_slice().contains(&401);
+            let table = if puppet {
+                PUPPET_NOTIFICATIONS
+            } else {
+                REDIS_NOTIFICATIONS
+            };
+            names.push(table.iter().find(|d| d.number == number).unwrap().name);
+        }
+        names
+    }
+
+    #[test]
+    fn puppet_runs_disable_and_staleness() {
         use crate::puppet::RunStatus::*;
-        let layout = Layout::default_layout();
-        let store = Arc::new(Store::new(layout.object_oids()));
         let (tx, mut rx) = mpsc::channel(100);
         let config = NotifyConfig {
             puppet_stale_after: Duration::from_secs(3600),
             ..NotifyConfig::default()
         };
-        let notifier = Notifier::new(config, layout, store, tx);
+        let notifier = Notifier::new(config, Layout::default_layout(), tx);
+        let observe = |seen: &PuppetObservation, now| {
+            for event in notifier.puppet_due(seen, now) {
+                notifier.send(event.def(), 0, |_| None);
+            }
+        };
+        let tick = |now| {
+            if let Some(event) = notifier.puppet_tick_due(now) {
+                notifier.send(event.def(), 0, |_| None);
+            }
+        };
         let t = 1_795_336_000;
-        notifier.puppet_observed(&run(t, Failed), t); // baseline: an old failure does not fire
-        notifier.puppet_observed(&run(t, Failed), t + 5); // same run again: nothing
+        observe(&run(t, Failed), t); // baseline: an old failure does not fire
+        observe(&run(t, Failed), t + 5); // same run again: nothing
         let mut pending = run(t + 100, Changed);
         pending.report_pending = true;
-        notifier.puppet_observed(&pending, t + 100); // waits for the report
-        notifier.puppet_observed(&run(t + 100, Changed), t + 101); // changed, and recovered
-        notifier.puppet_observed(&run(t + 200, Failed), t + 200);
+        observe(&pending, t + 100); // waits for the report
+        observe(&run(t + 100, Changed), t + 101); // changed, and recovered
+        observe(&run(t + 200, Failed), t + 200);
         let disabled = PuppetObservation {
             disabled: true,
             ..run(t + 200, Failed)
         };
-        notifier.puppet_observed(&disabled, t + 201);
-        notifier.puppet_tick(t + 200 + 3599);
-        notifier.puppet_tick(t + 200 + 3601); // stale now
-        notifier.puppet_tick(t + 200 + 3700); // still stale: once only
-        notifier.puppet_observed(&run(t + 9000, Unchanged), t + 9000); // enabled, recovered, fresh
-        let mut names = Vec::new();
-        while let Ok(varbinds) = rx.try_recv() {
-            let Value::ObjectIdentifier(trap) = &varbinds[0].1 else {
-                panic!()
-            };
-            let number = trap.as_slice().last().copied().unwrap();
-            names.push(
-                PUPPET_NOTIFICATIONS
-                    .iter()
-                    .find(|d| d.number == number)
-                    .unwrap()
-                    .name,
-            );
-        }
+        observe(&disabled, t + 201);
+        tick(t + 200 + 3599);
+        tick(t + 200 + 3601); // stale now
+        tick(t + 200 + 3700); // still stale: once only
+        observe(&run(t + 9000, Unchanged), t + 9000); // enabled, recovered, fresh
         assert_eq!(
-            names,
+            sent(&mut rx),
             [
                 "puppetRunChanged",
                 "puppetRunRecovered",
@@ -632,40 +608,57 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn baseline_rate_limit_and_disabled() {
-        let layout = Layout::default_layout();
-        let store = Arc::new(Store::new(layout.object_oids()));
+    #[test]
+    fn baseline_rate_limit_and_disabled() {
         let (tx, mut rx) = mpsc::channel(100);
         let config = NotifyConfig {
             disabled: ["redisRoleChanged".to_string()].into_iter().collect(),
             max_per_minute: 2,
             ..NotifyConfig::default()
         };
-        let notifier = Notifier::new(config, layout, store, tx);
+        let notifier = Notifier::new(config, Layout::default_layout(), tx);
+        let observe = |seen: &RedisObservation| {
+            for event in notifier.redis_due(1, seen) {
+                notifier.send(event.def(), 1, |_| None);
+            }
+        };
         let up = obs(true, "a", "master", None, Some(false));
-        notifier.redis_observed(1, &RedisObservation::down()); // baseline: silent
+        observe(&RedisObservation::down()); // baseline: silent
         for _ in 0..5 {
-            notifier.redis_observed(1, &up);
-            notifier.redis_observed(1, &RedisObservation::down());
+            observe(&up);
+            observe(&RedisObservation::down());
         }
-        notifier.redis_observed(1, &obs(true, "a", "slave", None, Some(false)));
-        let mut names = Vec::new();
-        while let Ok(varbinds) = rx.try_recv() {
-            let Value::ObjectIdentifier(trap) = &varbinds[0].1 else {
-                panic!()
-            };
-            names.push(trap.to_string());
-        }
+        observe(&obs(true, "a", "slave", None, Some(false)));
         // Two Ups and two Downs pass the limit of 2 a minute; RoleChanged is off.
         assert_eq!(
-            names,
+            sent(&mut rx),
             [
-                ".1.3.6.1.4.1.20267.400.0.2",
-                ".1.3.6.1.4.1.20267.400.0.1",
-                ".1.3.6.1.4.1.20267.400.0.2",
-                ".1.3.6.1.4.1.20267.400.0.1"
+                "redisInstanceUp",
+                "redisInstanceDown",
+                "redisInstanceUp",
+                "redisInstanceDown"
             ]
         );
+    }
+
+    #[test]
+    fn varbinds_carry_the_values_given_at_the_objects_of_the_notification() {
+        let (tx, mut rx) = mpsc::channel(10);
+        let layout = Layout::default_layout();
+        let notifier = Notifier::new(NotifyConfig::default(), layout.clone(), tx);
+        let name = metrics::redis_objects()
+            .find(|o| o.name == "redisInstanceName")
+            .unwrap();
+        let name_oid = layout.object_oid(name).child(&[3]);
+        notifier.send(RedisEvent::InstanceDown.def(), 3, |oid| {
+            (*oid == name_oid).then(|| Value::text("cache"))
+        });
+        let varbinds = rx.try_recv().unwrap();
+        assert_eq!(varbinds.len(), 2, "{varbinds:?}");
+        assert!(
+            matches!(&varbinds[0].1, Value::ObjectIdentifier(o) if o.to_string() == ".1.3.6.1.4.1.20267.400.0.1"),
+            "{varbinds:?}"
+        );
+        assert_eq!(varbinds[1], (name_oid, Value::text("cache")));
     }
 }

@@ -151,3 +151,21 @@ impl fmt::Debug for Value {
         }
     }
 }
+
+/// A DisplayString (RFC 2579): at most 255 octets of printable ASCII.
+/// Error texts can be longer or carry other bytes; they are cut and
+/// replaced here so managers never see a malformed value.
+pub fn display_string(text: &str) -> Value {
+    let cleaned: Vec<u8> = text
+        .chars()
+        .map(|c| {
+            if c == ' ' || c.is_ascii_graphic() {
+                c as u8
+            } else {
+                b'?'
+            }
+        })
+        .take(255)
+        .collect();
+    Value::OctetString(cleaned)
+}

@@ -39,6 +39,15 @@ pub enum PartKey {
     Puppet,
 }
 
+/// What a source produces each time it looks: the parts of the snapshot it
+/// owns (an empty part removes one) and what it observed, for the
+/// notifier. The hub ([`crate::hub`]) takes it from there.
+#[derive(Debug)]
+pub struct Reading<O> {
+    pub parts: Vec<(PartKey, Part)>,
+    pub observation: O,
+}
+
 /// What a GET finds.
 #[derive(Debug, PartialEq, Eq)]
 pub enum GetResult<'a> {
@@ -159,22 +168,26 @@ impl Store {
 
     /// Replace `key`'s part; the snapshot follows within the coalescing
     /// window of [`Store::run_rebuilds`]. For sources that publish often.
-    pub fn stage(&self, key: PartKey, part: Part) {
-        self.replace_part(key, part);
+    /// Returns the part as staged (sorted).
+    pub fn stage(&self, key: PartKey, part: Part) -> Arc<Part> {
+        let part = self.replace_part(key, part);
         self.staged.notify_one();
+        part
     }
 
-    fn replace_part(&self, key: PartKey, mut part: Part) {
+    fn replace_part(&self, key: PartKey, mut part: Part) -> Arc<Part> {
         if !part.windows(2).all(|w| w[0].0 < w[1].0) {
             part.sort_by(|a, b| a.0.cmp(&b.0));
             part.dedup_by(|a, b| a.0 == b.0);
         }
+        let part = Arc::new(part);
         let mut parts = self.lock_parts();
         if part.is_empty() {
             parts.remove(&key);
         } else {
-            parts.insert(key, Arc::new(part));
+            parts.insert(key, part.clone());
         }
+        part
     }
 
     /// A poisoned lock only means another publisher panicked mid-update; the

@@ -61,6 +61,7 @@
 
 pub mod locks;
 pub mod objects;
+pub mod observation;
 pub mod report;
 pub mod state;
 pub mod summary;

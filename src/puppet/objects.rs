@@ -2,13 +2,22 @@
 //! following the table in [`crate::metrics`] (`PUPPET_SCALARS`,
 //! `PUPPET_RESOURCE_COLUMNS`).
 
+use super::observation::PuppetObservation;
 use super::report::{CachedCatalogStatus, ResourceState};
 use super::state::PuppetState;
 use super::RunStatus;
 use crate::metrics::{self, Layout, PuppetField, Source, MAX_PUPPET_RESOURCES};
-use crate::redis::readings::display_string;
-use crate::smi::{saturate_u32, Value};
-use crate::snapshot::Part;
+use crate::smi::{display_string, saturate_u32, Value};
+use crate::snapshot::{Part, PartKey, Reading};
+
+/// What a state of Puppet's files gives the hub: the Puppet part and the
+/// observation.
+pub fn reading(state: &PuppetState, layout: &Layout) -> Reading<PuppetObservation> {
+    Reading {
+        parts: vec![(PartKey::Puppet, puppet_part(state, layout))],
+        observation: PuppetObservation::from_state(state),
+    }
+}
 
 /// The Puppet scalars (`.0`) and the resource table rows.
 pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {

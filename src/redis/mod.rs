@@ -2,6 +2,7 @@
 
 pub mod connection;
 pub mod info;
+pub mod observation;
 pub mod poller;
 pub mod readings;
 pub mod replies;

@@ -1,6 +1,6 @@
 //! One task per Redis instance: every refresh interval, read INFO (with
-//! connect and response timeouts), and publish the instance's parts to the
-//! store. A failed poll publishes "down" and removes the instance's data, so
+//! connect and response timeouts), and hand the instance's parts and what
+//! the poll observed to the hub, as a [`Reading`]. A failed poll publishes "down" and removes the instance's data, so
 //! SNMP shows noSuchInstance rather than stale numbers. Errors are logged
 //! when they change, not on every poll, so their words must not change
 //! while the fault does not (`describe`). A connection the server closed
@@ -9,14 +9,15 @@
 
 use super::connection::{self, ConnectError, ReplyBudget};
 use super::info::Info;
+use super::observation::RedisObservation;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
 use super::replies;
 use crate::config::RedisInstance;
+use crate::hub::Hub;
 use crate::metrics::Layout;
-use crate::notify::{Notifier, RedisObservation};
 use crate::secret;
 use crate::smi::unix_now;
-use crate::snapshot::{PartKey, Store};
+use crate::snapshot::{PartKey, Reading};
 use redis::aio::MultiplexedConnection;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -33,8 +34,6 @@ pub struct Poller {
     /// 1-based instance number: the row of `redisInstanceTable`.
     index: u32,
     instance: RedisInstance,
-    store: Arc<Store>,
-    notifier: Arc<Notifier>,
     layout: Layout,
     refresh: Duration,
     status: InstanceStatus,
@@ -55,14 +54,7 @@ pub struct Poller {
 }
 
 impl Poller {
-    pub fn new(
-        index: u32,
-        instance: RedisInstance,
-        store: Arc<Store>,
-        notifier: Arc<Notifier>,
-        layout: Layout,
-        refresh: Duration,
-    ) -> Self {
+    pub fn new(index: u32, instance: RedisInstance, layout: Layout, refresh: Duration) -> Self {
         let status = InstanceStatus {
             name: instance.name.clone(),
             address: instance.address.to_string(),
@@ -72,8 +64,6 @@ impl Poller {
         Poller {
             index,
             instance,
-            store,
-            notifier,
             layout,
             refresh,
             status,
@@ -86,19 +76,23 @@ impl Poller {
         }
     }
 
-    pub async fn run(mut self, shutdown: CancellationToken) {
+    /// Polls every refresh interval and hands each reading to `hub`.
+    pub async fn run(mut self, hub: Arc<Hub>, shutdown: CancellationToken) {
         let mut timer = tokio::time::interval(self.refresh);
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
-                _ = timer.tick() => self.poll().await,
+                _ = timer.tick() => {
+                    let reading = self.poll().await;
+                    hub.redis(self.index, reading);
+                }
                 _ = shutdown.cancelled() => return,
             }
         }
     }
 
-    /// Poll once and publish the outcome.
-    pub async fn poll(&mut self) {
+    /// Polls once: the instance's data and status parts, and what was seen.
+    pub async fn poll(&mut self) -> Reading<RedisObservation> {
         let started = Instant::now();
         let outcome = self.read().await;
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
@@ -106,7 +100,7 @@ impl Poller {
             Ok((info, _)) => RedisObservation::from_info(info),
             Err(_) => RedisObservation::down(),
         };
-        match outcome {
+        let data = match outcome {
             Ok((info, extras)) => {
                 if !self.status.up && self.status.polls_failed > 0 {
                     info!(instance = %self.status.name, "Redis at {} answers again", self.status.address);
@@ -116,9 +110,7 @@ impl Poller {
                 self.status.last_error.clear();
                 self.status.last_ok_unix = Some(unix_now());
                 self.status.polls_ok = self.status.polls_ok.wrapping_add(1);
-                let data =
-                    instance_part(self.index, &self.status.name, &info, &self.layout, &extras);
-                self.store.stage(PartKey::RedisInstance(self.index), data);
+                instance_part(self.index, &self.status.name, &info, &self.layout, &extras)
             }
             Err(error) => {
                 let error = secret::redact(&error, self.instance.password.as_ref());
@@ -135,13 +127,18 @@ impl Poller {
                 self.status.last_error = error;
                 self.status.polls_failed = self.status.polls_failed.wrapping_add(1);
                 self.connection = None;
-                self.store
-                    .stage(PartKey::RedisInstance(self.index), Vec::new());
+                // No data rather than stale numbers: noSuchInstance.
+                Vec::new()
             }
-        }
+        };
         let status = status_part(self.index, &self.status, &self.layout);
-        self.store.stage(PartKey::RedisStatus(self.index), status);
-        self.notifier.redis_observed(self.index, &observation);
+        Reading {
+            parts: vec![
+                (PartKey::RedisInstance(self.index), data),
+                (PartKey::RedisStatus(self.index), status),
+            ],
+            observation,
+        }
     }
 
     /// Says once when the server starts and when it stops loading its

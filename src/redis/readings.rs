@@ -6,7 +6,7 @@ use crate::metrics::{
     self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout, ObjectDef,
     ReplicaField, SentinelField, SlowlogField, Source, StatusField,
 };
-use crate::smi::{saturate_u32, Syntax, Value};
+use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
 
 /// The SNMP value of an INFO-sourced object, or `None` when this server does
@@ -84,24 +84,6 @@ pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
             Some((layout.object_oid(def).child(&[0]), value))
         })
         .collect()
-}
-
-/// A DisplayString (RFC 2579): at most 255 octets of printable ASCII.
-/// Error texts can be longer or carry other bytes; they are cut and
-/// replaced here so managers never see a malformed value.
-pub fn display_string(text: &str) -> Value {
-    let cleaned: Vec<u8> = text
-        .chars()
-        .map(|c| {
-            if c == ' ' || c.is_ascii_graphic() {
-                c as u8
-            } else {
-                b'?'
-            }
-        })
-        .take(255)
-        .collect();
-    Value::OctetString(cleaned)
 }
 
 /// Keyspace rows are zero-filled up to this many databases at most, whatever

@@ -1,0 +1,120 @@
+//! The hub: where every source's readings go. It stages a reading's parts
+//! in the store and hands its observation to the notifier; when
+//! notifications are due, it publishes the snapshot first (a receiver that
+//! asks back must find what the notification says) and sends them with the
+//! values of the reading itself. Sources know nothing of the store, the
+//! notifier or each other; the hub knows them all.
+//!
+//! ```text
+//!  redis::poller (a task per instance) ──Reading──┐
+//!  puppet::watcher (states) ──▶ follow_puppet ─Reading──┴─▶ Hub ─stage─▶ snapshot::Store
+//!                                                        └─due─▶ notify::Notifier ─▶ AgentX session
+//! ```
+
+use crate::metrics::Layout;
+use crate::notify::Notifier;
+use crate::oid::Oid;
+use crate::puppet::observation::PuppetObservation;
+use crate::puppet::{self, PuppetState};
+use crate::redis::observation::RedisObservation;
+use crate::smi::{unix_now, Value};
+use crate::snapshot::{Part, PartKey, Reading, Store};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+pub struct Hub {
+    store: Arc<Store>,
+    notifier: Notifier,
+}
+
+impl Hub {
+    pub fn new(store: Arc<Store>, notifier: Notifier) -> Hub {
+        Hub { store, notifier }
+    }
+
+    /// A poll of Redis instance `index`.
+    pub fn redis(&self, index: u32, reading: Reading<RedisObservation>) {
+        let due = self.notifier.redis_due(index, &reading.observation);
+        let parts = self.stage(reading.parts, !due.is_empty());
+        for event in due {
+            self.notifier
+                .send(event.def(), index, |oid| value_in(&parts, oid));
+        }
+    }
+
+    /// A new state of Puppet's files.
+    pub fn puppet(&self, reading: Reading<PuppetObservation>, now_unix: i64) {
+        let due = self.notifier.puppet_due(&reading.observation, now_unix);
+        let parts = self.stage(reading.parts, !due.is_empty());
+        for event in due {
+            self.notifier
+                .send(event.def(), 0, |oid| value_in(&parts, oid));
+        }
+    }
+
+    /// Puppet's staleness, checked now and then between changes: its
+    /// notification carries what the store holds of Puppet.
+    pub fn puppet_tick(&self, now_unix: i64) {
+        if let Some(event) = self.notifier.puppet_tick_due(now_unix) {
+            self.notifier
+                .send(event.def(), 0, |oid| self.store.latest_value(oid));
+        }
+    }
+
+    /// Stages each part, sorted (the store keeps parts sorted, and the
+    /// notifications look values up in them); with `publish`, the snapshot
+    /// is rebuilt at once instead of within the store's window. Returns the
+    /// parts as staged.
+    fn stage(&self, parts: Vec<(PartKey, Part)>, publish: bool) -> Vec<Arc<Part>> {
+        let staged: Vec<Arc<Part>> = parts
+            .into_iter()
+            .map(|(key, part)| self.store.stage(key, part))
+            .collect();
+        if publish {
+            self.store.rebuild();
+        }
+        staged
+    }
+
+    /// Follows the Puppet watcher: each state becomes a reading; staleness
+    /// is checked every quarter of its threshold (1 to 30 s) meanwhile.
+    pub async fn follow_puppet(
+        self: Arc<Self>,
+        mut states: tokio::sync::watch::Receiver<Arc<PuppetState>>,
+        layout: Layout,
+        stale_after: Duration,
+        shutdown: CancellationToken,
+    ) {
+        let tick = (stale_after / 4).clamp(Duration::from_secs(1), Duration::from_secs(30));
+        let mut tick = tokio::time::interval(tick);
+        // The channel's initial "nothing read yet" value counts as seen, so
+        // the first change is the first real read: the notifier's baseline.
+        loop {
+            tokio::select! {
+                changed = states.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    let state = states.borrow_and_update().clone();
+                    self.puppet(puppet::objects::reading(&state, &layout), now());
+                }
+                _ = tick.tick() => self.puppet_tick(now()),
+                _ = shutdown.cancelled() => return,
+            }
+        }
+    }
+}
+
+/// The value at `oid` in sorted parts.
+fn value_in(parts: &[Arc<Part>], oid: &Oid) -> Option<Value> {
+    parts.iter().find_map(|part| {
+        let at = part.binary_search_by(|(o, _)| o.cmp(oid)).ok()?;
+        Some(part[at].1.clone())
+    })
+}
+
+/// UNIX seconds, signed as Puppet's run times are.
+fn now() -> i64 {
+    i64::try_from(unix_now()).unwrap_or(i64::MAX)
+}

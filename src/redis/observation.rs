@@ -1,0 +1,98 @@
+//! What one poll of an instance tells about its health, for the
+//! notifications: read from INFO through the table's enumerations
+//! ([`crate::metrics`]), so a value the table does not know is unknown
+//! here too, never a guess.
+
+use super::info::Info;
+use crate::metrics::{enum_number, LINK, OK_ERR, ROLES};
+
+/// Fields are `None` when the poll could not tell (the instance is down,
+/// the server does not report them, or reports a value the table does not
+/// know).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedisObservation {
+    pub up: bool,
+    pub run_id: Option<String>,
+    /// `role`, as `redisReplRole` numbers it.
+    pub role: Option<i32>,
+    /// `master_link_status` of a replica, as `redisReplLinkStatus` numbers
+    /// it.
+    pub link: Option<i32>,
+    /// A failed background save or AOF write.
+    pub persistence_failed: Option<bool>,
+}
+
+impl RedisObservation {
+    pub fn from_info(info: &Info) -> Self {
+        let number = |table: &[(&str, i32)], field: &str| {
+            info.get(field).and_then(|v| enum_number(table, v.trim()))
+        };
+        let failed =
+            |field: &str| number(OK_ERR, field).map(|n| Some(n) == enum_number(OK_ERR, "err"));
+        let persistence_failed = match (
+            failed("rdb_last_bgsave_status"),
+            failed("aof_last_write_status"),
+        ) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(false) || b.unwrap_or(false)),
+        };
+        RedisObservation {
+            up: true,
+            run_id: info.get("run_id").map(|v| v.trim().to_string()),
+            role: number(ROLES, "role"),
+            link: number(LINK, "master_link_status"),
+            persistence_failed,
+        }
+    }
+
+    pub fn down() -> Self {
+        RedisObservation::default()
+    }
+
+    /// Whether the replication link is up (`None`: not a replica, or not
+    /// known).
+    pub fn link_up(&self) -> Option<bool> {
+        self.link.map(|n| Some(n) == enum_number(LINK, "up"))
+    }
+
+    /// Keeps the last known values: fields a new observation cannot tell
+    /// (None) keep their old value, so a restart behind an outage still
+    /// shows as a new run id.
+    pub fn remember(&mut self, seen: &RedisObservation) {
+        self.up = seen.up;
+        if seen.run_id.is_some() {
+            self.run_id.clone_from(&seen.run_id);
+        }
+        if seen.role.is_some() {
+            self.role = seen.role;
+        }
+        if seen.link.is_some() {
+            self.link = seen.link;
+        }
+        if seen.persistence_failed.is_some() {
+            self.persistence_failed = seen.persistence_failed;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observation_from_real_info() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/redis/7.0-replica-info.txt"
+        ))
+        .unwrap();
+        let seen = RedisObservation::from_info(&Info::parse(&text));
+        assert_eq!(seen.role, enum_number(ROLES, "slave"));
+        assert_eq!(seen.link_up(), Some(true));
+        assert_eq!(seen.persistence_failed, Some(false));
+        // A value the table does not know is unknown, not a number.
+        let odd = Info::parse("role:leader\r\nmaster_link_status:flapping\r\n");
+        let seen = RedisObservation::from_info(&odd);
+        assert_eq!((seen.role, seen.link), (None, None));
+    }
+}
