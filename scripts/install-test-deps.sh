@@ -8,6 +8,11 @@ cd "$(dirname "$0")/.."
 # Debian packages for the tests and the tools they drive. Later features add
 # theirs here (e.g. puppet lintian debhelper).
 APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl"
+# python3 with venv for the second SNMP stack (scripts/python-deps.sh); a
+# python3 of the machine's own that has it is used as it is.
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    APT_PACKAGES="$APT_PACKAGES python3 python3-venv"
+fi
 # The machine's Node.js brings npm; Debian's npm would conflict with it.
 if ! command -v npm >/dev/null 2>&1; then
     APT_PACKAGES="$APT_PACKAGES npm"
@@ -70,3 +75,15 @@ echo "base MIBs: $(scripts/base-mibs.sh)"
 # tests/servers.rs: unpacked into a per-user cache, never installed or
 # started (see the script). A server it cannot fetch is skipped, not fatal.
 scripts/test-servers.sh || echo "test-servers.sh failed; tests/servers.rs will skip what is missing" >&2
+
+# pysnmp and pysmi from PyPI into target/py-venv (tests/second_stack.rs).
+# Where PyPI cannot be reached it says so, and those tests skip saying so;
+# any other failure is theirs to report (they fail), not a reason to stop
+# here.
+rc=0
+venv_python=$(scripts/python-deps.sh) || rc=$?
+case $rc in
+0) echo "second SNMP stack: ${venv_python##*$'\n'}" ;;
+3) ;;
+*) echo "scripts/python-deps.sh failed ($rc): tests/second_stack.rs will fail" >&2 ;;
+esac
