@@ -49,22 +49,103 @@ pub enum Conversion {
     AgeOf,
 }
 
+/// Declares an enumeration of the MIB (`INTEGER { name(n), ... }`) as a
+/// Rust enum with its numbers and the labels the sources use for each
+/// (Redis's INFO text, Puppet's words), and its `LABELS` table for
+/// [`Conversion::Enum`] and the tests. A label not in it has no number:
+/// the object is absent, never a made-up value.
+macro_rules! enumeration {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $number:literal => [$($label:literal),+],)+ }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(i32)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant = $number,)+
+        }
+
+        impl $name {
+            /// Every label with its number.
+            pub const LABELS: &'static [(&'static str, i32)] = &[$($(($label, $number),)+)+];
+
+            /// The value a source's label stands for.
+            pub fn from_label(label: &str) -> Option<Self> {
+                match label {
+                    $($($label)|+ => Some(Self::$variant),)+
+                    _ => None,
+                }
+            }
+
+            /// Its number in the MIB.
+            pub const fn number(self) -> i32 {
+                self as i32
+            }
+        }
+    };
+}
+
+enumeration! {
+    /// `ok`/`err` status fields (bgsave, AOF).
+    OkErr {
+        Ok = 1 => ["ok"],
+        Err = 2 => ["err"],
+    }
+}
+
+enumeration! {
+    /// `role`: Redis says `slave` for a replica.
+    Role {
+        Master = 1 => ["master"],
+        Replica = 2 => ["slave", "replica"],
+        Sentinel = 3 => ["sentinel"],
+    }
+}
+
+enumeration! {
+    /// `redis_mode` (Valkey: `server_mode`).
+    ServerMode {
+        Standalone = 1 => ["standalone"],
+        Sentinel = 2 => ["sentinel"],
+        Cluster = 3 => ["cluster"],
+    }
+}
+
+enumeration! {
+    /// `master_link_status`.
+    LinkStatus {
+        Up = 1 => ["up"],
+        Down = 2 => ["down"],
+    }
+}
+
+enumeration! {
+    /// `master_failover_state` (Redis 6.2+).
+    FailoverState {
+        NoFailover = 1 => ["no-failover"],
+        WaitingForSync = 2 => ["waiting-for-sync"],
+        FailoverInProgress = 3 => ["failover-in-progress"],
+    }
+}
+
+enumeration! {
+    /// `cluster_state` from CLUSTER INFO.
+    ClusterState {
+        Ok = 1 => ["ok"],
+        Fail = 2 => ["fail"],
+    }
+}
+
 /// `ok`/`err` status fields (bgsave, AOF).
-pub const OK_ERR: &[(&str, i32)] = &[("ok", 1), ("err", 2)];
-/// `role`: Redis says `slave` for a replica.
-pub const ROLES: &[(&str, i32)] = &[("master", 1), ("slave", 2), ("replica", 2), ("sentinel", 3)];
+pub const OK_ERR: &[(&str, i32)] = OkErr::LABELS;
+/// `role`.
+pub const ROLES: &[(&str, i32)] = Role::LABELS;
 /// `redis_mode` (Valkey: `server_mode`).
-pub const MODES: &[(&str, i32)] = &[("standalone", 1), ("sentinel", 2), ("cluster", 3)];
+pub const MODES: &[(&str, i32)] = ServerMode::LABELS;
 /// `master_link_status`.
-pub const LINK: &[(&str, i32)] = &[("up", 1), ("down", 2)];
+pub const LINK: &[(&str, i32)] = LinkStatus::LABELS;
 /// `master_failover_state` (Redis 6.2+).
-pub const FAILOVER: &[(&str, i32)] = &[
-    ("no-failover", 1),
-    ("waiting-for-sync", 2),
-    ("failover-in-progress", 3),
-];
+pub const FAILOVER: &[(&str, i32)] = FailoverState::LABELS;
 /// `cluster_state` from CLUSTER INFO.
-pub const CLUSTER_STATE: &[(&str, i32)] = &[("ok", 1), ("fail", 2)];
+pub const CLUSTER_STATE: &[(&str, i32)] = ClusterState::LABELS;
 
 /// Values the poller knows about an instance itself, not read from INFO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -819,30 +900,53 @@ pub const PUPPET_RESOURCE_COLUMNS: &[ObjectDef] = &[
 /// Rows of `puppetResourceTable` at most.
 pub const MAX_PUPPET_RESOURCES: usize = 100;
 
+enumeration! {
+    /// `puppetLastRunStatus`.
+    PuppetRunStatus {
+        Unchanged = 1 => ["unchanged"],
+        Changed = 2 => ["changed"],
+        Failed = 3 => ["failed"],
+        Unknown = 4 => ["unknown"],
+    }
+}
+
+enumeration! {
+    /// `puppetCachedCatalogStatus`.
+    PuppetCachedCatalog {
+        NotUsed = 1 => ["not_used"],
+        ExplicitlyRequested = 2 => ["explicitly_requested"],
+        OnFailure = 3 => ["on_failure"],
+        Unknown = 4 => ["unknown"],
+    }
+}
+
+enumeration! {
+    /// `puppetRunMode`: `puppet agent` or an ad-hoc `puppet apply`.
+    PuppetRunMode {
+        Agent = 1 => ["agent"],
+        User = 2 => ["user"],
+    }
+}
+
+enumeration! {
+    /// `puppetResourceState`.
+    PuppetResourceState {
+        Failed = 1 => ["failed"],
+        FailedToRestart = 2 => ["failed_to_restart"],
+        Skipped = 3 => ["skipped"],
+        Changed = 4 => ["changed"],
+        OutOfSync = 5 => ["out_of_sync"],
+    }
+}
+
 /// `puppetLastRunStatus`.
-pub const PUPPET_STATUS: &[(&str, i32)] = &[
-    ("unchanged", 1),
-    ("changed", 2),
-    ("failed", 3),
-    ("unknown", 4),
-];
+pub const PUPPET_STATUS: &[(&str, i32)] = PuppetRunStatus::LABELS;
 /// `puppetCachedCatalogStatus`.
-pub const CACHED_CATALOG: &[(&str, i32)] = &[
-    ("not_used", 1),
-    ("explicitly_requested", 2),
-    ("on_failure", 3),
-    ("unknown", 4),
-];
+pub const CACHED_CATALOG: &[(&str, i32)] = PuppetCachedCatalog::LABELS;
 /// `puppetRunMode`.
-pub const RUN_MODES: &[(&str, i32)] = &[("agent", 1), ("user", 2)];
+pub const RUN_MODES: &[(&str, i32)] = PuppetRunMode::LABELS;
 /// `puppetResourceState`.
-pub const RESOURCE_STATES: &[(&str, i32)] = &[
-    ("failed", 1),
-    ("failed_to_restart", 2),
-    ("skipped", 3),
-    ("changed", 4),
-    ("out_of_sync", 5),
-];
+pub const RESOURCE_STATES: &[(&str, i32)] = PuppetResourceState::LABELS;
 
 /// Every object PUPPET-AGENT-MIB defines that the agent serves.
 pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
@@ -854,13 +958,30 @@ pub fn enum_number(names: &[(&str, i32)], name: &str) -> Option<i32> {
     names.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
-/// `redisInstanceState`: whether the last poll succeeded, and whether the
-/// server was still loading its dataset then (it answers INFO, but refuses
-/// its clients' commands with LOADING).
-pub const INSTANCE_STATE: &[(&str, i32)] = &[("up", 1), ("down", 2), ("loading", 3)];
+enumeration! {
+    /// `redisInstanceState`: whether the last poll succeeded, and whether
+    /// the server was still loading its dataset then (it answers INFO, but
+    /// refuses its clients' commands with LOADING).
+    InstanceState {
+        Up = 1 => ["up"],
+        Down = 2 => ["down"],
+        Loading = 3 => ["loading"],
+    }
+}
 
+enumeration! {
+    /// `redisSntState`: a watched master as its flags say.
+    SentinelState {
+        Ok = 1 => ["ok"],
+        Sdown = 2 => ["sdown"],
+        Odown = 3 => ["odown"],
+    }
+}
+
+/// `redisInstanceState`.
+pub const INSTANCE_STATE: &[(&str, i32)] = InstanceState::LABELS;
 /// ok(1), sdown(2), odown(3) of a watched master.
-pub const SENTINEL_STATE: &[(&str, i32)] = &[("ok", 1), ("sdown", 2), ("odown", 3)];
+pub const SENTINEL_STATE: &[(&str, i32)] = SentinelState::LABELS;
 
 /// Every table whose rows the poller builds from INFO's row lines or from
 /// the replies of optional commands.
@@ -991,6 +1112,23 @@ mod tests {
         oids.sort();
         for w in oids.windows(2) {
             assert!(!w[1].starts_with(&w[0]), "{:?} prefixes {:?}", w[0], w[1]);
+        }
+    }
+
+    #[test]
+    fn enumerations_read_every_label_and_nothing_else() {
+        for (label, number) in Role::LABELS {
+            assert_eq!(Role::from_label(label).map(Role::number), Some(*number));
+        }
+        assert_eq!(Role::from_label("slave"), Some(Role::Replica));
+        assert_eq!(Role::from_label("replica"), Some(Role::Replica));
+        assert_eq!(Role::from_label("leader"), None);
+        assert_eq!(enum_number(ROLES, "leader"), None);
+        assert_eq!(InstanceState::Loading.number(), 3);
+        assert_eq!(enum_number(INSTANCE_STATE, "down"), Some(2));
+        for (label, number) in PuppetResourceState::LABELS {
+            let state = PuppetResourceState::from_label(label).unwrap();
+            assert_eq!(state.number(), *number);
         }
     }
 

@@ -432,7 +432,7 @@ fn oid_of(arcs: &[u32]) -> Oid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::{enum_number, LINK, ROLES};
+    use crate::metrics::{LinkStatus, Role};
 
     fn obs(
         up: bool,
@@ -444,8 +444,8 @@ mod tests {
         RedisObservation {
             up,
             run_id: Some(run_id.into()),
-            role: enum_number(ROLES, role),
-            link: link.and_then(|l| enum_number(LINK, l)),
+            role: Role::from_label(role),
+            link: link.and_then(LinkStatus::from_label),
             persistence_failed: failed,
         }
     }

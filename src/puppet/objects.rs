@@ -6,7 +6,10 @@ use super::observation::PuppetObservation;
 use super::report::{CachedCatalogStatus, ResourceState};
 use super::state::PuppetState;
 use super::RunStatus;
-use crate::metrics::{self, Layout, PuppetField, Source, MAX_PUPPET_RESOURCES};
+use crate::metrics::{
+    self, Layout, PuppetCachedCatalog, PuppetField, PuppetResourceState, PuppetRunMode,
+    PuppetRunStatus, Source, MAX_PUPPET_RESOURCES,
+};
 use crate::smi::{display_string, saturate_u32, Value};
 use crate::snapshot::{Part, PartKey, Reading};
 
@@ -43,7 +46,7 @@ pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
             let value = match field {
                 PuppetField::ResourceType => display_string(&entry.resource_type),
                 PuppetField::ResourceTitle => display_string(&entry.title),
-                PuppetField::ResourceState => Value::Integer(resource_state(entry.state)),
+                PuppetField::ResourceState => Value::Integer(resource_state(entry.state).number()),
                 PuppetField::ResourceMessage => {
                     display_string(entry.message.as_deref().unwrap_or(""))
                 }
@@ -63,28 +66,35 @@ fn gauge(n: u64) -> Value {
     Value::Gauge32(saturate_u32(n))
 }
 
-fn enum_value(names: &[(&str, i32)], name: &str) -> Option<Value> {
-    metrics::enum_number(names, name).map(Value::Integer)
-}
-
-pub fn status_name(status: RunStatus) -> &'static str {
+/// `puppetLastRunStatus` of a run.
+fn run_status(status: RunStatus) -> PuppetRunStatus {
     match status {
-        RunStatus::Unchanged => "unchanged",
-        RunStatus::Changed => "changed",
-        RunStatus::Failed => "failed",
-        RunStatus::Unknown => "unknown",
+        RunStatus::Unchanged => PuppetRunStatus::Unchanged,
+        RunStatus::Changed => PuppetRunStatus::Changed,
+        RunStatus::Failed => PuppetRunStatus::Failed,
+        RunStatus::Unknown => PuppetRunStatus::Unknown,
     }
 }
 
-fn resource_state(state: ResourceState) -> i32 {
-    let name = match state {
-        ResourceState::Failed => "failed",
-        ResourceState::FailedToRestart => "failed_to_restart",
-        ResourceState::Skipped => "skipped",
-        ResourceState::Changed => "changed",
-        ResourceState::OutOfSync => "out_of_sync",
-    };
-    metrics::enum_number(metrics::RESOURCE_STATES, name).unwrap_or(0)
+/// `puppetResourceState` of a listed resource.
+fn resource_state(state: ResourceState) -> PuppetResourceState {
+    match state {
+        ResourceState::Failed => PuppetResourceState::Failed,
+        ResourceState::FailedToRestart => PuppetResourceState::FailedToRestart,
+        ResourceState::Skipped => PuppetResourceState::Skipped,
+        ResourceState::Changed => PuppetResourceState::Changed,
+        ResourceState::OutOfSync => PuppetResourceState::OutOfSync,
+    }
+}
+
+/// `puppetCachedCatalogStatus` of a report.
+fn cached_catalog(status: CachedCatalogStatus) -> PuppetCachedCatalog {
+    match status {
+        CachedCatalogStatus::NotUsed => PuppetCachedCatalog::NotUsed,
+        CachedCatalogStatus::ExplicitlyRequested => PuppetCachedCatalog::ExplicitlyRequested,
+        CachedCatalogStatus::OnFailure => PuppetCachedCatalog::OnFailure,
+        CachedCatalogStatus::Unknown => PuppetCachedCatalog::Unknown,
+    }
 }
 
 /// One scalar, or `None` when the files do not tell (no run yet, no report
@@ -96,7 +106,7 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
     Some(match field {
         PuppetField::LastRunTime => gauge(last_run?),
         PuppetField::LastRunAge => Value::SecondsSince(last_run?),
-        PuppetField::Status => enum_value(metrics::PUPPET_STATUS, status_name(state.run_status()))?,
+        PuppetField::Status => Value::Integer(run_status(state.run_status()).number()),
         PuppetField::ResourcesTotal => gauge(summary?.resources.total),
         PuppetField::ResourcesChanged => gauge(summary?.resources.changed),
         PuppetField::ResourcesFailed => gauge(summary?.resources.failed),
@@ -123,18 +133,14 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         },
         PuppetField::PuppetVersion => display_string(summary?.puppet_version.as_deref()?),
         PuppetField::CachedCatalog => {
-            let name = match state.cached_catalog_status()? {
-                CachedCatalogStatus::NotUsed => "not_used",
-                CachedCatalogStatus::ExplicitlyRequested => "explicitly_requested",
-                CachedCatalogStatus::OnFailure => "on_failure",
-                CachedCatalogStatus::Unknown => "unknown",
-            };
-            enum_value(metrics::CACHED_CATALOG, name)?
+            Value::Integer(cached_catalog(state.cached_catalog_status()?).number())
         }
         PuppetField::Noop => truth(report?.noop),
         PuppetField::NoopPending => truth(report?.noop_pending),
         PuppetField::CorrectiveChange => truth(report?.corrective_change),
-        PuppetField::RunMode => enum_value(metrics::RUN_MODES, state.run_mode()?)?,
+        PuppetField::RunMode => {
+            Value::Integer(PuppetRunMode::from_label(state.run_mode()?)?.number())
+        }
         PuppetField::FirstError => display_string(
             report?
                 .logs

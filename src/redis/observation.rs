@@ -4,7 +4,7 @@
 //! here too, never a guess.
 
 use super::info::Info;
-use crate::metrics::{enum_number, LINK, OK_ERR, ROLES};
+use crate::metrics::{LinkStatus, OkErr, Role};
 
 /// Fields are `None` when the poll could not tell (the instance is down,
 /// the server does not report them, or reports a value the table does not
@@ -13,22 +13,21 @@ use crate::metrics::{enum_number, LINK, OK_ERR, ROLES};
 pub struct RedisObservation {
     pub up: bool,
     pub run_id: Option<String>,
-    /// `role`, as `redisReplRole` numbers it.
-    pub role: Option<i32>,
-    /// `master_link_status` of a replica, as `redisReplLinkStatus` numbers
-    /// it.
-    pub link: Option<i32>,
+    pub role: Option<Role>,
+    /// `master_link_status` of a replica.
+    pub link: Option<LinkStatus>,
     /// A failed background save or AOF write.
     pub persistence_failed: Option<bool>,
 }
 
 impl RedisObservation {
     pub fn from_info(info: &Info) -> Self {
-        let number = |table: &[(&str, i32)], field: &str| {
-            info.get(field).and_then(|v| enum_number(table, v.trim()))
+        let label = |field: &str| info.get(field).map(str::trim);
+        let failed = |field: &str| {
+            label(field)
+                .and_then(OkErr::from_label)
+                .map(|s| s == OkErr::Err)
         };
-        let failed =
-            |field: &str| number(OK_ERR, field).map(|n| Some(n) == enum_number(OK_ERR, "err"));
         let persistence_failed = match (
             failed("rdb_last_bgsave_status"),
             failed("aof_last_write_status"),
@@ -39,8 +38,8 @@ impl RedisObservation {
         RedisObservation {
             up: true,
             run_id: info.get("run_id").map(|v| v.trim().to_string()),
-            role: number(ROLES, "role"),
-            link: number(LINK, "master_link_status"),
+            role: label("role").and_then(Role::from_label),
+            link: label("master_link_status").and_then(LinkStatus::from_label),
             persistence_failed,
         }
     }
@@ -52,7 +51,7 @@ impl RedisObservation {
     /// Whether the replication link is up (`None`: not a replica, or not
     /// known).
     pub fn link_up(&self) -> Option<bool> {
-        self.link.map(|n| Some(n) == enum_number(LINK, "up"))
+        self.link.map(|link| link == LinkStatus::Up)
     }
 
     /// Keeps the last known values: fields a new observation cannot tell
@@ -87,7 +86,7 @@ mod tests {
         ))
         .unwrap();
         let seen = RedisObservation::from_info(&Info::parse(&text));
-        assert_eq!(seen.role, enum_number(ROLES, "slave"));
+        assert_eq!(seen.role, Some(Role::Replica));
         assert_eq!(seen.link_up(), Some(true));
         assert_eq!(seen.persistence_failed, Some(false));
         // A value the table does not know is unknown, not a number.

@@ -3,8 +3,8 @@
 
 use super::info::{Info, KeyspaceRow};
 use crate::metrics::{
-    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout, ObjectDef,
-    ReplicaField, SentinelField, SlowlogField, Source, StatusField,
+    self, CommandField, Conversion, ErrorField, InstanceState, KeyspaceField, LatencyField, Layout,
+    ObjectDef, ReplicaField, SentinelField, SentinelState, SlowlogField, Source, StatusField,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -30,9 +30,7 @@ pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
             _ => None,
         },
         Conversion::Enum(names) => {
-            let text = info.first(fields)?.trim();
-            let (_, number) = names.iter().find(|(name, _)| *name == text)?;
-            Some(Value::Integer(*number))
+            metrics::enum_number(names, info.first(fields)?.trim()).map(Value::Integer)
         }
         Conversion::Scaled(factor) => Some(Value::Gauge32(saturate_u32(scaled(
             info.f64(fields)?,
@@ -235,14 +233,14 @@ fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut 
 /// subjectively down beats ok.
 fn sentinel_state(flags: &str) -> i32 {
     let has = |flag: &str| flags.split(',').any(|f| f.trim() == flag);
-    let name = if has("o_down") {
-        "odown"
+    let state = if has("o_down") {
+        SentinelState::Odown
     } else if has("s_down") {
-        "sdown"
+        SentinelState::Sdown
     } else {
-        "ok"
+        SentinelState::Ok
     };
-    metrics::enum_number(metrics::SENTINEL_STATE, name).unwrap_or(1)
+    state.number()
 }
 
 fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
@@ -444,12 +442,12 @@ pub struct InstanceStatus {
 /// `redisInstanceState`: down when the last poll failed, loading when it
 /// succeeded on a server still loading its dataset, up otherwise.
 fn instance_state(status: &InstanceStatus) -> i32 {
-    let name = match (status.up, status.loading) {
-        (false, _) => "down",
-        (true, true) => "loading",
-        (true, false) => "up",
+    let state = match (status.up, status.loading) {
+        (false, _) => InstanceState::Down,
+        (true, true) => InstanceState::Loading,
+        (true, false) => InstanceState::Up,
     };
-    metrics::enum_number(metrics::INSTANCE_STATE, name).unwrap_or(2)
+    state.number()
 }
 
 /// The instance's row of `redisInstanceTable`.
