@@ -995,6 +995,196 @@ pub const ROW_TABLES: &[&[ObjectDef]] = &[
     LATENCY_COLUMNS,
 ];
 
+/// The longest name a string-indexed row may have (`redisCmdName`,
+/// `redisErrPrefix`, `redisSntName`, `redisLatEvent`: `SIZE (1..64)`).
+pub const MAX_NAME_INDEX_LEN: usize = 64;
+
+/// How a table's rows are told apart: its INDEX, the entry's own or, for
+/// an entry that AUGMENTS `redisInstanceEntry`, that entry's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowIndex {
+    /// `redisInstanceIndex` alone: one row per configured instance, from 1.
+    Instance,
+    /// `redisInstanceIndex` and an `Integer32 (min..2147483647)` column of
+    /// the entry's own.
+    InstanceAndNumber { object: &'static str, min: u32 },
+    /// `redisInstanceIndex` and a `DisplayString (SIZE (1..64))` column of
+    /// the entry's own, not IMPLIED: its length, then one arc per byte.
+    InstanceAndName { object: &'static str },
+}
+
+impl RowIndex {
+    /// The entry's own index object, if it has one.
+    pub fn own_object(self) -> Option<&'static str> {
+        match self {
+            RowIndex::Instance => None,
+            RowIndex::InstanceAndNumber { object, .. } | RowIndex::InstanceAndName { object } => {
+                Some(object)
+            }
+        }
+    }
+
+    /// Whether `suffix` (the arcs after a column's OID) is a row of this
+    /// shape.
+    pub fn fits(self, suffix: &[u32]) -> bool {
+        match (self, suffix) {
+            (RowIndex::Instance, [instance]) => *instance >= 1,
+            (RowIndex::InstanceAndNumber { min, .. }, [instance, n]) => {
+                *instance >= 1 && *n >= min && i32::try_from(*n).is_ok()
+            }
+            (RowIndex::InstanceAndName { .. }, [instance, len, bytes @ ..]) => {
+                *instance >= 1
+                    && *len as usize == bytes.len()
+                    && (1..=MAX_NAME_INDEX_LEN).contains(&bytes.len())
+                    && bytes.iter().all(|b| (0x20..0x7f).contains(b))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The index `instance.len.b1.b2…` of a row named by a string, or `None`
+/// when the name is empty, longer than [`MAX_NAME_INDEX_LEN`] or not
+/// printable ASCII (then it is no DisplayString).
+pub fn name_index(instance: u32, name: &str) -> Option<Vec<u32>> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty()
+        || bytes.len() > MAX_NAME_INDEX_LEN
+        || !bytes.iter().all(|b| (0x20..0x7f).contains(b))
+    {
+        return None;
+    }
+    let mut suffix = Vec::with_capacity(bytes.len() + 2);
+    suffix.push(instance);
+    suffix.push(bytes.len() as u32);
+    suffix.extend(bytes.iter().map(|b| u32::from(*b)));
+    Some(suffix)
+}
+
+/// One conceptual table of REDIS-SERVER-MIB.
+#[derive(Debug, Clone, Copy)]
+pub struct TableDef {
+    /// `redisKeyspaceTable`.
+    pub table: &'static str,
+    /// `redisKeyspaceEntry`.
+    pub entry: &'static str,
+    /// The row it AUGMENTS (`redisInstanceEntry`), or `None` for an entry
+    /// with an INDEX of its own.
+    pub augments: Option<&'static str>,
+    pub index: RowIndex,
+    /// Where the rows come from, as the index object's DESCRIPTION names
+    /// it (`db<N>`, `cmdstat_<name>`, ...).
+    pub rows_from: &'static [&'static str],
+    /// The resource type OpenNMS keeps its rows under (`opennms/`): one
+    /// per INDEX, so the tables that AUGMENT `redisInstanceEntry` share
+    /// `redisInstance`.
+    pub resource_type: &'static str,
+    /// The served columns (the index objects are not-accessible).
+    pub columns: &'static [ObjectDef],
+}
+
+const fn augmenting(
+    table: &'static str,
+    entry: &'static str,
+    columns: &'static [ObjectDef],
+) -> TableDef {
+    TableDef {
+        table,
+        entry,
+        augments: Some("redisInstanceEntry"),
+        index: RowIndex::Instance,
+        rows_from: &[],
+        resource_type: "redisInstance",
+        columns,
+    }
+}
+
+/// Every table of REDIS-SERVER-MIB the agent serves.
+#[rustfmt::skip]
+pub const TABLES: &[TableDef] = &[
+    TableDef {
+        table: "redisInstanceTable",
+        entry: "redisInstanceEntry",
+        augments: None,
+        index: RowIndex::Instance,
+        rows_from: &["configuration"],
+        resource_type: "redisInstance",
+        columns: INSTANCE_COLUMNS,
+    },
+    augmenting("redisServerTable", "redisServerEntry", SERVER_COLUMNS),
+    augmenting("redisClientsTable", "redisClientsEntry", CLIENT_COLUMNS),
+    augmenting("redisMemoryTable", "redisMemoryEntry", MEMORY_COLUMNS),
+    augmenting("redisPersistenceTable", "redisPersistenceEntry", PERSISTENCE_COLUMNS),
+    augmenting("redisStatsTable", "redisStatsEntry", STATS_COLUMNS),
+    augmenting("redisReplicationTable", "redisReplicationEntry", REPLICATION_COLUMNS),
+    augmenting("redisCpuTable", "redisCpuEntry", CPU_COLUMNS),
+    augmenting("redisClusterTable", "redisClusterEntry", CLUSTER_COLUMNS),
+    augmenting("redisSentinelStateTable", "redisSentinelStateEntry", SENTINEL_COLUMNS),
+    augmenting("redisTlsTable", "redisTlsEntry", TLS_COLUMNS),
+    TableDef {
+        table: "redisKeyspaceTable",
+        entry: "redisKeyspaceEntry",
+        augments: None,
+        index: RowIndex::InstanceAndNumber { object: "redisKsDb", min: 0 },
+        rows_from: &["db<N>"],
+        resource_type: "redisKeyspace",
+        columns: KEYSPACE_COLUMNS,
+    },
+    TableDef {
+        table: "redisReplicaTable",
+        entry: "redisReplicaEntry",
+        augments: None,
+        index: RowIndex::InstanceAndNumber { object: "redisRpSlot", min: 1 },
+        rows_from: &["slave<N>"],
+        resource_type: "redisReplica",
+        columns: REPLICA_COLUMNS,
+    },
+    TableDef {
+        table: "redisCommandTable",
+        entry: "redisCommandEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCmdName" },
+        rows_from: &["cmdstat_<name>"],
+        resource_type: "redisCommand",
+        columns: COMMAND_COLUMNS,
+    },
+    TableDef {
+        table: "redisErrorTable",
+        entry: "redisErrorEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisErrPrefix" },
+        rows_from: &["errorstat_<PREFIX>"],
+        resource_type: "redisError",
+        columns: ERROR_COLUMNS,
+    },
+    TableDef {
+        table: "redisSentinelTable",
+        entry: "redisSentinelEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisSntName" },
+        rows_from: &["SENTINEL MASTERS", "name"],
+        resource_type: "redisSentinelMaster",
+        columns: SENTINEL_MASTER_COLUMNS,
+    },
+    augmenting("redisSlowlogTable", "redisSlowlogEntry", SLOWLOG_COLUMNS),
+    TableDef {
+        table: "redisLatencyTable",
+        entry: "redisLatencyEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisLatEvent" },
+        rows_from: &["LATENCY LATEST"],
+        resource_type: "redisLatency",
+        columns: LATENCY_COLUMNS,
+    },
+];
+
+/// The table an object is a column of.
+pub fn table_of(object: &ObjectDef) -> Option<&'static TableDef> {
+    TABLES
+        .iter()
+        .find(|t| t.columns.iter().any(|c| c.name == object.name))
+}
+
 /// Every object REDIS-SERVER-MIB defines that the agent serves.
 pub fn redis_objects() -> impl Iterator<Item = &'static ObjectDef> {
     LEGACY_SCALARS
@@ -1130,6 +1320,72 @@ mod tests {
             let state = PuppetResourceState::from_label(label).unwrap();
             assert_eq!(state.number(), *number);
         }
+    }
+
+    #[test]
+    fn every_column_is_in_exactly_one_table_and_every_table_in_the_lists() {
+        let tabled: Vec<&str> = TABLES
+            .iter()
+            .flat_map(|t| t.columns.iter().map(|c| c.name))
+            .collect();
+        let columns: Vec<&str> = redis_objects()
+            .filter(|o| !LEGACY_SCALARS.iter().any(|l| l.name == o.name))
+            .map(|o| o.name)
+            .collect();
+        assert_eq!(tabled, {
+            let mut sorted_in_table_order = Vec::new();
+            for t in TABLES {
+                for c in t.columns {
+                    assert!(columns.contains(&c.name), "{} is not served", c.name);
+                    sorted_in_table_order.push(c.name);
+                }
+            }
+            sorted_in_table_order
+        });
+        assert_eq!(
+            tabled.len(),
+            columns.len(),
+            "a served column is in no table"
+        );
+        for t in TABLES {
+            let entry = &t.columns[0].arcs[..t.columns[0].arcs.len() - 1];
+            for c in t.columns {
+                assert!(
+                    c.arcs.starts_with(entry) && c.arcs.len() == entry.len() + 1,
+                    "{}",
+                    c.name
+                );
+            }
+            assert_eq!(
+                t.augments.is_some(),
+                t.index == RowIndex::Instance && t.table != "redisInstanceTable"
+            );
+        }
+    }
+
+    #[test]
+    fn row_indexes_are_built_and_recognised_alike() {
+        let name = RowIndex::InstanceAndName {
+            object: "redisCmdName",
+        };
+        let suffix = name_index(2, "get").unwrap();
+        assert_eq!(suffix, [2, 3, 103, 101, 116]);
+        assert!(name.fits(&suffix));
+        assert!(!name.fits(&[2, 4, 103, 101, 116]));
+        assert_eq!(name_index(1, ""), None);
+        assert_eq!(name_index(1, &"x".repeat(MAX_NAME_INDEX_LEN + 1)), None);
+        assert_eq!(name_index(1, "caf\u{e9}"), None);
+        let db = RowIndex::InstanceAndNumber {
+            object: "redisKsDb",
+            min: 0,
+        };
+        assert!(db.fits(&[1, 0]) && !db.fits(&[0, 0]) && !db.fits(&[1]));
+        let slot = RowIndex::InstanceAndNumber {
+            object: "redisRpSlot",
+            min: 1,
+        };
+        assert!(!slot.fits(&[1, 0]));
+        assert!(RowIndex::Instance.fits(&[3]) && !RowIndex::Instance.fits(&[3, 1]));
     }
 
     #[test]

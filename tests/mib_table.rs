@@ -28,17 +28,14 @@ use mibtool::{
 };
 use redis_snmp::metrics::{
     redis_objects, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    ObjectDef, ReplicaField, SentinelField, SlowlogField, Source, StatusField, COMMAND_COLUMNS,
-    DEFAULT_REDIS_ROOT, ERROR_COLUMNS, INFO_GROUPS, INSTANCE_COLUMNS, INSTANCE_ENTRY,
-    INSTANCE_STATE, KEYSPACE_COLUMNS, LATENCY_COLUMNS, LEGACY_SCALARS, REPLICA_COLUMNS, ROW_TABLES,
-    SENTINEL_MASTER_COLUMNS, SENTINEL_STATE, SLOWLOG_COLUMNS,
+    ObjectDef, ReplicaField, RowIndex, SentinelField, SlowlogField, Source, StatusField,
+    DEFAULT_REDIS_ROOT, INSTANCE_ENTRY, INSTANCE_STATE, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
+    SENTINEL_STATE, TABLES,
 };
 use redis_snmp::notify::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
-use redis_snmp::redis::readings::{
-    instance_part, status_part, Extras, InstanceStatus, MAX_NAME_INDEX_LEN,
-};
+use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceStatus};
 use redis_snmp::smi::{Syntax, Value, WireType};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -679,96 +676,41 @@ impl TableSpec {
     }
 }
 
-/// Every table the agent serves, with the INDEX it builds its rows with
-/// (`redis::readings`: the instance number, then the database number, N + 1
-/// of `slave<N>`, or the length and bytes of a name; or the instance number
-/// alone for the one row per instance of an entry that AUGMENTS
-/// `redisInstanceEntry`).
+/// Every table the agent serves, with the INDEX it builds its rows with,
+/// as the table in `redis_snmp::metrics` (`TABLES`) declares it.
 fn tables() -> Vec<TableSpec> {
-    let mut tables = vec![TableSpec {
-        columns: INSTANCE_COLUMNS,
-        linkage: Linkage::Index(vec![INSTANCE_INDEX]),
-    }];
-    for group in INFO_GROUPS {
-        tables.push(TableSpec {
-            columns: group,
-            linkage: Linkage::Augments("redisInstanceEntry"),
-        });
-    }
-    let name = IndexSyntax::Text {
-        min: 1,
-        max: MAX_NAME_INDEX_LEN as i64,
-    };
-    let own = |name: &'static str, syntax, source| {
-        Some(IndexObject {
-            name,
-            syntax,
-            source,
+    TABLES
+        .iter()
+        .map(|t| {
+            let own = |syntax| IndexObject {
+                name: t.index.own_object().expect("an index object"),
+                syntax,
+                source: t.rows_from,
+            };
+            let linkage = match (t.augments, t.index) {
+                (Some(row), _) => Linkage::Augments(row),
+                (None, RowIndex::Instance) => Linkage::Index(vec![INSTANCE_INDEX]),
+                (None, RowIndex::InstanceAndNumber { min, .. }) => Linkage::Index(vec![
+                    INSTANCE_INDEX,
+                    own(IndexSyntax::Integer {
+                        min: i64::from(min),
+                        max: MAX_I32,
+                    }),
+                ]),
+                (None, RowIndex::InstanceAndName { .. }) => Linkage::Index(vec![
+                    INSTANCE_INDEX,
+                    own(IndexSyntax::Text {
+                        min: 1,
+                        max: MAX_NAME_INDEX_LEN as i64,
+                    }),
+                ]),
+            };
+            TableSpec {
+                columns: t.columns,
+                linkage,
+            }
         })
-    };
-    // The tables of ROW_TABLES and their own index object (None: the
-    // entry AUGMENTS redisInstanceEntry).
-    let row_tables: [(&'static [ObjectDef], Option<IndexObject>); 7] = [
-        (
-            KEYSPACE_COLUMNS,
-            own(
-                "redisKsDb",
-                IndexSyntax::Integer {
-                    min: 0,
-                    max: MAX_I32,
-                },
-                &["db<N>"],
-            ),
-        ),
-        (
-            REPLICA_COLUMNS,
-            own(
-                "redisRpSlot",
-                IndexSyntax::Integer {
-                    min: 1,
-                    max: MAX_I32,
-                },
-                &["slave<N>"],
-            ),
-        ),
-        (
-            COMMAND_COLUMNS,
-            own("redisCmdName", name, &["cmdstat_<name>"]),
-        ),
-        (
-            ERROR_COLUMNS,
-            own("redisErrPrefix", name, &["errorstat_<PREFIX>"]),
-        ),
-        (
-            SENTINEL_MASTER_COLUMNS,
-            own("redisSntName", name, &["SENTINEL MASTERS", "name"]),
-        ),
-        (SLOWLOG_COLUMNS, None),
-        (
-            LATENCY_COLUMNS,
-            own("redisLatEvent", name, &["LATENCY LATEST"]),
-        ),
-    ];
-    assert_eq!(
-        ROW_TABLES.len(),
-        row_tables.len(),
-        "metrics::ROW_TABLES changed: describe the new table's INDEX here"
-    );
-    for (columns, index) in row_tables {
-        assert!(
-            ROW_TABLES.iter().any(|t| std::ptr::eq(*t, columns)),
-            "{} is not among metrics::ROW_TABLES",
-            columns[0].name
-        );
-        tables.push(TableSpec {
-            columns,
-            linkage: match index {
-                Some(index) => Linkage::Index(vec![INSTANCE_INDEX, index]),
-                None => Linkage::Augments("redisInstanceEntry"),
-            },
-        });
-    }
-    tables
+        .collect()
 }
 
 /// Whether an index object's declared type is what the agent puts in OIDs.

@@ -56,7 +56,7 @@ mod loader;
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
     self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout, ObjectDef,
-    PuppetField, SentinelField, Source, StatusField,
+    PuppetField, RowIndex, SentinelField, Source, StatusField,
 };
 use redis_snmp::notify::{
     NotificationDef, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
@@ -671,44 +671,15 @@ fn object_at(oid: &str) -> Option<&'static ObjectDef> {
 }
 
 /// The `instance` a `mibObj` of this object must have: `0` for scalars, the
-/// resource type of its table otherwise (`None`: not collectable).
+/// resource type of its table otherwise (`None`: not collectable), as the
+/// table in `redis_snmp::metrics` (`TABLES`) says.
 fn expected_instance(def: &ObjectDef) -> Option<&'static str> {
     let within = |table: &[ObjectDef]| table.iter().any(|d| d.name == def.name);
     if within(metrics::LEGACY_SCALARS) || within(metrics::PUPPET_SCALARS) {
         Some("0")
-    } else if within(metrics::INSTANCE_COLUMNS)
-        || within(metrics::SLOWLOG_COLUMNS)
-        || metrics::INFO_GROUPS.iter().any(|g| within(g))
-    {
-        Some("redisInstance")
-    } else if within(metrics::KEYSPACE_COLUMNS) {
-        Some("redisKeyspace")
-    } else if within(metrics::REPLICA_COLUMNS) {
-        Some("redisReplica")
-    } else if within(metrics::COMMAND_COLUMNS) {
-        Some("redisCommand")
-    } else if within(metrics::ERROR_COLUMNS) {
-        Some("redisError")
-    } else if within(metrics::SENTINEL_MASTER_COLUMNS) {
-        Some("redisSentinelMaster")
-    } else if within(metrics::LATENCY_COLUMNS) {
-        Some("redisLatency")
     } else {
-        None
+        metrics::table_of(def).map(|t| t.resource_type)
     }
-}
-
-/// How the rows of a resource type are indexed below a column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum IndexShape {
-    /// `.0`
-    Scalar,
-    /// `.instance`
-    Instance,
-    /// `.instance.n`
-    Pair,
-    /// `.instance.length.bytes…`
-    Named,
 }
 
 /// Whether the object named `alias` is the key column of a string-indexed
@@ -732,26 +703,28 @@ fn is_row_key(alias: &str) -> bool {
     }
 }
 
-fn index_shape(instance: &str) -> IndexShape {
-    match instance {
-        "0" => IndexShape::Scalar,
-        "redisInstance" => IndexShape::Instance,
-        "redisKeyspace" | "redisReplica" => IndexShape::Pair,
-        "redisCommand" | "redisError" | "redisSentinelMaster" | "redisLatency" => IndexShape::Named,
-        other => panic!("no index shape for resource type {other}"),
+/// How the rows of an OpenNMS `instance` (a resource type, or `0` for
+/// scalars: `None`) are indexed, from the table in `redis_snmp::metrics`.
+fn row_index(instance: &str) -> Option<RowIndex> {
+    if instance == "0" {
+        return None;
     }
+    let table = metrics::TABLES
+        .iter()
+        .find(|t| t.resource_type == instance)
+        .unwrap_or_else(|| panic!("no table is stored as resource type {instance}"));
+    Some(table.index)
 }
 
-fn fits_shape(shape: IndexShape, suffix: &str) -> bool {
-    let arcs: Vec<u64> = match suffix.split('.').map(str::parse).collect() {
+/// Whether `suffix` (dotted) is a row of `index` (`None`: the scalar `.0`).
+fn fits_index(index: Option<RowIndex>, suffix: &str) -> bool {
+    let arcs: Vec<u32> = match suffix.split('.').map(str::parse).collect() {
         Ok(arcs) => arcs,
         Err(_) => return false,
     };
-    match shape {
-        IndexShape::Scalar => arcs == [0],
-        IndexShape::Instance => arcs.len() == 1 && arcs[0] >= 1,
-        IndexShape::Pair => arcs.len() == 2 && arcs[0] >= 1,
-        IndexShape::Named => arcs.len() >= 3 && arcs[1] as usize == arcs.len() - 2,
+    match index {
+        None => arcs == [0],
+        Some(index) => index.fits(&arcs),
     }
 }
 
@@ -1146,10 +1119,10 @@ fn resource_types_and_system_definitions_hang_together() {
                 // are not: they repeat across instances (every instance runs
                 // `info`), and would write two instances' rows into one set
                 // of RRD files.
-                let unique_on_node = match index_shape(&t.name) {
-                    IndexShape::Instance => sibling == Some("redisInstanceName"),
-                    IndexShape::Named => sibling.is_some_and(is_row_key),
-                    IndexShape::Pair | IndexShape::Scalar => false,
+                let unique_on_node = match row_index(&t.name) {
+                    Some(RowIndex::Instance) => sibling == Some("redisInstanceName"),
+                    Some(RowIndex::InstanceAndName { .. }) => sibling.is_some_and(is_row_key),
+                    Some(RowIndex::InstanceAndNumber { .. }) | None => false,
                 };
                 if !unique_on_node {
                     problems.push(format!(
@@ -1210,14 +1183,14 @@ fn resource_types_and_system_definitions_hang_together() {
     )
     .expect("loads");
     for t in loaded.resource_types.values() {
-        let (index, must_show): (String, Vec<&str>) = match index_shape(&t.name) {
-            IndexShape::Instance => ("2".into(), vec!["sessions"]),
-            IndexShape::Pair => ("2.5".into(), vec!["5", "2"]),
-            IndexShape::Named => (
+        let (index, must_show): (String, Vec<&str>) = match row_index(&t.name) {
+            Some(RowIndex::Instance) => ("2".into(), vec!["sessions"]),
+            Some(RowIndex::InstanceAndNumber { .. }) => ("2.5".into(), vec!["5", "2"]),
+            Some(RowIndex::InstanceAndName { .. }) => (
                 format!("2.{}", string_index("config|get")),
                 vec!["config|get", "sessions"],
             ),
-            IndexShape::Scalar => unreachable!(),
+            None => unreachable!("resource types are not scalars"),
         };
         let (folder, label) = loader::folder_and_label(t, &index, &strings);
         println!(
@@ -1839,11 +1812,11 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
     let mut explained: BTreeMap<&str, String> = BTreeMap::new();
     for o in &collection.objs {
         let def = object_at(&o.oid).expect("checked by the static tests");
-        let shape = index_shape(&o.instance);
+        let shape = row_index(&o.instance);
         let mut served = false;
         for s in &samples {
             for (suffix, var) in below(s, &o.oid) {
-                if !fits_shape(shape, suffix) {
+                if !fits_index(shape, suffix) {
                     problems.push(format!("{}.{suffix}: not a {:?} index", def.name, shape));
                 }
                 let wire = def.syntax.wire_type().net_snmp_label();
@@ -1952,7 +1925,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
     // across instances, their keys do not.
     let mut instances_of: BTreeMap<(&str, &str, &str), BTreeSet<&str>> = BTreeMap::new();
     for ((ty, _), resource) in &resources {
-        if ty == NODE || index_shape(ty) != IndexShape::Named {
+        if ty == NODE || !matches!(row_index(ty), Some(RowIndex::InstanceAndName { .. })) {
             continue;
         }
         let instance = resource.index.split('.').next().unwrap_or_default();

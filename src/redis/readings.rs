@@ -3,8 +3,9 @@
 
 use super::info::{Info, KeyspaceRow};
 use crate::metrics::{
-    self, CommandField, Conversion, ErrorField, InstanceState, KeyspaceField, LatencyField, Layout,
-    ObjectDef, ReplicaField, SentinelField, SentinelState, SlowlogField, Source, StatusField,
+    self, name_index, CommandField, Conversion, ErrorField, InstanceState, KeyspaceField,
+    LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SentinelState, SlowlogField,
+    Source, StatusField,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -88,10 +89,6 @@ pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
 /// `databases` says: a misconfigured server must not make the agent build
 /// millions of rows.
 pub const MAX_ZERO_FILLED_DBS: u32 = 1024;
-
-/// Command names and error prefixes longer than this are left out: they
-/// index their rows, and an OID has at most 128 sub-identifiers.
-pub const MAX_NAME_INDEX_LEN: usize = 64;
 
 /// What a poll learned from commands other than INFO, each present only
 /// when the server allows the command.
@@ -197,7 +194,7 @@ fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut 
     for master in &extras.sentinel_masters {
         let Some((name, suffix)) = master
             .get("name")
-            .and_then(|n| Some((n, string_index(owner.index, n)?)))
+            .and_then(|n| Some((n, name_index(owner.index, n)?)))
         else {
             continue;
         };
@@ -262,7 +259,7 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
 
 fn latency_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
     for (event, time, last_ms, max_ms) in &extras.latency {
-        let Some(suffix) = string_index(owner.index, event) else {
+        let Some(suffix) = name_index(owner.index, event) else {
             continue;
         };
         for def in metrics::LATENCY_COLUMNS {
@@ -354,7 +351,7 @@ fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
 
 fn command_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
     for row in info.command_stats() {
-        let Some(suffix) = string_index(owner.index, &row.name) else {
+        let Some(suffix) = name_index(owner.index, &row.name) else {
             continue;
         };
         for def in metrics::COMMAND_COLUMNS {
@@ -386,7 +383,7 @@ fn command_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part)
 
 fn error_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
     for row in info.error_stats() {
-        let Some(suffix) = string_index(owner.index, &row.prefix) else {
+        let Some(suffix) = name_index(owner.index, &row.prefix) else {
             continue;
         };
         for def in metrics::ERROR_COLUMNS {
@@ -401,24 +398,6 @@ fn error_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
             part.push((layout.object_oid(def).child(&suffix), value));
         }
     }
-}
-
-/// The index `instance.len.b1.b2…` of a row named by a string (a
-/// DisplayString index, not IMPLIED), or `None` when the name is empty, too
-/// long to index, or not printable ASCII (then it is no DisplayString).
-fn string_index(instance: u32, name: &str) -> Option<Vec<u32>> {
-    let bytes = name.as_bytes();
-    if bytes.is_empty()
-        || bytes.len() > MAX_NAME_INDEX_LEN
-        || !bytes.iter().all(|b| (0x20..0x7f).contains(b))
-    {
-        return None;
-    }
-    let mut suffix = Vec::with_capacity(bytes.len() + 2);
-    suffix.push(instance);
-    suffix.push(bytes.len() as u32);
-    suffix.extend(bytes.iter().map(|b| u32::from(*b)));
-    Some(suffix)
 }
 
 /// What the poller knows about an instance's health.
@@ -586,6 +565,43 @@ mod tests {
             databases: Some(databases),
             ..Extras::default()
         }
+    }
+
+    /// Every row the readings build has the shape its table's INDEX
+    /// declares in the catalogue (`metrics::TABLES`).
+    #[test]
+    fn every_row_fits_its_tables_index() {
+        let layout = Layout::default_layout();
+        let extras = Extras {
+            databases: Some(4),
+            slowlog_len: Some(3),
+            slowlog_last: Some((14, 1795362836, 250)),
+            latency: vec![("command".into(), 1795362836, 12, 30)],
+            ..Extras::default()
+        };
+        let mut checked = 0;
+        for (index, file) in [(1, "7.0-master-info.txt"), (2, "7.0-replica-info.txt")] {
+            let part = instance_part(index, "main", &fixture(file), &layout, &extras);
+            for (oid, _) in &part {
+                let Some((def, suffix)) = metrics::redis_objects().find_map(|d| {
+                    let base = layout.object_oid(d);
+                    oid.starts_with(&base)
+                        .then(|| (d, oid.as_slice()[base.len()..].to_vec()))
+                }) else {
+                    panic!("{oid} is no object's");
+                };
+                match metrics::table_of(def) {
+                    Some(table) => assert!(
+                        table.index.fits(&suffix),
+                        "{oid}: {suffix:?} is not a row of {}",
+                        table.table
+                    ),
+                    None => assert_eq!(suffix, [0], "{oid}"),
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 200, "only {checked} values");
     }
 
     #[test]
@@ -804,11 +820,11 @@ mod tests {
 
     #[test]
     fn string_indexes_refuse_empty_and_overlong_names() {
-        assert_eq!(string_index(1, "ERR"), Some(vec![1, 3, 69, 82, 82]));
-        assert_eq!(string_index(1, ""), None);
-        assert_eq!(string_index(1, &"x".repeat(65)), None);
-        assert_eq!(string_index(1, "caf\u{e9}"), None);
-        assert_eq!(string_index(1, "a\tb"), None);
+        assert_eq!(name_index(1, "ERR"), Some(vec![1, 3, 69, 82, 82]));
+        assert_eq!(name_index(1, ""), None);
+        assert_eq!(name_index(1, &"x".repeat(65)), None);
+        assert_eq!(name_index(1, "caf\u{e9}"), None);
+        assert_eq!(name_index(1, "a\tb"), None);
     }
 
     #[test]
