@@ -4,12 +4,13 @@
 
 use crate::agentx::address::AgentxAddress;
 use crate::cli::Cli;
+use crate::metrics::all_notifications;
 use crate::metrics::Layout;
-use crate::notify::{all_notifications, NotifyConfig};
 use crate::oid::Oid;
 use crate::puppet::PuppetPaths;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
+use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -155,6 +156,28 @@ pub enum LogTarget {
     Auto,
     Stderr,
     Journald,
+}
+
+/// Settings of the notifier.
+#[derive(Debug, Clone)]
+pub struct NotifyConfig {
+    /// Names of notifications not to send.
+    pub disabled: HashSet<String>,
+    /// At most this many notifications of one kind from one source per
+    /// minute; the rest are dropped (and counted in the log).
+    pub max_per_minute: usize,
+    /// Puppet is stale when its last run ended longer ago than this.
+    pub puppet_stale_after: Duration,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig {
+            disabled: HashSet::new(),
+            max_per_minute: 5,
+            puppet_stale_after: Duration::from_secs(2 * 3600),
+        }
+    }
 }
 
 /// Everything the agent needs, validated.

@@ -6,7 +6,7 @@
 //! notifier or each other; the hub knows them all.
 //!
 //! ```text
-//!  redis::poller (a task per instance) ──Reading──┐
+//!  redis::poller (follow_redis: a task per instance) ─Reading─┐
 //!  puppet::watcher (states) ──▶ follow_puppet ─Reading──┴─▶ Hub ─stage─▶ snapshot::Store
 //!                                                        └─due─▶ notify::Notifier ─▶ AgentX session
 //! ```
@@ -17,6 +17,7 @@ use crate::oid::Oid;
 use crate::puppet::observation::PuppetObservation;
 use crate::puppet::{self, PuppetState};
 use crate::redis::observation::RedisObservation;
+use crate::redis::poller::Poller;
 use crate::smi::{unix_now, Value};
 use crate::snapshot::{Part, PartKey, Reading, Store};
 use std::sync::Arc;
@@ -75,6 +76,21 @@ impl Hub {
             self.store.rebuild();
         }
         staged
+    }
+
+    /// Polls `poller` every refresh interval, each reading to the hub.
+    pub async fn follow_redis(self: Arc<Self>, mut poller: Poller, shutdown: CancellationToken) {
+        let mut timer = tokio::time::interval(poller.refresh());
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = timer.tick() => {
+                    let reading = poller.poll().await;
+                    self.redis(poller.index(), reading);
+                }
+                _ = shutdown.cancelled() => return,
+            }
+        }
     }
 
     /// Follows the Puppet watcher: each state becomes a reading; staleness

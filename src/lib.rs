@@ -3,41 +3,49 @@
 //!
 //! # Map of the modules
 //!
-//! Data flows one way, from the sources to the AgentX session:
+//! Data flows one way, from the sources to the AgentX session; no module
+//! imports one further down the flow (`tests/architecture.rs` checks it):
 //!
 //! ```text
-//!  redis::poller ──INFO──▶ redis::readings ─┐  (rows of metrics, the table)
-//!  puppet::watcher ─files─▶ puppet::objects ─┴─▶ snapshot::Store ──swap──▶ Snapshot
-//!         │ observations                                                     │ reads
-//!         └──────────▶ notify::Notifier ──Notify──▶ agentx::session ◀──AgentX──▶ snmpd
+//!  Redis ──INFO…──▶ redis::poller ─┐ Reading { parts, observation }
+//!  Puppet files ──▶ puppet::watcher ┴──────────▶ hub ─stage──▶ snapshot::Store ─swap─▶ Snapshot
+//!                                                 │                                       │ reads
+//!                                                 └─due?─▶ notify ─Notify─▶ agentx::session ◀─AgentX─▶ snmpd
+//!             metrics: the catalogue every step reads (objects, tables, enumerations, notifications)
 //! ```
 //!
 //! - [`oid`], [`smi`]: object identifiers and SMIv2 values.
-//! - [`metrics`]: the one declarative table of every served object: name,
-//!   OID, syntax and source, and where each module's objects sit
+//! - [`metrics`]: the catalogue: every served object (name, OID, syntax,
+//!   source), every table (INDEX or AUGMENTS, the shape of its rows, its
+//!   OpenNMS resource type), the enumerations as typed enums, the
+//!   notifications, and where each module's objects sit
 //!   ([`metrics::Layout`]). The MIB files and the OpenNMS files are tested
 //!   against it.
-//! - [`snapshot`]: the immutable, sorted view the agent answers from, and the
-//!   store that merges the sources' parts into it.
-//! - [`agentx`]: the RFC 2741 protocol: framing and PDUs ([`agentx::pdu`]),
-//!   the master's address ([`agentx::address`]), Get/GetNext/GetBulk
-//!   semantics ([`agentx::answer`]), the socket ([`agentx::transport`]) and
-//!   the session that connects, registers, answers and reconnects
+//! - [`snapshot`]: the immutable, sorted view the agent answers from, the
+//!   store that merges the sources' parts into it, and [`snapshot::Reading`],
+//!   what a source produces.
+//! - [`agentx`]: the RFC 2741 protocol: PDUs ([`agentx::pdu`]: types,
+//!   decode, encode, the round-trip check), the master's address
+//!   ([`agentx::address`]), Get/GetNext/GetBulk semantics
+//!   ([`agentx::answer`]), the socket ([`agentx::transport`]) and the
+//!   session that connects, registers, answers and reconnects
 //!   ([`agentx::session`]).
-//! - [`redis`]: the INFO parser ([`redis::info`]), the replies of the
-//!   optional commands ([`redis::replies`]), INFO to snapshot rows
-//!   ([`redis::readings`]) and the poller, one task per instance
-//!   ([`redis::poller`]).
+//! - [`redis`]: the connection on our terms ([`redis::connection`]: one
+//!   address, bounded replies), the INFO parser ([`redis::info`]), the
+//!   replies of the optional commands ([`redis::replies`]), INFO to
+//!   snapshot rows ([`redis::readings`]), what a poll observed
+//!   ([`redis::observation`]) and the poller ([`redis::poller`]).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read
 //!   safely, watched with inotify, and turned into PUPPET-AGENT-MIB rows
-//!   ([`puppet::objects`]).
-//! - [`notify`]: which transitions of a source become which notification,
-//!   with a baseline, rate limits and switches.
+//!   ([`puppet::objects`]) and observations.
+//! - [`notify`]: which transitions of a source are due as which typed
+//!   notification, with a baseline, rate limits and switches.
+//! - [`hub`]: takes every reading, stages its parts, and sends what is due
+//!   with the reading's own values; the polling and Puppet-following tasks.
 //! - [`config`]: the TOML file and the command line merged into one
 //!   validated configuration; [`cli`] holds the clap definition.
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
-//!   installed, each problem with its fix; it reads the configuration and
-//!   uses the Redis connection, and nothing imports it.
+//!   installed, each problem with its fix; only `main.rs` uses it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
 //!   argv, logs and errors.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching

@@ -135,7 +135,7 @@ async fn run(config: &Config) -> ExitCode {
             config.layout.clone(),
             config.refresh,
         );
-        tokio::spawn(poller.run(hub.clone(), shutdown.clone()));
+        tokio::spawn(hub.clone().follow_redis(poller, shutdown.clone()));
     }
     if let Some(paths) = &config.puppet {
         let states = puppet::spawn_watcher(paths.clone(), shutdown.clone());

@@ -10,95 +10,21 @@
 //! carries exactly what a GET returns.
 
 use crate::agentx::session::Notification;
-use crate::metrics;
-use crate::metrics::Layout;
+use crate::config::NotifyConfig;
+use crate::metrics::{
+    self, all_notifications, Layout, Mib, NotificationDef, NOTIFICATIONS_BRANCH,
+    PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS, SNMP_TRAP_OID,
+};
 use crate::oid::Oid;
 use crate::puppet::observation::PuppetObservation;
 use crate::puppet::RunStatus;
 use crate::redis::observation::RedisObservation;
 use crate::smi::Value;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
-
-/// snmpTrapOID.0 (SNMPv2-MIB), the first varbind of every notification.
-pub const SNMP_TRAP_OID: &[u32] = &[1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0];
-
-/// Arc of the notifications below the module root (`redis.0.N`).
-pub const NOTIFICATIONS_BRANCH: u32 = 0;
-
-/// Which MIB module a notification (and its objects) belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mib {
-    /// REDIS-SERVER-MIB: per-instance objects, sent with the instance index.
-    Redis,
-    /// PUPPET-AGENT-MIB: scalars, sent with `.0`.
-    Puppet,
-}
-
-/// One NOTIFICATION-TYPE: its name, its number below the module's `.0`
-/// branch, and the objects (by MIB name) it carries.
-#[derive(Debug, Clone, Copy)]
-pub struct NotificationDef {
-    pub name: &'static str,
-    pub number: u32,
-    pub objects: &'static [&'static str],
-    pub mib: Mib,
-}
-
-const fn def(name: &'static str, number: u32, objects: &'static [&'static str]) -> NotificationDef {
-    NotificationDef {
-        name,
-        number,
-        objects,
-        mib: Mib::Redis,
-    }
-}
-
-const fn puppet(
-    name: &'static str,
-    number: u32,
-    objects: &'static [&'static str],
-) -> NotificationDef {
-    NotificationDef {
-        name,
-        number,
-        objects,
-        mib: Mib::Puppet,
-    }
-}
-
-/// The notifications of REDIS-SERVER-MIB.
-#[rustfmt::skip]
-pub const REDIS_NOTIFICATIONS: &[NotificationDef] = &[
-    def("redisInstanceDown", 1, &["redisInstanceName", "redisInstanceAddress", "redisInstanceLastError"]),
-    def("redisInstanceUp", 2, &["redisInstanceName", "redisInstanceAddress"]),
-    def("redisRestarted", 3, &["redisInstanceName", "redisSrvRunId", "redisSrvUptime"]),
-    def("redisRoleChanged", 4, &["redisInstanceName", "redisReplRole"]),
-    def("redisReplicationLinkDown", 5, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
-    def("redisReplicationLinkUp", 6, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
-    def("redisPersistenceFailed", 7, &["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"]),
-];
-
-/// The notifications of PUPPET-AGENT-MIB.
-#[rustfmt::skip]
-pub const PUPPET_NOTIFICATIONS: &[NotificationDef] = &[
-    puppet("puppetRunFailed", 1, &["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesFailed", "puppetResourcesChanged", "puppetConfigVersion", "puppetFirstError"]),
-    puppet("puppetRunChanged", 2, &["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesChanged", "puppetChangesTotal", "puppetConfigVersion"]),
-    puppet("puppetCachedCatalogUsed", 3, &["puppetCachedCatalogStatus", "puppetLastRunTime", "puppetConfigVersion", "puppetFirstError"]),
-    puppet("puppetRunRecovered", 4, &["puppetLastRunStatus", "puppetLastRunTime", "puppetConfigVersion"]),
-    puppet("puppetAgentStale", 5, &["puppetLastRunTime", "puppetLastRunAge"]),
-    puppet("puppetAgentStaleCleared", 6, &["puppetLastRunTime", "puppetLastRunAge"]),
-    puppet("puppetAgentDisabled", 7, &["puppetDisabled", "puppetDisabledMessage"]),
-    puppet("puppetAgentEnabled", 8, &["puppetDisabled"]),
-];
-
-/// Every notification the agent can send.
-pub fn all_notifications() -> impl Iterator<Item = &'static NotificationDef> {
-    REDIS_NOTIFICATIONS.iter().chain(PUPPET_NOTIFICATIONS)
-}
 
 /// A notification of REDIS-SERVER-MIB, in the order of
 /// [`REDIS_NOTIFICATIONS`].
@@ -224,28 +150,6 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
         due.push(RedisEvent::PersistenceFailed);
     }
     due
-}
-
-/// Settings of the notifier.
-#[derive(Debug, Clone)]
-pub struct NotifyConfig {
-    /// Names of notifications not to send.
-    pub disabled: HashSet<String>,
-    /// At most this many notifications of one kind from one source per
-    /// minute; the rest are dropped (and counted in the log).
-    pub max_per_minute: usize,
-    /// Puppet is stale when its last run ended longer ago than this.
-    pub puppet_stale_after: Duration,
-}
-
-impl Default for NotifyConfig {
-    fn default() -> Self {
-        NotifyConfig {
-            disabled: HashSet::new(),
-            max_per_minute: 5,
-            puppet_stale_after: Duration::from_secs(2 * 3600),
-        }
-    }
 }
 
 /// Judges observations and sends Notify PDUs to the AgentX session.

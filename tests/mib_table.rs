@@ -32,7 +32,7 @@ use redis_snmp::metrics::{
     DEFAULT_REDIS_ROOT, INSTANCE_ENTRY, INSTANCE_STATE, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
     SENTINEL_STATE, TABLES,
 };
-use redis_snmp::notify::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
+use redis_snmp::metrics::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceStatus};
@@ -1244,7 +1244,7 @@ fn the_mib_defines_no_notification_the_agent_does_not_send() {
     for n in mib().nodes.values().filter(|n| n.kind == "notification") {
         if !REDIS_NOTIFICATIONS.iter().any(|d| d.name == n.name) {
             problems.push(format!(
-                "{} ({}): not in notify::REDIS_NOTIFICATIONS",
+                "{} ({}): not in metrics::REDIS_NOTIFICATIONS",
                 n.name, n.oid
             ));
         }

@@ -55,11 +55,9 @@ mod loader;
 
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
-    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout, ObjectDef,
-    PuppetField, RowIndex, SentinelField, Source, StatusField,
-};
-use redis_snmp::notify::{
-    NotificationDef, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
+    NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
+    NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -768,8 +766,8 @@ fn named_numbers(def: &ObjectDef) -> Option<Vec<(&'static str, i32)>> {
 fn notification_oid(def: &NotificationDef) -> String {
     let layout = Layout::default_layout();
     let root = match def.mib {
-        redis_snmp::notify::Mib::Redis => layout.root,
-        redis_snmp::notify::Mib::Puppet => layout.puppet,
+        redis_snmp::metrics::Mib::Redis => layout.root,
+        redis_snmp::metrics::Mib::Puppet => layout.puppet,
     };
     root.child(&[NOTIFICATIONS_BRANCH, def.number]).to_string()
 }

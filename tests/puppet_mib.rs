@@ -31,12 +31,12 @@ use mibtool::{
     base_mibs, mib_dir, named_numbers, parse_python_dump, parse_tp, ranges, repo_dir, text, Py,
     SMIDUMP, SMILINT,
 };
+use redis_snmp::metrics::{all_notifications, Mib as NotifyMib, PUPPET_NOTIFICATIONS};
 use redis_snmp::metrics::{
     puppet_objects, redis_objects, Layout, ObjectDef, PuppetField, Source, CACHED_CATALOG,
     DEFAULT_PUPPET_ROOT, MAX_PUPPET_RESOURCES, PUPPET_RESOURCE_COLUMNS, PUPPET_SCALARS,
     PUPPET_STATUS, RESOURCE_STATES, RUN_MODES,
 };
-use redis_snmp::notify::{all_notifications, Mib as NotifyMib, PUPPET_NOTIFICATIONS};
 use redis_snmp::oid::Oid;
 use redis_snmp::puppet::locks::parse_disabled_lock;
 use redis_snmp::puppet::objects::puppet_part;

@@ -13,16 +13,13 @@ use super::observation::RedisObservation;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
 use super::replies;
 use crate::config::RedisInstance;
-use crate::hub::Hub;
 use crate::metrics::Layout;
 use crate::secret;
 use crate::smi::unix_now;
 use crate::snapshot::{PartKey, Reading};
 use redis::aio::MultiplexedConnection;
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 /// The INFO variants to try, richest first. `everything` exists since 7.0,
@@ -76,19 +73,14 @@ impl Poller {
         }
     }
 
-    /// Polls every refresh interval and hands each reading to `hub`.
-    pub async fn run(mut self, hub: Arc<Hub>, shutdown: CancellationToken) {
-        let mut timer = tokio::time::interval(self.refresh);
-        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = timer.tick() => {
-                    let reading = self.poll().await;
-                    hub.redis(self.index, reading);
-                }
-                _ = shutdown.cancelled() => return,
-            }
-        }
+    /// The instance's number: its row in every table.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// How often to poll.
+    pub fn refresh(&self) -> Duration {
+        self.refresh
     }
 
     /// Polls once: the instance's data and status parts, and what was seen.

@@ -27,7 +27,7 @@ use super::{
     notification_oid, object_at, parse_properties, parse_xml, read_opennms, resource_label,
     sibling_dir, Element, EVENTS_FILE, GRAPH_FILE, GROUP_FILE, NODE,
 };
-use redis_snmp::notify::{NotificationDef, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS};
+use redis_snmp::metrics::{NotificationDef, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The system definitions of `opennms/etc/datacollection/redis-snmp.xml`.

@@ -1,0 +1,170 @@
+//! Issue 15: data flows one way, and no module imports back up. Read from
+//! the source files (code only, comments left out): which top-level
+//! modules of the crate each module names with `crate::`.
+//!
+//! ```text
+//!  base:      oid, smi, process, metrics (the catalogue), snapshot
+//!  settings:  secret, cli, config, logging, daemon
+//!  sources:   redis, puppet            (produce readings; know no consumer)
+//!  protocol:  agentx                   (serves snapshots; knows no source)
+//!  consumers: notify ─▶ hub            (notify judges, hub wires readings)
+//!  tools:     doctor                   (reads everything; nothing reads it)
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// For each module, the modules it must not name.
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "oid",
+        &[
+            "smi", "metrics", "snapshot", "config", "redis", "puppet", "notify", "hub", "agentx",
+            "doctor",
+        ],
+    ),
+    (
+        "smi",
+        &[
+            "metrics", "snapshot", "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
+        ],
+    ),
+    (
+        "process",
+        &[
+            "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
+        ],
+    ),
+    (
+        "metrics",
+        &[
+            "snapshot", "config", "cli", "redis", "puppet", "notify", "hub", "agentx", "doctor",
+        ],
+    ),
+    (
+        "snapshot",
+        &[
+            "metrics", "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
+        ],
+    ),
+    ("config", &["redis", "notify", "hub", "doctor", "snapshot"]),
+    ("redis", &["puppet", "notify", "hub", "agentx", "doctor"]),
+    (
+        "puppet",
+        &["redis", "notify", "hub", "agentx", "doctor", "config"],
+    ),
+    (
+        "agentx",
+        &[
+            "metrics", "config", "redis", "puppet", "notify", "hub", "doctor",
+        ],
+    ),
+    ("notify", &["hub", "doctor", "snapshot"]),
+    ("hub", &["doctor", "agentx", "config"]),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module a source file belongs to (`src/redis/poller.rs`:
+/// `redis`), `None` for lib.rs and main.rs.
+fn module_of(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).ok()?;
+    let first = rel.components().next()?.as_os_str().to_str()?;
+    let name = first.strip_suffix(".rs").unwrap_or(first);
+    (name != "lib" && name != "main").then(|| name.to_string())
+}
+
+/// The crate's modules a file's code names (`crate::X`), comments left out.
+fn named_modules(text: &str) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            let after = &rest[at + "crate::".len()..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                named.insert(name);
+            }
+            rest = after;
+        }
+    }
+    named
+}
+
+/// Module → the modules it names, with the file that names each.
+fn imports() -> BTreeMap<String, BTreeMap<String, String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut imports: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for file in files {
+        let Some(module) = module_of(&src, &file) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).unwrap();
+        for named in named_modules(&text) {
+            if named != module {
+                imports
+                    .entry(module.clone())
+                    .or_default()
+                    .entry(named)
+                    .or_insert_with(|| file.display().to_string());
+            }
+        }
+    }
+    imports
+}
+
+#[test]
+fn no_module_imports_back_up() {
+    let imports = imports();
+    let mut problems = Vec::new();
+    for (module, forbidden) in FORBIDDEN {
+        assert!(
+            imports.contains_key(*module) || *module == "oid" || *module == "process",
+            "no module {module} found: update FORBIDDEN"
+        );
+        for (named, file) in imports.get(*module).into_iter().flatten() {
+            if forbidden.contains(&named.as_str()) {
+                problems.push(format!("{module} names {named} ({file})"));
+            }
+        }
+    }
+    // Only main.rs wires the hub and runs the doctor.
+    for (module, named) in &imports {
+        for target in ["hub", "doctor"] {
+            if let Some(file) = named.get(target) {
+                problems.push(format!("{module} names {target} ({file})"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "imports that go back up:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_reader_finds_imports_and_skips_comments() {
+    let text = "use crate::redis::poller::Poller;\n// see crate::hub\nlet x = crate::smi::unix_now(); /// crate::doctor\n";
+    let named: Vec<String> = named_modules(text).into_iter().collect();
+    assert_eq!(named, ["redis", "smi"]);
+    // And the real tree has imports to check.
+    assert!(imports()
+        .get("hub")
+        .is_some_and(|n| n.contains_key("notify")));
+}
