@@ -3,7 +3,7 @@
 //! reconnect with capped, jittered backoff whenever the master goes away.
 //!
 //! Everything from the master passes through [`pdu::parse_header`] and
-//! [`pdu::decode`]; a bad header breaks the stream's framing and ends the
+//! [`pdu::decode()`]; a bad header breaks the stream's framing and ends the
 //! session (we reconnect), a well-framed PDU with a bad body is answered
 //! with parseError and the session goes on.
 

@@ -164,7 +164,7 @@ const MAX_KEY_LEN: usize = 255;
 /// as it is: OpenNMS's SiblingColumnStorageStrategy (which drops non-ASCII
 /// characters, turns `/` into `-`, then applies the configured replacements)
 /// leaves it unchanged, where the raw `cache-1/get` and `cache/1-get` would
-/// share a directory. A key longer than [`MAX_KEY_LEN`] keeps its first 236
+/// share a directory. A key longer than `MAX_KEY_LEN` (255) keeps its first 236
 /// characters and ends in `_Z` and the 64-bit FNV-1a hash of the whole key
 /// in hex (`Z` never follows `_` in a key that is not cut).
 pub fn row_key(instance: &str, row: &str) -> String {

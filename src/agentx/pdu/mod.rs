@@ -3,10 +3,10 @@
 //!
 //! # The trust boundary
 //!
-//! Every byte snmpd sends passes through [`parse_header`] and [`decode`].
+//! Every byte snmpd sends passes through [`parse_header`] and [`decode()`].
 //! Neither panics on any input: all reads go through a bounds-checked cursor,
 //! lengths are checked before anything is allocated, OIDs are capped at
-//! [`MAX_SUBIDS`] before their `Vec` is made, and no count read from the wire
+//! [`MAX_SUBIDS`](crate::oid::MAX_SUBIDS) before their `Vec` is made, and no count read from the wire
 //! is ever used as a capacity. A payload cannot claim more than
 //! [`MAX_PAYLOAD_LEN`], so nothing decoded can be larger than that either.
 //!
@@ -54,7 +54,7 @@
 //!
 //! - [`types`]: the header, the PDU types, what is decoded, error-status
 //!   values, and the errors of the trust boundary;
-//! - [`decode`]: the header parser and the decoder (the trust boundary);
+//! - [`mod@decode`]: the header parser and the decoder (the trust boundary);
 //! - [`encode`]: the Response writer and the encoders of the PDUs we send;
 //! - [`check`]: the round trip every decoded PDU must survive, shared by
 //!   the unit tests and the fuzz target.
