@@ -36,8 +36,9 @@ use redis_snmp::metrics::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICAT
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceStatus};
+use redis_snmp::redis::replies::{sentinel_masters, LatencyEvent, SlowlogEntry, WatchedMaster};
 use redis_snmp::smi::{Syntax, Value, WireType};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 fn root() -> Oid {
     DEFAULT_REDIS_ROOT.parse().unwrap()
@@ -940,20 +941,27 @@ const SENTINEL_INFO: &str = "# Server\r\nredis_version:7.0.15\r\nredis_mode:sent
 
 /// One master of a SENTINEL MASTERS reply, as `replies::sentinel_masters`
 /// reads it.
-fn watched_master(name: &str, flags: &str) -> HashMap<String, String> {
-    [
-        ("name", name),
-        ("ip", "::1"),
-        ("port", "6380"),
-        ("runid", "0123456789abcdef0123456789abcdef01234567"),
-        ("flags", flags),
-        ("num-slaves", "2"),
-        ("num-other-sentinels", "2"),
-        ("quorum", "2"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect()
+fn watched_master(name: &str, flags: &str) -> WatchedMaster {
+    let reply = redis::Value::Array(vec![redis::Value::Array(
+        [
+            ("name", name),
+            ("ip", "::1"),
+            ("port", "6380"),
+            ("runid", "0123456789abcdef0123456789abcdef01234567"),
+            ("flags", flags),
+            ("num-slaves", "2"),
+            ("num-other-sentinels", "2"),
+            ("quorum", "2"),
+        ]
+        .iter()
+        .flat_map(|(k, v)| [bulk(k), bulk(v)])
+        .collect(),
+    )]);
+    sentinel_masters(&reply).remove(0)
+}
+
+fn bulk(text: &str) -> redis::Value {
+    redis::Value::BulkString(text.as_bytes().to_vec())
 }
 
 #[test]
@@ -979,13 +987,25 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     let master_extras = Extras {
         databases: Some(16),
         slowlog_len: Some(3),
-        slowlog_last: Some((14, 1_795_362_836, 250)),
-        latency: vec![
-            ("command".into(), 1_795_362_836, 12, 30),
-            ("fork".into(), 1_795_362_800, 1, 4),
-            (longest.clone(), 1_795_362_800, 1, 1),
-            (too_long.clone(), 1_795_362_800, 1, 1),
-        ],
+        slowlog_last: Some(SlowlogEntry {
+            id: 14,
+            unix_time: 1_795_362_836,
+            micros: 250,
+        }),
+        latency: [
+            ("command", 1_795_362_836, 12, 30),
+            ("fork", 1_795_362_800, 1, 4),
+            (&longest, 1_795_362_800, 1, 1),
+            (&too_long, 1_795_362_800, 1, 1),
+        ]
+        .iter()
+        .map(|&(event, unix_time, latest_ms, max_ms)| LatencyEvent {
+            event: event.to_string(),
+            unix_time,
+            latest_ms,
+            max_ms,
+        })
+        .collect(),
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.

@@ -178,9 +178,12 @@ impl Poller {
         let info = self.read_info().await?;
         let mut extras = Extras::default();
         if info.first(&["redis_mode", "server_mode"]) == Some("sentinel") {
-            if let Some(reply) = self.optional_query("SENTINEL", &["MASTERS"]).await {
-                extras.sentinel_masters = replies::sentinel_masters(&reply);
-            }
+            // A user that may not run SENTINEL MASTERS still sees INFO's
+            // masterN lines: fewer fields, the same masters.
+            extras.sentinel_masters = match self.optional_query("SENTINEL", &["MASTERS"]).await {
+                Some(reply) => replies::sentinel_masters(&reply),
+                None => replies::masters_from_info(&info),
+            };
         } else {
             if self.databases.is_none() {
                 let reply = self.optional_query("CONFIG", &["GET", "databases"]).await;

@@ -2,10 +2,11 @@
 //! parts, following the table in [`crate::metrics`].
 
 use super::info::{Info, KeyspaceRow};
+use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
     self, name_index, CommandField, Conversion, ErrorField, InstanceState, KeyspaceField,
-    LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SentinelState, SlowlogField,
-    Source, StatusField,
+    LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SlowlogField, Source,
+    StatusField,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -96,14 +97,14 @@ pub const MAX_ZERO_FILLED_DBS: u32 = 1024;
 pub struct Extras {
     /// The server's `databases` setting (CONFIG GET), to zero-fill keyspace rows.
     pub databases: Option<u32>,
-    /// SENTINEL MASTERS: one map of fields per watched master.
-    pub sentinel_masters: Vec<std::collections::HashMap<String, String>>,
+    /// The masters a sentinel watches (SENTINEL MASTERS, or INFO).
+    pub sentinel_masters: Vec<WatchedMaster>,
     /// SLOWLOG LEN.
     pub slowlog_len: Option<u64>,
     /// The newest SLOWLOG entry: id, UNIX time, duration in µs.
-    pub slowlog_last: Option<(u64, u64, u64)>,
+    pub slowlog_last: Option<SlowlogEntry>,
     /// LATENCY LATEST: event, UNIX time, latest ms, max ms.
-    pub latency: Vec<(String, u64, u64, u64)>,
+    pub latency: Vec<LatencyEvent>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -191,53 +192,31 @@ pub fn row_key(instance: &str, row: &str) -> String {
 }
 
 fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
+    let gauge = |n: Option<u64>| n.map(|v| Value::Gauge32(saturate_u32(v)));
     for master in &extras.sentinel_masters {
-        let Some((name, suffix)) = master
-            .get("name")
-            .and_then(|n| Some((n, name_index(owner.index, n)?)))
-        else {
+        let Some(suffix) = name_index(owner.index, &master.name) else {
             continue;
         };
-        let number = |key: &str| master.get(key).and_then(|v| v.trim().parse::<u64>().ok());
-        let flags = master.get("flags").map(String::as_str);
         for def in metrics::SENTINEL_MASTER_COLUMNS {
             let Source::SentinelMaster(field) = def.source else {
                 continue;
             };
             let value = match field {
-                SentinelField::Name => Some(display_string(name)),
-                SentinelField::Key => Some(owner.key(name)),
-                SentinelField::State => flags.map(|f| Value::Integer(sentinel_state(f))),
-                SentinelField::Flags => flags.map(display_string),
-                SentinelField::Address => master.get("ip").map(|ip| display_string(ip)),
-                SentinelField::Port => number("port").map(|v| Value::Gauge32(saturate_u32(v))),
-                SentinelField::Replicas => {
-                    number("num-slaves").map(|v| Value::Gauge32(saturate_u32(v)))
-                }
-                SentinelField::OtherSentinels => {
-                    number("num-other-sentinels").map(|v| Value::Gauge32(saturate_u32(v)))
-                }
-                SentinelField::Quorum => number("quorum").map(|v| Value::Gauge32(saturate_u32(v))),
+                SentinelField::Name => Some(display_string(&master.name)),
+                SentinelField::Key => Some(owner.key(&master.name)),
+                SentinelField::State => master.state.map(|s| Value::Integer(s.number())),
+                SentinelField::Flags => master.flags.as_deref().map(display_string),
+                SentinelField::Address => master.ip.as_deref().map(display_string),
+                SentinelField::Port => gauge(master.port),
+                SentinelField::Replicas => gauge(master.replicas),
+                SentinelField::OtherSentinels => gauge(master.other_sentinels),
+                SentinelField::Quorum => gauge(master.quorum),
             };
             if let Some(v) = value {
                 part.push((layout.object_oid(def).child(&suffix), v));
             }
         }
     }
-}
-
-/// A watched master's state from its flags: objectively down beats
-/// subjectively down beats ok.
-fn sentinel_state(flags: &str) -> i32 {
-    let has = |flag: &str| flags.split(',').any(|f| f.trim() == flag);
-    let state = if has("o_down") {
-        SentinelState::Odown
-    } else if has("s_down") {
-        SentinelState::Sdown
-    } else {
-        SentinelState::Ok
-    };
-    state.number()
 }
 
 fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
@@ -247,9 +226,9 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
         };
         let value = match field {
             SlowlogField::Length => extras.slowlog_len.map(|v| Value::Gauge32(saturate_u32(v))),
-            SlowlogField::LastId => extras.slowlog_last.map(|(id, _, _)| Value::Counter64(id)),
-            SlowlogField::LastTime => extras.slowlog_last.map(|(_, t, _)| Value::Counter64(t)),
-            SlowlogField::LastUsec => extras.slowlog_last.map(|(_, _, us)| Value::Counter64(us)),
+            SlowlogField::LastId => extras.slowlog_last.map(|e| Value::Counter64(e.id)),
+            SlowlogField::LastTime => extras.slowlog_last.map(|e| Value::Counter64(e.unix_time)),
+            SlowlogField::LastUsec => extras.slowlog_last.map(|e| Value::Counter64(e.micros)),
         };
         if let Some(v) = value {
             part.push((layout.object_oid(def).child(&[index]), v));
@@ -258,7 +237,8 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
 }
 
 fn latency_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
-    for (event, time, last_ms, max_ms) in &extras.latency {
+    for latency in &extras.latency {
+        let event = &latency.event;
         let Some(suffix) = name_index(owner.index, event) else {
             continue;
         };
@@ -269,9 +249,9 @@ fn latency_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut P
             let value = match field {
                 LatencyField::Name => display_string(event),
                 LatencyField::Key => owner.key(event),
-                LatencyField::LastTime => Value::Counter64(*time),
-                LatencyField::LastMs => Value::Gauge32(saturate_u32(*last_ms)),
-                LatencyField::MaxMs => Value::Gauge32(saturate_u32(*max_ms)),
+                LatencyField::LastTime => Value::Counter64(latency.unix_time),
+                LatencyField::LastMs => Value::Gauge32(saturate_u32(latency.latest_ms)),
+                LatencyField::MaxMs => Value::Gauge32(saturate_u32(latency.max_ms)),
             };
             part.push((layout.object_oid(def).child(&suffix), value));
         }
@@ -575,8 +555,17 @@ mod tests {
         let extras = Extras {
             databases: Some(4),
             slowlog_len: Some(3),
-            slowlog_last: Some((14, 1795362836, 250)),
-            latency: vec![("command".into(), 1795362836, 12, 30)],
+            slowlog_last: Some(SlowlogEntry {
+                id: 14,
+                unix_time: 1795362836,
+                micros: 250,
+            }),
+            latency: vec![LatencyEvent {
+                event: "command".into(),
+                unix_time: 1795362836,
+                latest_ms: 12,
+                max_ms: 30,
+            }],
             ..Extras::default()
         };
         let mut checked = 0;
@@ -606,23 +595,30 @@ mod tests {
 
     #[test]
     fn sentinel_slowlog_and_latency_rows() {
-        let master: std::collections::HashMap<String, String> = [
-            ("name", "mymaster"),
-            ("ip", "::1"),
-            ("port", "6380"),
-            ("flags", "s_down,master"),
-            ("num-slaves", "2"),
-            ("num-other-sentinels", "1"),
-            ("quorum", "2"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+        let master = WatchedMaster {
+            name: "mymaster".into(),
+            state: Some(metrics::SentinelState::Sdown),
+            flags: Some("s_down,master".into()),
+            ip: Some("::1".into()),
+            port: Some(6380),
+            replicas: Some(2),
+            other_sentinels: Some(1),
+            quorum: Some(2),
+        };
         let extras = Extras {
             sentinel_masters: vec![master],
             slowlog_len: Some(3),
-            slowlog_last: Some((14, 1795362836, 250)),
-            latency: vec![("command".into(), 1795362836, 12, 30)],
+            slowlog_last: Some(SlowlogEntry {
+                id: 14,
+                unix_time: 1795362836,
+                micros: 250,
+            }),
+            latency: vec![LatencyEvent {
+                event: "command".into(),
+                unix_time: 1795362836,
+                latest_ms: 12,
+                max_ms: 30,
+            }],
             ..Extras::default()
         };
         let part = instance_part(
@@ -661,8 +657,6 @@ mod tests {
             v("3.17.1.5.1.7.99.111.109.109.97.110.100"),
             Some(Value::text("command"))
         );
-        assert_eq!(sentinel_state("master,o_down,s_down"), 3);
-        assert_eq!(sentinel_state("master"), 1);
     }
 
     #[test]
