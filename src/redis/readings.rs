@@ -547,13 +547,9 @@ mod tests {
         }
     }
 
-    /// Every row the readings build has the shape its table's INDEX
-    /// declares in the catalogue (`metrics::TABLES`).
-    #[test]
-    fn every_row_fits_its_tables_index() {
-        let layout = Layout::default_layout();
-        let extras = Extras {
-            databases: Some(4),
+    /// What SLOWLOG and LATENCY LATEST told of a slow `command` event.
+    fn slow_command() -> Extras {
+        Extras {
             slowlog_len: Some(3),
             slowlog_last: Some(SlowlogEntry {
                 id: 14,
@@ -567,6 +563,17 @@ mod tests {
                 max_ms: 30,
             }],
             ..Extras::default()
+        }
+    }
+
+    /// Every row the readings build has the shape its table's INDEX
+    /// declares in the catalogue (`metrics::TABLES`).
+    #[test]
+    fn every_row_fits_its_tables_index() {
+        let layout = Layout::default_layout();
+        let extras = Extras {
+            databases: Some(4),
+            ..slow_command()
         };
         let mut checked = 0;
         for (index, file) in [(1, "7.0-master-info.txt"), (2, "7.0-replica-info.txt")] {
@@ -607,19 +614,7 @@ mod tests {
         };
         let extras = Extras {
             sentinel_masters: vec![master],
-            slowlog_len: Some(3),
-            slowlog_last: Some(SlowlogEntry {
-                id: 14,
-                unix_time: 1795362836,
-                micros: 250,
-            }),
-            latency: vec![LatencyEvent {
-                event: "command".into(),
-                unix_time: 1795362836,
-                latest_ms: 12,
-                max_ms: 30,
-            }],
-            ..Extras::default()
+            ..slow_command()
         };
         let part = instance_part(
             1,
