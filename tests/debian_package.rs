@@ -1038,16 +1038,14 @@ fn snmpd_dropin_is_minimal_and_documented() {
     for doc in ["debian/README.Debian", "debian/NEWS"] {
         let text = fs::read_to_string(repo_root().join(doc)).unwrap();
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        for needle in
-            DROPIN_SETTINGS.iter().copied().chain([
-                SNMPD_DROPIN,
-                "empty",
-                "restart snmpd",
-                "tcp:",
-                "master agentx",
-                "any OID",
-            ])
-        {
+        for needle in DROPIN_SETTINGS.iter().copied().chain([
+            SNMPD_DROPIN,
+            "empty",
+            "restart snmpd",
+            "tcp:",
+            "master agentx",
+            "any OID",
+        ]) {
             assert!(text.contains(needle), "{doc} does not mention {needle:?}");
         }
     }
@@ -1161,7 +1159,10 @@ fn package_installs_serves_and_purges_cleanly() {
             .lines()
             .any(|l| l.trim().starts_with(&format!("{file} ")))
     };
-    assert!(is_conffile(CONFFILE), "{CONFFILE} is not a conffile:\n{conffiles}");
+    assert!(
+        is_conffile(CONFFILE),
+        "{CONFFILE} is not a conffile:\n{conffiles}"
+    );
     // The drop-in is made by postinst (so that it can be left out where
     // it would override the administrator's agentXPerms), from the
     // template the package ships: not a conffile, which no maintainer
@@ -1336,7 +1337,10 @@ fn package_installs_serves_and_purges_cleanly() {
         said.contains("holds another one"),
         "postinst did not say why it left the password:\n{said}"
     );
-    assert_eq!(fs::read_to_string(DEFAULT_FILE).unwrap(), default_with_password);
+    assert_eq!(
+        fs::read_to_string(DEFAULT_FILE).unwrap(),
+        default_with_password
+    );
     assert_eq!(fs::read_to_string(PASSWORD_FILE).unwrap(), "deb-other\n");
     step("... and with the same password there: DAEMON_OPTS names the file instead");
     write_file_mode(Path::new(PASSWORD_FILE), "deb-mine\n", 0o640);
@@ -1786,11 +1790,22 @@ fn upgrade_from_perl_package(conffiles: bool) {
     let port = redis.port().to_string();
     assert_eq!(
         argv,
-        [BINARY, "-n", "-c", CONFFILE, "-h", "127.0.0.1", "-P", port.as_str(), "-r", "2"]
-            .into_iter()
-            .chain(kept_options.iter().copied())
-            .chain(["--password-file", PASSWORD_FILE])
-            .collect::<Vec<_>>(),
+        [
+            BINARY,
+            "-n",
+            "-c",
+            CONFFILE,
+            "-h",
+            "127.0.0.1",
+            "-P",
+            port.as_str(),
+            "-r",
+            "2"
+        ]
+        .into_iter()
+        .chain(kept_options.iter().copied())
+        .chain(["--password-file", PASSWORD_FILE])
+        .collect::<Vec<_>>(),
         "the unit's command line"
     );
     // The installed configuration (every setting commented out) says the
@@ -2018,8 +2033,8 @@ fn read_crate_licenses(
 ) {
     let mut listed = BTreeMap::new();
     let mut texts: BTreeMap<(String, String), String> = BTreeMap::new();
-    let rule = "-".repeat(79);
-    let mut parts = text.split(&format!("{rule}\n"));
+    let rule = format!("{}\n", "-".repeat(79));
+    let mut parts = text.split(rule.as_str());
     let head = parts.next().unwrap_or("");
     let key = |line: &str| {
         let mut w = line.split_whitespace();
@@ -2085,9 +2100,9 @@ fn licence_problems(
         let id = format!("{name} {version}");
         match listed.get(&(name.clone(), version.clone())) {
             None => problems.push(format!("{id}: not in crate-licenses")),
-            Some(l) if l != licence => {
-                problems.push(format!("{id}: crate-licenses says {l:?}, cargo {licence:?}"))
-            }
+            Some(l) if l != licence => problems.push(format!(
+                "{id}: crate-licenses says {l:?}, cargo {licence:?}"
+            )),
             Some(_) => {}
         }
         let shipped = texts
@@ -2182,7 +2197,9 @@ fn crate_licences_are_named_and_shipped() {
     let without_isc = copyright.replace("\nLicense: ISC\n", "\nLicense: ISC-removed\n");
     let problems = licence_problems(&crates, &crate_licenses, &without_isc);
     assert!(
-        problems.iter().any(|p| p.contains("no License paragraph for \"ISC\"")),
+        problems
+            .iter()
+            .any(|p| p.contains("no License paragraph for \"ISC\"")),
         "removing the ISC License paragraph went unnoticed: {problems:?}"
     );
 }
@@ -2246,5 +2263,8 @@ fn crate_licenses_script_refuses_a_crate_without_licence_file() {
     );
     let written = fs::read_to_string(dir.path().join("out")).unwrap();
     assert!(written.contains("Crate: nolicence 1.0.0\nLicense: MIT\nFile: LICENSE-MIT\n"));
-    assert!(!written.contains("redis-snmp 0.3.0"), "the root is no dependency");
+    assert!(
+        !written.contains("redis-snmp 0.3.0"),
+        "the root is no dependency"
+    );
 }
