@@ -15,6 +15,16 @@
 //!   when there is none, to see postinst open it, and remove it again; an
 //!   existing one gets its mode back.
 //!
+//! - The source package carries the crates (vendor/, the .orig-vendor
+//!   tarball) and the binary package is built from it without network;
+//!   every crate linked in has its licence named in debian/copyright and
+//!   its licence text shipped (crate-licenses.gz).
+//! - A Redis password in the Perl agent's DAEMON_OPTS (-p) moves to
+//!   /etc/redis-snmp/password on upgrade, and the agent authenticates with
+//!   it; purging keeps the user and group, whose files may remain; the
+//!   administrator's own agentXPerms and a "master agentx" turned off are
+//!   left alone (no drop-in made, a message instead).
+//!
 //! - Root: the tests that install packages change the system (dpkg, a system
 //!   user), so they need root and fail (not skip) without it. They never
 //!   touch a redis-snmp that is already installed: they fail and say so.
@@ -1084,6 +1094,104 @@ fn package_builds_and_passes_lintian() {
     assert!(
         out.status.success() && bad.is_empty(),
         "lintian found errors or warnings: {bad:#?}\n{text}"
+    );
+}
+
+/// The source package carries every crate of Cargo.lock (vendor/, from the
+/// .orig-vendor component tarball of the 3.0 (quilt) format), so that it
+/// builds without network, as Debian's builders build (Debian Policy 4.9:
+/// the build may not use the network). scripts/build-deb.sh already built
+/// the binary package from it in a network namespace of its own with an
+/// empty CARGO_HOME (its log says so); here, on the unpacked source
+/// package: every registry crate of Cargo.lock is in vendor/, cargo finds
+/// them all there with no network and an empty CARGO_HOME, and without
+/// vendor/ the same cargo in the same namespace fails (the namespace really
+/// has no network, and the crates come from vendor/).
+#[test]
+fn source_package_builds_without_network() {
+    let pkg = package();
+    let log = fs::read_to_string(pkg.dir.parent().unwrap().join("build.log")).unwrap_or_default();
+    let dsc = fs::read_to_string(&pkg.dsc).unwrap();
+    assert!(
+        dsc.contains(".orig-vendor.tar."),
+        "the .dsc lists no vendor tarball:\n{dsc}"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("src");
+    let out = Command::new("dpkg-source")
+        .arg("-x")
+        .arg(&pkg.dsc)
+        .arg(&src)
+        .stdin(Stdio::null())
+        .output()
+        .expect("dpkg-source");
+    assert!(out.status.success(), "{}", show("dpkg-source -x", &out));
+    let lock: toml::Table =
+        toml::from_str(&fs::read_to_string(src.join("Cargo.lock")).unwrap()).expect("Cargo.lock");
+    let mut missing = Vec::new();
+    let mut count = 0;
+    for package in lock["package"].as_array().unwrap() {
+        let t = package.as_table().unwrap();
+        if !t
+            .get("source")
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s.starts_with("registry+"))
+        {
+            continue;
+        }
+        count += 1;
+        let dir = format!(
+            "{}-{}",
+            t["name"].as_str().unwrap(),
+            t["version"].as_str().unwrap()
+        );
+        if !src.join("vendor").join(&dir).join("Cargo.toml").is_file() {
+            missing.push(dir);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not in the source package's vendor/: {missing:?}"
+    );
+    println!("{count} crates of Cargo.lock in vendor/");
+
+    let empty_home = work.path().join("cargo-home");
+    fs::create_dir(&empty_home).unwrap();
+    let cargo_fetch = |vendored: bool| {
+        let mut cmd = Command::new("unshare");
+        cmd.args(["-n", env!("CARGO"), "fetch", "--locked"]);
+        if vendored {
+            cmd.args([
+                "--offline",
+                "--config",
+                "source.crates-io.replace-with=\"vendored-sources\"",
+                "--config",
+                "source.vendored-sources.directory=\"vendor\"",
+            ]);
+        }
+        cmd.env("CARGO_HOME", &empty_home)
+            .current_dir(&src)
+            .stdin(Stdio::null())
+            .output()
+            .expect("unshare -n cargo fetch")
+    };
+    let out = cargo_fetch(true);
+    assert!(
+        out.status.success(),
+        "{}",
+        show("unshare -n cargo fetch (vendored, empty CARGO_HOME)", &out)
+    );
+    let out = cargo_fetch(false);
+    let text = show("unshare -n cargo fetch (crates.io, empty CARGO_HOME)", &out);
+    println!("{text}");
+    assert!(
+        !out.status.success(),
+        "cargo reached crates.io from the build's network namespace:\n{text}"
+    );
+    assert!(
+        log.contains("without network (unshare -n") && log.contains("(empty)"),
+        "scripts/build-deb.sh did not build the binary package without network:\n{}",
+        tail(&log, 40)
     );
 }
 
