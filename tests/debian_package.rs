@@ -15,6 +15,16 @@
 //!   when there is none, to see postinst open it, and remove it again; an
 //!   existing one gets its mode back.
 //!
+//! - The source package carries the crates (vendor/, the .orig-vendor
+//!   tarball) and the binary package is built from it without network;
+//!   every crate linked in has its licence named in debian/copyright and
+//!   its licence text shipped (crate-licenses.gz).
+//! - A Redis password in the Perl agent's DAEMON_OPTS (-p) moves to
+//!   /etc/redis-snmp/password on upgrade, and the agent authenticates with
+//!   it; purging keeps the user and group, whose files may remain; the
+//!   administrator's own agentXPerms and a "master agentx" turned off are
+//!   left alone (no drop-in made, a message instead).
+//!
 //! - Root: the tests that install packages change the system (dpkg, a system
 //!   user), so they need root and fail (not skip) without it. They never
 //!   touch a redis-snmp that is already installed: they fail and say so.
@@ -54,14 +64,19 @@ const VERSION: &str = "0.3.0-1";
 const CONFFILE: &str = "/etc/redis-snmp/redis-snmp.toml";
 const DEFAULT_FILE: &str = "/etc/default/redis-snmp";
 const BINARY: &str = "/usr/sbin/redis-snmp";
-/// The package's drop-in for snmpd, and the directory Debian's snmpd.conf
-/// includes.
+/// The package's drop-in for snmpd (made by postinst), and the directory
+/// Debian's snmpd.conf includes.
 const SNMPD_DROPIN: &str = "/etc/snmp/snmpd.conf.d/redis-snmp.conf";
 const SNMPD_DROPIN_DIR: &str = "/etc/snmp/snmpd.conf.d";
-/// Its source in the repository.
+/// Its source in the repository, and where the package installs it, as the
+/// template postinst copies.
 const SNMPD_DROPIN_SOURCE: &str = "debian/conf/snmpd.conf.d/redis-snmp.conf";
-/// The settings of the drop-in (README.Debian and NEWS quote them).
-const DROPIN_SETTINGS: [&str; 2] = ["master agentx", "agentXPerms 0660 0755 -1 redis-snmp"];
+const SNMPD_DROPIN_TEMPLATE: &str = "/usr/share/redis-snmp/snmpd.conf.d/redis-snmp.conf";
+/// The settings of the drop-in (README.Debian and NEWS quote them). No
+/// "master agentx": the package leaves that to snmpd.conf.
+const DROPIN_SETTINGS: [&str; 1] = ["agentXPerms 0660 0755 -1 redis-snmp"];
+/// Where postinst moves a Redis password given in DAEMON_OPTS.
+const PASSWORD_FILE: &str = "/etc/redis-snmp/password";
 /// The directory of snmpd's default AgentX socket, which postinst opens.
 const AGENTX_DIR: &str = "/var/agentx";
 /// The user and group Debian's snmpd drops to.
@@ -295,7 +310,8 @@ fn take_system() -> System {
     );
     assert!(
         fs::symlink_metadata(SNMPD_DROPIN).is_err(),
-        "{SNMPD_DROPIN} exists although {PKG} is not installed: dpkg would ask about it. \
+        "{SNMPD_DROPIN} exists although {PKG} is not installed: postinst would take it \
+         for the administrator's. \
          If it is left over from an interrupted test run, remove it"
     );
     assert!(
@@ -370,7 +386,9 @@ fn snmp_config() -> BTreeMap<String, String> {
     found
 }
 
-/// Purges the package when dropped: the cleanup of a failed test.
+/// Purges the package when dropped, and removes what a purge leaves by
+/// design (the user and group, files left in /etc/redis-snmp), as an
+/// administrator would: the cleanup of a failed test.
 struct PurgeOnDrop;
 
 impl Drop for PurgeOnDrop {
@@ -381,6 +399,28 @@ impl Drop for PurgeOnDrop {
             if !out.status.success() {
                 eprintln!("{}", show("dpkg --purge", &out));
             }
+        }
+        remove_what_the_purge_leaves();
+    }
+}
+
+/// What README.Debian tells the administrator to do after a purge, once
+/// the group's files are dealt with: remove them, then the user and the
+/// group.
+fn remove_what_the_purge_leaves() {
+    if Path::new("/etc/redis-snmp").exists() {
+        let _ = fs::remove_dir_all("/etc/redis-snmp");
+    }
+    if user_exists(USER) {
+        let out = run("deluser", &["--system", "--quiet", USER]);
+        if !out.status.success() {
+            eprintln!("{}", show("deluser --system", &out));
+        }
+    }
+    if group_exists(USER) {
+        let out = run("delgroup", &["--system", "--quiet", USER]);
+        if !out.status.success() {
+            eprintln!("{}", show("delgroup --system", &out));
         }
     }
 }
@@ -449,11 +489,37 @@ fn install(deb: &Path) -> String {
     text
 }
 
-/// Purges the package and checks that it left nothing behind.
-fn purge_and_check(system: &System) {
+/// Purges the package and checks that it left nothing behind but, by
+/// design, the user and the group (with their IDs) and the files of
+/// `leftovers`, which stay group redis-snmp; then removes those as
+/// README.Debian says and checks that nothing else is left.
+fn purge_and_check(system: &System, leftovers: &[&str]) {
+    let ids = (id_of("passwd", USER), id_of("group", USER));
     step(&format!("dpkg --purge {PKG}"));
     run_ok("dpkg", &["--purge", PKG]);
     assert_eq!(package_state(), None, "dpkg still knows {PKG} after purge");
+    // A group removed by the purge would hand its GID, and so the files
+    // left of it, to the next group made (adduser takes the first free
+    // ID): the user and group stay.
+    assert_eq!(
+        (id_of("passwd", USER), id_of("group", USER)),
+        ids,
+        "the user and group {USER} must survive the purge with their IDs"
+    );
+    for path in leftovers {
+        let meta = fs::symlink_metadata(path)
+            .unwrap_or_else(|e| panic!("{path} should survive the purge: {e}"));
+        assert_eq!(meta.gid(), ids.1, "{path} is no longer group {USER}");
+        println!("left by the purge, group {USER}: {path}");
+    }
+    if leftovers.is_empty() {
+        assert!(
+            !Path::new("/etc/redis-snmp").exists(),
+            "/etc/redis-snmp is still there after purge"
+        );
+    }
+    step("the administrator removes the leftovers, the user and the group (README.Debian)");
+    remove_what_the_purge_leaves();
     for path in [
         "/etc/redis-snmp",
         DEFAULT_FILE,
@@ -471,8 +537,7 @@ fn purge_and_check(system: &System) {
             "{path} is still there after purge"
         );
     }
-    assert!(!user_exists(USER), "the user {USER} survived the purge");
-    assert!(!group_exists(USER), "the group {USER} survived the purge");
+    assert!(!user_exists(USER) && !group_exists(USER));
     let after = traces();
     let left: Vec<_> = after.difference(&system.before).collect();
     assert!(left.is_empty(), "left behind by the purge: {left:#?}");
@@ -953,28 +1018,44 @@ fn snmpd_dropin_is_minimal_and_documented() {
         settings, DROPIN_SETTINGS,
         "the settings of {SNMPD_DROPIN_SOURCE}"
     );
-    for word in ["undo", "empty", "restart snmpd", "README.Debian"] {
+    let flat = text
+        .lines()
+        .map(|l| l.trim_start_matches('#').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    for word in [
+        "undo",
+        "empty",
+        "restart snmpd",
+        "README.Debian",
+        "register any OID",
+    ] {
         assert!(
-            text.contains(word),
+            flat.contains(word),
             "{SNMPD_DROPIN_SOURCE} does not say {word:?}"
         );
     }
+    let template_dir = Path::new(SNMPD_DROPIN_TEMPLATE).parent().unwrap();
     let install = fs::read_to_string(repo_root().join("debian/redis-snmp.install")).unwrap();
     assert!(
-        install
-            .lines()
-            .any(|l| l == format!("{SNMPD_DROPIN_SOURCE} {}/", &SNMPD_DROPIN_DIR[1..])),
-        "debian/redis-snmp.install does not install {SNMPD_DROPIN_SOURCE}:\n{install}"
+        install.lines().any(|l| l
+            == format!(
+                "{SNMPD_DROPIN_SOURCE} {}/",
+                &template_dir.display().to_string()[1..]
+            )),
+        "debian/redis-snmp.install does not install {SNMPD_DROPIN_SOURCE} as the template:\n{install}"
     );
     for doc in ["debian/README.Debian", "debian/NEWS"] {
         let text = fs::read_to_string(repo_root().join(doc)).unwrap();
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        for needle in
-            DROPIN_SETTINGS
-                .iter()
-                .copied()
-                .chain([SNMPD_DROPIN, "empty", "restart snmpd", "tcp:"])
-        {
+        for needle in DROPIN_SETTINGS.iter().copied().chain([
+            SNMPD_DROPIN,
+            "empty",
+            "restart snmpd",
+            "tcp:",
+            "master agentx",
+            "any OID",
+        ]) {
             assert!(text.contains(needle), "{doc} does not mention {needle:?}");
         }
     }
@@ -1013,6 +1094,104 @@ fn package_builds_and_passes_lintian() {
     assert!(
         out.status.success() && bad.is_empty(),
         "lintian found errors or warnings: {bad:#?}\n{text}"
+    );
+}
+
+/// The source package carries every crate of Cargo.lock (vendor/, from the
+/// .orig-vendor component tarball of the 3.0 (quilt) format), so that it
+/// builds without network, as Debian's builders build (Debian Policy 4.9:
+/// the build may not use the network). scripts/build-deb.sh already built
+/// the binary package from it in a network namespace of its own with an
+/// empty CARGO_HOME (its log says so); here, on the unpacked source
+/// package: every registry crate of Cargo.lock is in vendor/, cargo finds
+/// them all there with no network and an empty CARGO_HOME, and without
+/// vendor/ the same cargo in the same namespace fails (the namespace really
+/// has no network, and the crates come from vendor/).
+#[test]
+fn source_package_builds_without_network() {
+    let pkg = package();
+    let log = fs::read_to_string(pkg.dir.parent().unwrap().join("build.log")).unwrap_or_default();
+    let dsc = fs::read_to_string(&pkg.dsc).unwrap();
+    assert!(
+        dsc.contains(".orig-vendor.tar."),
+        "the .dsc lists no vendor tarball:\n{dsc}"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("src");
+    let out = Command::new("dpkg-source")
+        .arg("-x")
+        .arg(&pkg.dsc)
+        .arg(&src)
+        .stdin(Stdio::null())
+        .output()
+        .expect("dpkg-source");
+    assert!(out.status.success(), "{}", show("dpkg-source -x", &out));
+    let lock: toml::Table =
+        toml::from_str(&fs::read_to_string(src.join("Cargo.lock")).unwrap()).expect("Cargo.lock");
+    let mut missing = Vec::new();
+    let mut count = 0;
+    for package in lock["package"].as_array().unwrap() {
+        let t = package.as_table().unwrap();
+        if !t
+            .get("source")
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s.starts_with("registry+"))
+        {
+            continue;
+        }
+        count += 1;
+        let dir = format!(
+            "{}-{}",
+            t["name"].as_str().unwrap(),
+            t["version"].as_str().unwrap()
+        );
+        if !src.join("vendor").join(&dir).join("Cargo.toml").is_file() {
+            missing.push(dir);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not in the source package's vendor/: {missing:?}"
+    );
+    println!("{count} crates of Cargo.lock in vendor/");
+
+    let empty_home = work.path().join("cargo-home");
+    fs::create_dir(&empty_home).unwrap();
+    let cargo_fetch = |vendored: bool| {
+        let mut cmd = Command::new("unshare");
+        cmd.args(["-n", env!("CARGO"), "fetch", "--locked"]);
+        if vendored {
+            cmd.args([
+                "--offline",
+                "--config",
+                "source.crates-io.replace-with=\"vendored-sources\"",
+                "--config",
+                "source.vendored-sources.directory=\"vendor\"",
+            ]);
+        }
+        cmd.env("CARGO_HOME", &empty_home)
+            .current_dir(&src)
+            .stdin(Stdio::null())
+            .output()
+            .expect("unshare -n cargo fetch")
+    };
+    let out = cargo_fetch(true);
+    assert!(
+        out.status.success(),
+        "{}",
+        show("unshare -n cargo fetch (vendored, empty CARGO_HOME)", &out)
+    );
+    let out = cargo_fetch(false);
+    let text = show("unshare -n cargo fetch (crates.io, empty CARGO_HOME)", &out);
+    println!("{text}");
+    assert!(
+        !out.status.success(),
+        "cargo reached crates.io from the build's network namespace:\n{text}"
+    );
+    assert!(
+        log.contains("without network (unshare -n") && log.contains("(empty)"),
+        "scripts/build-deb.sh did not build the binary package without network:\n{}",
+        tail(&log, 40)
     );
 }
 
@@ -1083,14 +1262,24 @@ fn package_installs_serves_and_purges_cleanly() {
         "dpkg-query",
         &["--show", "--showformat=${Conffiles}\\n", PKG],
     );
-    for file in [CONFFILE, SNMPD_DROPIN] {
-        assert!(
-            conffiles
-                .lines()
-                .any(|l| l.trim().starts_with(&format!("{file} "))),
-            "{file} is not a conffile:\n{conffiles}"
-        );
-    }
+    let is_conffile = |file: &str| {
+        conffiles
+            .lines()
+            .any(|l| l.trim().starts_with(&format!("{file} ")))
+    };
+    assert!(
+        is_conffile(CONFFILE),
+        "{CONFFILE} is not a conffile:\n{conffiles}"
+    );
+    // The drop-in is made by postinst (so that it can be left out where
+    // it would override the administrator's agentXPerms), from the
+    // template the package ships: not a conffile, which no maintainer
+    // script may leave out or change (Debian Policy 10.7.3).
+    assert!(
+        !is_conffile(SNMPD_DROPIN),
+        "{SNMPD_DROPIN} is a conffile:\n{conffiles}"
+    );
+    assert_meta(SNMPD_DROPIN_TEMPLATE, "root", "root", 0o644);
     assert_meta(SNMPD_DROPIN, "root", "root", 0o644);
     assert_dropin_as_shipped();
     assert!(
@@ -1245,6 +1434,36 @@ fn package_installs_serves_and_purges_cleanly() {
     assert_eq!(var_agentx.mode(), 0o755);
     assert_dropin_as_shipped();
 
+    step("a -p in DAEMON_OPTS, and a password file with another password: both left, and said so");
+    let group = id_of("group", USER);
+    let default_with_password = "DAEMON_OPTS=\"-r 5 -p deb-mine\"\n";
+    write_file_mode(Path::new(DEFAULT_FILE), default_with_password, 0o644);
+    write_file_mode(Path::new(PASSWORD_FILE), "deb-other\n", 0o640);
+    std::os::unix::fs::chown(PASSWORD_FILE, Some(0), Some(group)).unwrap();
+    let said = install(&pkg.deb);
+    assert!(
+        said.contains("holds another one"),
+        "postinst did not say why it left the password:\n{said}"
+    );
+    assert_eq!(
+        fs::read_to_string(DEFAULT_FILE).unwrap(),
+        default_with_password
+    );
+    assert_eq!(fs::read_to_string(PASSWORD_FILE).unwrap(), "deb-other\n");
+    step("... and with the same password there: DAEMON_OPTS names the file instead");
+    write_file_mode(Path::new(PASSWORD_FILE), "deb-mine\n", 0o640);
+    let said = install(&pkg.deb);
+    assert!(said.contains("moved the Redis password"), "{said}");
+    assert_eq!(
+        fs::read_to_string(DEFAULT_FILE).unwrap(),
+        format!("DAEMON_OPTS=\"-r 5 --password-file {PASSWORD_FILE}\"\n")
+    );
+    assert_eq!(fs::read_to_string(PASSWORD_FILE).unwrap(), "deb-mine\n");
+    assert_meta(DEFAULT_FILE, "root", "root", 0o644);
+    assert_meta(PASSWORD_FILE, "root", USER, 0o640);
+    fs::remove_file(DEFAULT_FILE).unwrap();
+    fs::remove_file(PASSWORD_FILE).unwrap();
+
     step("the administrator empties the drop-in: a reinstall keeps it so and leaves /var/agentx alone");
     fs::write(SNMPD_DROPIN, "").unwrap();
     fs::set_permissions(AGENTX_DIR, fs::Permissions::from_mode(0o700)).unwrap();
@@ -1252,7 +1471,7 @@ fn package_installs_serves_and_purges_cleanly() {
     assert_eq!(
         fs::read_to_string(SNMPD_DROPIN).unwrap(),
         "",
-        "dpkg did not keep the administrator's empty {SNMPD_DROPIN}"
+        "postinst did not keep the administrator's empty {SNMPD_DROPIN}"
     );
     assert_eq!(
         var_agentx.mode(),
@@ -1286,8 +1505,122 @@ fn package_installs_serves_and_purges_cleanly() {
     println!("--- agent log ---\n{text}");
     drop(closed);
 
-    purge_and_check(&system);
+    purge_and_check(&system, &[]);
     drop(var_agentx);
+}
+
+/// A file of snmpd's configuration changed for a test, and put back as it
+/// was (contents, or absence) when dropped.
+struct ChangedFile {
+    path: &'static str,
+    before: Option<Vec<u8>>,
+}
+
+impl ChangedFile {
+    fn write(path: &'static str, contents: &str) -> ChangedFile {
+        let before = fs::read(path).ok();
+        fs::write(path, contents).unwrap_or_else(|e| panic!("{path}: {e}"));
+        ChangedFile { path, before }
+    }
+}
+
+impl Drop for ChangedFile {
+    fn drop(&mut self) {
+        let done = match &self.before {
+            Some(bytes) => fs::write(self.path, bytes),
+            None => fs::remove_file(self.path),
+        };
+        if let Err(e) = done {
+            eprintln!("putting back {}: {e}", self.path);
+        }
+    }
+}
+
+/// The administrator's own snmpd settings win over the package's: with an
+/// agentXPerms line of theirs (here in a file of snmpd.conf.d, for the
+/// group Debian-snmp) postinst makes no drop-in, which snmpd would read
+/// after theirs and obey instead (net-snmp's last agentXPerms wins), and
+/// says to add redis-snmp to that group; with no "master agentx" in
+/// snmpd.conf it says so and does not turn it on (the drop-in has no such
+/// line). A private snmpd on the installed snmpd.conf.d then gives its
+/// AgentX socket the administrator's group.
+#[test]
+fn snmpd_settings_of_the_administrator_are_left_alone() {
+    let system = take_system();
+    let pkg = package();
+    let _purge = PurgeOnDrop;
+    let snmpd_conf = "/etc/snmp/snmpd.conf";
+    // Debian's line is "master  agentx"; net-snmp reads tokens in any case.
+    let is_master = |line: &str| {
+        line.split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .collect::<Vec<_>>()
+            == ["master", "agentx"]
+    };
+    let original = fs::read_to_string(snmpd_conf)
+        .unwrap_or_else(|e| panic!("{snmpd_conf}: {e} (apt-get install snmpd)"));
+    assert!(
+        original.lines().any(is_master),
+        "Debian's {snmpd_conf} has \"master agentx\""
+    );
+    let without_master: String = original
+        .lines()
+        .map(|l| {
+            if is_master(l) {
+                format!("#{l} (test: AgentX master off)\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    step("the administrator's agentXPerms in snmpd.conf.d, and no master agentx in snmpd.conf");
+    let _master_off = ChangedFile::write(snmpd_conf, &without_master);
+    let admin_perms = "agentXPerms 0660 0755 -1 Debian-snmp";
+    let _admin = ChangedFile::write(
+        "/etc/snmp/snmpd.conf.d/local-agentx.conf",
+        &format!("# the administrator's, for other subagents\n{admin_perms}\n"),
+    );
+
+    let said = install(&pkg.deb);
+    assert!(
+        fs::symlink_metadata(SNMPD_DROPIN).is_err(),
+        "postinst made {SNMPD_DROPIN} although the administrator sets agentXPerms"
+    );
+    for needle in [
+        admin_perms,
+        "adduser redis-snmp GROUP",
+        SNMPD_DROPIN_TEMPLATE,
+        "not an AgentX master",
+        "add \"master agentx\"",
+    ] {
+        assert!(
+            said.contains(needle),
+            "postinst did not say {needle:?}:\n{said}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(snmpd_conf).unwrap(),
+        without_master,
+        "postinst changed {snmpd_conf}"
+    );
+
+    step("snmpd, on the installed snmpd.conf.d, obeys the administrator's agentXPerms");
+    let snmpd = DebianSnmpd::start(SNMPD_DROPIN_DIR);
+    let (_, socket) = snmpd.socket_perms();
+    assert_eq!(
+        (socket.1, socket.2),
+        (id_of("group", SNMPD_USER), 0o660),
+        "the AgentX socket is not the administrator's group's"
+    );
+    drop(snmpd);
+
+    step("a reinstall still makes no drop-in");
+    install(&pkg.deb);
+    assert!(fs::symlink_metadata(SNMPD_DROPIN).is_err());
+
+    drop(_admin);
+    drop(_master_off);
+    purge_and_check(&system, &[]);
 }
 
 /// The installed drop-in is the repository's, byte for byte.
@@ -1446,15 +1779,23 @@ fn upgrade_from_perl_package(conffiles: bool) {
     );
     println!("rc.d links: {:?}", rc_links());
 
-    step("the operator edits /etc/default/redis-snmp (and the init script)");
-    let redis = Redis::start();
-    // A poll every 2 seconds instead of the default 10, to see -r applied.
-    let operator_default = format!(
-        "# Options for the redis-snmp agent, edited by the operator\n\
-         DAEMON_OPTS=\"-h 127.0.0.1 -P {} -r 2\"\n",
-        redis.port()
-    );
+    step("the operator edits /etc/default/redis-snmp (and the init script), with a Redis password");
+    let password = "deb-upgrade-Pw";
+    let redis = Redis::start_with(&[&format!("requirepass {password}")]);
+    // A poll every 2 seconds instead of the default 10, to see -r applied;
+    // the password as the Perl agent took it, in two of the spellings the
+    // agent accepts (postinst knows them all; see README.Debian).
+    let (password_option, kept_options): (String, &[&str]) = if conffiles {
+        (format!("-np {password}"), &["-n"])
+    } else {
+        (format!("--password={password}"), &[])
+    };
+    let comment = "# Options for the redis-snmp agent, edited by the operator\n";
+    let operator_options = format!("-h 127.0.0.1 -P {} -r 2", redis.port());
+    let operator_default =
+        format!("{comment}DAEMON_OPTS=\"{operator_options} {password_option}\"\n");
     fs::write(DEFAULT_FILE, &operator_default).unwrap();
+    fs::set_permissions(DEFAULT_FILE, fs::Permissions::from_mode(0o644)).unwrap();
     let mut operator_script = fs::read_to_string("/etc/init.d/redis-snmp").unwrap();
     if !conffiles {
         operator_script.push_str("# edited by the operator\n");
@@ -1466,15 +1807,34 @@ fn upgrade_from_perl_package(conffiles: bool) {
     let var_agentx = VarAgentx::locked();
 
     step(&format!("upgrade: dpkg --install {}", pkg.deb.display()));
-    install(&pkg.deb);
+    let said = install(&pkg.deb);
     assert_eq!(
         package_state().as_deref(),
         Some(format!("ii {VERSION}").as_str())
     );
+    // The operator's file survives, but for the password, which moved to
+    // the password file, named by --password-file at the end of
+    // DAEMON_OPTS; the file keeps its mode.
+    let mut kept = operator_options.clone();
+    for option in kept_options {
+        kept.push(' ');
+        kept.push_str(option);
+    }
     assert_eq!(
         fs::read_to_string(DEFAULT_FILE).unwrap_or_else(|e| panic!("{DEFAULT_FILE}: {e}")),
-        operator_default,
-        "the operator's {DEFAULT_FILE} did not survive the upgrade"
+        format!("{comment}DAEMON_OPTS=\"{kept} --password-file {PASSWORD_FILE}\"\n"),
+        "the operator's {DEFAULT_FILE} did not survive the upgrade, or kept its password"
+    );
+    assert_meta(DEFAULT_FILE, "root", "root", 0o644);
+    assert_eq!(
+        fs::read_to_string(PASSWORD_FILE).unwrap_or_else(|e| panic!("{PASSWORD_FILE}: {e}")),
+        format!("{password}\n"),
+        "the password did not move to {PASSWORD_FILE}"
+    );
+    assert_meta(PASSWORD_FILE, "root", USER, 0o640);
+    assert!(
+        said.contains("moved the Redis password") && !said.contains(password),
+        "postinst did not say that it moved the password (or showed it):\n{said}"
     );
     // The init script is gone. dpkg-maintscript-helper's rm_conffile keeps
     // a copy, as .dpkg-bak, of one that differs from the old package's
@@ -1554,7 +1914,11 @@ fn upgrade_from_perl_package(conffiles: bool) {
             port.as_str(),
             "-r",
             "2"
-        ],
+        ]
+        .into_iter()
+        .chain(kept_options.iter().copied())
+        .chain(["--password-file", PASSWORD_FILE])
+        .collect::<Vec<_>>(),
         "the unit's command line"
     );
     // The installed configuration (every setting commented out) says the
@@ -1583,10 +1947,18 @@ fn upgrade_from_perl_package(conffiles: bool) {
     );
     println!("redisInstancePollsOk.1 = {polls}: -r 2 applies");
     agent.terminate(Duration::from_secs(5));
-    println!("--- agent log ---\n{}", fs::read_to_string(&log).unwrap());
+    let agent_log = fs::read_to_string(&log).unwrap();
+    println!("--- agent log ---\n{agent_log}");
+    // Up (wait_served) against a Redis with requirepass: the agent
+    // authenticated with the moved password; and it gave no warning about
+    // a password on its command line.
+    assert!(
+        !agent_log.contains("visible to every user"),
+        "the agent still got a password on its command line:\n{agent_log}"
+    );
     drop(snmpd);
 
-    purge_and_check(&system);
+    purge_and_check(&system, &[PASSWORD_FILE]);
     drop(var_agentx);
 }
 
@@ -1598,4 +1970,408 @@ fn upgrade_from_perl_package_with_conffiles() {
 #[test]
 fn upgrade_from_perl_package_with_plain_files() {
     upgrade_from_perl_package(false);
+}
+
+// ---------------------------------------------------------------------------
+// Licences of the crates linked in, vendored sources
+// ---------------------------------------------------------------------------
+
+/// What identifies the text of each licence that the crates name (SPDX
+/// identifiers, as Cargo.toml's `license` uses them): a sentence of it.
+fn licence_marker(id: &str) -> Option<&'static str> {
+    Some(match id {
+        "Apache-2.0" => "Apache License",
+        "MIT" => "Permission is hereby granted, free of charge",
+        "ISC" => "Permission to use, copy, modify, and/or distribute this software",
+        "BSD-2-Clause" | "BSD-3-Clause" => "Redistribution and use in source and binary forms",
+        "BSL-1.0" => "Boost Software License",
+        "Zlib" => "This software is provided 'as-is'",
+        "Unlicense" => "This is free and unencumbered software",
+        "Unicode-3.0" => "UNICODE LICENSE V3",
+        "LGPL-2.1-or-later" => "GNU Lesser General Public License",
+        "LLVM-exception" => "LLVM Exceptions to the Apache 2.0 License",
+        _ => return None,
+    })
+}
+
+/// Whether the licence texts `texts` satisfy the SPDX expression `expr`
+/// (SPDX 2.3 annex D: "WITH" binds tightest, then "AND", then "OR";
+/// Cargo's old "A/B" is "A OR B"): every licence of an AND, one of an
+/// OR, a licence and its exception for a WITH. Err names an identifier
+/// without a known text.
+fn texts_satisfy(expr: &str, texts: &str) -> Result<bool, String> {
+    fn has(id: &str, texts: &str) -> Result<bool, String> {
+        let marker = licence_marker(id).ok_or_else(|| format!("unknown licence {id:?}"))?;
+        Ok(texts
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+            .contains(&marker.to_lowercase()))
+    }
+    fn or(tokens: &[String], pos: &mut usize, texts: &str) -> Result<bool, String> {
+        let mut any = and(tokens, pos, texts)?;
+        while tokens.get(*pos).is_some_and(|t| t == "OR") {
+            *pos += 1;
+            any |= and(tokens, pos, texts)?;
+        }
+        Ok(any)
+    }
+    fn and(tokens: &[String], pos: &mut usize, texts: &str) -> Result<bool, String> {
+        let mut all = with(tokens, pos, texts)?;
+        while tokens.get(*pos).is_some_and(|t| t == "AND") {
+            *pos += 1;
+            all &= with(tokens, pos, texts)?;
+        }
+        Ok(all)
+    }
+    fn with(tokens: &[String], pos: &mut usize, texts: &str) -> Result<bool, String> {
+        let token = tokens.get(*pos).ok_or("expression ends early")?.clone();
+        *pos += 1;
+        let base = if token == "(" {
+            let inner = or(tokens, pos, texts)?;
+            if tokens.get(*pos).map(String::as_str) != Some(")") {
+                return Err("unbalanced parenthesis".into());
+            }
+            *pos += 1;
+            inner
+        } else {
+            has(&token, texts)?
+        };
+        if tokens.get(*pos).is_some_and(|t| t == "WITH") {
+            let exception = tokens.get(*pos + 1).ok_or("WITH without exception")?;
+            *pos += 2;
+            return Ok(base && has(exception, texts)?);
+        }
+        Ok(base)
+    }
+    let tokens: Vec<String> = expr
+        .replace('/', " OR ")
+        .replace('(', " ( ")
+        .replace(')', " ) ")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let mut pos = 0;
+    let ok = or(&tokens, &mut pos, texts)?;
+    if pos != tokens.len() {
+        return Err(format!("cannot read {expr:?}"));
+    }
+    Ok(ok)
+}
+
+/// The licence identifiers of an SPDX expression, as copyright-format 1.0
+/// names them in debian/copyright ("-or-later" is "+"; an exception
+/// "Apache-2.0 with LLVM exception").
+fn dep5_licences(expr: &str) -> BTreeSet<String> {
+    let tokens: Vec<String> = expr
+        .replace(['/', '(', ')'], " ")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let mut names = BTreeSet::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if t == "OR" || t == "AND" {
+            i += 1;
+            continue;
+        }
+        let mut name = match t.strip_suffix("-or-later") {
+            Some(base) => format!("{}+", base.strip_suffix(".0").unwrap_or(base)),
+            None => t.clone(),
+        };
+        if tokens.get(i + 1).is_some_and(|w| w == "WITH") {
+            let exception = tokens[i + 2].trim_end_matches("-exception");
+            name = format!("{name} with {exception} exception");
+            i += 2;
+        }
+        names.insert(name);
+        i += 1;
+    }
+    names
+}
+
+/// The crates linked into the binary, as `cargo tree` (not `cargo
+/// metadata`, which debian/crate-licenses.sh reads) sees the release
+/// build: the normal and build dependencies for the host, with their
+/// licence expression. Without the root package.
+fn linked_crates() -> ByCrate {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "--edges",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}|{l}",
+        ])
+        .current_dir(repo_root())
+        .stdin(Stdio::null())
+        .output()
+        .expect("running cargo tree");
+    assert!(out.status.success(), "{}", show("cargo tree", &out));
+    let mut crates = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some((package, licence)) = line.split_once('|') else {
+            continue;
+        };
+        let mut words = package.split_whitespace();
+        let (Some(name), Some(version)) = (words.next(), words.next()) else {
+            continue;
+        };
+        if name == PKG {
+            continue;
+        }
+        let version = version.trim_start_matches('v').to_string();
+        // A crate seen before ends with "(*)".
+        let licence = licence.trim().trim_end_matches("(*)").trim();
+        crates.insert((name.to_string(), version), licence.to_string());
+    }
+    assert!(crates.len() > 50, "cargo tree found only {crates:?}");
+    crates
+}
+
+/// Something for each crate, by name and version.
+type ByCrate = BTreeMap<(String, String), String>;
+
+/// Sections of crate-licenses: for each "Crate: NAME VERSION" of a licence
+/// file's header, the texts of its files; and the licence of each crate of
+/// the list at the top.
+fn read_crate_licenses(text: &str) -> (ByCrate, ByCrate) {
+    let mut listed = BTreeMap::new();
+    let mut texts: BTreeMap<(String, String), String> = BTreeMap::new();
+    let rule = format!("{}\n", "-".repeat(79));
+    let mut parts = text.split(rule.as_str());
+    let head = parts.next().unwrap_or("");
+    let key = |line: &str| {
+        let mut w = line.split_whitespace();
+        (
+            w.next().unwrap_or("").to_string(),
+            w.next().unwrap_or("").to_string(),
+        )
+    };
+    let mut lines = head.lines().peekable();
+    while let Some(line) = lines.next() {
+        if let Some(krate) = line.strip_prefix("Crate: ") {
+            let licence = lines
+                .next()
+                .and_then(|l| l.strip_prefix("License: "))
+                .unwrap_or("");
+            listed.insert(key(krate), licence.to_string());
+        }
+    }
+    for part in parts {
+        let Some(krate) = part.lines().next().and_then(|l| l.strip_prefix("Crate: ")) else {
+            continue;
+        };
+        texts.entry(key(krate)).or_default().push_str(part);
+    }
+    (listed, texts)
+}
+
+/// What is wrong with crate-licenses and debian/copyright for `crates`
+/// (cargo tree's): every crate listed with its licence, the text of its
+/// licence (one of each choice, all of each conjunction) shipped from its
+/// own licence files, and a Files paragraph vendor/NAME-VERSION/* in
+/// debian/copyright whose licences each have a stand-alone License
+/// paragraph (copyright-format 1.0, which lintian checks too:
+/// missing-license-paragraph-in-dep5-copyright).
+fn licence_problems(crates: &ByCrate, crate_licenses: &str, copyright: &str) -> Vec<String> {
+    let (listed, texts) = read_crate_licenses(crate_licenses);
+    let paragraphs: Vec<BTreeMap<String, String>> = copyright
+        .split("\n\n")
+        .map(|p| {
+            let mut fields = BTreeMap::new();
+            for line in p.lines() {
+                if line.starts_with([' ', '\t']) {
+                    continue;
+                }
+                if let Some((k, v)) = line.split_once(':') {
+                    fields.insert(k.to_string(), v.trim().to_string());
+                }
+            }
+            fields
+        })
+        .collect();
+    let standalone: BTreeSet<&str> = paragraphs
+        .iter()
+        .filter(|p| !p.contains_key("Files") && !p.contains_key("Format"))
+        .filter_map(|p| p.get("License").map(String::as_str))
+        .collect();
+    let mut problems = Vec::new();
+    for ((name, version), licence) in crates {
+        let id = format!("{name} {version}");
+        match listed.get(&(name.clone(), version.clone())) {
+            None => problems.push(format!("{id}: not in crate-licenses")),
+            Some(l) if l != licence => problems.push(format!(
+                "{id}: crate-licenses says {l:?}, cargo {licence:?}"
+            )),
+            Some(_) => {}
+        }
+        let shipped = texts
+            .get(&(name.clone(), version.clone()))
+            .map(String::as_str)
+            .unwrap_or("");
+        match texts_satisfy(licence, shipped) {
+            Ok(true) => {}
+            Ok(false) => problems.push(format!("{id}: the text of {licence:?} is not shipped")),
+            Err(e) => problems.push(format!("{id}: {e}")),
+        }
+        let files = format!("vendor/{name}-{version}/*");
+        match paragraphs
+            .iter()
+            .find(|p| p.get("Files").is_some_and(|f| f == &files))
+        {
+            None => problems.push(format!("{id}: no \"Files: {files}\" in debian/copyright")),
+            Some(p) => {
+                let field = p.get("License").cloned().unwrap_or_default();
+                for name in dep5_licences(licence) {
+                    if !field.contains(&name) {
+                        problems.push(format!("{id}: License: {field:?} lacks {name:?}"));
+                    }
+                    if !standalone.contains(name.as_str()) {
+                        problems.push(format!(
+                            "{id}: no License paragraph for {name:?} in debian/copyright"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Every crate linked into /usr/sbin/redis-snmp (cargo tree's release
+/// graph) has its licence named in the package's copyright file and the
+/// text of that licence shipped in /usr/share/doc/redis-snmp/
+/// crate-licenses.gz, from the crate's own licence files (Debian Policy
+/// 12.5: the copyright file carries the licences of what the package
+/// contains, verbatim). Checked on the built .deb; then on a copy with
+/// one crate's texts removed, which must fail.
+#[test]
+fn crate_licences_are_named_and_shipped() {
+    let pkg = package();
+    let crates = linked_crates();
+    let root = tempfile::tempdir().unwrap();
+    run_ok(
+        "dpkg-deb",
+        &[
+            "--extract",
+            pkg.deb.to_str().unwrap(),
+            root.path().to_str().unwrap(),
+        ],
+    );
+    let doc = root.path().join("usr/share/doc/redis-snmp");
+    let gz = doc.join("crate-licenses.gz");
+    let out = run("zcat", &[gz.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", show("zcat", &out));
+    let crate_licenses = String::from_utf8(out.stdout).unwrap();
+    let copyright = fs::read_to_string(doc.join("copyright")).unwrap();
+    let problems = licence_problems(&crates, &crate_licenses, &copyright);
+    assert!(
+        problems.is_empty(),
+        "licences of the {} linked crates:\n{}",
+        crates.len(),
+        problems.join("\n")
+    );
+    println!(
+        "{} crates: each named in debian/copyright, its licence texts shipped",
+        crates.len()
+    );
+    // ring is under Apache-2.0 AND ISC (and its BoringSSL parts): both
+    // texts are needed. Without its files, the check must fail.
+    let ring = crates
+        .keys()
+        .find(|(name, _)| name == "ring")
+        .expect("ring is linked (rustls)")
+        .clone();
+    let header = format!("Crate: {} {}\n", ring.0, ring.1);
+    let rule = "-".repeat(79);
+    let broken: String = crate_licenses
+        .split(&format!("{rule}\n"))
+        .filter(|part| !part.starts_with(&header))
+        .collect::<Vec<_>>()
+        .join(&format!("{rule}\n"));
+    let problems = licence_problems(&crates, &broken, &copyright);
+    assert!(
+        problems.iter().any(|p| p.starts_with("ring ")),
+        "removing ring's licence files went unnoticed: {problems:?}"
+    );
+    let without_isc = copyright.replace("\nLicense: ISC\n", "\nLicense: ISC-removed\n");
+    let problems = licence_problems(&crates, &crate_licenses, &without_isc);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("no License paragraph for \"ISC\"")),
+        "removing the ISC License paragraph went unnoticed: {problems:?}"
+    );
+}
+
+/// The generator fails, rather than ship a crate without its licence
+/// text: debian/crate-licenses.sh on a `cargo metadata` whose one
+/// dependency has no licence file. Needs neither root nor the build.
+#[test]
+fn crate_licenses_script_refuses_a_crate_without_licence_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let dep = dir.path().join("nolicence-1.0.0");
+    fs::create_dir(&dep).unwrap();
+    fs::write(dep.join("Cargo.toml"), "[package]\n").unwrap();
+    let metadata = format!(
+        r#"{{"packages": [
+            {{"id": "root", "name": "redis-snmp", "version": "0.3.0", "license": "GPL-2.0-or-later",
+              "license_file": null, "manifest_path": "/nonexistent/Cargo.toml"}},
+            {{"id": "dep", "name": "nolicence", "version": "1.0.0", "license": "MIT",
+              "license_file": null, "manifest_path": "{}/Cargo.toml"}}],
+          "resolve": {{"root": "root", "nodes": [
+            {{"id": "root", "deps": [{{"pkg": "dep", "dep_kinds": [{{"kind": null}}]}}]}},
+            {{"id": "dep", "deps": []}}]}}}}"#,
+        dep.display()
+    );
+    let run_script = |metadata: &str| {
+        let mut child = Command::new("sh")
+            .arg(repo_root().join("debian/crate-licenses.sh"))
+            .arg(dir.path().join("out"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(metadata.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run_script(&metadata);
+    let text = show("debian/crate-licenses.sh", &out);
+    assert!(
+        !out.status.success() && text.contains("nolicence-1.0.0"),
+        "the script accepted a crate without licence file:\n{text}"
+    );
+    assert!(!dir.path().join("out").exists());
+    // With its licence file, the same input passes and ships it.
+    fs::write(
+        dep.join("LICENSE-MIT"),
+        "Permission is hereby granted, free of charge, ...\n",
+    )
+    .unwrap();
+    let out = run_script(&metadata);
+    assert!(
+        out.status.success(),
+        "{}",
+        show("debian/crate-licenses.sh", &out)
+    );
+    let written = fs::read_to_string(dir.path().join("out")).unwrap();
+    assert!(written.contains("Crate: nolicence 1.0.0\nLicense: MIT\nFile: LICENSE-MIT\n"));
+    assert!(
+        !written.contains("redis-snmp 0.3.0"),
+        "the root is no dependency"
+    );
 }
