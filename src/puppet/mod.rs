@@ -18,6 +18,10 @@
 //!   `agent_catalog_run.lock` (a run in progress, or a stale lock).
 //! - [`state`]: [`PuppetState`], the four read together, with
 //!   [`PuppetState::run_status`] and the pairing of report and summary.
+//! - [`events_log`]: one line of Puppet's JSON-lines log (`--logdest
+//!   …/events.jsonl`), a resource event or a run boundary; not wired in yet.
+//! - [`tail`]: [`tail::Tail`], a bounded follower of that log across
+//!   truncation and rotation; not wired in yet.
 //! - [`watcher`]: [`spawn_watcher`], which keeps a `watch` channel of
 //!   [`PuppetState`] current.
 //!
@@ -59,12 +63,14 @@
 //! the exact events needed (`IN_MOVED_TO` of Puppet's renames) on the
 //! tokio reactor, without the thread and cross-platform layer of `notify`.
 
+pub mod events_log;
 pub mod locks;
 pub mod objects;
 pub mod observation;
 pub mod report;
 pub mod state;
 pub mod summary;
+pub mod tail;
 pub mod watcher;
 pub mod yaml;
 
