@@ -3,7 +3,7 @@
 # one executed; fails if any target finds a crash (the input is then kept in
 # fuzz/artifacts/<target>/, see fuzz/README.md to replay it).
 #
-# Usage: scripts/fuzz.sh [TARGET...]      (default: all three targets)
+# Usage: scripts/fuzz.sh [TARGET...]      (default: every target)
 #   FUZZ_SECONDS=N   seconds per target (default 60; 0 skips fuzzing)
 #
 # Each run starts from real captured data (fuzz/seeds/agentx_decode: PDUs
@@ -19,7 +19,7 @@ if [ "$seconds" -eq 0 ]; then
     exit 0
 fi
 targets=("$@")
-[ ${#targets[@]} -ne 0 ] || targets=(agentx_decode info_parse puppet_yaml)
+[ ${#targets[@]} -ne 0 ] || targets=(agentx_decode info_parse puppet_yaml puppet_events)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "==> installing cargo-fuzz (cargo install --locked cargo-fuzz)"
@@ -31,6 +31,7 @@ seeds_of() {
     agentx_decode) echo fuzz/seeds/agentx_decode ;;
     info_parse) echo tests/fixtures/redis ;;
     puppet_yaml) echo tests/fixtures/puppet ;;
+    puppet_events) echo tests/fixtures/puppet/logdest ;;
     *)
         echo "scripts/fuzz.sh: unknown target $1" >&2
         return 1
