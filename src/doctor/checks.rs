@@ -272,30 +272,8 @@ fn view(conf: &SnmpdConf, root: &Oid) -> Finding {
 
 /// The first object snmpd serves at or below `root`, asked with GETNEXT.
 fn first_below(host: &str, port: u16, community: &str, root: &Oid) -> Result<Option<Oid>, String> {
-    let mut session = snmp2::SyncSession::new_v2c(
-        (host, port),
-        community.as_bytes(),
-        Some(Duration::from_secs(2)),
-        1,
-    )
-    .map_err(|e| e.to_string())?;
-    let arcs: Vec<u64> = root.as_slice().iter().map(|&a| u64::from(a)).collect();
-    let start = snmp2::Oid::from(&arcs[..]).map_err(|e| format!("{e:?}"))?;
-    let mut pdu = session.getnext(&start).map_err(|e| format!("{e}"))?;
-    let Some((oid, value)) = pdu.varbinds.next() else {
-        return Ok(None);
-    };
-    if matches!(
-        value,
-        snmp2::Value::EndOfMibView | snmp2::Value::NoSuchObject
-    ) {
-        return Ok(None);
-    }
-    let next: Oid = format!(".{oid}")
-        .replace("..", ".")
-        .parse()
-        .map_err(|e| format!("{e:?}"))?;
-    Ok(next.starts_with(root).then_some(next))
+    let next = super::snmp_client::get_next(host, port, community, root, Duration::from_secs(2))?;
+    Ok(next.filter(|oid| oid.starts_with(root)))
 }
 
 fn trap_sinks(conf: &SnmpdConf) -> Finding {

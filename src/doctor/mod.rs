@@ -14,12 +14,14 @@
 //! - [`snmpd_conf`]: what snmpd's configuration files say.
 //! - [`access`]: whether a user may reach a path (search, read, write).
 //! - [`checks`]: the checks themselves, each a [`Finding`].
+//! - [`snmp_client`]: the one SNMPv2c GetNext the view check sends.
 //!
 //! Nothing here prints a secret: findings carry texts the agent already
 //! shows (redacted errors), paths and names.
 
 pub mod access;
 pub mod checks;
+pub mod snmp_client;
 pub mod snmpd_conf;
 
 use serde::Serialize;
