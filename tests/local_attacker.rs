@@ -431,8 +431,6 @@ fn the_agent_is_not_dumpable() {
 fn every_spelling_of_the_password_option_is_wiped_from_argv() {
     let redis = Redis::start();
     let snmpd = Snmpd::start();
-    let agentx = snmpd.agentx_address();
-    let port = redis.port().to_string();
     let pw = format!("Argv{}pw", std::process::id());
     let inline = format!("-p{pw}");
     let equals = format!("-p={pw}");
@@ -446,20 +444,7 @@ fn every_spelling_of_the_password_option_is_wiped_from_argv() {
         vec!["-vp", &pw],
     ];
     for spelling in spellings {
-        let mut args = vec![
-            "-n",
-            "-x",
-            &agentx,
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-r",
-            "1",
-        ];
-        args.extend(spelling.iter().copied());
-        let mut agent = Agent::start_raw(&args, &[]);
-        agent.expect_registered(Duration::from_secs(10));
+        let mut agent = Agent::start(&snmpd, &redis, &spelling);
         let cmdline = agent.cmdline();
         assert!(
             !cmdline.contains(&pw) && !cmdline.contains("old-one"),
