@@ -490,40 +490,13 @@ fn collection() -> Collection {
     }
 }
 
-#[derive(Debug)]
-struct ResourceType {
-    name: String,
-    label: String,
-    resource_label: Option<String>,
-    persistence: String,
-    storage: String,
-    params: BTreeMap<String, String>,
-}
-
-fn resource_types() -> Vec<ResourceType> {
-    // Declared in the data collection group: OpenNMS's SNMP collection
-    // reads no other (see loader.rs).
+/// The resource types of the data collection group, read as the loader
+/// reads them: OpenNMS's SNMP collection reads no others (see loader.rs).
+fn resource_types() -> Vec<loader::ResourceTypeDef> {
     let root = xml_file(GROUP_FILE, &["resourceType", "parameter"]);
     assert_eq!(root.name, "datacollection-group");
     root.all("resourceType")
-        .map(|t| {
-            let storage = t.child("storageStrategy").expect("no storageStrategy");
-            ResourceType {
-                name: t.req("name").to_string(),
-                label: t.req("label").to_string(),
-                resource_label: t.attr("resourceLabel").map(String::from),
-                persistence: t
-                    .child("persistenceSelectorStrategy")
-                    .expect("no persistenceSelectorStrategy")
-                    .req("class")
-                    .to_string(),
-                storage: storage.req("class").to_string(),
-                params: storage
-                    .all("parameter")
-                    .map(|p| (p.req("key").to_string(), p.req("value").to_string()))
-                    .collect(),
-            }
-        })
+        .map(loader::resource_type_def)
         .collect()
 }
 
@@ -1098,7 +1071,7 @@ fn resource_types_and_system_definitions_hang_together() {
                 }
             }
             "org.opennms.netmgt.dao.support.SiblingColumnStorageStrategy" => {
-                let sibling = t.params.get("sibling-column-name").map(String::as_str);
+                let sibling = t.param("sibling-column-name");
                 let is_string_here = collection.objs.iter().any(|o| {
                     Some(o.alias.as_str()) == sibling && o.instance == t.name && o.ty == "string"
                 });
@@ -1851,11 +1824,13 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
     let type_of = |name: &str| types.iter().find(|t| t.name == name).unwrap();
     // The OID of a resource type's sibling column, from its alias.
     let sibling_oid = |ty: &str| {
-        let alias = &type_of(ty).params["sibling-column-name"];
+        let alias = type_of(ty)
+            .param("sibling-column-name")
+            .unwrap_or_else(|| panic!("{ty}: no sibling-column-name"));
         let o = collection
             .objs
             .iter()
-            .find(|o| &o.alias == alias && o.instance == ty)
+            .find(|o| o.alias == alias && o.instance == ty)
             .unwrap_or_else(|| panic!("{ty}: sibling column {alias} is not collected"));
         o.oid.clone()
     };
@@ -1873,15 +1848,14 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
                         .storage
                         .ends_with("SiblingColumnStorageStrategy") =>
                     {
-                        let params = &type_of(ty).params;
+                        let replace_all = type_of(ty)
+                            .param("replace-all")
+                            .unwrap_or_else(|| panic!("{ty}: no replace-all"));
                         let name = s
                             .get(&format!("{}.{suffix}", sibling_oid(ty)))
                             .map(Var::text)
                             .unwrap_or_default();
-                        let key = (
-                            ty.to_string(),
-                            sibling_dir(&name, &params["replace-all"], suffix),
-                        );
+                        let key = (ty.to_string(), sibling_dir(&name, replace_all, suffix));
                         let first = stored_by_sibling
                             .entry(key.clone())
                             .or_insert_with(|| suffix.to_string());

@@ -112,7 +112,7 @@ pub(super) struct GroupFile {
     pub system_defs: Vec<SystemDefDef>,
 }
 
-fn resource_type_def(t: &Element) -> ResourceTypeDef {
+pub(super) fn resource_type_def(t: &Element) -> ResourceTypeDef {
     let storage = t.child("storageStrategy").expect("no storageStrategy");
     ResourceTypeDef {
         name: t.req("name").to_string(),
