@@ -61,18 +61,12 @@ impl Setup {
     /// from a real run), the given AgentX socket.
     fn new(snmpd: &Snmpd, redis_entry: &str) -> Setup {
         let dir = tempfile::tempdir().unwrap();
-        let fixtures = repo_root().join("tests/fixtures/puppet/b_changed");
-        let summary = dir.path().join("last_run_summary.yaml");
-        let report = dir.path().join("last_run_report.yaml");
-        std::fs::copy(fixtures.join("last_run_summary.yaml"), &summary).unwrap();
-        std::fs::copy(fixtures.join("last_run_report.yaml"), &report).unwrap();
         let config = format!(
-            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\nname = \"main\"\n{redis_entry}\n\
-             [puppet]\nsummary = \"{}\"\nreport = \"{}\"\n",
+            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\nname = \"main\"\n{redis_entry}\n{}",
             snmpd.agentx_address(),
-            summary.display(),
-            report.display()
+            puppet_fixture_section(dir.path(), "b_changed"),
         );
+        let report = dir.path().join("last_run_report.yaml");
         std::fs::write(dir.path().join("agent.toml"), config).unwrap();
         Setup { dir, report }
     }

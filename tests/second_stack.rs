@@ -259,32 +259,16 @@ fn pysnmp_walks_by_getnext_and_getbulk_agree_with_the_mibs_and_net_snmp() {
     }
     let snmpd = Snmpd::start();
     let dir = tempfile::tempdir().unwrap();
-    let summary = dir.path().join("last_run_summary.yaml");
-    let report = dir.path().join("last_run_report.yaml");
-    for (file, to) in [
-        ("last_run_summary.yaml", &summary),
-        ("last_run_report.yaml", &report),
-    ] {
-        let from = repo_root()
-            .join("tests/fixtures/puppet/b_changed")
-            .join(file);
-        std::fs::copy(&from, to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
-    }
     // One poll of Redis for the whole test (refresh: an hour), so that only
     // the answer-time ages (AGES) can differ between the walks.
     let config = dir.path().join("agent.toml");
     std::fs::write(
         &config,
         format!(
-            "agentx_socket = \"{}\"\nrefresh = 3600\n[[redis]]\naddress = \"127.0.0.1:{}\"\n\
-             [puppet]\nsummary = \"{}\"\nreport = \"{}\"\n\
-             disabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
+            "agentx_socket = \"{}\"\nrefresh = 3600\n[[redis]]\naddress = \"127.0.0.1:{}\"\n{}",
             snmpd.agentx_address(),
             redis.port(),
-            summary.display(),
-            report.display(),
-            dir.path().join("agent_disabled.lock").display(),
-            dir.path().join("agent_catalog_run.lock").display(),
+            puppet_fixture_section(dir.path(), "b_changed"),
         ),
     )
     .unwrap();

@@ -12,7 +12,6 @@
 mod common;
 
 use common::*;
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -64,14 +63,6 @@ fn walk_v3(snmpd: &Snmpd, level: &str, auth: &str, privacy: &str, oid: &str) -> 
     (out.status.success(), text)
 }
 
-fn copy_fixture(case: &str, file: &str, to: &Path) {
-    let from = repo_root()
-        .join("tests/fixtures/puppet")
-        .join(case)
-        .join(file);
-    std::fs::copy(&from, to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
-}
-
 #[test]
 fn the_documented_access_keeps_puppet_and_notifications_off_the_community() {
     let example = access_lines("MANAGER:162");
@@ -92,23 +83,14 @@ fn the_documented_access_keeps_puppet_and_notifications_off_the_community() {
 
     let mut redis = Redis::start();
     let dir = tempfile::tempdir().unwrap();
-    let summary = dir.path().join("last_run_summary.yaml");
-    let report = dir.path().join("last_run_report.yaml");
-    copy_fixture("c_failed", "last_run_summary.yaml", &summary);
-    copy_fixture("c_failed", "last_run_report.yaml", &report);
     let config = dir.path().join("agent.toml");
     std::fs::write(
         &config,
         format!(
-            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\naddress = \"127.0.0.1:{}\"\n\
-             [puppet]\nsummary = \"{}\"\nreport = \"{}\"\n\
-             disabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
+            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\naddress = \"127.0.0.1:{}\"\n{}",
             snmpd.agentx_address(),
             redis.port(),
-            summary.display(),
-            report.display(),
-            dir.path().join("agent_disabled.lock").display(),
-            dir.path().join("agent_catalog_run.lock").display(),
+            puppet_fixture_section(dir.path(), "c_failed"),
         ),
     )
     .unwrap();
