@@ -7,6 +7,7 @@ use crate::cli::Cli;
 use crate::metrics::all_notifications;
 use crate::metrics::Layout;
 use crate::oid::Oid;
+use crate::puppet::events::{EventsConfig, MAX_EVENT_ROWS, MAX_RESOURCE_NOTIFICATIONS_PER_RUN};
 use crate::puppet::PuppetPaths;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
@@ -194,6 +195,9 @@ pub struct Config {
     pub notifications: NotifyConfig,
     /// The Puppet files to watch, when Puppet is watched.
     pub puppet: Option<PuppetPaths>,
+    /// Puppet's events log to follow: when Puppet is watched, unless
+    /// `events_log` is `false` or empty.
+    pub puppet_events: Option<EventsConfig>,
     /// Things to warn about once logging is up (a password on the command
     /// line, a password file readable by all).
     pub warnings: Vec<String>,
@@ -242,6 +246,23 @@ struct FilePuppet {
     oid: Option<String>,
     /// Seconds without a run after which the agent is stale.
     stale_after: Option<u64>,
+    /// Puppet's JSON-lines log (`--logdest …/events.jsonl`): a path, or
+    /// `false` / `""` not to follow one.
+    events_log: Option<EventsLogSetting>,
+    /// Resource notifications at most per run, then one that says how
+    /// many were held back.
+    resource_notifications_per_run: Option<usize>,
+    /// Rows of `puppetEventTable`.
+    event_rows: Option<usize>,
+}
+
+/// `events_log = "/path"`, `events_log = false` (or `""`), or `true` (the
+/// default path).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum EventsLogSetting {
+    Switch(bool),
+    Path(PathBuf),
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -383,6 +404,12 @@ impl Config {
         apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
         let mut notifications = notify_config(file.notifications.as_ref()).map_err(in_file)?;
         let mut layout = layout;
+        let puppet_events = match &file.puppet {
+            Some(p) if p.enabled != Some(false) => events_config(p).map_err(in_file)?,
+            Some(_) => None,
+            None if cli.puppet => Some(EventsConfig::default()),
+            None => None,
+        };
         let puppet = match &file.puppet {
             Some(p) if p.enabled != Some(false) => {
                 if let Some(text) = &p.oid {
@@ -440,9 +467,39 @@ impl Config {
             log_target,
             notifications,
             puppet,
+            puppet_events,
             warnings,
         })
     }
+}
+
+/// The events log keys of `[puppet]`, validated.
+fn events_config(p: &FilePuppet) -> Result<Option<EventsConfig>, String> {
+    let mut config = EventsConfig::default();
+    match &p.events_log {
+        None | Some(EventsLogSetting::Switch(true)) => {}
+        Some(EventsLogSetting::Switch(false)) => return Ok(None),
+        Some(EventsLogSetting::Path(path)) if path.as_os_str().is_empty() => return Ok(None),
+        Some(EventsLogSetting::Path(path)) => config.path = absolute(path),
+    }
+    if let Some(n) = p.resource_notifications_per_run {
+        if n > MAX_RESOURCE_NOTIFICATIONS_PER_RUN {
+            return Err(format!(
+                "puppet.resource_notifications_per_run: {n} is over {MAX_RESOURCE_NOTIFICATIONS_PER_RUN}; \
+                 use 0 for none (one notification per run then says how many were held back)"
+            ));
+        }
+        config.notifications_per_run = n;
+    }
+    if let Some(n) = p.event_rows {
+        if !(1..=MAX_EVENT_ROWS).contains(&n) {
+            return Err(format!(
+                "puppet.event_rows: {n} is not between 1 and {MAX_EVENT_ROWS}"
+            ));
+        }
+        config.rows = n;
+    }
+    Ok(Some(config))
 }
 
 /// The `[notifications]` table: every disabled name must be one we send.
@@ -776,6 +833,61 @@ mod tests {
             .unwrap()
             .puppet
             .is_none());
+    }
+
+    #[test]
+    fn puppet_events_log_settings() {
+        let load = |text: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        // On by default, at Debian's path, with the default limits.
+        let flagged = Config::load(&cli(&["--puppet"]), None).unwrap();
+        let events = flagged.puppet_events.unwrap();
+        assert_eq!(events.path, PathBuf::from("/var/log/puppet/events.jsonl"));
+        assert_eq!((events.notifications_per_run, events.rows), (50, 100));
+        assert!(Config::load(&cli(&[]), None)
+            .unwrap()
+            .puppet_events
+            .is_none());
+        let events = load("[puppet]\nevents_log = \"/tmp/e.jsonl\"\nresource_notifications_per_run = 0\nevent_rows = 5\n")
+            .unwrap()
+            .puppet_events
+            .unwrap();
+        assert_eq!(events.path, PathBuf::from("/tmp/e.jsonl"));
+        assert_eq!((events.notifications_per_run, events.rows), (0, 5));
+        // Off: false, an empty path, or Puppet not watched at all.
+        for off in [
+            "[puppet]\nevents_log = false\n",
+            "[puppet]\nevents_log = \"\"\n",
+            "[puppet]\nenabled = false\nevents_log = \"/tmp/e.jsonl\"\n",
+        ] {
+            let config = load(off).unwrap();
+            assert!(config.puppet_events.is_none(), "{off}");
+        }
+        assert!(load("[puppet]\nevents_log = true\n")
+            .unwrap()
+            .puppet_events
+            .is_some());
+        for (bad, says) in [
+            (
+                "[puppet]\nevent_rows = 0\n",
+                "puppet.event_rows: 0 is not between 1 and",
+            ),
+            (
+                "[puppet]\nevent_rows = 100000\n",
+                "puppet.event_rows: 100000",
+            ),
+            (
+                "[puppet]\nresource_notifications_per_run = 1000000\n",
+                "puppet.resource_notifications_per_run: 1000000 is over",
+            ),
+            ("[puppet]\nevents_log = 3\n", "events_log"),
+        ] {
+            let err = load(bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -7,13 +7,15 @@
 //!
 //! ```text
 //!  redis::poller (follow_redis: a task per instance) ─Reading─┐
-//!  puppet::watcher (states) ──▶ follow_puppet ─Reading──┴─▶ Hub ─stage─▶ snapshot::Store
+//!  puppet::watcher (states) ──▶ follow_puppet ─Reading──┤
+//!  puppet::events (thread) ──▶ follow_puppet_events ─────┴─▶ Hub ─stage─▶ snapshot::Store
 //!                                                        └─due─▶ notify::Notifier ─▶ AgentX session
 //! ```
 
 use crate::metrics::Layout;
 use crate::notify::Notifier;
 use crate::oid::Oid;
+use crate::puppet::events::EventsObservation;
 use crate::puppet::observation::PuppetObservation;
 use crate::puppet::{self, PuppetState};
 use crate::redis::observation::RedisObservation;
@@ -51,6 +53,17 @@ impl Hub {
         for event in due {
             self.notifier
                 .send(event.def(), 0, |oid| value_in(&parts, oid));
+        }
+    }
+
+    /// New lines of Puppet's events log: each resource notification carries
+    /// its row of `puppetEventTable`, as staged.
+    pub fn puppet_events(&self, reading: Reading<EventsObservation>) {
+        let due = self.notifier.puppet_events_due(&reading.observation);
+        let parts = self.stage(reading.parts, !due.is_empty());
+        for (event, row) in due {
+            self.notifier
+                .send(event.def(), row, |oid| value_in(&parts, oid));
         }
     }
 
@@ -118,6 +131,24 @@ impl Hub {
                 _ = tick.tick() => self.puppet_tick(now()),
                 _ = shutdown.cancelled() => return,
             }
+        }
+    }
+}
+
+/// Takes the events log follower's readings to the hub, until it stops or
+/// `shutdown`.
+pub async fn follow_puppet_events(
+    hub: Arc<Hub>,
+    mut readings: tokio::sync::mpsc::Receiver<Reading<EventsObservation>>,
+    shutdown: CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            reading = readings.recv() => match reading {
+                Some(reading) => hub.puppet_events(reading),
+                None => return,
+            },
+            _ = shutdown.cancelled() => return,
         }
     }
 }

@@ -146,6 +146,22 @@ async fn run(config: &Config) -> ExitCode {
             shutdown.clone(),
         ));
     }
+    if let Some(events) = &config.puppet_events {
+        match puppet::events::spawn_events_follower(
+            events.clone(),
+            config.layout.clone(),
+            shutdown.clone(),
+        ) {
+            Ok(readings) => {
+                tokio::spawn(redis_snmp::hub::follow_puppet_events(
+                    hub.clone(),
+                    readings,
+                    shutdown.clone(),
+                ));
+            }
+            Err(e) => error!("cannot start following the Puppet events log: {e}"),
+        }
+    }
 
     let session_config = SessionConfig::new(
         config.agentx.clone(),

@@ -237,6 +237,35 @@ pub enum PuppetField {
     ResourceTitle,
     ResourceState,
     ResourceMessage,
+    /// The events log (`--logdest …/events.jsonl`), issue 13: its state
+    /// and counts (`puppet.1.37`…), and the columns of `puppetEventTable`.
+    Events(PuppetEventField),
+}
+
+/// What an object of the events log reports (scalars and the columns of
+/// `puppetEventTable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PuppetEventField {
+    /// following(1), missing(2), unreadable(3): [`PuppetEventsLogStatus`].
+    LogStatus,
+    /// Why the log cannot be followed, empty when it can.
+    LogError,
+    /// Resource events read since the agent started.
+    Seen,
+    /// Lines that were not usable: not JSON, over-long, unknown level.
+    Refused,
+    /// Resource notifications held back in the current run.
+    HeldBack,
+    /// The configuration version of the current run, from the log.
+    RunVersion,
+    /// Columns of `puppetEventTable`.
+    Time,
+    Level,
+    ResourceType,
+    Title,
+    Property,
+    Message,
+    ConfigVersion,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -900,6 +929,67 @@ pub const PUPPET_RESOURCE_COLUMNS: &[ObjectDef] = &[
 /// Rows of `puppetResourceTable` at most.
 pub const MAX_PUPPET_RESOURCES: usize = 100;
 
+/// The events log's scalars (`puppet.1.37`…, served with `.0`), served
+/// when the log is followed (`events_log` of `[puppet]`).
+#[rustfmt::skip]
+pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
+    puppet("puppetEventsLogStatus", &[1, 37], Enum, PuppetField::Events(PuppetEventField::LogStatus)),
+    puppet("puppetEventsLogError", &[1, 38], DisplayString, PuppetField::Events(PuppetEventField::LogError)),
+    puppet("puppetEventsSeen", &[1, 39], Counter32, PuppetField::Events(PuppetEventField::Seen)),
+    puppet("puppetEventsRefused", &[1, 40], Counter32, PuppetField::Events(PuppetEventField::Refused)),
+    puppet("puppetEventsHeldBack", &[1, 41], Gauge32, PuppetField::Events(PuppetEventField::HeldBack)),
+    puppet("puppetEventsRunVersion", &[1, 42], DisplayString, PuppetField::Events(PuppetEventField::RunVersion)),
+];
+
+/// `puppetEventTable` (`puppet.4`), INDEX { puppetEventIndex }: the last
+/// resource events of the log, numbered in the order they were read (the
+/// index grows by one per event, so rows age out at the low end).
+#[rustfmt::skip]
+pub const PUPPET_EVENT_COLUMNS: &[ObjectDef] = &[
+    puppet("puppetEventTime", &[4, 1, 2], Gauge32, PuppetField::Events(PuppetEventField::Time)),
+    puppet("puppetEventLevel", &[4, 1, 3], Enum, PuppetField::Events(PuppetEventField::Level)),
+    puppet("puppetEventResourceType", &[4, 1, 4], DisplayString, PuppetField::Events(PuppetEventField::ResourceType)),
+    puppet("puppetEventTitle", &[4, 1, 5], DisplayString, PuppetField::Events(PuppetEventField::Title)),
+    puppet("puppetEventProperty", &[4, 1, 6], DisplayString, PuppetField::Events(PuppetEventField::Property)),
+    puppet("puppetEventMessage", &[4, 1, 7], DisplayString, PuppetField::Events(PuppetEventField::Message)),
+    puppet("puppetEventConfigVersion", &[4, 1, 8], DisplayString, PuppetField::Events(PuppetEventField::ConfigVersion)),
+];
+
+/// The notifications about the events log, `puppetEventNotificationGroup`.
+pub const PUPPET_EVENT_NOTIFICATIONS: &[&str] = &[
+    "puppetResourceChanged",
+    "puppetResourceFailed",
+    "puppetResourceEventsHeldBack",
+];
+
+enumeration! {
+    /// `puppetEventsLogStatus`: whether the events log is being followed.
+    PuppetEventsLogStatus {
+        Following = 1 => ["following"],
+        Missing = 2 => ["missing"],
+        Unreadable = 3 => ["unreadable"],
+    }
+}
+
+enumeration! {
+    /// `puppetEventLevel`: Puppet's log levels, least severe first.
+    PuppetEventLevel {
+        Debug = 1 => ["debug"],
+        Info = 2 => ["info"],
+        Notice = 3 => ["notice"],
+        Warning = 4 => ["warning"],
+        Err = 5 => ["err"],
+        Crit = 6 => ["crit"],
+        Alert = 7 => ["alert"],
+        Emerg = 8 => ["emerg"],
+    }
+}
+
+/// `puppetEventsLogStatus`.
+pub const EVENTS_LOG_STATUS: &[(&str, i32)] = PuppetEventsLogStatus::LABELS;
+/// `puppetEventLevel`.
+pub const EVENT_LEVELS: &[(&str, i32)] = PuppetEventLevel::LABELS;
+
 enumeration! {
     /// `puppetLastRunStatus`.
     PuppetRunStatus {
@@ -950,7 +1040,11 @@ pub const RESOURCE_STATES: &[(&str, i32)] = PuppetResourceState::LABELS;
 
 /// Every object PUPPET-AGENT-MIB defines that the agent serves.
 pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
-    PUPPET_SCALARS.iter().chain(PUPPET_RESOURCE_COLUMNS)
+    PUPPET_SCALARS
+        .iter()
+        .chain(PUPPET_RESOURCE_COLUMNS)
+        .chain(PUPPET_EVENT_SCALARS)
+        .chain(PUPPET_EVENT_COLUMNS)
 }
 
 /// The number a named value has in one of the enumerations above.
@@ -1208,7 +1302,8 @@ pub const NOTIFICATIONS_BRANCH: u32 = 0;
 pub enum Mib {
     /// REDIS-SERVER-MIB: per-instance objects, sent with the instance index.
     Redis,
-    /// PUPPET-AGENT-MIB: scalars, sent with `.0`.
+    /// PUPPET-AGENT-MIB: scalars, sent with `.0`, and the columns of
+    /// `puppetEventTable`, sent with the row's index.
     Puppet,
 }
 
@@ -1271,6 +1366,21 @@ pub const PUPPET_NOTIFICATIONS: &[NotificationDef] = &[
     puppet_notification("puppetAgentStaleCleared", 6, &["puppetLastRunTime", "puppetLastRunAge"]),
     puppet_notification("puppetAgentDisabled", 7, &["puppetDisabled", "puppetDisabledMessage"]),
     puppet_notification("puppetAgentEnabled", 8, &["puppetDisabled"]),
+    // Sent with the row's index of puppetEventTable, not `.0`.
+    puppet_notification("puppetResourceChanged", 9, PUPPET_EVENT_ROW),
+    puppet_notification("puppetResourceFailed", 10, PUPPET_EVENT_ROW),
+    puppet_notification("puppetResourceEventsHeldBack", 11, &["puppetEventsHeldBack", "puppetEventsRunVersion"]),
+];
+
+/// The objects of a resource notification: a row of `puppetEventTable`.
+const PUPPET_EVENT_ROW: &[&str] = &[
+    "puppetEventTime",
+    "puppetEventLevel",
+    "puppetEventResourceType",
+    "puppetEventTitle",
+    "puppetEventProperty",
+    "puppetEventMessage",
+    "puppetEventConfigVersion",
 ];
 
 /// Every notification the agent can send.

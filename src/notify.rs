@@ -16,6 +16,7 @@ use crate::metrics::{
     PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS, SNMP_TRAP_OID,
 };
 use crate::oid::Oid;
+use crate::puppet::events::{EventItem, EventsObservation};
 use crate::puppet::observation::PuppetObservation;
 use crate::puppet::RunStatus;
 use crate::redis::observation::RedisObservation;
@@ -67,10 +68,13 @@ pub enum PuppetEvent {
     AgentStaleCleared,
     AgentDisabled,
     AgentEnabled,
+    ResourceChanged,
+    ResourceFailed,
+    ResourceEventsHeldBack,
 }
 
 impl PuppetEvent {
-    pub const ALL: [PuppetEvent; 8] = [
+    pub const ALL: [PuppetEvent; 11] = [
         PuppetEvent::RunFailed,
         PuppetEvent::RunChanged,
         PuppetEvent::CachedCatalogUsed,
@@ -79,6 +83,9 @@ impl PuppetEvent {
         PuppetEvent::AgentStaleCleared,
         PuppetEvent::AgentDisabled,
         PuppetEvent::AgentEnabled,
+        PuppetEvent::ResourceChanged,
+        PuppetEvent::ResourceFailed,
+        PuppetEvent::ResourceEventsHeldBack,
     ];
 
     pub fn def(self) -> &'static NotificationDef {
@@ -156,9 +163,11 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
 pub struct Notifier {
     config: NotifyConfig,
     layout: Layout,
-    /// The OID of every object a notification carries, by name: resolved
-    /// once, when the notifier is made.
-    objects: HashMap<&'static str, Oid>,
+    /// The OID of every object a notification carries, by name, and
+    /// whether it is a column (sent with the row's index) rather than a
+    /// scalar of PUPPET-AGENT-MIB (`.0`): resolved once, when the notifier
+    /// is made.
+    objects: HashMap<&'static str, (Oid, bool)>,
     tx: mpsc::Sender<Notification>,
     state: Mutex<NotifierState>,
 }
@@ -182,7 +191,12 @@ impl Notifier {
         let objects = metrics::redis_objects()
             .chain(metrics::puppet_objects())
             .filter(|o| all_notifications().any(|d| d.objects.contains(&o.name)))
-            .map(|o| (o.name, layout.object_oid(o)))
+            .map(|o| {
+                let column = metrics::PUPPET_EVENT_COLUMNS
+                    .iter()
+                    .any(|c| c.name == o.name);
+                (o.name, (layout.object_oid(o), column))
+            })
             .collect();
         Notifier {
             config,
@@ -263,27 +277,62 @@ impl Notifier {
         last_run.is_some_and(|t| now_unix.saturating_sub(t) > limit)
     }
 
-    /// Sends `def` for source `index` (the instance; 0 for Puppet), its
-    /// objects' values looked up with `value` (absent ones are left out),
-    /// unless it is disabled or over the rate limit.
+    /// The notifications due for a reading of Puppet's events log, each
+    /// with the row of `puppetEventTable` it is about (0 for the held-back
+    /// count). The log's events are new by construction (it is followed
+    /// from its end): there is no baseline. Flood control is the source's
+    /// per-run budget ([`EventItem::Resource::within_budget`]), not the
+    /// per-minute limit, which these notifications skip.
+    pub fn puppet_events_due(&self, seen: &EventsObservation) -> Vec<(PuppetEvent, u32)> {
+        seen.items
+            .iter()
+            .filter_map(|item| match item {
+                EventItem::Resource {
+                    index,
+                    failed,
+                    within_budget: true,
+                } => Some((
+                    if *failed {
+                        PuppetEvent::ResourceFailed
+                    } else {
+                        PuppetEvent::ResourceChanged
+                    },
+                    *index,
+                )),
+                EventItem::Resource { .. } => None,
+                EventItem::RunBoundary { .. } => Some((PuppetEvent::ResourceEventsHeldBack, 0)),
+            })
+            .collect()
+    }
+
+    /// Sends `def` for source `index` (the instance; for Puppet 0, or the
+    /// row of `puppetEventTable`), its objects' values looked up with
+    /// `value` (absent ones are left out), unless it is disabled or over
+    /// the rate limit.
     pub fn send(
         &self,
         def: &'static NotificationDef,
         index: u32,
         value: impl Fn(&Oid) -> Option<Value>,
     ) {
-        if self.config.disabled.contains(def.name) || !self.allowed(def.name, index) {
+        let budgeted = metrics::PUPPET_EVENT_NOTIFICATIONS.contains(&def.name);
+        if self.config.disabled.contains(def.name) || !(budgeted || self.allowed(def.name, index)) {
             return;
         }
-        let (root, suffix) = match def.mib {
-            Mib::Redis => (&self.layout.root, index),
-            Mib::Puppet => (&self.layout.puppet, 0),
+        let root = match def.mib {
+            Mib::Redis => &self.layout.root,
+            Mib::Puppet => &self.layout.puppet,
         };
         let trap_oid = root.child(&[NOTIFICATIONS_BRANCH, def.number]);
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
         for name in def.objects {
-            let Some(object) = self.objects.get(name) else {
+            let Some((object, column)) = self.objects.get(name) else {
                 continue;
+            };
+            let suffix = match def.mib {
+                Mib::Redis => index,
+                Mib::Puppet if *column => index,
+                Mib::Puppet => 0,
             };
             let oid = object.child(&[suffix]);
             if let Some(v) = value(&oid) {

@@ -37,6 +37,8 @@ pub enum PartKey {
     RedisStatus(u32),
     /// Values read from Puppet's files.
     Puppet,
+    /// Puppet's events log: its scalars and `puppetEventTable`.
+    PuppetEvents,
 }
 
 /// What a source produces each time it looks: the parts of the snapshot it

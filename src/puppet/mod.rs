@@ -63,6 +63,7 @@
 //! the exact events needed (`IN_MOVED_TO` of Puppet's renames) on the
 //! tokio reactor, without the thread and cross-platform layer of `notify`.
 
+pub mod events;
 pub mod events_log;
 pub mod locks;
 pub mod objects;

@@ -156,7 +156,8 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         PuppetField::ResourceType
         | PuppetField::ResourceTitle
         | PuppetField::ResourceState
-        | PuppetField::ResourceMessage => return None,
+        | PuppetField::ResourceMessage
+        | PuppetField::Events(_) => return None,
     })
 }
 
