@@ -31,13 +31,16 @@ use mibtool::{
     base_mibs, mib_dir, named_numbers, parse_python_dump, parse_tp, ranges, repo_dir, text, Py,
     SMIDUMP, SMILINT,
 };
+use redis_snmp::metrics::PuppetEventField;
 use redis_snmp::metrics::{all_notifications, Mib as NotifyMib, PUPPET_NOTIFICATIONS};
 use redis_snmp::metrics::{
     puppet_objects, redis_objects, Layout, ObjectDef, PuppetField, Source, CACHED_CATALOG,
-    DEFAULT_PUPPET_ROOT, MAX_PUPPET_RESOURCES, PUPPET_RESOURCE_COLUMNS, PUPPET_SCALARS,
-    PUPPET_STATUS, RESOURCE_STATES, RUN_MODES,
+    DEFAULT_PUPPET_ROOT, EVENTS_LOG_STATUS, EVENT_LEVELS, MAX_PUPPET_RESOURCES,
+    PUPPET_EVENT_COLUMNS, PUPPET_EVENT_NOTIFICATIONS, PUPPET_EVENT_SCALARS,
+    PUPPET_RESOURCE_COLUMNS, PUPPET_SCALARS, PUPPET_STATUS, RESOURCE_STATES, RUN_MODES,
 };
 use redis_snmp::oid::Oid;
+use redis_snmp::puppet::events::{EventTable, EventsConfig};
 use redis_snmp::puppet::locks::parse_disabled_lock;
 use redis_snmp::puppet::objects::puppet_part;
 use redis_snmp::puppet::report::parse_report;
@@ -61,7 +64,20 @@ fn root() -> Oid {
 }
 
 fn is_scalar(o: &ObjectDef) -> bool {
-    PUPPET_SCALARS.iter().any(|s| s.name == o.name)
+    PUPPET_SCALARS
+        .iter()
+        .chain(PUPPET_EVENT_SCALARS)
+        .any(|s| s.name == o.name)
+}
+
+fn is_event_column(o: &ObjectDef) -> bool {
+    PUPPET_EVENT_COLUMNS.iter().any(|c| c.name == o.name)
+}
+
+/// The part the events log gives before any line: what its scalars serve
+/// without data.
+fn empty_events_part(layout: &Layout) -> Vec<(Oid, Value)> {
+    EventTable::new(EventsConfig::default()).part(layout)
 }
 
 // ---------------------------------------------------------------------------
@@ -291,6 +307,8 @@ fn enumeration(field: PuppetField) -> Option<&'static [(&'static str, i32)]> {
         PuppetField::CachedCatalog => Some(CACHED_CATALOG),
         PuppetField::RunMode => Some(RUN_MODES),
         PuppetField::ResourceState => Some(RESOURCE_STATES),
+        PuppetField::Events(PuppetEventField::LogStatus) => Some(EVENTS_LOG_STATUS),
+        PuppetField::Events(PuppetEventField::Level) => Some(EVENT_LEVELS),
         _ => None,
     }
 }
@@ -352,6 +370,10 @@ fn check_type(syntax: Syntax, t: &Resolved) -> Result<(), String> {
             t.basetype == "OctetString" && t.derives_from("SNMPv2-TC::DisplayString"),
             "DisplayString",
         ),
+        Syntax::Counter32 => (
+            t.basetype == "Unsigned32" && t.derives_from("SNMPv2-SMI::Counter32"),
+            "Counter32",
+        ),
         other => {
             return Err(format!(
                 "{other:?}: this test does not know Puppet objects of this syntax yet; \
@@ -389,6 +411,8 @@ fn every_served_object_is_in_the_mib_with_its_oid_kind_access_and_type() {
         }
         let (kind, home) = if is_scalar(o) {
             ("scalar", root.child(&[1]))
+        } else if is_event_column(o) {
+            ("column", root.child(&[4, 1]))
         } else {
             ("column", root.child(&[2, 1]))
         };
@@ -455,8 +479,11 @@ fn every_served_object_is_in_the_mib_with_its_oid_kind_access_and_type() {
     }
     assert_eq!(
         count,
-        PUPPET_SCALARS.len() + PUPPET_RESOURCE_COLUMNS.len(),
-        "puppet_objects() is the scalars and the resource columns"
+        PUPPET_SCALARS.len()
+            + PUPPET_RESOURCE_COLUMNS.len()
+            + PUPPET_EVENT_SCALARS.len()
+            + PUPPET_EVENT_COLUMNS.len(),
+        "puppet_objects() is the scalars, the resource columns and the events log's objects"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -563,6 +590,25 @@ fn sources(field: PuppetField) -> Vec<String> {
         PuppetField::ResourceTitle => s(&[REPORT, "resource_statuses", "title"]),
         PuppetField::ResourceState => s(&[REPORT, "resource_statuses"]),
         PuppetField::ResourceMessage => s(&[REPORT, "resource_statuses", "message"]),
+        PuppetField::Events(f) => {
+            let key = match f {
+                PuppetEventField::Time => "time",
+                PuppetEventField::Level => "level",
+                PuppetEventField::ResourceType
+                | PuppetEventField::Title
+                | PuppetEventField::Property => "source",
+                PuppetEventField::Message => "message",
+                PuppetEventField::ConfigVersion | PuppetEventField::RunVersion => {
+                    "Applying configuration version"
+                }
+                PuppetEventField::LogStatus
+                | PuppetEventField::LogError
+                | PuppetEventField::Seen
+                | PuppetEventField::Refused
+                | PuppetEventField::HeldBack => "events_log",
+            };
+            s(&[key])
+        }
     }
 }
 
@@ -584,6 +630,11 @@ fn expected_units(field: PuppetField) -> Option<&'static str> {
         }
         PuppetField::ChangesTotal => Some("changes"),
         PuppetField::Phase(_) => Some("milliseconds"),
+        PuppetField::Events(PuppetEventField::Time) => Some("seconds"),
+        PuppetField::Events(PuppetEventField::Seen) => Some("events"),
+        PuppetField::Events(PuppetEventField::Refused) => Some("lines"),
+        PuppetField::Events(PuppetEventField::HeldBack) => Some("notifications"),
+        PuppetField::Events(_) => None,
         PuppetField::Status
         | PuppetField::ConfigVersion
         | PuppetField::PuppetVersion
@@ -622,6 +673,7 @@ fn descriptions_name_the_source_and_when_there_is_no_instance_and_units_fit() {
     let layout = Layout::default_layout();
     let empty: BTreeSet<Oid> = puppet_part(&PuppetState::default(), &layout)
         .into_iter()
+        .chain(empty_events_part(&layout))
         .map(|(oid, _)| oid)
         .collect();
     let mut problems = Vec::new();
@@ -733,7 +785,7 @@ fn the_module_identity_documents_the_root_and_its_dates() {
 fn the_layout_is_notifications_scalars_table_conformance() {
     let mib = mib();
     let root = root();
-    let expect: [(&str, &str, &[u32]); 8] = [
+    let expect: [(&str, &str, &[u32]); 10] = [
         ("puppet", "node", &[]),
         ("puppetNotifications", "node", &[0]),
         ("puppetRun", "node", &[1]),
@@ -742,6 +794,8 @@ fn the_layout_is_notifications_scalars_table_conformance() {
         ("puppetConformance", "node", &[3]),
         ("puppetCompliances", "node", &[3, 1]),
         ("puppetGroups", "node", &[3, 2]),
+        ("puppetEventTable", "table", &[4]),
+        ("puppetEventEntry", "row", &[4, 1]),
     ];
     let mut problems = Vec::new();
     for (name, kind, arcs) in expect {
@@ -766,7 +820,7 @@ fn the_layout_is_notifications_scalars_table_conformance() {
         let place = match n.kind.as_str() {
             "notification" => first == Some(0) && n.oid.len() == root.len() + 2,
             "scalar" => first == Some(1),
-            "table" | "row" | "column" => first == Some(2),
+            "table" | "row" | "column" => first == Some(2) || first == Some(4),
             "group" => n.oid.parent() == Some(root.child(&[3, 2])),
             "compliance" => n.oid.parent() == Some(root.child(&[3, 1])),
             _ => true,
@@ -846,7 +900,7 @@ fn the_resource_table_is_indexed_as_the_agent_builds_it() {
         .filter(|(_, n)| n.kind == "row")
         .map(|(name, _)| name.as_str())
         .collect();
-    if rows != ["puppetResourceEntry"] {
+    if rows != ["puppetEventEntry", "puppetResourceEntry"] {
         problems.push(format!("rows of the module: {rows:?}"));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -891,14 +945,21 @@ fn notifications_are_the_agents_with_the_same_objects_in_order() {
                 def.name, node.status
             ));
         }
-        // The notifier sends each object with instance .0: scalars only.
-        for object in def.objects {
-            if !PUPPET_SCALARS.iter().any(|s| s.name == *object) {
-                problems.push(format!(
-                    "{}: {object} is not a scalar the agent serves",
-                    def.name
-                ));
-            }
+        // The notifier sends each scalar with instance .0, and the columns
+        // of puppetEventTable with the row's index: a notification carries
+        // scalars, or one row of that table.
+        let scalar = |o: &&str| {
+            PUPPET_SCALARS
+                .iter()
+                .chain(PUPPET_EVENT_SCALARS)
+                .any(|s| s.name == *o)
+        };
+        let event_column = |o: &&str| PUPPET_EVENT_COLUMNS.iter().any(|s| s.name == *o);
+        if !(def.objects.iter().all(scalar) || def.objects.iter().all(event_column)) {
+            problems.push(format!(
+                "{}: {:?} are not all scalars the agent serves, nor all columns of puppetEventTable",
+                def.name, def.objects
+            ));
         }
     }
     for (name, node) in mib.nodes.iter().filter(|(_, n)| n.kind == "notification") {
@@ -925,13 +986,25 @@ fn groups_and_a_compliance_statement_cover_everything() {
         .collect();
     let scalars: BTreeSet<&str> = PUPPET_SCALARS.iter().map(|o| o.name).collect();
     let columns: BTreeSet<&str> = PUPPET_RESOURCE_COLUMNS.iter().map(|o| o.name).collect();
-    let notifications: BTreeSet<&str> = PUPPET_NOTIFICATIONS.iter().map(|n| n.name).collect();
+    let notifications: BTreeSet<&str> = PUPPET_NOTIFICATIONS
+        .iter()
+        .map(|n| n.name)
+        .filter(|n| !PUPPET_EVENT_NOTIFICATIONS.contains(n))
+        .collect();
+    let events: BTreeSet<&str> = PUPPET_EVENT_SCALARS
+        .iter()
+        .chain(PUPPET_EVENT_COLUMNS)
+        .map(|o| o.name)
+        .collect();
+    let event_notifications: BTreeSet<&str> = PUPPET_EVENT_NOTIFICATIONS.iter().copied().collect();
     let mut problems = Vec::new();
     let mut covering = Vec::new();
     for (what, want) in [
         ("scalars", &scalars),
         ("resource table columns", &columns),
         ("notifications", &notifications),
+        ("events log objects", &events),
+        ("events log notifications", &event_notifications),
     ] {
         let matching: Vec<&str> = groups
             .iter()
@@ -1369,10 +1442,141 @@ fn the_oids_the_agent_builds_from_real_runs_are_instances_of_the_mib() {
         max_row as usize, MAX_PUPPET_RESOURCES,
         "the crowded run fills the table"
     );
+    // The events log's objects are built from its lines, below.
     let never: Vec<&str> = puppet_objects()
+        .filter(|o| !matches!(field(o), PuppetField::Events(_)))
         .map(|o| o.name)
         .filter(|n| !seen.contains(n))
         .collect();
     assert!(never.is_empty(), "never built from any state: {never:?}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// The events log's table, and the OIDs the agent builds from real logs.
+
+#[test]
+fn the_event_table_is_indexed_and_built_as_the_mib_says() {
+    let mib = mib();
+    let root = root();
+    let layout = Layout::default_layout();
+    let entry_oid = root.child(&[4, 1]);
+    let mut problems = Vec::new();
+    let entry = &mib.nodes["puppetEventEntry"];
+    if entry.index != ["puppetEventIndex"] || entry.odd_linkage {
+        problems.push(format!(
+            "puppetEventEntry: INDEX {:?}, the agent builds INDEX {{ puppetEventIndex }}",
+            entry.index
+        ));
+    }
+    // The index grows by one per event up to i32::MAX (src/puppet/events.rs).
+    let index_range = match mib.nodes.get("puppetEventIndex") {
+        Some(ix) => {
+            let ty = ix.syntax.as_ref().expect("SYNTAX");
+            let t = mib.resolve(ty).unwrap();
+            if ix.oid != entry_oid.child(&[1])
+                || ix.access.as_deref() != Some("noaccess")
+                || t.basetype != "Integer32"
+                || ranges(ty) != [(1, i64::from(i32::MAX))]
+            {
+                problems.push(format!(
+                    "puppetEventIndex: a {} at {}, access {:?}, {t:?} {:?}; want a \
+                     not-accessible Integer32 (1..2147483647) at {}",
+                    ix.kind,
+                    ix.oid,
+                    ix.access,
+                    ranges(ty),
+                    entry_oid.child(&[1])
+                ));
+            }
+            ranges(ty)
+        }
+        None => {
+            problems.push("puppetEventIndex is missing".into());
+            Vec::new()
+        }
+    };
+    let served: BTreeSet<&str> = PUPPET_EVENT_COLUMNS.iter().map(|c| c.name).collect();
+    let columns: BTreeSet<&str> = mib
+        .nodes
+        .iter()
+        .filter(|(_, n)| n.oid.parent().as_ref() == Some(&entry_oid))
+        .map(|(name, _)| name.as_str())
+        .filter(|name| *name != "puppetEventIndex")
+        .collect();
+    if columns != served {
+        problems.push(format!(
+            "columns of puppetEventEntry {columns:?}, served {served:?}"
+        ));
+    }
+
+    // Real logs through the table, 5 rows so rows age out too.
+    let defs: Vec<(Oid, &ObjectDef)> = PUPPET_EVENT_SCALARS
+        .iter()
+        .chain(PUPPET_EVENT_COLUMNS)
+        .map(|o| (layout.object_oid(o), o))
+        .collect();
+    let mut table = EventTable::new(EventsConfig {
+        rows: 5,
+        ..EventsConfig::default()
+    });
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let dir = repo_dir().join("tests/fixtures/puppet/logdest");
+    for case in [
+        "log.jsonl",
+        "apply_compile_error.jsonl",
+        "agent_catalog_failure_simulated.jsonl",
+    ] {
+        let bytes = std::fs::read(dir.join(case)).unwrap();
+        let read = redis_snmp::puppet::tail::TailRead {
+            lines: bytes
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect(),
+            ..Default::default()
+        };
+        for reading in table.readings(&read, &layout) {
+            for (oid, value) in &reading.parts[0].1 {
+                let Some((def_oid, def)) = defs.iter().find(|(d, _)| oid.starts_with(d)) else {
+                    problems.push(format!("{case}: {oid}: no events log object holds it"));
+                    continue;
+                };
+                seen.insert(def.name);
+                let node = &mib.nodes[def.name];
+                let suffix = &oid.as_slice()[def_oid.len()..];
+                let instance_ok = match (node.kind.as_str(), suffix) {
+                    ("scalar", [0]) => true,
+                    ("column", [ix]) => index_range
+                        .iter()
+                        .any(|(lo, hi)| (*lo..=*hi).contains(&i64::from(*ix))),
+                    _ => false,
+                };
+                if !instance_ok {
+                    problems.push(format!("{case}: {oid} ({}): instance {suffix:?}", def.name));
+                }
+                if value.wire_type() != def.syntax.wire_type() {
+                    problems.push(format!("{case}: {oid} ({}): {value:?}", def.name));
+                }
+                if let (Value::Integer(v), Syntax::Enum) = (value, def.syntax) {
+                    let named = node.syntax.as_ref().is_some_and(|ty| {
+                        named_numbers(ty).iter().any(|(_, n)| *n == i64::from(*v))
+                    });
+                    if !named {
+                        problems.push(format!("{case}: {oid} ({}): {v} is not named", def.name));
+                    }
+                }
+            }
+        }
+    }
+    let never: Vec<&str> = defs
+        .iter()
+        .map(|(_, d)| d.name)
+        .filter(|n| !seen.contains(n))
+        .collect();
+    assert!(
+        never.is_empty(),
+        "never built from the real logs: {never:?}"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
