@@ -56,8 +56,8 @@ mod loader;
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
     self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
-    NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    NotificationDef, ObjectDef, PuppetEventField, PuppetField, RowIndex, SentinelField, Source,
+    StatusField, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,9 +77,17 @@ const NOT_COLLECTED: &[&str] = &[
     "puppetResourceTitle",
     "puppetResourceState",
     "puppetResourceMessage",
+    "puppetEventTime",
+    "puppetEventLevel",
+    "puppetEventResourceType",
+    "puppetEventTitle",
+    "puppetEventProperty",
+    "puppetEventMessage",
+    "puppetEventConfigVersion",
 ];
 const NOT_COLLECTED_BECAUSE: &str = "puppetResourceTable lists the last run's resources, \
-     renumbered on every run: a time series per row would mix unrelated resources";
+     renumbered on every run: a time series per row would mix unrelated resources; \
+     puppetEventTable's rows are single events, seen once, which its notifications carry";
 
 /// Each Down notification and the Up that must clear its alarm.
 const CLEARED_BY: &[(&str, &str)] = &[
@@ -646,7 +654,10 @@ fn object_at(oid: &str) -> Option<&'static ObjectDef> {
 /// table in `redis_snmp::metrics` (`TABLES`) says.
 fn expected_instance(def: &ObjectDef) -> Option<&'static str> {
     let within = |table: &[ObjectDef]| table.iter().any(|d| d.name == def.name);
-    if within(metrics::LEGACY_SCALARS) || within(metrics::PUPPET_SCALARS) {
+    if within(metrics::LEGACY_SCALARS)
+        || within(metrics::PUPPET_SCALARS)
+        || within(metrics::PUPPET_EVENT_SCALARS)
+    {
         Some("0")
     } else {
         metrics::table_of(def).map(|t| t.resource_type)
@@ -731,6 +742,10 @@ fn named_numbers(def: &ObjectDef) -> Option<Vec<(&'static str, i32)>> {
         Source::Puppet(PuppetField::CachedCatalog) => metrics::CACHED_CATALOG,
         Source::Puppet(PuppetField::RunMode) => metrics::RUN_MODES,
         Source::Puppet(PuppetField::ResourceState) => metrics::RESOURCE_STATES,
+        Source::Puppet(PuppetField::Events(PuppetEventField::LogStatus)) => {
+            metrics::EVENTS_LOG_STATUS
+        }
+        Source::Puppet(PuppetField::Events(PuppetEventField::Level)) => metrics::EVENT_LEVELS,
         _ => return None,
     };
     Some(table.to_vec())
