@@ -1837,6 +1837,38 @@ impl PuppetApply {
     /// `puppet apply --detailed-exitcodes` of `manifest`; returns the exit
     /// code and when the process ended.
     pub fn apply(&self, name: &str, manifest: &str, extra: &[&str]) -> (i32, Instant) {
+        let args = self.apply_args(name, manifest, extra);
+        let out = Command::new("puppet")
+            .args(&args)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("running puppet (is Debian's puppet package installed?): {e}")
+            });
+        let end = Instant::now();
+        let code = out.status.code().expect("puppet exited by a signal");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let relevant: Vec<&str> = stdout.lines().filter(|l| !l.contains("Facter")).collect();
+        println!(
+            "puppet apply {name}: exit {code}\n  {}",
+            relevant.join("\n  ")
+        );
+        (code, end)
+    }
+
+    /// The same `puppet apply`, started and left running (its output
+    /// discarded), to watch what happens during the run.
+    pub fn spawn(&self, name: &str, manifest: &str, extra: &[&str]) -> Proc {
+        let args = self.apply_args(name, manifest, extra);
+        let mut cmd = Command::new("puppet");
+        cmd.args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        Proc::spawn(&mut cmd, "puppet apply")
+    }
+
+    /// The arguments of `puppet apply` of `manifest`, written as `name.pp`.
+    fn apply_args(&self, name: &str, manifest: &str, extra: &[&str]) -> Vec<String> {
         let file = self.dir.path().join("manifests").join(format!("{name}.pp"));
         fs::write(&file, manifest).expect("manifest");
         let d = |s: &str| self.dir.path().join(s).to_string_lossy().into_owned();
@@ -1862,21 +1894,7 @@ impl PuppetApply {
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
         args.push(file.to_string_lossy().into_owned());
-        let out = Command::new("puppet")
-            .args(&args)
-            .output()
-            .unwrap_or_else(|e| {
-                panic!("running puppet (is Debian's puppet package installed?): {e}")
-            });
-        let end = Instant::now();
-        let code = out.status.code().expect("puppet exited by a signal");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let relevant: Vec<&str> = stdout.lines().filter(|l| !l.contains("Facter")).collect();
-        println!(
-            "puppet apply {name}: exit {code}\n  {}",
-            relevant.join("\n  ")
-        );
-        (code, end)
+        args
     }
 }
 

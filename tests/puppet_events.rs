@@ -1,0 +1,365 @@
+//! Issue 13, part 1, end to end: Puppet's events log (`puppet apply
+//! --logdest …/events.jsonl`) followed by the agent, each resource event a
+//! notification at a real snmptrapd while the run goes on, the last events
+//! in `puppetEventTable` through a real snmpd, flood control, and a log
+//! that is rotated, truncated or written garbage into.
+
+mod common;
+
+use common::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
+
+struct Stack {
+    trapd: Snmptrapd,
+    snmpd: Snmpd,
+    puppet: PuppetApply,
+    agent: Agent,
+    events: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// The agent watching a private Puppet and its events log, with extra
+/// lines for `[puppet]`.
+fn stack(puppet_extra: &str) -> Stack {
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let puppet = PuppetApply::new();
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("log").join("events.jsonl");
+    std::fs::create_dir_all(events.parent().unwrap()).unwrap();
+    let toml = format!(
+        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\naddress = \"127.0.0.1:1\"\n\n\
+         [puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n\
+         events_log = \"{}\"\n{puppet_extra}\n",
+        snmpd.agentx_address(),
+        puppet.public_dir().join("last_run_summary.yaml").display(),
+        puppet.state_dir().join("last_run_report.yaml").display(),
+        puppet.state_dir().join("agent_disabled.lock").display(),
+        puppet.state_dir().join("agent_catalog_run.lock").display(),
+        events.display(),
+    );
+    let config = dir.path().join("agent.toml");
+    std::fs::write(&config, toml).unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    Stack {
+        trapd,
+        snmpd,
+        puppet,
+        agent,
+        events,
+        _dir: dir,
+    }
+}
+
+impl Stack {
+    fn get(&self, suffix: &str) -> String {
+        self.snmpd
+            .numeric()
+            .get_one(&format!("{PUPPET_ROOT}.{suffix}"))
+            .value
+    }
+
+    /// `--logdest`'s value naming the events log (and the console, as
+    /// operators do).
+    fn logdest(&self) -> String {
+        format!("{},console", self.events.display())
+    }
+
+    /// Waits for a notification line containing every one of `parts`.
+    fn wait_trap(&self, parts: &[&str], timeout: Duration) -> Option<String> {
+        let mut found = None;
+        wait_until(timeout, || {
+            found = self
+                .trapd
+                .received("PUPPET-AGENT-MIB")
+                .into_iter()
+                .find(|l| parts.iter().all(|p| l.contains(p)));
+            found.is_some()
+        });
+        found
+    }
+
+    /// `puppetEventTable`'s title column, as `(index, title)`.
+    fn titles(&self) -> Vec<(u32, String)> {
+        let out = self
+            .snmpd
+            .numeric()
+            .bulkwalk(&format!("{PUPPET_ROOT}.4.1.5"));
+        out.vars()
+            .iter()
+            .filter_map(|v| {
+                let index = v.name.rsplit('.').next()?.parse().ok()?;
+                Some((index, v.value.trim_matches('"').to_string()))
+            })
+            .collect()
+    }
+}
+
+/// A line of the real capture `tests/fixtures/puppet/logdest/log.jsonl`
+/// (Puppet 7.23, `puppet apply --logdest …jsonl`) whose text contains
+/// `what`.
+fn captured_line(what: &str) -> String {
+    let path = common::repo_root().join("tests/fixtures/puppet/logdest/log.jsonl");
+    std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no line with {what:?} in {}", path.display()))
+        .to_string()
+}
+
+/// The captured change of a file, for another file.
+fn file_change(title: &str) -> String {
+    captured_line("File[/srv/puppetwork/target/logtest.txt]/ensure")
+        .replace("/srv/puppetwork/target/logtest.txt", title)
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+fn a_change_is_notified_while_the_run_goes_on() {
+    let stack = stack("");
+    let t = stack.puppet.target().display().to_string();
+    // Let the agent find the log's directory empty first (following from
+    // the end of a file that does not exist yet).
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "2")); // missing(2)
+    let manifest = format!(
+        "file {{ '{t}/first.txt': ensure => file, content => \"one\\n\" }}\n\
+         exec {{ 'slow': command => '/bin/sleep 3', require => File['{t}/first.txt'] }}\n\
+         file {{ '{t}/second.txt': ensure => file, content => \"two\\n\", require => Exec['slow'] }}\n"
+    );
+    let mut run = stack
+        .puppet
+        .spawn("realtime", &manifest, &["--logdest", &stack.logdest()]);
+    let first = format!("puppetEventTitle.1 = STRING: {t}/first.txt|");
+    let line = stack
+        .wait_trap(&["puppetResourceChanged", &first], Duration::from_secs(60))
+        .unwrap_or_else(|| {
+            panic!(
+                "no puppetResourceChanged for first.txt:\n{}",
+                stack.trapd.log()
+            )
+        });
+    let arrived = Instant::now();
+    // The run has not ended: puppet still runs, and its last line is not
+    // written yet.
+    let running = run.is_running();
+    let log_then = std::fs::read_to_string(&stack.events).unwrap_or_default();
+    assert!(
+        running,
+        "puppet apply had ended before the notification came"
+    );
+    assert!(
+        !log_then.contains("Applied catalog in"),
+        "the run's end was logged before the notification came:\n{log_then}"
+    );
+    assert!(
+        line.contains("puppetEventResourceType.1 = STRING: File|"),
+        "{line}"
+    );
+    assert!(
+        line.contains("puppetEventProperty.1 = STRING: ensure|"),
+        "{line}"
+    );
+    assert!(
+        line.contains("puppetEventLevel.1 = INTEGER: notice(3)"),
+        "{line}"
+    );
+    assert!(line.contains("defined content as"), "{line}");
+    let status = run
+        .wait_timeout(Duration::from_secs(60))
+        .expect("puppet apply ended");
+    let ended = Instant::now();
+    assert_eq!(
+        status.code(),
+        Some(2),
+        "puppet apply --detailed-exitcodes: changes"
+    );
+    println!(
+        "first.txt's puppetResourceChanged came {:?} before puppet apply exited",
+        ended - arrived
+    );
+    // The second file, then the table: both changes and the exec.
+    let second = format!("STRING: {t}/second.txt|");
+    assert!(
+        stack
+            .wait_trap(&["puppetResourceChanged", &second], Duration::from_secs(10))
+            .is_some(),
+        "{}",
+        stack.trapd.log()
+    );
+    let titles = stack.titles();
+    let names: Vec<&str> = titles.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            format!("{t}/first.txt").as_str(),
+            "slow",
+            format!("{t}/second.txt").as_str()
+        ],
+        "{titles:?}"
+    );
+    assert_eq!(stack.get("1.37.0"), "1"); // following(1)
+    assert_eq!(stack.get("1.39.0"), "3"); // three resource events
+    assert!(stack.trapd.received("puppetResourceFailed").is_empty());
+    // Said once: the log was missing at the start.
+    let log = stack.agent.log();
+    assert_eq!(log.matches("no events log at").count(), 1, "{log}");
+}
+
+#[test]
+fn a_failing_resource_is_notified() {
+    let stack = stack("");
+    let manifest = "exec { 'breaks': command => '/bin/false' }\n";
+    let (code, _) = stack
+        .puppet
+        .apply("fails", manifest, &["--logdest", &stack.logdest()]);
+    assert_eq!(code, 4);
+    let line = stack
+        .wait_trap(
+            &[
+                "puppetResourceFailed",
+                "puppetEventTitle.1 = STRING: breaks|",
+            ],
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|| panic!("no puppetResourceFailed:\n{}", stack.trapd.log()));
+    assert!(
+        line.contains("puppetEventLevel.1 = INTEGER: err(5)"),
+        "{line}"
+    );
+    assert!(
+        line.contains("puppetEventResourceType.1 = STRING: Exec|"),
+        "{line}"
+    );
+    assert!(line.contains("'/bin/false' returned 1"), "{line}");
+    assert!(stack.trapd.received("puppetResourceChanged").is_empty());
+}
+
+/// 5,000 changes in one run, written as Puppet writes them (the captured
+/// line of a file's change, for 5,000 files, then the run's end): at most
+/// `resource_notifications_per_run`, then one that counts the rest; the
+/// table holds the last `event_rows`, walkable.
+#[test]
+fn a_flood_is_held_back_and_counted() {
+    let stack = stack("resource_notifications_per_run = 20\nevent_rows = 40\n");
+    append(&stack.events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    let mut text = String::new();
+    for n in 1..=5000 {
+        text.push_str(&file_change(&format!("/srv/flood/f{n}.txt")));
+        text.push('\n');
+    }
+    text.push_str(&captured_line("Applied catalog in"));
+    text.push('\n');
+    append(&stack.events, &text);
+    let held = stack
+        .wait_trap(&["puppetResourceEventsHeldBack"], Duration::from_secs(20))
+        .unwrap_or_else(|| panic!("no puppetResourceEventsHeldBack:\n{}", stack.trapd.log()));
+    assert!(
+        held.contains("puppetEventsHeldBack.0 = Gauge32: 4980"),
+        "{held}"
+    );
+    // Nothing more comes.
+    std::thread::sleep(Duration::from_secs(2));
+    let changed = stack.trapd.received("puppetResourceChanged");
+    assert_eq!(changed.len(), 20, "{}", stack.trapd.log());
+    assert!(
+        changed[0].contains("puppetEventTitle.1 = STRING: /srv/flood/f1.txt|"),
+        "{}",
+        changed[0]
+    );
+    assert!(
+        changed[19].contains("puppetEventTitle.20 = STRING: /srv/flood/f20.txt|"),
+        "{}",
+        changed[19]
+    );
+    assert_eq!(
+        stack.trapd.received("puppetResourceEventsHeldBack").len(),
+        1
+    );
+    let titles = stack.titles();
+    assert_eq!(titles.len(), 40, "{titles:?}");
+    assert_eq!(titles[0], (4961, "/srv/flood/f4961.txt".to_string()));
+    assert_eq!(titles[39], (5000, "/srv/flood/f5000.txt".to_string()));
+    assert_eq!(stack.get("1.39.0"), "5000");
+    assert_eq!(stack.get("1.41.0"), "4980");
+}
+
+/// Rotation, truncation, garbage, a line of megabytes and a partial last
+/// line: the agent keeps serving, counts what it skipped, loses no
+/// complete line, and says each once.
+#[test]
+fn rotation_truncation_garbage_and_huge_lines() {
+    let stack = stack("");
+    let events = &stack.events;
+    append(events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    let line = |n: u32| file_change(&format!("/srv/rot/r{n}.txt")) + "\n";
+    let seen = |n: &str| wait_until(Duration::from_secs(10), || stack.get("1.39.0") == n);
+
+    append(events, &line(1));
+    // Garbage, a 2 MB line, then a good line.
+    append(events, "this is not json\n");
+    append(
+        events,
+        &format!(
+            "{{\"level\":\"notice\",\"message\":\"{}\"}}\n",
+            "x".repeat(2 << 20)
+        ),
+    );
+    append(events, &line(2));
+    assert!(seen("2"), "seen {}", stack.get("1.39.0"));
+    // A partial line, completed later.
+    let third = line(3);
+    let (head, tail) = third.split_at(40);
+    append(events, head);
+    std::thread::sleep(Duration::from_millis(500));
+    append(events, tail);
+    assert!(seen("3"), "seen {}", stack.get("1.39.0"));
+    // Rotation: renamed away, lines to the old file, then a new file.
+    let rotated = events.with_extension("jsonl.1");
+    std::fs::rename(events, &rotated).unwrap();
+    append(&rotated, &line(4));
+    append(events, &line(5));
+    assert!(seen("5"), "seen {}", stack.get("1.39.0"));
+    // Truncation (copytruncate), then new lines.
+    std::fs::write(events, "").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    append(events, &line(6));
+    assert!(seen("6"), "seen {}", stack.get("1.39.0"));
+    // Gone, and back.
+    std::fs::remove_file(events).unwrap();
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.37.0") == "2"));
+    append(events, &line(7));
+    assert!(seen("7"), "seen {}", stack.get("1.39.0"));
+
+    let titles: Vec<String> = stack.titles().into_iter().map(|(_, t)| t).collect();
+    let want: Vec<String> = (1..=7).map(|n| format!("/srv/rot/r{n}.txt")).collect();
+    assert_eq!(titles, want, "every complete line, in order");
+    assert_eq!(stack.get("1.40.0"), "2"); // the garbage and the huge line
+    assert_eq!(stack.get("1.37.0"), "1");
+    let log = stack.agent.log();
+    for once in [
+        "is not one of Puppet's",
+        "is over 65536 bytes",
+        "was rotated or replaced",
+        "was truncated",
+    ] {
+        assert_eq!(log.matches(once).count(), 1, "{once:?} in:\n{log}");
+    }
+    // Still serving the rest of the tree.
+    assert_eq!(stack.get("1.33.0"), "2");
+}
