@@ -142,6 +142,25 @@ fn all_well_and_each_broken_setup_with_its_own_fix() {
         "{}",
         nobody.text
     );
+    assert!(all.text.contains("ok    puppet events log"), "{}", all.text);
+
+    // The events log: unreadable for that user, then absent.
+    let events = good.dir.path().join("events.jsonl");
+    std::fs::set_permissions(&events, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let nobody = doctor(&good.config(), &conf, &["--user", "nobody"]);
+    let (line, fix) = failure(&nobody.text, "puppet events log");
+    assert!(line.contains("mode 600"), "{line}");
+    assert!(fix.contains("setfacl -m u:nobody:r"), "{fix}");
+    std::fs::remove_file(&events).unwrap();
+    let root = doctor(&good.config(), &conf, &["--user", "root"]);
+    assert!(!root.success, "{}", root.text);
+    let (line, fix) = failure(&root.text, "puppet events log");
+    assert!(line.contains("does not exist"), "{line}");
+    assert!(
+        fix.contains("PUPPET_EXTRA_OPTS=--logdest syslog,") && fix.contains("events_log = false"),
+        "{fix}"
+    );
+    std::fs::write(&events, "").unwrap();
 
     // --json says the same.
     let json = doctor(&good.config(), &conf, &["--user", "nobody", "--json"]);

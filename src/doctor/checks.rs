@@ -80,6 +80,12 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
             for (what, path) in [("summary", &paths.summary), ("report", &paths.report)] {
                 findings.push(puppet_file(what, path, paths, &user));
             }
+            findings.push(match &config.puppet_events {
+                Some(events) => events_log(&events.path, &user),
+                None => {
+                    Finding::skipped("puppet events log", "off (events_log = false in [puppet])")
+                }
+            });
         }
         None => findings.push(Finding::skipped(
             "puppet",
@@ -457,6 +463,51 @@ fn puppet_file(
                 check,
                 why,
                 crate::puppet::state::permission_advice(paths, path),
+            ),
+        },
+    }
+}
+
+/// Puppet's JSON-lines log: there, a regular file, and readable by the
+/// agent's user.
+fn events_log(path: &Path, user: &User) -> Finding {
+    const CHECK: &str = "puppet events log";
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Finding::problem(
+            CHECK,
+            format!(
+                "{} does not exist: no resource events while Puppet runs",
+                path.display()
+            ),
+            format!(
+                "start Puppet with PUPPET_EXTRA_OPTS=--logdest syslog,{} in /etc/default/puppet and restart it \
+                 (see README.Debian), or set events_log = false in [puppet]",
+                path.display()
+            ),
+        ),
+        Ok(meta) if !meta.file_type().is_file() => Finding::problem(
+            CHECK,
+            format!(
+                "{} is not a regular file (the agent follows no link, FIFO or device)",
+                path.display()
+            ),
+            "name the file Puppet writes with --logdest in events_log of [puppet]",
+        ),
+        Ok(_) => match may(user, path, Want::Read) {
+            Ok(()) => Finding::ok(
+                CHECK,
+                format!("{} is readable by {}", path.display(), user.name),
+            ),
+            Err(why) => Finding::problem(
+                CHECK,
+                why,
+                format!(
+                    "as root: setfacl -m u:{u}:rx {dir}; setfacl -d -m u:{u}:r {dir}; setfacl -m u:{u}:r {file} \
+                     (see README.Debian)",
+                    u = user.name,
+                    dir = path.parent().unwrap_or(Path::new("/")).display(),
+                    file = path.display()
+                ),
             ),
         },
     }

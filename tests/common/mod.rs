@@ -1926,18 +1926,25 @@ pub fn status_kib(pid: u32, field: &str) -> u64 {
 
 /// The run summary and report of a real Puppet run
 /// (`tests/fixtures/puppet/CASE`) copied into `dir`, and the agent's
-/// `[puppet]` section naming them (the lock files in `dir` too, absent).
+/// `[puppet]` section naming them (the lock files in `dir` too, absent;
+/// an empty events log there).
 pub fn puppet_fixture_section(dir: &Path, case: &str) -> String {
     let fixtures = repo_root().join("tests/fixtures/puppet").join(case);
     for file in ["last_run_summary.yaml", "last_run_report.yaml"] {
         let from = fixtures.join(file);
         fs::copy(&from, dir.join(file)).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
+    // The events log too (empty: Puppet has logged nothing since), so the
+    // agent follows a file of the test's rather than /var/log/puppet.
+    let events = dir.join("events.jsonl");
+    fs::write(&events, "").expect("events.jsonl");
+    fs::set_permissions(&events, fs::Permissions::from_mode(0o644)).expect("chmod events.jsonl");
     format!(
-        "[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
+        "[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\nevents_log = \"{}\"\n",
         dir.join("last_run_summary.yaml").display(),
         dir.join("last_run_report.yaml").display(),
         dir.join("agent_disabled.lock").display(),
         dir.join("agent_catalog_run.lock").display(),
+        events.display(),
     )
 }
