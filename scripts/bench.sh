@@ -2,7 +2,8 @@
 # Runs every benchmark and prints its figures: benches/snmp.rs (through
 # snmpd, against native objects and net-snmp's own subagent), benches/scale.rs
 # (1, 10, 100 instances), benches/agentx.rs (the agent alone on a direct
-# AgentX socket), benches/freshness.rs (answers while Redis is slow or paused).
+# AgentX socket), benches/freshness.rs (answers while Redis is slow or paused),
+# benches/puppet_events.rs (a Puppet events log line to a trap at snmptrapd).
 # BENCH_ROUNDS=N changes the number of rounds per phase (default 2000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,3 +12,4 @@ cargo bench --bench snmp
 cargo bench --bench scale
 cargo bench --bench agentx
 cargo bench --bench freshness
+cargo bench --bench puppet_events

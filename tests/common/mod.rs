@@ -1765,7 +1765,12 @@ impl Snmptrapd {
     }
 
     pub fn log(&self) -> String {
-        read_lossy(&self.dir.path().join("traps.log"))
+        read_lossy(&self.log_path())
+    }
+
+    /// The file it logs to (for readers that follow it).
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.path().join("traps.log")
     }
 
     /// The lines of notifications received so far whose text contains `name`.
