@@ -80,8 +80,10 @@ pub struct Cli {
     #[arg(long, value_name = "TARGET", global = true)]
     pub log: Option<String>,
 
-    /// Watch the Puppet agent's run files at Debian's default paths (the
-    /// `[puppet]` section of the configuration file says more).
+    /// Watch the Puppet agent's run files and its events log
+    /// (/var/log/puppet/events.jsonl) at Debian's default paths (the
+    /// `[puppet]` section of the configuration file says more: events_log,
+    /// resource_notifications_per_run, event_rows).
     #[arg(long, global = true)]
     pub puppet: bool,
 

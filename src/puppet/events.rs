@@ -359,11 +359,25 @@ fn follow(
     let mut table = EventTable::new(config);
     let mut troubles = Troubles::default();
     let mut watch = LogWatch::new(&path);
+    let mut last_status: Option<TailStatus> = None;
     loop {
         if shutdown.is_cancelled() {
             return;
         }
         let read = tail.read_new();
+        // Nothing new (a fallback wake-up, another file of the directory):
+        // no reading, the snapshot stays as it is.
+        let quiet = read.lines.is_empty()
+            && read.too_long == 0
+            && read.incomplete == 0
+            && !read.truncated
+            && !read.rotated
+            && last_status.as_ref() == Some(&read.status);
+        last_status = Some(read.status.clone());
+        if quiet {
+            watch.wait();
+            continue;
+        }
         let readings = table.readings(&read, &layout);
         for line in troubles.news(&path, &read, table.garbage.take()) {
             match line {
