@@ -36,6 +36,7 @@ use crate::metrics::{
     Layout, PuppetEventField, PuppetEventLevel, PuppetEventsLogStatus, PuppetField, Source,
     PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
 };
+use crate::oid::Oid;
 use crate::smi::{display_string, saturate_u32, Value};
 use crate::snapshot::{Part, PartKey, Reading};
 use std::collections::VecDeque;
@@ -99,9 +100,16 @@ pub enum EventItem {
     RunBoundary { held_back: u64 },
 }
 
-/// One row of `puppetEventTable`.
+/// One row of `puppetEventTable`: its values at their OIDs, one per
+/// column of `PUPPET_EVENT_COLUMNS` (`None`: no instance), built once when
+/// the event is read, since every reading serves every row again.
 #[derive(Debug, Clone, PartialEq)]
 struct EventRow {
+    cells: Vec<Option<(Oid, Value)>>,
+}
+
+/// The values of one event, by column.
+struct EventValues {
     index: u32,
     time: Option<u32>,
     level: Level,
@@ -110,6 +118,33 @@ struct EventRow {
     property: String,
     message: String,
     config_version: String,
+}
+
+impl EventRow {
+    fn new(v: EventValues, layout: &Layout) -> EventRow {
+        let cells = PUPPET_EVENT_COLUMNS
+            .iter()
+            .map(|def| {
+                let Source::Puppet(PuppetField::Events(field)) = def.source else {
+                    return None;
+                };
+                let value = match field {
+                    PuppetEventField::Time => Value::Gauge32(v.time?),
+                    PuppetEventField::Level => {
+                        Value::Integer(PuppetEventLevel::from_label(v.level.as_str())?.number())
+                    }
+                    PuppetEventField::ResourceType => display_string(&v.resource_type),
+                    PuppetEventField::Title => display_string(&v.title),
+                    PuppetEventField::Property => display_string(&v.property),
+                    PuppetEventField::Message => display_string(&v.message),
+                    PuppetEventField::ConfigVersion => display_string(&v.config_version),
+                    _ => return None,
+                };
+                Some((layout.object_oid(def).child(&[v.index]), value))
+            })
+            .collect();
+        EventRow { cells }
+    }
 }
 
 /// The state the log's lines build: the last rows, the counts, the run's
@@ -172,7 +207,7 @@ impl EventTable {
         for line in &read.lines {
             match parse_line(line) {
                 Ok(parsed) => {
-                    let cut = self.apply(parsed, &mut items, &mut in_chunk);
+                    let cut = self.apply(parsed, layout, &mut items, &mut in_chunk);
                     if cut || in_chunk >= self.config.rows {
                         out.push(self.reading(std::mem::take(&mut items), layout));
                         in_chunk = 0;
@@ -192,7 +227,13 @@ impl EventTable {
 
     /// One parsed line; true when the reading must end here (a boundary
     /// that reports held-back notifications).
-    fn apply(&mut self, line: LogLine, items: &mut Vec<EventItem>, in_chunk: &mut usize) -> bool {
+    fn apply(
+        &mut self,
+        line: LogLine,
+        layout: &Layout,
+        items: &mut Vec<EventItem>,
+        in_chunk: &mut usize,
+    ) -> bool {
         match line.kind {
             LineKind::ConfigurationVersion(version) => {
                 let cut = self.boundary(items);
@@ -247,7 +288,7 @@ impl EventTable {
                 if self.rows.len() >= self.config.rows {
                     self.rows.pop_front();
                 }
-                self.rows.push_back(EventRow {
+                let values = EventValues {
                     index,
                     time,
                     level: line.level,
@@ -256,7 +297,8 @@ impl EventTable {
                     property: property.unwrap_or_default(),
                     message: line.message,
                     config_version: self.run_version.clone(),
-                });
+                };
+                self.rows.push_back(EventRow::new(values, layout));
                 *in_chunk += 1;
                 false
             }
@@ -302,32 +344,13 @@ impl EventTable {
             };
             part.push((layout.object_oid(def).child(&[0]), value));
         }
-        for def in PUPPET_EVENT_COLUMNS {
-            let Source::Puppet(PuppetField::Events(field)) = def.source else {
-                continue;
-            };
-            let column = layout.object_oid(def);
-            for row in &self.rows {
-                let value = match field {
-                    PuppetEventField::Time => match row.time {
-                        Some(t) => Value::Gauge32(t),
-                        None => continue,
-                    },
-                    PuppetEventField::Level => {
-                        match PuppetEventLevel::from_label(row.level.as_str()) {
-                            Some(l) => Value::Integer(l.number()),
-                            None => continue,
-                        }
-                    }
-                    PuppetEventField::ResourceType => display_string(&row.resource_type),
-                    PuppetEventField::Title => display_string(&row.title),
-                    PuppetEventField::Property => display_string(&row.property),
-                    PuppetEventField::Message => display_string(&row.message),
-                    PuppetEventField::ConfigVersion => display_string(&row.config_version),
-                    _ => continue,
-                };
-                part.push((column.child(&[row.index]), value));
-            }
+        // Column by column, each in the order of the rows (their index).
+        for column in 0..PUPPET_EVENT_COLUMNS.len() {
+            part.extend(
+                self.rows
+                    .iter()
+                    .filter_map(|row| row.cells.get(column).cloned().flatten()),
+            );
         }
         part
     }
