@@ -8,7 +8,8 @@
 //!
 //! ```text
 //!  Redis ──INFO…──▶ redis::poller ─┐ Reading { parts, observation }
-//!  Puppet files ──▶ puppet::watcher ┴──────────▶ hub ─stage──▶ snapshot::Store ─swap─▶ Snapshot
+//!  Puppet files ──▶ puppet::watcher ┤
+//!  events.jsonl ──▶ puppet::events ─┴──────────▶ hub ─stage──▶ snapshot::Store ─swap─▶ Snapshot
 //!                                                 │                                       │ reads
 //!                                                 └─due?─▶ notify ─Notify─▶ agentx::session ◀─AgentX─▶ snmpd
 //!             metrics: the catalogue every step reads (objects, tables, enumerations, notifications)
@@ -37,7 +38,8 @@
 //!   ([`redis::observation`]) and the poller ([`redis::poller`]).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read
 //!   safely, watched with inotify, and turned into PUPPET-AGENT-MIB rows
-//!   ([`puppet::objects`]) and observations.
+//!   ([`puppet::objects`]) and observations; its events log followed line by
+//!   line on a thread of its own ([`puppet::events`]).
 //! - [`notify`]: which transitions of a source are due as which typed
 //!   notification, with a baseline, rate limits and switches.
 //! - [`hub`]: takes every reading, stages its parts, and sends what is due

@@ -19,9 +19,13 @@
 //! - [`state`]: [`PuppetState`], the four read together, with
 //!   [`PuppetState::run_status`] and the pairing of report and summary.
 //! - [`events_log`]: one line of Puppet's JSON-lines log (`--logdest
-//!   …/events.jsonl`), a resource event or a run boundary; not wired in yet.
+//!   …/events.jsonl`), a resource event or a run boundary.
 //! - [`tail`]: [`tail::Tail`], a bounded follower of that log across
-//!   truncation and rotation; not wired in yet.
+//!   truncation and rotation.
+//! - [`events`]: the thread that follows that log (inotify on its
+//!   directory, a slow poll besides) and turns its lines into
+//!   `puppetEventTable` and readings for the hub, with the per-run budget
+//!   of resource notifications.
 //! - [`watcher`]: [`spawn_watcher`], which keeps a `watch` channel of
 //!   [`PuppetState`] current.
 //!

@@ -1,5 +1,5 @@
 //! A bounded follower of one log file (`tail -F` for a JSON-lines log, see
-//! [`super::events_log`]). **Not wired in yet**: nothing calls it so far.
+//! [`super::events_log`]), used by [`super::events`].
 //!
 //! [`Tail::read_new`] returns the complete lines appended since the last
 //! call, reading at most [`TailLimits::max_read`] bytes per call, and:
