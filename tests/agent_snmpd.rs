@@ -2,6 +2,10 @@
 //! redis-server and the agent binary between them (`-r 1`), queried with
 //! net-snmp's own tools, as a user would.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

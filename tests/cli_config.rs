@@ -2,6 +2,10 @@
 //! mistakes are refused before anything starts, with a message that names
 //! the file, the line and the key.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use std::process::Command;

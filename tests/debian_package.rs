@@ -46,6 +46,10 @@
 //!   machine where systemd does run, dpkg also starts the real service
 //!   against /var/agentx/master and localhost:6379; the purge stops it.)
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

@@ -5,6 +5,10 @@
 //! without +info, an unreadable report) gives its own FAIL line and fix,
 //! exit 1; `--json` says the same for scripts; no secret is printed.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

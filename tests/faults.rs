@@ -1,6 +1,10 @@
 //! Faults from outside: snmpd killed over and over, Redis paused or asleep.
 //! The agent keeps serving, says truthfully what it knows, and leaks nothing.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::{status_kib, wait_until, Agent, Redis, Snmpd, LEGACY_ROOT};

@@ -2,6 +2,10 @@
 //! servers, without the agent: if these fail, the end-to-end tests cannot be
 //! trusted either.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

@@ -16,6 +16,10 @@
 //!   runs as another user, so that user's other processes cannot read its
 //!   memory or environment.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

@@ -20,6 +20,10 @@
 //! The tools come from the Debian packages smitools and snmp; the SMIv2 base
 //! modules from `scripts/base-mibs.sh`. See `tests/mibtool/mod.rs`.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod mibtool;
 
 use mibtool::{

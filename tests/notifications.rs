@@ -2,6 +2,10 @@
 //! sends Notify PDUs through a real snmpd, and a real snmptrapd on loopback
 //! receives them, decoded by name with our MIB.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::{wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd};

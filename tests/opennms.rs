@@ -48,6 +48,10 @@
 //!
 //! `REDIS_SNMP_WRITE_DOCS=1` also copies a few of the drawings to `docs/`.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 /// Issue 12: the files loaded the way OpenNMS loads them (`tests/opennms/loader.rs`).
 #[path = "opennms/loader.rs"]

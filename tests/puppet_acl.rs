@@ -5,6 +5,10 @@
 //! after it, and after two more runs that replace both files, that user
 //! can, the files are still mode 0640, and a third user still cannot.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

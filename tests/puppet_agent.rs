@@ -2,6 +2,10 @@
 //! agent watching its files, the values through a real snmpd, and the
 //! notifications at a real snmptrapd, decoded by name with our MIBs.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};

@@ -10,6 +10,10 @@
 //! and also keeps the last good values; files over the size cap are
 //! refused from their size, before reading.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::{instance_oid, status_kib, wait_until, Agent, Redis, Snmpd};

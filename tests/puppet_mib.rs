@@ -24,6 +24,10 @@
 //! reader of smidump's Python output) are those of `tests/mibtool`; what is
 //! specific to this module is here.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 #[allow(dead_code)] // this test uses only the module-independent helpers
 mod mibtool;
 

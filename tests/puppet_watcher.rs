@@ -2,6 +2,10 @@
 //! (temporary file in the same directory, then `rename()`; summary first,
 //! report after), and against real `puppet apply` runs.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use redis_snmp::puppet::{

@@ -7,6 +7,10 @@
 //! agent's log (at its default verbosity) says each fault once, not on every
 //! poll.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::{free_port, instance_oid, wait_until, Agent, Proc, Redis, Snmpd, REDIS_ROOT};

@@ -2,6 +2,10 @@
 //! against real redis-server processes, through a real snmpd, with values
 //! asserted against what the servers say at the same moment.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};

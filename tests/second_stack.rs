@@ -12,6 +12,10 @@
 //! checks each varbind against the MIB; the comparisons between the walks
 //! and with net-snmp are here.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

@@ -10,6 +10,10 @@
 //! Each test uses its own password, made of the test's name and our PID, so
 //! that tests running side by side cannot see each other's.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

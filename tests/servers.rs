@@ -21,6 +21,10 @@
 //! `capture_info_fixtures` (ignored; run it by name) rewrote
 //! `tests/fixtures/redis/*-info.txt` for the fetched servers.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::servers::ServerKind;
@@ -701,7 +705,7 @@ server_tests!(valkey_9_1, Valkey91);
 /// replica}-info.txt`: `INFO everything` of a master and its replica, byte
 /// for byte, after some traffic; and `{6.2,7.0,valkey-8.0,valkey-9.1}-
 /// sentinel-info.txt`, a sentinel watching that master. Run by name:
-/// `cargo test --test servers -- --ignored capture_info_fixtures`.
+/// `cargo test --features system-tests --test servers -- --ignored capture_info_fixtures`.
 #[test]
 #[ignore = "rewrites the fixtures; run by name"]
 fn capture_info_fixtures() {

@@ -9,6 +9,10 @@
 //! - notifications leave as SNMPv3 informs, authenticated and encrypted: a
 //!   receiver that accepts only that user with privacy logs them.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod common;
 
 use common::*;

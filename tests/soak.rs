@@ -1,8 +1,12 @@
 //! Soak: continuous walks while Redis and snmpd restart now and then. No
 //! walk may fail while snmpd is up, and the agent's memory must stay flat.
 //!
-//! Runs 60 s by default; `SOAK_SECONDS=3600 cargo test --test soak -- --nocapture`
+//! Runs 60 s by default; `SOAK_SECONDS=3600 cargo test --features system-tests --test soak -- --nocapture`
 //! for a long run.
+
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
 mod common;
 
