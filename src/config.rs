@@ -339,10 +339,7 @@ impl Config {
         let layout = match cli.oid.as_ref().or(file.oid.as_ref()) {
             Some(text) => {
                 let oid: Oid = text.parse().map_err(|e| in_file(format!("oid: {e}")))?;
-                if oid.len() < 2 {
-                    return Err(in_file(format!("oid: {oid} is too short to hold a MIB")));
-                }
-                Layout::from_legacy_oid(oid)
+                Layout::from_legacy_oid(oid).map_err(|e| in_file(format!("oid: {e}")))?
             }
             None => Layout::default_layout(),
         };
@@ -389,7 +386,9 @@ impl Config {
                     let oid: Oid = text
                         .parse()
                         .map_err(|e| in_file(format!("puppet.oid: {e}")))?;
-                    layout.puppet = oid;
+                    layout = layout
+                        .with_puppet_root(oid)
+                        .map_err(|e| in_file(format!("puppet.oid: {e}")))?;
                 }
                 if let Some(secs) = p.stale_after {
                     if secs == 0 {
@@ -650,7 +649,10 @@ mod tests {
         assert_eq!(config.agentx, AgentxAddress::default());
         assert_eq!(config.instances.len(), 1);
         assert_eq!(config.instances[0].address.to_string(), "127.0.0.1:6379");
-        assert_eq!(config.layout.legacy.to_string(), ".1.3.6.1.4.1.20267.400.1");
+        assert_eq!(
+            config.layout.legacy().to_string(),
+            ".1.3.6.1.4.1.20267.400.1"
+        );
         assert!(config.daemonize);
     }
 
@@ -715,6 +717,22 @@ mod tests {
 
         let path = write_config(&dir, "refresh = 0\n");
         assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None).is_err());
+
+        // Roots too long to hold the module's rows within 128 arcs.
+        let long = vec!["1"; crate::metrics::MAX_ROOT_SUBIDS + 1].join(".");
+        let path = write_config(&dir, &format!("oid = \"{long}\"\n"));
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("oid: ") && err.contains("more than 48"),
+            "{err}"
+        );
+        let path = write_config(&dir, &format!("[puppet]\noid = \"{long}\"\n"));
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("puppet.oid: "), "{err}");
     }
 
     #[test]
@@ -766,7 +784,7 @@ mod tests {
         );
         let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
         assert_eq!(config.puppet.unwrap().summary, PathBuf::from("/tmp/s.yaml"));
-        assert_eq!(config.layout.puppet.to_string(), ".1.3.6.1.4.1.99.1");
+        assert_eq!(config.layout.puppet().to_string(), ".1.3.6.1.4.1.99.1");
         assert_eq!(
             config.notifications.puppet_stale_after,
             Duration::from_secs(600)

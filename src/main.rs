@@ -150,7 +150,7 @@ async fn run(config: &Config) -> ExitCode {
     let session_config = SessionConfig::new(
         config.agentx.clone(),
         config.layout.subtrees(config.puppet.is_some()),
-        config.layout.root.clone(),
+        config.layout.root().clone(),
     );
     let session = Session::new(session_config, store, notify_rx, shutdown.clone());
     let session_task = tokio::spawn(session.run());

@@ -359,12 +359,6 @@ pub struct ObjectDef {
     pub source: Source,
 }
 
-impl ObjectDef {
-    pub fn oid(&self, root: &Oid) -> Oid {
-        root.child(self.arcs)
-    }
-}
-
 const fn info(
     name: &'static str,
     arcs: &'static [u32],
@@ -1278,48 +1272,118 @@ pub fn all_notifications() -> impl Iterator<Item = &'static NotificationDef> {
     REDIS_NOTIFICATIONS.iter().chain(PUPPET_NOTIFICATIONS)
 }
 
+/// The longest root the configuration may give a module (`oid`, `-o`,
+/// `[puppet] oid`). With it, every object's OID and the longest row suffix
+/// (an instance and a name index: 2 + [`MAX_NAME_INDEX_LEN`] arcs) stay
+/// within RFC 2578's 128 sub-identifiers; a unit test checks the sum over
+/// the whole catalogue.
+pub const MAX_ROOT_SUBIDS: usize = 48;
+
+/// A root the configuration gave that cannot hold the module.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("{0} is too short to hold a MIB")]
+    TooShort(Oid),
+    #[error("{0} has more than {MAX_ROOT_SUBIDS} sub-identifiers, too long to hold a MIB's rows")]
+    TooLong(Oid),
+}
+
 /// Where the MIB's objects sit. The legacy scalars hang under `legacy` (the
 /// old `-o` option, `root.1` by default); everything else under `root`.
+/// Built only through the constructors, which keep every root within
+/// [`MAX_ROOT_SUBIDS`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
-    pub root: Oid,
-    pub legacy: Oid,
+    root: Oid,
+    legacy: Oid,
     /// The root of PUPPET-AGENT-MIB.
-    pub puppet: Oid,
+    puppet: Oid,
+}
+
+fn checked_root(oid: Oid) -> Result<Oid, LayoutError> {
+    if oid.len() < 2 {
+        Err(LayoutError::TooShort(oid))
+    } else if oid.len() > MAX_ROOT_SUBIDS {
+        Err(LayoutError::TooLong(oid))
+    } else {
+        Ok(oid)
+    }
 }
 
 impl Layout {
     /// Layout from the legacy branch OID, as the old `-o` gave it: the rest
     /// of the module lives beside it, under its parent.
-    pub fn from_legacy_oid(legacy: Oid) -> Layout {
+    pub fn from_legacy_oid(legacy: Oid) -> Result<Layout, LayoutError> {
+        let legacy = checked_root(legacy)?;
         let root = legacy.parent().unwrap_or_else(Oid::null);
-        Layout {
+        Ok(Layout {
             root,
             legacy,
             puppet: default_puppet_root(),
-        }
+        })
+    }
+
+    /// This layout with PUPPET-AGENT-MIB under `puppet`.
+    pub fn with_puppet_root(self, puppet: Oid) -> Result<Layout, LayoutError> {
+        Ok(Layout {
+            puppet: checked_root(puppet)?,
+            ..self
+        })
     }
 
     pub fn default_layout() -> Layout {
-        let root: Oid = DEFAULT_REDIS_ROOT
-            .parse()
+        let legacy = DEFAULT_REDIS_ROOT
+            .parse::<Oid>()
+            .and_then(|root| root.child(&[LEGACY_BRANCH]))
             .expect("the default root is a valid OID");
-        Layout {
-            legacy: root.child(&[LEGACY_BRANCH]),
-            root,
-            puppet: default_puppet_root(),
-        }
+        Layout::from_legacy_oid(legacy).expect("the default root is short enough")
+    }
+
+    /// The root of REDIS-SERVER-MIB (the legacy branch's parent).
+    pub fn root(&self) -> &Oid {
+        &self.root
+    }
+
+    /// The branch of the 17 legacy scalars.
+    pub fn legacy(&self) -> &Oid {
+        &self.legacy
+    }
+
+    /// The root of PUPPET-AGENT-MIB.
+    pub fn puppet(&self) -> &Oid {
+        &self.puppet
     }
 
     /// The OID of an object (without instance suffix).
     pub fn object_oid(&self, def: &ObjectDef) -> Oid {
-        if let Source::Puppet(_) = def.source {
-            return self.puppet.child(def.arcs);
-        }
-        match def.arcs.split_first() {
-            Some((&LEGACY_BRANCH, rest)) => self.legacy.child(rest),
-            _ => self.root.child(def.arcs),
-        }
+        let (base, arcs) = if let Source::Puppet(_) = def.source {
+            (&self.puppet, def.arcs)
+        } else {
+            match def.arcs.split_first() {
+                Some((&LEGACY_BRANCH, rest)) => (&self.legacy, rest),
+                _ => (&self.root, def.arcs),
+            }
+        };
+        base.child(arcs)
+            .expect("roots are at most MAX_ROOT_SUBIDS long, which leaves room for every object")
+    }
+
+    /// The OID of a row of an object: its OID and `suffix`, or `None` when
+    /// that would be longer than an OID may be (a suffix the catalogue's
+    /// row shapes never make).
+    pub fn row_oid(&self, def: &ObjectDef, suffix: &[u32]) -> Option<Oid> {
+        self.object_oid(def).child(suffix).ok()
+    }
+
+    /// The OID a notification is sent as (`snmpTrapOID.0`'s value): its
+    /// number under its module's notifications branch.
+    pub fn notification_oid(&self, def: &NotificationDef) -> Oid {
+        let root = match def.mib {
+            Mib::Redis => &self.root,
+            Mib::Puppet => &self.puppet,
+        };
+        root.child(&[NOTIFICATIONS_BRANCH, def.number])
+            .expect("roots are at most MAX_ROOT_SUBIDS long")
     }
 
     /// OIDs of every served object, for the snapshot's noSuchObject test.
@@ -1350,12 +1414,6 @@ fn default_puppet_root() -> Oid {
         .expect("the default Puppet root is a valid OID")
 }
 
-/// OIDs of all served objects below `root`, for the snapshot's
-/// noSuchObject/noSuchInstance decision.
-pub fn redis_object_oids(root: &Oid) -> Vec<Oid> {
-    redis_objects().map(|o| o.oid(root)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1380,9 +1438,39 @@ mod tests {
     }
 
     #[test]
+    fn the_longest_root_leaves_room_for_every_row() {
+        // The longest suffix a row shape makes: an instance and a name
+        // index (its length, then one arc per byte).
+        let longest_suffix = 2 + MAX_NAME_INDEX_LEN;
+        let long_root = Oid::new(vec![9; MAX_ROOT_SUBIDS]).unwrap();
+        let layout = Layout::from_legacy_oid(long_root.clone())
+            .and_then(|l| l.with_puppet_root(long_root.clone()))
+            .unwrap();
+        for def in redis_objects().chain(puppet_objects()) {
+            let oid = layout.object_oid(def);
+            assert!(
+                oid.len() + longest_suffix <= crate::oid::MAX_SUBIDS,
+                "{}",
+                def.name
+            );
+            assert!(layout.row_oid(def, &[1; 2 + MAX_NAME_INDEX_LEN]).is_some());
+        }
+        let too_long = Oid::new(vec![9; MAX_ROOT_SUBIDS + 1]).unwrap();
+        assert_eq!(
+            Layout::from_legacy_oid(too_long.clone()),
+            Err(LayoutError::TooLong(too_long.clone()))
+        );
+        assert!(Layout::default_layout().with_puppet_root(too_long).is_err());
+        let one: Oid = "1".parse().unwrap();
+        assert_eq!(
+            Layout::from_legacy_oid(one.clone()),
+            Err(LayoutError::TooShort(one))
+        );
+    }
+
+    #[test]
     fn no_object_oid_prefixes_another() {
-        let root: Oid = DEFAULT_REDIS_ROOT.parse().unwrap();
-        let mut oids = redis_object_oids(&root);
+        let mut oids = Layout::default_layout().object_oids();
         oids.sort();
         for w in oids.windows(2) {
             assert!(!w[1].starts_with(&w[0]), "{:?} prefixes {:?}", w[0], w[1]);

@@ -12,8 +12,8 @@
 use crate::agentx::session::Notification;
 use crate::config::NotifyConfig;
 use crate::metrics::{
-    self, all_notifications, Layout, Mib, NotificationDef, NOTIFICATIONS_BRANCH,
-    PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS, SNMP_TRAP_OID,
+    self, all_notifications, Layout, Mib, NotificationDef, PUPPET_NOTIFICATIONS,
+    REDIS_NOTIFICATIONS, SNMP_TRAP_OID,
 };
 use crate::oid::Oid;
 use crate::puppet::observation::PuppetObservation;
@@ -275,17 +275,16 @@ impl Notifier {
         if self.config.disabled.contains(def.name) || !self.allowed(def.name, index) {
             return;
         }
-        let (root, suffix) = match def.mib {
-            Mib::Redis => (&self.layout.root, index),
-            Mib::Puppet => (&self.layout.puppet, 0),
+        let suffix = match def.mib {
+            Mib::Redis => index,
+            Mib::Puppet => 0,
         };
-        let trap_oid = root.child(&[NOTIFICATIONS_BRANCH, def.number]);
+        let trap_oid = self.layout.notification_oid(def);
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
         for name in def.objects {
-            let Some(object) = self.objects.get(name) else {
+            let Some(Ok(oid)) = self.objects.get(name).map(|object| object.child(&[suffix])) else {
                 continue;
             };
-            let oid = object.child(&[suffix]);
             if let Some(v) = value(&oid) {
                 varbinds.push((oid, v));
             }
@@ -330,7 +329,7 @@ impl Notifier {
 }
 
 fn oid_of(arcs: &[u32]) -> Oid {
-    Oid::null().child(arcs)
+    Oid::new(arcs.to_vec()).expect("a constant OID of the catalogue")
 }
 
 #[cfg(test)]
@@ -553,7 +552,7 @@ mod tests {
         let name = metrics::redis_objects()
             .find(|o| o.name == "redisInstanceName")
             .unwrap();
-        let name_oid = layout.object_oid(name).child(&[3]);
+        let name_oid = layout.row_oid(name, &[3]).unwrap();
         notifier.send(RedisEvent::InstanceDown.def(), 3, |oid| {
             (*oid == name_oid).then(|| Value::text("cache"))
         });

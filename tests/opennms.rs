@@ -61,7 +61,7 @@ use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var}
 use redis_snmp::metrics::{
     self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
     NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
-    NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -741,12 +741,7 @@ fn named_numbers(def: &ObjectDef) -> Option<Vec<(&'static str, i32)>> {
 }
 
 fn notification_oid(def: &NotificationDef) -> String {
-    let layout = Layout::default_layout();
-    let root = match def.mib {
-        redis_snmp::metrics::Mib::Redis => layout.root,
-        redis_snmp::metrics::Mib::Puppet => layout.puppet,
-    };
-    root.child(&[NOTIFICATIONS_BRANCH, def.number]).to_string()
+    Layout::default_layout().notification_oid(def).to_string()
 }
 
 /// The notification OID an event's mask matches: its `trapoid`, or (as

@@ -48,7 +48,7 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
             }
             findings.push(agentx_master(&conf));
             findings.push(agentx_socket(&config.agentx, &user));
-            findings.push(view(&conf, &config.layout.root));
+            findings.push(view(&conf, config.layout.root()));
             findings.push(trap_sinks(&conf));
         }
         Err(e) => {

@@ -30,7 +30,9 @@ pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
             continue;
         };
         if let Some(value) = scalar(state, field) {
-            part.push((layout.object_oid(def).child(&[0]), value));
+            if let Some(oid) = layout.row_oid(def, &[0]) {
+                part.push((oid, value));
+            }
         }
     }
     let listed = state
@@ -52,7 +54,9 @@ pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
                 }
                 _ => continue,
             };
-            part.push((layout.object_oid(def).child(&[index]), value));
+            if let Some(oid) = layout.row_oid(def, &[index]) {
+                part.push((oid, value));
+            }
         }
     }
     part

@@ -81,7 +81,7 @@ pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
         .iter()
         .filter_map(|def| {
             let value = info_value(def, info)?;
-            Some((layout.object_oid(def).child(&[0]), value))
+            Some((layout.row_oid(def, &[0])?, value))
         })
         .collect()
 }
@@ -124,7 +124,9 @@ pub fn instance_part(
     };
     for def in metrics::INFO_GROUPS.iter().flat_map(|group| group.iter()) {
         if let Some(value) = info_value(def, info) {
-            part.push((layout.object_oid(def).child(&[index]), value));
+            if let Some(oid) = layout.row_oid(def, &[index]) {
+                part.push((oid, value));
+            }
         }
     }
     keyspace_rows(index, info, layout, extras.databases, &mut part);
@@ -213,7 +215,9 @@ fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut 
                 SentinelField::Quorum => gauge(master.quorum),
             };
             if let Some(v) = value {
-                part.push((layout.object_oid(def).child(&suffix), v));
+                if let Some(oid) = layout.row_oid(def, &suffix) {
+                    part.push((oid, v));
+                }
             }
         }
     }
@@ -231,7 +235,9 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
             SlowlogField::LastUsec => extras.slowlog_last.map(|e| Value::Counter64(e.micros)),
         };
         if let Some(v) = value {
-            part.push((layout.object_oid(def).child(&[index]), v));
+            if let Some(oid) = layout.row_oid(def, &[index]) {
+                part.push((oid, v));
+            }
         }
     }
 }
@@ -253,7 +259,9 @@ fn latency_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut P
                 LatencyField::LastMs => Value::Gauge32(saturate_u32(latency.latest_ms)),
                 LatencyField::MaxMs => Value::Gauge32(saturate_u32(latency.max_ms)),
             };
-            part.push((layout.object_oid(def).child(&suffix), value));
+            if let Some(oid) = layout.row_oid(def, &suffix) {
+                part.push((oid, value));
+            }
         }
     }
 }
@@ -292,10 +300,9 @@ fn keyspace_rows(
                 KeyspaceField::Subexpiry => row.subexpiry,
             };
             if let Some(v) = value {
-                part.push((
-                    layout.object_oid(def).child(&[index, row.db]),
-                    Value::Counter64(v),
-                ));
+                if let Some(oid) = layout.row_oid(def, &[index, row.db]) {
+                    part.push((oid, Value::Counter64(v)));
+                }
             }
         }
     }
@@ -323,7 +330,9 @@ fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
                 },
             };
             if let Some(v) = value {
-                part.push((layout.object_oid(def).child(&[index, slot]), v));
+                if let Some(oid) = layout.row_oid(def, &[index, slot]) {
+                    part.push((oid, v));
+                }
             }
         }
     }
@@ -355,7 +364,9 @@ fn command_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part)
                 CommandField::P999 => micros(row.p999_usec, field.scale()),
             };
             if let Some(v) = value {
-                part.push((layout.object_oid(def).child(&suffix), v));
+                if let Some(oid) = layout.row_oid(def, &suffix) {
+                    part.push((oid, v));
+                }
             }
         }
     }
@@ -375,7 +386,9 @@ fn error_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
                 ErrorField::Key => owner.key(&row.prefix),
                 ErrorField::Count => Value::Counter64(row.count),
             };
-            part.push((layout.object_oid(def).child(&suffix), value));
+            if let Some(oid) = layout.row_oid(def, &suffix) {
+                part.push((oid, value));
+            }
         }
     }
 }
@@ -427,7 +440,7 @@ pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part
                 StatusField::PollsOk => Value::Counter32(status.polls_ok),
                 StatusField::PollsFailed => Value::Counter32(status.polls_failed),
             };
-            Some((layout.object_oid(def).child(&[index]), value))
+            Some((layout.row_oid(def, &[index])?, value))
         })
         .collect()
 }
@@ -517,7 +530,7 @@ mod tests {
 
     #[test]
     fn custom_legacy_oid_moves_the_module_beside_it() {
-        let layout = Layout::from_legacy_oid("1.3.6.1.4.1.99.7".parse().unwrap());
+        let layout = Layout::from_legacy_oid("1.3.6.1.4.1.99.7".parse().unwrap()).unwrap();
         let values: Vec<String> = legacy_part(&fixture("2.4.15-info.txt"), &layout)
             .into_iter()
             .map(|(o, _)| o.to_string())
