@@ -357,6 +357,19 @@ pub struct ObjectDef {
     pub arcs: &'static [u32],
     pub syntax: Syntax,
     pub source: Source,
+    /// The MIB's UNITS clause, when the value has one (`bytes`, `seconds`,
+    /// `clients`…): what a manager shows beside the number.
+    pub units: Option<&'static str>,
+}
+
+impl ObjectDef {
+    /// This object with a UNITS clause.
+    const fn units(self, units: &'static str) -> ObjectDef {
+        ObjectDef {
+            units: Some(units),
+            ..self
+        }
+    }
 }
 
 const fn info(
@@ -380,6 +393,7 @@ const fn field(
         arcs,
         syntax,
         source: Source::Info { fields, conversion },
+        units: None,
     }
 }
 
@@ -408,6 +422,7 @@ const fn column(
         arcs,
         syntax,
         source,
+        units: None,
     }
 }
 
@@ -422,6 +437,7 @@ const fn status(
         arcs,
         syntax,
         source: Source::Status(field),
+        units: None,
     }
 }
 
@@ -432,24 +448,24 @@ use Syntax::*;
 /// configured instance. Served with instance suffix `.0`.
 #[rustfmt::skip]
 pub const LEGACY_SCALARS: &[ObjectDef] = &[
-    info("redisConnectedClients", &[1, 1], Gauge32, &["connected_clients"]),
-    info("redisConnectedSlaves", &[1, 2], Gauge32, &["connected_slaves"]),
-    info("redisUsedMemory", &[1, 3], Gauge64, &["used_memory"]),
+    info("redisConnectedClients", &[1, 1], Gauge32, &["connected_clients"]).units("clients"),
+    info("redisConnectedSlaves", &[1, 2], Gauge32, &["connected_slaves"]).units("replicas"),
+    info("redisUsedMemory", &[1, 3], Gauge64, &["used_memory"]).units("bytes"),
     // Renamed in Redis 2.6; the Perl agent lost this object on anything newer.
-    info("redisChangesSinceLastSave", &[1, 4], Gauge32, &["rdb_changes_since_last_save", "changes_since_last_save"]),
-    info("redisTotalConnections", &[1, 5], Counter64, &["total_connections_received"]),
-    info("redisCommandsProcessed", &[1, 6], Counter64, &["total_commands_processed"]),
-    centiseconds("redisCPUSys", &[1, 7], &["used_cpu_sys"]),
-    centiseconds("redisCPUUsr", &[1, 8], &["used_cpu_user"]),
-    info("redisBlockedClients", &[1, 9], Gauge32, &["blocked_clients"]),
-    info("redisEvictedKeys", &[1, 10], Counter64, &["evicted_keys"]),
-    info("redisExpiredKeys", &[1, 11], Counter64, &["expired_keys"]),
-    info("redisKeyspaceHits", &[1, 12], Counter64, &["keyspace_hits"]),
-    info("redisKeyspaceMisses", &[1, 13], Counter64, &["keyspace_misses"]),
-    info("redisPubsubChannels", &[1, 14], Gauge32, &["pubsub_channels"]),
-    info("redisPubsubPatterns", &[1, 15], Gauge32, &["pubsub_patterns"]),
-    info("redisUptime", &[1, 16], Gauge32, &["uptime_in_seconds"]),
-    info("redisUsedMemoryRss", &[1, 17], Gauge64, &["used_memory_rss"]),
+    info("redisChangesSinceLastSave", &[1, 4], Gauge32, &["rdb_changes_since_last_save", "changes_since_last_save"]).units("changes"),
+    info("redisTotalConnections", &[1, 5], Counter64, &["total_connections_received"]).units("connections"),
+    info("redisCommandsProcessed", &[1, 6], Counter64, &["total_commands_processed"]).units("commands"),
+    centiseconds("redisCPUSys", &[1, 7], &["used_cpu_sys"]).units("centiseconds"),
+    centiseconds("redisCPUUsr", &[1, 8], &["used_cpu_user"]).units("centiseconds"),
+    info("redisBlockedClients", &[1, 9], Gauge32, &["blocked_clients"]).units("clients"),
+    info("redisEvictedKeys", &[1, 10], Counter64, &["evicted_keys"]).units("keys"),
+    info("redisExpiredKeys", &[1, 11], Counter64, &["expired_keys"]).units("keys"),
+    info("redisKeyspaceHits", &[1, 12], Counter64, &["keyspace_hits"]).units("lookups"),
+    info("redisKeyspaceMisses", &[1, 13], Counter64, &["keyspace_misses"]).units("lookups"),
+    info("redisPubsubChannels", &[1, 14], Gauge32, &["pubsub_channels"]).units("channels"),
+    info("redisPubsubPatterns", &[1, 15], Gauge32, &["pubsub_patterns"]).units("patterns"),
+    info("redisUptime", &[1, 16], Gauge32, &["uptime_in_seconds"]).units("seconds"),
+    info("redisUsedMemoryRss", &[1, 17], Gauge64, &["used_memory_rss"]).units("bytes"),
 ];
 
 /// Columns of `redisInstanceTable` (`redis.3.1.1.N`), indexed by the
@@ -460,11 +476,11 @@ pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstanceName", &[3, 1, 1, 2], DisplayString, StatusField::Name),
     status("redisInstanceAddress", &[3, 1, 1, 3], DisplayString, StatusField::Address),
     status("redisInstanceState", &[3, 1, 1, 4], Enum, StatusField::Up),
-    status("redisInstanceDataAge", &[3, 1, 1, 5], Gauge32, StatusField::DataAge),
-    status("redisInstancePollTime", &[3, 1, 1, 6], Gauge32, StatusField::PollDuration),
+    status("redisInstanceDataAge", &[3, 1, 1, 5], Gauge32, StatusField::DataAge).units("seconds"),
+    status("redisInstancePollTime", &[3, 1, 1, 6], Gauge32, StatusField::PollDuration).units("milliseconds"),
     status("redisInstanceLastError", &[3, 1, 1, 7], DisplayString, StatusField::LastError),
-    status("redisInstancePollsOk", &[3, 1, 1, 8], Counter32, StatusField::PollsOk),
-    status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed),
+    status("redisInstancePollsOk", &[3, 1, 1, 8], Counter32, StatusField::PollsOk).units("polls"),
+    status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed).units("polls"),
 ];
 
 use Conversion::{AgeOf, Scaled, Signed, Text, Truth};
@@ -481,11 +497,11 @@ pub const SERVER_COLUMNS: &[ObjectDef] = &[
     field("redisSrvRunId", &[3, 2, 1, 3], DisplayString, Text, &["run_id"]),
     info("redisSrvProcessId", &[3, 2, 1, 4], Gauge32, &["process_id"]),
     info("redisSrvTcpPort", &[3, 2, 1, 5], Gauge32, &["tcp_port"]),
-    info("redisSrvUptime", &[3, 2, 1, 6], Gauge32, &["uptime_in_seconds"]),
+    info("redisSrvUptime", &[3, 2, 1, 6], Gauge32, &["uptime_in_seconds"]).units("seconds"),
     field("redisSrvExecutable", &[3, 2, 1, 7], DisplayString, Text, &["executable"]),
     field("redisSrvConfigFile", &[3, 2, 1, 8], DisplayString, Text, &["config_file"]),
     field("redisSrvOs", &[3, 2, 1, 9], DisplayString, Text, &["os"]),
-    info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]),
+    info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]).units("hertz"),
     field("redisSrvIoThreads", &[3, 2, 1, 11], TruthValue, Truth, &["io_threads_active"]),
     field("redisSrvName", &[3, 2, 1, 12], DisplayString, Text, &["server_name"]),
 ];
@@ -493,54 +509,54 @@ pub const SERVER_COLUMNS: &[ObjectDef] = &[
 /// `redisClientsTable` (`redis.3.3`).
 #[rustfmt::skip]
 pub const CLIENT_COLUMNS: &[ObjectDef] = &[
-    info("redisCliConnected", &[3, 3, 1, 1], Gauge32, &["connected_clients"]),
-    info("redisCliMax", &[3, 3, 1, 2], Gauge32, &["maxclients"]),
-    info("redisCliBlocked", &[3, 3, 1, 3], Gauge32, &["blocked_clients"]),
-    info("redisCliTracking", &[3, 3, 1, 4], Gauge32, &["tracking_clients"]),
+    info("redisCliConnected", &[3, 3, 1, 1], Gauge32, &["connected_clients"]).units("clients"),
+    info("redisCliMax", &[3, 3, 1, 2], Gauge32, &["maxclients"]).units("clients"),
+    info("redisCliBlocked", &[3, 3, 1, 3], Gauge32, &["blocked_clients"]).units("clients"),
+    info("redisCliTracking", &[3, 3, 1, 4], Gauge32, &["tracking_clients"]).units("clients"),
     // Both are the largest query buffer of a client, in bytes (renamed in 5.0).
-    info("redisCliMaxInputBuf", &[3, 3, 1, 5], Gauge64, &["client_recent_max_input_buffer", "client_biggest_input_buf"]),
-    info("redisCliMaxOutputBuf", &[3, 3, 1, 6], Gauge64, &["client_recent_max_output_buffer"]),
-    info("redisCliClusterConns", &[3, 3, 1, 7], Gauge32, &["cluster_connections"]),
-    info("redisCliInTimeout", &[3, 3, 1, 8], Gauge32, &["clients_in_timeout_table"]),
-    info("redisCliPubsub", &[3, 3, 1, 9], Gauge32, &["pubsub_clients"]),
-    info("redisCliWatching", &[3, 3, 1, 10], Gauge32, &["watching_clients"]),
+    info("redisCliMaxInputBuf", &[3, 3, 1, 5], Gauge64, &["client_recent_max_input_buffer", "client_biggest_input_buf"]).units("bytes"),
+    info("redisCliMaxOutputBuf", &[3, 3, 1, 6], Gauge64, &["client_recent_max_output_buffer"]).units("bytes"),
+    info("redisCliClusterConns", &[3, 3, 1, 7], Gauge32, &["cluster_connections"]).units("connections"),
+    info("redisCliInTimeout", &[3, 3, 1, 8], Gauge32, &["clients_in_timeout_table"]).units("clients"),
+    info("redisCliPubsub", &[3, 3, 1, 9], Gauge32, &["pubsub_clients"]).units("clients"),
+    info("redisCliWatching", &[3, 3, 1, 10], Gauge32, &["watching_clients"]).units("clients"),
     // Valkey's client pauses (9.x).
     field("redisCliPauseReason", &[3, 3, 1, 11], DisplayString, Text, &["paused_reason"]),
     field("redisCliPauseAction", &[3, 3, 1, 12], DisplayString, Text, &["paused_actions"]),
-    info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]),
+    info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]).units("milliseconds"),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
 #[rustfmt::skip]
 pub const MEMORY_COLUMNS: &[ObjectDef] = &[
-    info("redisMemUsed", &[3, 4, 1, 1], Gauge64, &["used_memory"]),
-    info("redisMemRss", &[3, 4, 1, 2], Gauge64, &["used_memory_rss"]),
-    info("redisMemPeak", &[3, 4, 1, 3], Gauge64, &["used_memory_peak"]),
-    info("redisMemOverhead", &[3, 4, 1, 4], Gauge64, &["used_memory_overhead"]),
-    info("redisMemStartup", &[3, 4, 1, 5], Gauge64, &["used_memory_startup"]),
-    info("redisMemDataset", &[3, 4, 1, 6], Gauge64, &["used_memory_dataset"]),
+    info("redisMemUsed", &[3, 4, 1, 1], Gauge64, &["used_memory"]).units("bytes"),
+    info("redisMemRss", &[3, 4, 1, 2], Gauge64, &["used_memory_rss"]).units("bytes"),
+    info("redisMemPeak", &[3, 4, 1, 3], Gauge64, &["used_memory_peak"]).units("bytes"),
+    info("redisMemOverhead", &[3, 4, 1, 4], Gauge64, &["used_memory_overhead"]).units("bytes"),
+    info("redisMemStartup", &[3, 4, 1, 5], Gauge64, &["used_memory_startup"]).units("bytes"),
+    info("redisMemDataset", &[3, 4, 1, 6], Gauge64, &["used_memory_dataset"]).units("bytes"),
     // Renamed used_memory_vm_eval in 7.0; used_memory_lua stays as an alias.
-    info("redisMemLua", &[3, 4, 1, 7], Gauge64, &["used_memory_lua", "used_memory_vm_eval"]),
-    info("redisMemScripts", &[3, 4, 1, 8], Gauge64, &["used_memory_scripts"]),
-    info("redisMemMax", &[3, 4, 1, 9], Gauge64, &["maxmemory"]),
+    info("redisMemLua", &[3, 4, 1, 7], Gauge64, &["used_memory_lua", "used_memory_vm_eval"]).units("bytes"),
+    info("redisMemScripts", &[3, 4, 1, 8], Gauge64, &["used_memory_scripts"]).units("bytes"),
+    info("redisMemMax", &[3, 4, 1, 9], Gauge64, &["maxmemory"]).units("bytes"),
     field("redisMemPolicy", &[3, 4, 1, 10], DisplayString, Text, &["maxmemory_policy"]),
-    info("redisMemSystem", &[3, 4, 1, 11], Gauge64, &["total_system_memory"]),
+    info("redisMemSystem", &[3, 4, 1, 11], Gauge64, &["total_system_memory"]).units("bytes"),
     field("redisMemFragRatio", &[3, 4, 1, 12], Gauge32, Scaled(100), &["mem_fragmentation_ratio"]),
     field("redisMemAllocFrag", &[3, 4, 1, 13], Gauge32, Scaled(100), &["allocator_frag_ratio"]),
     field("redisMemAllocRss", &[3, 4, 1, 14], Gauge32, Scaled(100), &["allocator_rss_ratio"]),
     field("redisMemRssOverhead", &[3, 4, 1, 15], Gauge32, Scaled(100), &["rss_overhead_ratio"]),
-    info("redisMemAllocated", &[3, 4, 1, 16], Gauge64, &["allocator_allocated"]),
-    info("redisMemActive", &[3, 4, 1, 17], Gauge64, &["allocator_active"]),
-    info("redisMemResident", &[3, 4, 1, 18], Gauge64, &["allocator_resident"]),
-    info("redisMemReplBacklog", &[3, 4, 1, 19], Gauge64, &["mem_replication_backlog"]),
-    info("redisMemReplicaBufs", &[3, 4, 1, 20], Gauge64, &["mem_clients_slaves"]),
-    info("redisMemClientBufs", &[3, 4, 1, 21], Gauge64, &["mem_clients_normal"]),
-    info("redisMemAofBuffer", &[3, 4, 1, 22], Gauge64, &["mem_aof_buffer"]),
-    info("redisMemNotEvictable", &[3, 4, 1, 23], Gauge64, &["mem_not_counted_for_evict"]),
-    info("redisMemLazyfreePend", &[3, 4, 1, 24], Gauge32, &["lazyfree_pending_objects"]),
-    info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]),
+    info("redisMemAllocated", &[3, 4, 1, 16], Gauge64, &["allocator_allocated"]).units("bytes"),
+    info("redisMemActive", &[3, 4, 1, 17], Gauge64, &["allocator_active"]).units("bytes"),
+    info("redisMemResident", &[3, 4, 1, 18], Gauge64, &["allocator_resident"]).units("bytes"),
+    info("redisMemReplBacklog", &[3, 4, 1, 19], Gauge64, &["mem_replication_backlog"]).units("bytes"),
+    info("redisMemReplicaBufs", &[3, 4, 1, 20], Gauge64, &["mem_clients_slaves"]).units("bytes"),
+    info("redisMemClientBufs", &[3, 4, 1, 21], Gauge64, &["mem_clients_normal"]).units("bytes"),
+    info("redisMemAofBuffer", &[3, 4, 1, 22], Gauge64, &["mem_aof_buffer"]).units("bytes"),
+    info("redisMemNotEvictable", &[3, 4, 1, 23], Gauge64, &["mem_not_counted_for_evict"]).units("bytes"),
+    info("redisMemLazyfreePend", &[3, 4, 1, 24], Gauge32, &["lazyfree_pending_objects"]).units("objects"),
+    info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]).units("scripts"),
     // Valkey 8.0+.
-    info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]),
+    info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]).units("bytes"),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
@@ -548,30 +564,30 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
     field("redisPstLoading", &[3, 5, 1, 1], TruthValue, Truth, &["loading"]),
-    info("redisPstChanges", &[3, 5, 1, 2], Gauge64, &["rdb_changes_since_last_save", "changes_since_last_save"]),
+    info("redisPstChanges", &[3, 5, 1, 2], Gauge64, &["rdb_changes_since_last_save", "changes_since_last_save"]).units("changes"),
     field("redisPstBgsaveNow", &[3, 5, 1, 3], TruthValue, Truth, &["rdb_bgsave_in_progress", "bgsave_in_progress"]),
-    info("redisPstLastSave", &[3, 5, 1, 4], Gauge64, &["rdb_last_save_time", "last_save_time"]),
-    field("redisPstLastSaveAge", &[3, 5, 1, 5], Gauge32, AgeOf, &["rdb_last_save_time", "last_save_time"]),
+    info("redisPstLastSave", &[3, 5, 1, 4], Gauge64, &["rdb_last_save_time", "last_save_time"]).units("seconds"),
+    field("redisPstLastSaveAge", &[3, 5, 1, 5], Gauge32, AgeOf, &["rdb_last_save_time", "last_save_time"]).units("seconds"),
     field("redisPstBgsaveStatus", &[3, 5, 1, 6], Enum, Conversion::Enum(OK_ERR), &["rdb_last_bgsave_status"]),
-    field("redisPstBgsaveSecs", &[3, 5, 1, 7], Integer32, Signed, &["rdb_last_bgsave_time_sec"]),
-    field("redisPstBgsaveCurSecs", &[3, 5, 1, 8], Integer32, Signed, &["rdb_current_bgsave_time_sec"]),
-    info("redisPstRdbSaves", &[3, 5, 1, 9], Counter64, &["rdb_saves"]),
-    info("redisPstRdbCow", &[3, 5, 1, 10], Gauge64, &["rdb_last_cow_size"]),
+    field("redisPstBgsaveSecs", &[3, 5, 1, 7], Integer32, Signed, &["rdb_last_bgsave_time_sec"]).units("seconds"),
+    field("redisPstBgsaveCurSecs", &[3, 5, 1, 8], Integer32, Signed, &["rdb_current_bgsave_time_sec"]).units("seconds"),
+    info("redisPstRdbSaves", &[3, 5, 1, 9], Counter64, &["rdb_saves"]).units("snapshots"),
+    info("redisPstRdbCow", &[3, 5, 1, 10], Gauge64, &["rdb_last_cow_size"]).units("bytes"),
     field("redisPstAofOn", &[3, 5, 1, 11], TruthValue, Truth, &["aof_enabled"]),
     field("redisPstAofRewriteNow", &[3, 5, 1, 12], TruthValue, Truth, &["aof_rewrite_in_progress", "bgrewriteaof_in_progress"]),
     field("redisPstAofRewriteSch", &[3, 5, 1, 13], TruthValue, Truth, &["aof_rewrite_scheduled"]),
-    field("redisPstAofRewriteSecs", &[3, 5, 1, 14], Integer32, Signed, &["aof_last_rewrite_time_sec"]),
-    field("redisPstAofRewrCurSecs", &[3, 5, 1, 15], Integer32, Signed, &["aof_current_rewrite_time_sec"]),
+    field("redisPstAofRewriteSecs", &[3, 5, 1, 14], Integer32, Signed, &["aof_last_rewrite_time_sec"]).units("seconds"),
+    field("redisPstAofRewrCurSecs", &[3, 5, 1, 15], Integer32, Signed, &["aof_current_rewrite_time_sec"]).units("seconds"),
     field("redisPstAofRewrStatus", &[3, 5, 1, 16], Enum, Conversion::Enum(OK_ERR), &["aof_last_bgrewrite_status"]),
     field("redisPstAofWriteStatus", &[3, 5, 1, 17], Enum, Conversion::Enum(OK_ERR), &["aof_last_write_status"]),
-    info("redisPstAofCow", &[3, 5, 1, 18], Gauge64, &["aof_last_cow_size"]),
-    info("redisPstAofSize", &[3, 5, 1, 19], Gauge64, &["aof_current_size"]),
-    info("redisPstAofBaseSize", &[3, 5, 1, 20], Gauge64, &["aof_base_size"]),
-    info("redisPstAofDelayedFsync", &[3, 5, 1, 21], Counter64, &["aof_delayed_fsync"]),
-    info("redisPstAofRewrites", &[3, 5, 1, 22], Counter64, &["aof_rewrites"]),
-    info("redisPstCowPeak", &[3, 5, 1, 23], Gauge64, &["current_cow_peak"]),
-    info("redisPstCowSize", &[3, 5, 1, 24], Gauge64, &["current_cow_size"]),
-    field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]),
+    info("redisPstAofCow", &[3, 5, 1, 18], Gauge64, &["aof_last_cow_size"]).units("bytes"),
+    info("redisPstAofSize", &[3, 5, 1, 19], Gauge64, &["aof_current_size"]).units("bytes"),
+    info("redisPstAofBaseSize", &[3, 5, 1, 20], Gauge64, &["aof_base_size"]).units("bytes"),
+    info("redisPstAofDelayedFsync", &[3, 5, 1, 21], Counter64, &["aof_delayed_fsync"]).units("fsyncs"),
+    info("redisPstAofRewrites", &[3, 5, 1, 22], Counter64, &["aof_rewrites"]).units("rewrites"),
+    info("redisPstCowPeak", &[3, 5, 1, 23], Gauge64, &["current_cow_peak"]).units("bytes"),
+    info("redisPstCowSize", &[3, 5, 1, 24], Gauge64, &["current_cow_size"]).units("bytes"),
+    field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]).units("percent"),
     // Valkey 9.x (atomic slot migration).
     field("redisPstSlotMigFork", &[3, 5, 1, 26], TruthValue, Truth, &["slot_migration_fork_in_progress"]),
 ];
@@ -579,58 +595,58 @@ pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
 /// `redisStatsTable` (`redis.3.6`): the Stats section.
 #[rustfmt::skip]
 pub const STATS_COLUMNS: &[ObjectDef] = &[
-    info("redisStConnections", &[3, 6, 1, 1], Counter64, &["total_connections_received"]),
-    info("redisStCommands", &[3, 6, 1, 2], Counter64, &["total_commands_processed"]),
-    info("redisStOpsPerSec", &[3, 6, 1, 3], Gauge32, &["instantaneous_ops_per_sec"]),
-    info("redisStNetIn", &[3, 6, 1, 4], Counter64, &["total_net_input_bytes"]),
-    info("redisStNetOut", &[3, 6, 1, 5], Counter64, &["total_net_output_bytes"]),
-    info("redisStNetReplIn", &[3, 6, 1, 6], Counter64, &["total_net_repl_input_bytes"]),
-    info("redisStNetReplOut", &[3, 6, 1, 7], Counter64, &["total_net_repl_output_bytes"]),
-    info("redisStRejectedConns", &[3, 6, 1, 8], Counter64, &["rejected_connections"]),
-    info("redisStSyncFull", &[3, 6, 1, 9], Counter64, &["sync_full"]),
-    info("redisStSyncPartOk", &[3, 6, 1, 10], Counter64, &["sync_partial_ok"]),
-    info("redisStSyncPartErr", &[3, 6, 1, 11], Counter64, &["sync_partial_err"]),
-    info("redisStExpiredKeys", &[3, 6, 1, 12], Counter64, &["expired_keys"]),
-    field("redisStExpiredStale", &[3, 6, 1, 13], Gauge32, Scaled(100), &["expired_stale_perc"]),
-    info("redisStEvictedKeys", &[3, 6, 1, 14], Counter64, &["evicted_keys"]),
-    info("redisStEvictedClients", &[3, 6, 1, 15], Counter64, &["evicted_clients"]),
-    info("redisStKeyspaceHits", &[3, 6, 1, 16], Counter64, &["keyspace_hits"]),
-    info("redisStKeyspaceMisses", &[3, 6, 1, 17], Counter64, &["keyspace_misses"]),
-    info("redisStPubsubChannels", &[3, 6, 1, 18], Gauge32, &["pubsub_channels"]),
-    info("redisStPubsubPatterns", &[3, 6, 1, 19], Gauge32, &["pubsub_patterns"]),
-    info("redisStPubsubShardCh", &[3, 6, 1, 20], Gauge32, &["pubsubshard_channels"]),
-    info("redisStLatestForkUsec", &[3, 6, 1, 21], Gauge32, &["latest_fork_usec"]),
-    info("redisStForks", &[3, 6, 1, 22], Counter64, &["total_forks"]),
-    info("redisStDefragHits", &[3, 6, 1, 23], Counter64, &["active_defrag_hits"]),
-    info("redisStDefragMisses", &[3, 6, 1, 24], Counter64, &["active_defrag_misses"]),
-    info("redisStTrackingKeys", &[3, 6, 1, 25], Gauge64, &["tracking_total_keys"]),
-    info("redisStErrorReplies", &[3, 6, 1, 26], Counter64, &["total_error_replies"]),
-    info("redisStUnexpectedErrs", &[3, 6, 1, 27], Counter64, &["unexpected_error_replies"]),
-    info("redisStReads", &[3, 6, 1, 28], Counter64, &["total_reads_processed"]),
-    info("redisStWrites", &[3, 6, 1, 29], Counter64, &["total_writes_processed"]),
-    info("redisStIoThreadReads", &[3, 6, 1, 30], Counter64, &["io_threaded_reads_processed"]),
-    info("redisStIoThreadWrites", &[3, 6, 1, 31], Counter64, &["io_threaded_writes_processed"]),
-    info("redisStExpireCycleMs", &[3, 6, 1, 32], Counter64, &["expire_cycle_cpu_milliseconds"]),
-    info("redisStEvictLimitMs", &[3, 6, 1, 33], Counter64, &["total_eviction_exceeded_time"]),
-    info("redisStAclDeniedAuth", &[3, 6, 1, 34], Counter64, &["acl_access_denied_auth"]),
-    info("redisStAclDeniedCmd", &[3, 6, 1, 35], Counter64, &["acl_access_denied_cmd"]),
-    info("redisStAclDeniedKey", &[3, 6, 1, 36], Counter64, &["acl_access_denied_key"]),
-    info("redisStAclDeniedChan", &[3, 6, 1, 37], Counter64, &["acl_access_denied_channel"]),
-    field("redisStInputKbps", &[3, 6, 1, 38], Gauge32, Scaled(100), &["instantaneous_input_kbps"]),
-    field("redisStOutputKbps", &[3, 6, 1, 39], Gauge32, Scaled(100), &["instantaneous_output_kbps"]),
+    info("redisStConnections", &[3, 6, 1, 1], Counter64, &["total_connections_received"]).units("connections"),
+    info("redisStCommands", &[3, 6, 1, 2], Counter64, &["total_commands_processed"]).units("commands"),
+    info("redisStOpsPerSec", &[3, 6, 1, 3], Gauge32, &["instantaneous_ops_per_sec"]).units("commands per second"),
+    info("redisStNetIn", &[3, 6, 1, 4], Counter64, &["total_net_input_bytes"]).units("bytes"),
+    info("redisStNetOut", &[3, 6, 1, 5], Counter64, &["total_net_output_bytes"]).units("bytes"),
+    info("redisStNetReplIn", &[3, 6, 1, 6], Counter64, &["total_net_repl_input_bytes"]).units("bytes"),
+    info("redisStNetReplOut", &[3, 6, 1, 7], Counter64, &["total_net_repl_output_bytes"]).units("bytes"),
+    info("redisStRejectedConns", &[3, 6, 1, 8], Counter64, &["rejected_connections"]).units("connections"),
+    info("redisStSyncFull", &[3, 6, 1, 9], Counter64, &["sync_full"]).units("synchronizations"),
+    info("redisStSyncPartOk", &[3, 6, 1, 10], Counter64, &["sync_partial_ok"]).units("synchronizations"),
+    info("redisStSyncPartErr", &[3, 6, 1, 11], Counter64, &["sync_partial_err"]).units("synchronizations"),
+    info("redisStExpiredKeys", &[3, 6, 1, 12], Counter64, &["expired_keys"]).units("keys"),
+    field("redisStExpiredStale", &[3, 6, 1, 13], Gauge32, Scaled(100), &["expired_stale_perc"]).units("percent"),
+    info("redisStEvictedKeys", &[3, 6, 1, 14], Counter64, &["evicted_keys"]).units("keys"),
+    info("redisStEvictedClients", &[3, 6, 1, 15], Counter64, &["evicted_clients"]).units("clients"),
+    info("redisStKeyspaceHits", &[3, 6, 1, 16], Counter64, &["keyspace_hits"]).units("lookups"),
+    info("redisStKeyspaceMisses", &[3, 6, 1, 17], Counter64, &["keyspace_misses"]).units("lookups"),
+    info("redisStPubsubChannels", &[3, 6, 1, 18], Gauge32, &["pubsub_channels"]).units("channels"),
+    info("redisStPubsubPatterns", &[3, 6, 1, 19], Gauge32, &["pubsub_patterns"]).units("patterns"),
+    info("redisStPubsubShardCh", &[3, 6, 1, 20], Gauge32, &["pubsubshard_channels"]).units("channels"),
+    info("redisStLatestForkUsec", &[3, 6, 1, 21], Gauge32, &["latest_fork_usec"]).units("microseconds"),
+    info("redisStForks", &[3, 6, 1, 22], Counter64, &["total_forks"]).units("forks"),
+    info("redisStDefragHits", &[3, 6, 1, 23], Counter64, &["active_defrag_hits"]).units("reallocations"),
+    info("redisStDefragMisses", &[3, 6, 1, 24], Counter64, &["active_defrag_misses"]).units("reallocations"),
+    info("redisStTrackingKeys", &[3, 6, 1, 25], Gauge64, &["tracking_total_keys"]).units("keys"),
+    info("redisStErrorReplies", &[3, 6, 1, 26], Counter64, &["total_error_replies"]).units("replies"),
+    info("redisStUnexpectedErrs", &[3, 6, 1, 27], Counter64, &["unexpected_error_replies"]).units("replies"),
+    info("redisStReads", &[3, 6, 1, 28], Counter64, &["total_reads_processed"]).units("events"),
+    info("redisStWrites", &[3, 6, 1, 29], Counter64, &["total_writes_processed"]).units("events"),
+    info("redisStIoThreadReads", &[3, 6, 1, 30], Counter64, &["io_threaded_reads_processed"]).units("events"),
+    info("redisStIoThreadWrites", &[3, 6, 1, 31], Counter64, &["io_threaded_writes_processed"]).units("events"),
+    info("redisStExpireCycleMs", &[3, 6, 1, 32], Counter64, &["expire_cycle_cpu_milliseconds"]).units("milliseconds"),
+    info("redisStEvictLimitMs", &[3, 6, 1, 33], Counter64, &["total_eviction_exceeded_time"]).units("milliseconds"),
+    info("redisStAclDeniedAuth", &[3, 6, 1, 34], Counter64, &["acl_access_denied_auth"]).units("denials"),
+    info("redisStAclDeniedCmd", &[3, 6, 1, 35], Counter64, &["acl_access_denied_cmd"]).units("denials"),
+    info("redisStAclDeniedKey", &[3, 6, 1, 36], Counter64, &["acl_access_denied_key"]).units("denials"),
+    info("redisStAclDeniedChan", &[3, 6, 1, 37], Counter64, &["acl_access_denied_channel"]).units("denials"),
+    field("redisStInputKbps", &[3, 6, 1, 38], Gauge32, Scaled(100), &["instantaneous_input_kbps"]).units("KB/s"),
+    field("redisStOutputKbps", &[3, 6, 1, 39], Gauge32, Scaled(100), &["instantaneous_output_kbps"]).units("KB/s"),
     // Valkey's additions (8.0 and later).
-    info("redisStAclDenyCert", &[3, 6, 1, 40], Counter64, &["acl_access_denied_tls_cert"]),
-    info("redisStAclDenyDb", &[3, 6, 1, 41], Counter64, &["acl_access_denied_db"]),
-    info("redisStEvictScripts", &[3, 6, 1, 42], Counter64, &["evicted_scripts"]),
-    info("redisStIoFreed", &[3, 6, 1, 43], Counter64, &["io_threaded_freed_objects"]),
-    info("redisStIoPolls", &[3, 6, 1, 44], Counter64, &["io_threaded_poll_processed"]),
-    info("redisStIoAccepts", &[3, 6, 1, 45], Counter64, &["io_threaded_accept_processed"]),
-    info("redisStPrefBatches", &[3, 6, 1, 46], Counter64, &["io_threaded_total_prefetch_batches"]),
-    info("redisStPrefEntries", &[3, 6, 1, 47], Counter64, &["io_threaded_total_prefetch_entries"]),
-    info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields"]),
-    info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]),
-    info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]),
-    field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]),
+    info("redisStAclDenyCert", &[3, 6, 1, 40], Counter64, &["acl_access_denied_tls_cert"]).units("denials"),
+    info("redisStAclDenyDb", &[3, 6, 1, 41], Counter64, &["acl_access_denied_db"]).units("denials"),
+    info("redisStEvictScripts", &[3, 6, 1, 42], Counter64, &["evicted_scripts"]).units("scripts"),
+    info("redisStIoFreed", &[3, 6, 1, 43], Counter64, &["io_threaded_freed_objects"]).units("objects"),
+    info("redisStIoPolls", &[3, 6, 1, 44], Counter64, &["io_threaded_poll_processed"]).units("polls"),
+    info("redisStIoAccepts", &[3, 6, 1, 45], Counter64, &["io_threaded_accept_processed"]).units("connections"),
+    info("redisStPrefBatches", &[3, 6, 1, 46], Counter64, &["io_threaded_total_prefetch_batches"]).units("batches"),
+    info("redisStPrefEntries", &[3, 6, 1, 47], Counter64, &["io_threaded_total_prefetch_entries"]).units("keys"),
+    info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields"]).units("fields"),
+    info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]).units("bytes"),
+    info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]).units("bytes"),
+    field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]).units("percent"),
 ];
 
 /// `redisReplicationTable` (`redis.3.7`): this server's side of
@@ -638,37 +654,37 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     field("redisReplRole", &[3, 7, 1, 1], Enum, Conversion::Enum(ROLES), &["role"]),
-    info("redisReplReplicas", &[3, 7, 1, 2], Gauge32, &["connected_slaves"]),
+    info("redisReplReplicas", &[3, 7, 1, 2], Gauge32, &["connected_slaves"]).units("replicas"),
     field("redisReplMasterHost", &[3, 7, 1, 3], DisplayString, Text, &["master_host"]),
     info("redisReplMasterPort", &[3, 7, 1, 4], Gauge32, &["master_port"]),
     field("redisReplLinkStatus", &[3, 7, 1, 5], Enum, Conversion::Enum(LINK), &["master_link_status"]),
-    field("redisReplLastIo", &[3, 7, 1, 6], Integer32, Signed, &["master_last_io_seconds_ago"]),
+    field("redisReplLastIo", &[3, 7, 1, 6], Integer32, Signed, &["master_last_io_seconds_ago"]).units("seconds"),
     field("redisReplSyncing", &[3, 7, 1, 7], TruthValue, Truth, &["master_sync_in_progress"]),
-    field("redisReplDownSince", &[3, 7, 1, 8], Integer32, Signed, &["master_link_down_since_seconds"]),
-    info("redisReplOffset", &[3, 7, 1, 9], Counter64, &["master_repl_offset"]),
-    info("redisReplReplicaOffset", &[3, 7, 1, 10], Counter64, &["slave_repl_offset"]),
+    field("redisReplDownSince", &[3, 7, 1, 8], Integer32, Signed, &["master_link_down_since_seconds"]).units("seconds"),
+    info("redisReplOffset", &[3, 7, 1, 9], Counter64, &["master_repl_offset"]).units("bytes"),
+    info("redisReplReplicaOffset", &[3, 7, 1, 10], Counter64, &["slave_repl_offset"]).units("bytes"),
     field("redisReplBacklogOn", &[3, 7, 1, 11], TruthValue, Truth, &["repl_backlog_active"]),
-    info("redisReplBacklogSize", &[3, 7, 1, 12], Gauge64, &["repl_backlog_size"]),
-    info("redisReplBacklogLen", &[3, 7, 1, 13], Gauge64, &["repl_backlog_histlen"]),
+    info("redisReplBacklogSize", &[3, 7, 1, 12], Gauge64, &["repl_backlog_size"]).units("bytes"),
+    info("redisReplBacklogLen", &[3, 7, 1, 13], Gauge64, &["repl_backlog_histlen"]).units("bytes"),
     field("redisReplFailover", &[3, 7, 1, 14], Enum, Conversion::Enum(FAILOVER), &["master_failover_state"]),
     info("redisReplPriority", &[3, 7, 1, 15], Gauge32, &["slave_priority", "replica_priority"]),
     field("redisReplReadOnly", &[3, 7, 1, 16], TruthValue, Truth, &["slave_read_only", "replica_read_only"]),
     field("redisReplId", &[3, 7, 1, 17], DisplayString, Text, &["master_replid"]),
     // Valkey 8.0+ (dual-channel replication).
-    info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]),
-    info("redisReplBufSize", &[3, 7, 1, 19], Gauge64, &["replicas_repl_buffer_size"]),
-    info("redisReplBufPeak", &[3, 7, 1, 20], Gauge64, &["replicas_repl_buffer_peak"]),
+    info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]).units("replicas"),
+    info("redisReplBufSize", &[3, 7, 1, 19], Gauge64, &["replicas_repl_buffer_size"]).units("bytes"),
+    info("redisReplBufPeak", &[3, 7, 1, 20], Gauge64, &["replicas_repl_buffer_peak"]).units("bytes"),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
 #[rustfmt::skip]
 pub const CPU_COLUMNS: &[ObjectDef] = &[
-    cpu("redisCpuSystem", &[3, 8, 1, 1], &["used_cpu_sys"]),
-    cpu("redisCpuUser", &[3, 8, 1, 2], &["used_cpu_user"]),
-    cpu("redisCpuSysChildren", &[3, 8, 1, 3], &["used_cpu_sys_children"]),
-    cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]),
-    cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]),
-    cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]),
+    cpu("redisCpuSystem", &[3, 8, 1, 1], &["used_cpu_sys"]).units("centiseconds"),
+    cpu("redisCpuUser", &[3, 8, 1, 2], &["used_cpu_user"]).units("centiseconds"),
+    cpu("redisCpuSysChildren", &[3, 8, 1, 3], &["used_cpu_sys_children"]).units("centiseconds"),
+    cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]).units("centiseconds"),
+    cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]).units("centiseconds"),
+    cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]).units("centiseconds"),
 ];
 
 const fn cpu(
@@ -691,16 +707,16 @@ const fn cpu(
 pub const CLUSTER_COLUMNS: &[ObjectDef] = &[
     field("redisClusterEnabled", &[3, 9, 1, 1], TruthValue, Truth, &["cluster_enabled"]),
     field("redisClusterState", &[3, 9, 1, 2], Enum, Conversion::Enum(CLUSTER_STATE), &["cluster_state"]),
-    info("redisClusterSlotsAsgn", &[3, 9, 1, 3], Gauge32, &["cluster_slots_assigned"]),
-    info("redisClusterSlotsOk", &[3, 9, 1, 4], Gauge32, &["cluster_slots_ok"]),
-    info("redisClusterSlotsPfail", &[3, 9, 1, 5], Gauge32, &["cluster_slots_pfail"]),
-    info("redisClusterSlotsFail", &[3, 9, 1, 6], Gauge32, &["cluster_slots_fail"]),
-    info("redisClusterNodes", &[3, 9, 1, 7], Gauge32, &["cluster_known_nodes"]),
-    info("redisClusterSize", &[3, 9, 1, 8], Gauge32, &["cluster_size"]),
+    info("redisClusterSlotsAsgn", &[3, 9, 1, 3], Gauge32, &["cluster_slots_assigned"]).units("slots"),
+    info("redisClusterSlotsOk", &[3, 9, 1, 4], Gauge32, &["cluster_slots_ok"]).units("slots"),
+    info("redisClusterSlotsPfail", &[3, 9, 1, 5], Gauge32, &["cluster_slots_pfail"]).units("slots"),
+    info("redisClusterSlotsFail", &[3, 9, 1, 6], Gauge32, &["cluster_slots_fail"]).units("slots"),
+    info("redisClusterNodes", &[3, 9, 1, 7], Gauge32, &["cluster_known_nodes"]).units("nodes"),
+    info("redisClusterSize", &[3, 9, 1, 8], Gauge32, &["cluster_size"]).units("nodes"),
     info("redisClusterCurEpoch", &[3, 9, 1, 9], Gauge64, &["cluster_current_epoch"]),
     info("redisClusterMyEpoch", &[3, 9, 1, 10], Gauge64, &["cluster_my_epoch"]),
-    info("redisClusterMsgsSent", &[3, 9, 1, 11], Counter64, &["cluster_stats_messages_sent"]),
-    info("redisClusterMsgsRecv", &[3, 9, 1, 12], Counter64, &["cluster_stats_messages_received"]),
+    info("redisClusterMsgsSent", &[3, 9, 1, 11], Counter64, &["cluster_stats_messages_sent"]).units("messages"),
+    info("redisClusterMsgsRecv", &[3, 9, 1, 12], Counter64, &["cluster_stats_messages_received"]).units("messages"),
 ];
 
 /// `redisTlsTable` (`redis.3.18`, AUGMENTS redisInstanceEntry): the TLS
@@ -709,11 +725,11 @@ pub const CLUSTER_COLUMNS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const TLS_COLUMNS: &[ObjectDef] = &[
     field("redisTlsSrvSerial", &[3, 18, 1, 1], DisplayString, Text, &["tls_server_cert_serial"]),
-    field("redisTlsSrvExpires", &[3, 18, 1, 2], Integer32, Signed, &["tls_server_cert_expires_in_seconds"]),
+    field("redisTlsSrvExpires", &[3, 18, 1, 2], Integer32, Signed, &["tls_server_cert_expires_in_seconds"]).units("seconds"),
     field("redisTlsCliSerial", &[3, 18, 1, 3], DisplayString, Text, &["tls_client_cert_serial"]),
-    field("redisTlsCliExpires", &[3, 18, 1, 4], Integer32, Signed, &["tls_client_cert_expires_in_seconds"]),
+    field("redisTlsCliExpires", &[3, 18, 1, 4], Integer32, Signed, &["tls_client_cert_expires_in_seconds"]).units("seconds"),
     field("redisTlsCaSerial", &[3, 18, 1, 5], DisplayString, Text, &["tls_ca_cert_serial"]),
-    field("redisTlsCaExpires", &[3, 18, 1, 6], Integer32, Signed, &["tls_ca_cert_expires_in_seconds"]),
+    field("redisTlsCaExpires", &[3, 18, 1, 6], Integer32, Signed, &["tls_ca_cert_expires_in_seconds"]).units("seconds"),
 ];
 
 /// Every per-instance group that AUGMENTS `redisInstanceEntry` and is read
@@ -735,10 +751,10 @@ pub const INFO_GROUPS: &[&[ObjectDef]] = &[
 /// redisKsDb }: databases 0..`databases`-1, zero-filled when empty.
 #[rustfmt::skip]
 pub const KEYSPACE_COLUMNS: &[ObjectDef] = &[
-    column("redisKsKeys", &[3, 10, 1, 2], Gauge64, Source::Keyspace(KeyspaceField::Keys)),
-    column("redisKsExpires", &[3, 10, 1, 3], Gauge64, Source::Keyspace(KeyspaceField::Expires)),
-    column("redisKsAvgTtl", &[3, 10, 1, 4], Gauge64, Source::Keyspace(KeyspaceField::AvgTtl)),
-    column("redisKsSubexpiry", &[3, 10, 1, 5], Gauge64, Source::Keyspace(KeyspaceField::Subexpiry)),
+    column("redisKsKeys", &[3, 10, 1, 2], Gauge64, Source::Keyspace(KeyspaceField::Keys)).units("keys"),
+    column("redisKsExpires", &[3, 10, 1, 3], Gauge64, Source::Keyspace(KeyspaceField::Expires)).units("keys"),
+    column("redisKsAvgTtl", &[3, 10, 1, 4], Gauge64, Source::Keyspace(KeyspaceField::AvgTtl)).units("milliseconds"),
+    column("redisKsSubexpiry", &[3, 10, 1, 5], Gauge64, Source::Keyspace(KeyspaceField::Subexpiry)).units("keys"),
 ];
 
 /// `redisReplicaTable` (`redis.3.11`), INDEX { redisInstanceIndex,
@@ -748,23 +764,23 @@ pub const REPLICA_COLUMNS: &[ObjectDef] = &[
     column("redisRpAddress", &[3, 11, 1, 2], DisplayString, Source::Replica(ReplicaField::Address)),
     column("redisRpPort", &[3, 11, 1, 3], Gauge32, Source::Replica(ReplicaField::Port)),
     column("redisRpState", &[3, 11, 1, 4], DisplayString, Source::Replica(ReplicaField::State)),
-    column("redisRpOffset", &[3, 11, 1, 5], Counter64, Source::Replica(ReplicaField::Offset)),
-    column("redisRpLag", &[3, 11, 1, 6], Gauge32, Source::Replica(ReplicaField::LagSeconds)),
-    column("redisRpLagBytes", &[3, 11, 1, 7], Gauge64, Source::Replica(ReplicaField::LagBytes)),
+    column("redisRpOffset", &[3, 11, 1, 5], Counter64, Source::Replica(ReplicaField::Offset)).units("bytes"),
+    column("redisRpLag", &[3, 11, 1, 6], Gauge32, Source::Replica(ReplicaField::LagSeconds)).units("seconds"),
+    column("redisRpLagBytes", &[3, 11, 1, 7], Gauge64, Source::Replica(ReplicaField::LagBytes)).units("bytes"),
 ];
 
 /// `redisCommandTable` (`redis.3.12`), INDEX { redisInstanceIndex,
 /// redisCmdName }: one row per command (`config|get` for subcommands).
 #[rustfmt::skip]
 pub const COMMAND_COLUMNS: &[ObjectDef] = &[
-    column("redisCmdCalls", &[3, 12, 1, 2], Counter64, Source::Command(CommandField::Calls)),
-    column("redisCmdUsec", &[3, 12, 1, 3], Counter64, Source::Command(CommandField::Usec)),
-    column("redisCmdUsecPerCall", &[3, 12, 1, 4], Gauge32, Source::Command(CommandField::UsecPerCall)),
-    column("redisCmdRejected", &[3, 12, 1, 5], Counter64, Source::Command(CommandField::Rejected)),
-    column("redisCmdFailed", &[3, 12, 1, 6], Counter64, Source::Command(CommandField::Failed)),
-    column("redisCmdP50", &[3, 12, 1, 7], Gauge32, Source::Command(CommandField::P50)),
-    column("redisCmdP99", &[3, 12, 1, 8], Gauge32, Source::Command(CommandField::P99)),
-    column("redisCmdP999", &[3, 12, 1, 9], Gauge32, Source::Command(CommandField::P999)),
+    column("redisCmdCalls", &[3, 12, 1, 2], Counter64, Source::Command(CommandField::Calls)).units("calls"),
+    column("redisCmdUsec", &[3, 12, 1, 3], Counter64, Source::Command(CommandField::Usec)).units("microseconds"),
+    column("redisCmdUsecPerCall", &[3, 12, 1, 4], Gauge32, Source::Command(CommandField::UsecPerCall)).units("microseconds"),
+    column("redisCmdRejected", &[3, 12, 1, 5], Counter64, Source::Command(CommandField::Rejected)).units("calls"),
+    column("redisCmdFailed", &[3, 12, 1, 6], Counter64, Source::Command(CommandField::Failed)).units("calls"),
+    column("redisCmdP50", &[3, 12, 1, 7], Gauge32, Source::Command(CommandField::P50)).units("microseconds"),
+    column("redisCmdP99", &[3, 12, 1, 8], Gauge32, Source::Command(CommandField::P99)).units("microseconds"),
+    column("redisCmdP999", &[3, 12, 1, 9], Gauge32, Source::Command(CommandField::P999)).units("microseconds"),
     column("redisCmdLabel", &[3, 12, 1, 10], DisplayString, Source::Command(CommandField::Name)),
     column("redisCmdKey", &[3, 12, 1, 11], DisplayString, Source::Command(CommandField::Key)),
 ];
@@ -773,7 +789,7 @@ pub const COMMAND_COLUMNS: &[ObjectDef] = &[
 /// redisErrPrefix }: error replies by prefix (`ERR`, `WRONGTYPE`, …).
 #[rustfmt::skip]
 pub const ERROR_COLUMNS: &[ObjectDef] = &[
-    column("redisErrCount", &[3, 13, 1, 2], Counter64, Source::Error(ErrorField::Count)),
+    column("redisErrCount", &[3, 13, 1, 2], Counter64, Source::Error(ErrorField::Count)).units("replies"),
     column("redisErrLabel", &[3, 13, 1, 3], DisplayString, Source::Error(ErrorField::Name)),
     column("redisErrKey", &[3, 13, 1, 4], DisplayString, Source::Error(ErrorField::Key)),
 ];
@@ -786,9 +802,9 @@ pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
     column("redisSntFlags", &[3, 14, 1, 3], DisplayString, Source::SentinelMaster(SentinelField::Flags)),
     column("redisSntAddress", &[3, 14, 1, 4], DisplayString, Source::SentinelMaster(SentinelField::Address)),
     column("redisSntPort", &[3, 14, 1, 5], Gauge32, Source::SentinelMaster(SentinelField::Port)),
-    column("redisSntReplicas", &[3, 14, 1, 6], Gauge32, Source::SentinelMaster(SentinelField::Replicas)),
-    column("redisSntSentinels", &[3, 14, 1, 7], Gauge32, Source::SentinelMaster(SentinelField::OtherSentinels)),
-    column("redisSntQuorum", &[3, 14, 1, 8], Gauge32, Source::SentinelMaster(SentinelField::Quorum)),
+    column("redisSntReplicas", &[3, 14, 1, 6], Gauge32, Source::SentinelMaster(SentinelField::Replicas)).units("replicas"),
+    column("redisSntSentinels", &[3, 14, 1, 7], Gauge32, Source::SentinelMaster(SentinelField::OtherSentinels)).units("sentinels"),
+    column("redisSntQuorum", &[3, 14, 1, 8], Gauge32, Source::SentinelMaster(SentinelField::Quorum)).units("sentinels"),
     column("redisSntLabel", &[3, 14, 1, 9], DisplayString, Source::SentinelMaster(SentinelField::Name)),
     column("redisSntKey", &[3, 14, 1, 10], DisplayString, Source::SentinelMaster(SentinelField::Key)),
 ];
@@ -797,28 +813,28 @@ pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
 /// the `# Sentinel` section of a sentinel's INFO.
 #[rustfmt::skip]
 pub const SENTINEL_COLUMNS: &[ObjectDef] = &[
-    info("redisSntMasters", &[3, 15, 1, 1], Gauge32, &["sentinel_masters"]),
+    info("redisSntMasters", &[3, 15, 1, 1], Gauge32, &["sentinel_masters"]).units("masters"),
     field("redisSntTilt", &[3, 15, 1, 2], TruthValue, Truth, &["sentinel_tilt"]),
-    info("redisSntScripts", &[3, 15, 1, 3], Gauge32, &["sentinel_running_scripts"]),
+    info("redisSntScripts", &[3, 15, 1, 3], Gauge32, &["sentinel_running_scripts"]).units("scripts"),
 ];
 
 /// `redisSlowlogTable` (`redis.3.16`, AUGMENTS redisInstanceEntry): the
 /// slow log's length and its newest entry, where SLOWLOG is allowed.
 #[rustfmt::skip]
 pub const SLOWLOG_COLUMNS: &[ObjectDef] = &[
-    column("redisSlowlogLen", &[3, 16, 1, 1], Gauge32, Source::Slowlog(SlowlogField::Length)),
+    column("redisSlowlogLen", &[3, 16, 1, 1], Gauge32, Source::Slowlog(SlowlogField::Length)).units("entries"),
     column("redisSlowlogLastId", &[3, 16, 1, 2], Gauge64, Source::Slowlog(SlowlogField::LastId)),
-    column("redisSlowlogLastTime", &[3, 16, 1, 3], Gauge64, Source::Slowlog(SlowlogField::LastTime)),
-    column("redisSlowlogLastUsec", &[3, 16, 1, 4], Gauge64, Source::Slowlog(SlowlogField::LastUsec)),
+    column("redisSlowlogLastTime", &[3, 16, 1, 3], Gauge64, Source::Slowlog(SlowlogField::LastTime)).units("seconds"),
+    column("redisSlowlogLastUsec", &[3, 16, 1, 4], Gauge64, Source::Slowlog(SlowlogField::LastUsec)).units("microseconds"),
 ];
 
 /// `redisLatencyTable` (`redis.3.17`), INDEX { redisInstanceIndex,
 /// redisLatEvent }: LATENCY LATEST, one row per event (`command`, `fork`…).
 #[rustfmt::skip]
 pub const LATENCY_COLUMNS: &[ObjectDef] = &[
-    column("redisLatLastTime", &[3, 17, 1, 2], Gauge64, Source::Latency(LatencyField::LastTime)),
-    column("redisLatLastMs", &[3, 17, 1, 3], Gauge32, Source::Latency(LatencyField::LastMs)),
-    column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)),
+    column("redisLatLastTime", &[3, 17, 1, 2], Gauge64, Source::Latency(LatencyField::LastTime)).units("seconds"),
+    column("redisLatLastMs", &[3, 17, 1, 3], Gauge32, Source::Latency(LatencyField::LastMs)).units("milliseconds"),
+    column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)).units("milliseconds"),
     column("redisLatLabel", &[3, 17, 1, 5], DisplayString, Source::Latency(LatencyField::Name)),
     column("redisLatKey", &[3, 17, 1, 6], DisplayString, Source::Latency(LatencyField::Key)),
 ];
@@ -834,6 +850,7 @@ const fn puppet(
         arcs,
         syntax,
         source: Source::Puppet(field),
+        units: None,
     }
 }
 
@@ -842,30 +859,30 @@ const fn puppet(
 /// Puppet root, not the Redis one.
 #[rustfmt::skip]
 pub const PUPPET_SCALARS: &[ObjectDef] = &[
-    puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime),
-    puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge),
+    puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime).units("seconds"),
+    puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge).units("seconds"),
     puppet("puppetLastRunStatus", &[1, 3], Enum, PuppetField::Status),
-    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal),
-    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged),
-    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed),
-    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart),
-    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped),
-    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync),
-    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted),
-    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled),
-    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective),
-    puppet("puppetEventsTotal", &[1, 13], Gauge32, PuppetField::EventsTotal),
-    puppet("puppetEventsFailure", &[1, 14], Gauge32, PuppetField::EventsFailure),
-    puppet("puppetEventsSuccess", &[1, 15], Gauge32, PuppetField::EventsSuccess),
-    puppet("puppetChangesTotal", &[1, 16], Gauge32, PuppetField::ChangesTotal),
-    puppet("puppetTimeTotal", &[1, 17], Gauge32, PuppetField::Phase("total")),
-    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")),
-    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")),
-    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")),
-    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")),
-    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")),
-    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")),
-    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")),
+    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal).units("resources"),
+    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged).units("resources"),
+    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed).units("resources"),
+    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart).units("resources"),
+    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped).units("resources"),
+    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync).units("resources"),
+    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted).units("resources"),
+    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled).units("resources"),
+    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective).units("resources"),
+    puppet("puppetEventsTotal", &[1, 13], Gauge32, PuppetField::EventsTotal).units("events"),
+    puppet("puppetEventsFailure", &[1, 14], Gauge32, PuppetField::EventsFailure).units("events"),
+    puppet("puppetEventsSuccess", &[1, 15], Gauge32, PuppetField::EventsSuccess).units("events"),
+    puppet("puppetChangesTotal", &[1, 16], Gauge32, PuppetField::ChangesTotal).units("changes"),
+    puppet("puppetTimeTotal", &[1, 17], Gauge32, PuppetField::Phase("total")).units("milliseconds"),
+    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")).units("milliseconds"),
+    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")).units("milliseconds"),
+    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")).units("milliseconds"),
+    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")).units("milliseconds"),
+    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")).units("milliseconds"),
+    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")).units("milliseconds"),
+    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")).units("milliseconds"),
     puppet("puppetConfigVersion", &[1, 25], DisplayString, PuppetField::ConfigVersion),
     puppet("puppetVersion", &[1, 26], DisplayString, PuppetField::PuppetVersion),
     puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog),
@@ -1435,6 +1452,91 @@ mod tests {
             assert_eq!(o.arcs, &[LEGACY_BRANCH, n as u32 + 1], "{}", o.name);
         }
         assert_eq!(LEGACY_SCALARS.len(), 17);
+    }
+
+    /// The unit a source implies, where it implies one: a conversion's
+    /// own, a field of the agent's whose meaning fixes it, or an INFO
+    /// field's name (`…_bytes`, `…_usec`, `used_memory…`).
+    fn implied_units(def: &ObjectDef) -> Option<&'static str> {
+        match def.source {
+            Source::Info {
+                conversion: Conversion::SecondsToCentiseconds,
+                ..
+            } => Some("centiseconds"),
+            Source::Info {
+                conversion: Conversion::AgeOf,
+                ..
+            } => Some("seconds"),
+            Source::Info {
+                conversion: Conversion::Unsigned | Conversion::Signed,
+                fields,
+            } => {
+                let field = fields.first()?;
+                if field.ends_with("_bytes") || field.starts_with("used_memory") {
+                    Some("bytes")
+                } else if field.ends_with("_usec") {
+                    Some("microseconds")
+                } else if field.ends_with("_milliseconds") {
+                    Some("milliseconds")
+                } else if field.ends_with("_seconds")
+                    || field.ends_with("_ago")
+                    || (field.ends_with("_sec") && !field.ends_with("_per_sec"))
+                {
+                    Some("seconds")
+                } else {
+                    None
+                }
+            }
+            Source::Status(StatusField::DataAge) => Some("seconds"),
+            Source::Status(StatusField::PollDuration) => Some("milliseconds"),
+            Source::Keyspace(KeyspaceField::AvgTtl) => Some("milliseconds"),
+            Source::Replica(ReplicaField::LagSeconds) => Some("seconds"),
+            Source::Replica(ReplicaField::Offset | ReplicaField::LagBytes) => Some("bytes"),
+            Source::Command(
+                CommandField::Usec
+                | CommandField::UsecPerCall
+                | CommandField::P50
+                | CommandField::P99
+                | CommandField::P999,
+            ) => Some("microseconds"),
+            // UNIX times, served as seconds.
+            Source::Slowlog(SlowlogField::LastTime) | Source::Latency(LatencyField::LastTime) => {
+                Some("seconds")
+            }
+            Source::Slowlog(SlowlogField::LastUsec) => Some("microseconds"),
+            Source::Latency(LatencyField::LastMs | LatencyField::MaxMs) => Some("milliseconds"),
+            Source::Puppet(PuppetField::LastRunTime | PuppetField::LastRunAge) => Some("seconds"),
+            Source::Puppet(PuppetField::Phase(_)) => Some("milliseconds"),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn units_are_what_the_source_implies_and_only_on_numbers() {
+        let mut problems = Vec::new();
+        for def in redis_objects().chain(puppet_objects()) {
+            if let Some(implied) = implied_units(def) {
+                if def.units != Some(implied) {
+                    problems.push(format!(
+                        "{}: units {:?}, the source says {implied:?}",
+                        def.name, def.units
+                    ));
+                }
+            }
+            let number = matches!(
+                def.syntax,
+                Syntax::Counter32
+                    | Syntax::Counter64
+                    | Syntax::Gauge32
+                    | Syntax::Gauge64
+                    | Syntax::Integer32
+                    | Syntax::TimeTicks
+            );
+            if def.units.is_some() && !number {
+                problems.push(format!("{}: units on a {:?}", def.name, def.syntax));
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]
