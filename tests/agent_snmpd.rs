@@ -6,10 +6,8 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::*;
 use std::time::{Duration, Instant};
+use testkit::*;
 
 /// redis-server, snmpd (unix AgentX) and the agent, registered. Bind as
 /// `let (redis, snmpd, agent) = setup(..)`: locals drop in reverse order, so

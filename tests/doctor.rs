@@ -9,12 +9,10 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use testkit::*;
 
 struct Outcome {
     success: bool,

@@ -5,10 +5,8 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::{status_kib, wait_until, Agent, Redis, Snmpd, LEGACY_ROOT};
 use std::time::{Duration, Instant};
+use testkit::{status_kib, wait_until, Agent, Redis, Snmpd, LEGACY_ROOT};
 
 fn open_fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
@@ -76,7 +74,7 @@ fn timed_get(snmpd: &Snmpd, suffix: &str) -> (String, Duration) {
     let started = Instant::now();
     let var = snmpd
         .numeric()
-        .get_one(&format!("{}.{suffix}", common::REDIS_ROOT));
+        .get_one(&format!("{}.{suffix}", testkit::REDIS_ROOT));
     (var.value, started.elapsed())
 }
 

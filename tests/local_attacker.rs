@@ -20,15 +20,13 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::*;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use testkit::*;
 
 /// `redisInstanceState.N` and `redisInstanceLastError.N`.
 fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {

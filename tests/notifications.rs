@@ -6,10 +6,8 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::{wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd};
 use std::time::{Duration, Instant};
+use testkit::{wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd};
 
 struct Stack {
     trapd: Snmptrapd,

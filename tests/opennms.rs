@@ -52,12 +52,10 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
 /// Issue 12: the files loaded the way OpenNMS loads them (`tests/opennms/loader.rs`).
 #[path = "opennms/loader.rs"]
 mod loader;
 
-use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
     self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
     NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
@@ -69,6 +67,7 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use testkit::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 
 const GROUP_FILE: &str = "etc/datacollection/redis-snmp.xml";
 const EVENTS_FILE: &str = "etc/events/redis-snmp.events.xml";
@@ -1440,7 +1439,7 @@ fn the_readme_names_every_file() {
 
 /// A sentinel watching `master`, on a free port, in `dir`.
 fn start_sentinel(master: &Redis, dir: &Path) -> (Proc, u16) {
-    let port = common::free_port();
+    let port = testkit::free_port();
     let conf = dir.join("sentinel.conf");
     std::fs::write(
         &conf,
@@ -1677,7 +1676,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             dir.path().join("nodes.conf").display()
         ),
         // The cluster bus is port + 10000 unless told: a port no lock holds.
-        &format!("cluster-port {}", common::free_port()),
+        &format!("cluster-port {}", testkit::free_port()),
     ]);
     cluster.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
     let (_sentinel, sentinel_port) = start_sentinel(&main, dir.path());

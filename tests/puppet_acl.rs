@@ -9,12 +9,10 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::*;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
+use testkit::*;
 
 /// The agent's user in this test (any user but root will do).
 const AGENT_UID: &str = "65534";

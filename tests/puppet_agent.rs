@@ -6,10 +6,8 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 use std::time::{Duration, Instant};
+use testkit::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 

@@ -14,13 +14,11 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::{instance_oid, status_kib, wait_until, Agent, Redis, Snmpd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use testkit::{instance_oid, status_kib, wait_until, Agent, Redis, Snmpd};
 
 const PUPPET: &str = ".1.3.6.1.4.1.20267.401.1";
 const LAST_RUN_TIME: u32 = 1;

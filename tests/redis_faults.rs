@@ -11,12 +11,10 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::{free_port, instance_oid, wait_until, Agent, Proc, Redis, Snmpd, REDIS_ROOT};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use testkit::{free_port, instance_oid, wait_until, Agent, Proc, Redis, Snmpd, REDIS_ROOT};
 
 /// The right password of the locked server, and the wrong one the agent has.
 const RIGHT_PW: &str = "right-Pw-7c1e";
@@ -76,14 +74,14 @@ fn start_agent(snmpd: &Snmpd, entries: &[Entry], dir: &Path) -> Agent {
 /// A file holding a password, readable by its owner only.
 fn password_file(dir: &Path, name: &str, password: &str) -> String {
     let path = dir.join(name);
-    common::write_file_mode(&path, &format!("{password}\n"), 0o600);
+    testkit::write_file_mode(&path, &format!("{password}\n"), 0o600);
     path.display().to_string()
 }
 
 /// A column of instance `n`'s row, as net-snmp prints it with the MIB
 /// loaded: `up(1)`, `"text"`, `42 polls` (or noSuchInstance before the
 /// first poll).
-fn column(snmpd: &Snmpd, col: u32, n: u32) -> common::Var {
+fn column(snmpd: &Snmpd, col: u32, n: u32) -> testkit::Var {
     snmpd.client().opt("-On").get_one(&instance_oid(col, n))
 }
 

@@ -6,10 +6,8 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
 use std::time::Duration;
+use testkit::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
 
 /// One `[[redis]]` entry of the agent's configuration file.
 struct Instance<'a> {
@@ -315,7 +313,7 @@ fn single_node_cluster_reports_cluster_info() {
             dir.path().join("nodes.conf").display()
         ),
         // The cluster bus is port + 10000 unless told: a port no lock holds.
-        &format!("cluster-port {}", common::free_port()),
+        &format!("cluster-port {}", testkit::free_port()),
     ]);
     let _agent = start_agent(
         &snmpd,
@@ -342,7 +340,7 @@ fn sentinel_lists_the_masters_it_watches() {
     let snmpd = Snmpd::start();
     let master = Redis::start();
     let dir = tempfile::tempdir().unwrap();
-    let port = common::free_port();
+    let port = testkit::free_port();
     let conf = dir.path().join("sentinel.conf");
     std::fs::write(
         &conf,
@@ -358,7 +356,7 @@ fn sentinel_lists_the_masters_it_watches() {
     cmd.arg(&conf)
         .arg("--sentinel")
         .stdout(std::process::Stdio::null());
-    let _sentinel = common::Proc::spawn(&mut cmd, "redis-sentinel");
+    let _sentinel = testkit::Proc::spawn(&mut cmd, "redis-sentinel");
     assert!(wait_until(Duration::from_secs(5), || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     }));
@@ -543,7 +541,7 @@ fn tls_with_client_certificate_and_server_name() {
     let snmpd = Snmpd::start();
     let dir = tempfile::tempdir().unwrap();
     make_certificates(dir.path());
-    let tls_port = common::free_port();
+    let tls_port = testkit::free_port();
     let d = dir.path().display();
     let redis = Redis::start_with(&[
         &format!("tls-port {tls_port}"),

@@ -16,13 +16,11 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use testkit::*;
 
 const REDIS_ROOT: &str = ".1.3.6.1.4.1.20267.400";
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";

@@ -14,12 +14,10 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use testkit::*;
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 

@@ -1,6 +1,6 @@
 //! The checks that matter, against every server the agent is tested with:
 //! Redis 6.2, Redis 7.0 (Debian 12's), Valkey 8.0 and Valkey 9.1 (see
-//! `tests/common/servers.rs`; `scripts/test-servers.sh` fetches them). Each
+//! `tests/support/src/servers.rs`; `scripts/test-servers.sh` fetches them). Each
 //! runs a real server, a real snmpd and the agent, and asserts what a user
 //! reads through snmpd against what that server's own INFO says:
 //!
@@ -25,16 +25,14 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::servers::ServerKind;
-use common::{
-    legacy_oid, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY, REDIS_ROOT,
-};
 use redis_snmp::metrics::{Conversion, ObjectDef, Source, INFO_GROUPS};
 use redis_snmp::redis::info::Info;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
+use testkit::servers::ServerKind;
+use testkit::{
+    legacy_oid, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY, REDIS_ROOT,
+};
 
 /// The server of `kind`, started with these extra config lines, or `None`
 /// (after a SKIP line) when it is not there.
@@ -498,8 +496,8 @@ fn replica_link(kind: ServerKind) {
 
 /// The server program of `kind` as a sentinel watching `master` (as
 /// `mymaster`, quorum 1), its files in `dir`; its guard and port.
-fn start_sentinel(kind: ServerKind, master: &Redis, dir: &std::path::Path) -> (common::Proc, u16) {
-    let port = common::free_port();
+fn start_sentinel(kind: ServerKind, master: &Redis, dir: &std::path::Path) -> (testkit::Proc, u16) {
+    let port = testkit::free_port();
     let conf = dir.join("sentinel.conf");
     std::fs::write(
         &conf,
@@ -516,7 +514,7 @@ fn start_sentinel(kind: ServerKind, master: &Redis, dir: &std::path::Path) -> (c
     cmd.arg(&conf)
         .arg("--sentinel")
         .stdout(std::process::Stdio::null());
-    let proc = common::Proc::spawn(&mut cmd, "sentinel");
+    let proc = testkit::Proc::spawn(&mut cmd, "sentinel");
     assert!(wait_until(Duration::from_secs(5), || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     }));
@@ -709,7 +707,7 @@ server_tests!(valkey_9_1, Valkey91);
 #[test]
 #[ignore = "rewrites the fixtures; run by name"]
 fn capture_info_fixtures() {
-    let out = common::repo_root().join("tests/fixtures/redis");
+    let out = testkit::repo_root().join("tests/fixtures/redis");
     for (kind, prefix) in [
         (ServerKind::Redis62, "6.2"),
         (ServerKind::Redis70, "7.0"),

@@ -13,11 +13,9 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::*;
 use std::process::Command;
 use std::time::Duration;
+use testkit::*;
 
 const REDIS_ROOT: &str = ".1.3.6.1.4.1.20267.400";
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";

@@ -8,10 +8,8 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-mod common;
-
-use common::{status_kib, Agent, Redis, Snmpd, ENTERPRISE};
 use std::time::{Duration, Instant};
+use testkit::{status_kib, Agent, Redis, Snmpd, ENTERPRISE};
 
 #[test]
 fn walks_restarts_and_flat_memory() {
@@ -35,7 +33,7 @@ fn walks_restarts_and_flat_memory() {
         );
         // The walk goes past our subtree to snmpd's own object after it.
         assert!(
-            out.stdout.contains(common::AFTER_OID),
+            out.stdout.contains(testkit::AFTER_OID),
             "walk {walks} stopped early:\n{out}"
         );
         walks += 1;
@@ -48,10 +46,10 @@ fn walks_restarts_and_flat_memory() {
             snmpd_restarts += 1;
             // Back within a second (asserted elsewhere): wait for it here so
             // the next walk sees the subtree again.
-            common::wait_until(Duration::from_secs(3), || {
+            testkit::wait_until(Duration::from_secs(3), || {
                 snmpd
                     .numeric()
-                    .get_one(&format!("{}.3.1.1.2.1", common::REDIS_ROOT))
+                    .get_one(&format!("{}.3.1.1.2.1", testkit::REDIS_ROOT))
                     .ty
                     == "STRING"
             });

@@ -1,0 +1,96 @@
+//! Puppet apply.
+
+use std::fs::{self};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+use tempfile::TempDir;
+
+/// A private Puppet: every directory `puppet apply` writes to is under a
+/// temporary directory (`--vardir` alone does not move the summary:
+/// `--publicdir` must be given too).
+pub struct PuppetApply {
+    dir: TempDir,
+}
+
+impl Default for PuppetApply {
+    fn default() -> Self {
+        PuppetApply::new()
+    }
+}
+
+impl PuppetApply {
+    pub fn new() -> PuppetApply {
+        let dir = tempfile::Builder::new()
+            .prefix("redis-snmp-puppet.")
+            .tempdir()
+            .expect("tempdir");
+        for d in ["conf", "code", "target", "manifests"] {
+            fs::create_dir_all(dir.path().join(d)).expect("puppet dirs");
+        }
+        PuppetApply { dir }
+    }
+
+    pub fn var(&self) -> PathBuf {
+        self.dir.path().join("var")
+    }
+
+    /// Where manifests may create files.
+    pub fn target(&self) -> PathBuf {
+        self.dir.path().join("target")
+    }
+
+    /// `$publicdir` and `$statedir` of this Puppet.
+    pub fn public_dir(&self) -> PathBuf {
+        self.var().join("public")
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.var().join("state")
+    }
+
+    /// `puppet apply --detailed-exitcodes` of `manifest`; returns the exit
+    /// code and when the process ended.
+    pub fn apply(&self, name: &str, manifest: &str, extra: &[&str]) -> (i32, Instant) {
+        let file = self.dir.path().join("manifests").join(format!("{name}.pp"));
+        fs::write(&file, manifest).expect("manifest");
+        let d = |s: &str| self.dir.path().join(s).to_string_lossy().into_owned();
+        let v = |s: &str| self.var().join(s).to_string_lossy().into_owned();
+        let mut args: Vec<String> = vec![
+            "apply".into(),
+            "--confdir".into(),
+            d("conf"),
+            "--vardir".into(),
+            v(""),
+            "--publicdir".into(),
+            v("public"),
+            "--logdir".into(),
+            v("log"),
+            "--rundir".into(),
+            v("run"),
+            "--ssldir".into(),
+            v("ssl"),
+            "--codedir".into(),
+            d("code"),
+            "--detailed-exitcodes".into(),
+            "--color=false".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.push(file.to_string_lossy().into_owned());
+        let out = Command::new("puppet")
+            .args(&args)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("running puppet (is Debian's puppet package installed?): {e}")
+            });
+        let end = Instant::now();
+        let code = out.status.code().expect("puppet exited by a signal");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let relevant: Vec<&str> = stdout.lines().filter(|l| !l.contains("Facter")).collect();
+        println!(
+            "puppet apply {name}: exit {code}\n  {}",
+            relevant.join("\n  ")
+        );
+        (code, end)
+    }
+}
