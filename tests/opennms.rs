@@ -67,7 +67,7 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use testkit::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
+use testkit::{repo_root, wait_until, AgentConfig, Proc, PuppetApply, Redis, Snmpd, Var};
 
 const GROUP_FILE: &str = "etc/datacollection/redis-snmp.xml";
 const EVENTS_FILE: &str = "etc/events/redis-snmp.events.xml";
@@ -1687,26 +1687,13 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         ("cluster node/1", cluster.address()),
         ("sentinel", format!("127.0.0.1:{sentinel_port}")),
     ];
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for (name, address) in &instances {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"{name}\"\naddress = \"{address}\"\ntimeout = 1.0\n"
-        ));
-    }
-    toml.push_str(&format!(
-        "\n[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
-        puppet.public_dir().join("last_run_summary.yaml").display(),
-        puppet.state_dir().join("last_run_report.yaml").display(),
-        puppet.state_dir().join("agent_disabled.lock").display(),
-        puppet.state_dir().join("agent_catalog_run.lock").display(),
-    ));
-    let config = dir.path().join("agent.toml");
-    std::fs::write(&config, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = instances
+        .iter()
+        .fold(AgentConfig::new(&snmpd), |config, (name, address)| {
+            config.redis(name, address, "")
+        })
+        .puppet(&puppet, "")
+        .start(dir.path());
 
     // Ready: every instance up, the replica attached, the sentinel's master
     // listed.

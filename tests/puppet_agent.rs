@@ -7,7 +7,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::time::{Duration, Instant};
-use testkit::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
+use testkit::{wait_until, Agent, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 
@@ -30,18 +30,10 @@ fn stack_with(puppet_extra: &str) -> Stack {
     let puppet = PuppetApply::new();
     let dir = tempfile::tempdir().unwrap();
     // No Redis here: the instance is down, which is fine for this test.
-    let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\naddress = \"127.0.0.1:1\"\n\n[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n{puppet_extra}\n",
-        snmpd.agentx_address(),
-        puppet.public_dir().join("last_run_summary.yaml").display(),
-        puppet.state_dir().join("last_run_report.yaml").display(),
-        puppet.state_dir().join("agent_disabled.lock").display(),
-        puppet.state_dir().join("agent_catalog_run.lock").display(),
-    );
-    let config = dir.path().join("agent.toml");
-    std::fs::write(&config, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = AgentConfig::new(&snmpd)
+        .redis("main", "127.0.0.1:1", "")
+        .puppet(&puppet, puppet_extra)
+        .start(dir.path());
     Stack {
         trapd,
         snmpd,

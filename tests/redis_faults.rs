@@ -14,7 +14,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use testkit::{free_port, instance_oid, wait_until, Agent, Proc, Redis, Snmpd, REDIS_ROOT};
+use testkit::{
+    free_port, instance_oid, wait_until, Agent, AgentConfig, Proc, Redis, Snmpd, REDIS_ROOT,
+};
 
 /// The right password of the locked server, and the wrong one the agent has.
 const RIGHT_PW: &str = "right-Pw-7c1e";
@@ -54,21 +56,12 @@ impl Entry {
 /// The agent with these instances (refresh 1 s, timeout 1 s), at its
 /// default verbosity: the log is what an operator reads.
 fn start_agent(snmpd: &Snmpd, entries: &[Entry], dir: &Path) -> Agent {
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for e in entries {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"{}\"\naddress = \"{}\"\ntimeout = 1.0\n{}",
-            e.name, e.address, e.extra
-        ));
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    entries
+        .iter()
+        .fold(AgentConfig::new(snmpd), |config, e| {
+            config.redis(e.name, &e.address, &e.extra)
+        })
+        .start_quiet(dir)
 }
 
 /// A file holding a password, readable by its owner only.

@@ -7,7 +7,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::time::Duration;
-use testkit::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
+use testkit::{wait_until, Agent, AgentConfig, Redis, Snmpd, REDIS_ROOT};
 
 /// One `[[redis]]` entry of the agent's configuration file.
 struct Instance<'a> {
@@ -18,21 +18,12 @@ struct Instance<'a> {
 
 /// Start the agent with a configuration file naming these instances.
 fn start_agent(snmpd: &Snmpd, instances: &[Instance<'_>], dir: &std::path::Path) -> Agent {
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for i in instances {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"{}\"\naddress = \"{}\"\ntimeout = 1.0\n{}\n",
-            i.name, i.address, i.extra
-        ));
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    instances
+        .iter()
+        .fold(AgentConfig::new(snmpd), |config, i| {
+            config.redis(i.name, &i.address, i.extra)
+        })
+        .start(dir)
 }
 
 fn oid(suffix: &str) -> String {

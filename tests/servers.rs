@@ -31,7 +31,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use testkit::servers::ServerKind;
 use testkit::{
-    legacy_oid, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY, REDIS_ROOT,
+    legacy_oid, wait_until, Agent, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY,
+    REDIS_ROOT,
 };
 
 /// The server of `kind`, started with these extra config lines, or `None`
@@ -55,22 +56,13 @@ fn start(kind: ServerKind, test: &str, extra: &[&str]) -> Option<Redis> {
 
 /// The agent on a configuration file naming these servers `r1`, `r2`, ...
 fn start_agent(snmpd: &Snmpd, servers: &[&Redis], dir: &std::path::Path) -> Agent {
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for (i, r) in servers.iter().enumerate() {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"r{}\"\naddress = \"{}\"\ntimeout = 1.0\n",
-            i + 1,
-            r.address()
-        ));
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    servers
+        .iter()
+        .enumerate()
+        .fold(AgentConfig::new(snmpd), |config, (i, r)| {
+            config.redis(&format!("r{}", i + 1), &r.address(), "")
+        })
+        .start(dir)
 }
 
 fn oid(suffix: &str) -> String {
@@ -558,14 +550,9 @@ fn sentinel(kind: ServerKind) {
     // The same program, as a sentinel.
     let (_sentinel, port) = start_sentinel(kind, &master, dir.path());
     let snmpd = Snmpd::start();
-    let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"s\"\naddress = \"127.0.0.1:{port}\"\ntimeout = 1.0\n",
-        snmpd.agentx_address()
-    );
-    let path = dir.path().join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let _agent = AgentConfig::new(&snmpd)
+        .redis("s", &format!("127.0.0.1:{port}"), "")
+        .start(dir.path());
 
     // Its mode is sentinel(2), whether INFO says redis_mode (Redis) or
     // server_mode (Valkey); so the agent asks it SENTINEL MASTERS, and the

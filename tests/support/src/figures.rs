@@ -1,8 +1,6 @@
 //! Process figures, for benchmarks.
 
-use crate::*;
-use std::fs::{self};
-use std::path::Path;
+use std::fs;
 
 /// Nanoseconds a process's threads spent on a CPU (/proc/PID/task/*/schedstat).
 pub fn cpu_ns(pid: u32) -> u64 {
@@ -24,22 +22,4 @@ pub fn status_kib(pid: u32, field: &str) -> u64 {
         .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         .unwrap_or(0)
-}
-
-/// The run summary and report of a real Puppet run
-/// (`tests/fixtures/puppet/CASE`) copied into `dir`, and the agent's
-/// `[puppet]` section naming them (the lock files in `dir` too, absent).
-pub fn puppet_fixture_section(dir: &Path, case: &str) -> String {
-    let fixtures = repo_root().join("tests/fixtures/puppet").join(case);
-    for file in ["last_run_summary.yaml", "last_run_report.yaml"] {
-        let from = fixtures.join(file);
-        fs::copy(&from, dir.join(file)).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
-    }
-    format!(
-        "[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
-        dir.join("last_run_summary.yaml").display(),
-        dir.join("last_run_report.yaml").display(),
-        dir.join("agent_disabled.lock").display(),
-        dir.join("agent_catalog_run.lock").display(),
-    )
 }

@@ -1,6 +1,6 @@
 //! Small file helpers.
 
-use std::fs::{self};
+use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 

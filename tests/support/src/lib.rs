@@ -14,6 +14,7 @@
 //! away from its defaults).
 
 pub mod agent;
+pub mod agent_config;
 pub mod figures;
 pub mod files;
 pub mod oids;
@@ -29,6 +30,7 @@ pub mod snmptrapd;
 pub mod sockets;
 
 pub use agent::*;
+pub use agent_config::AgentConfig;
 pub use figures::*;
 pub use files::*;
 pub use oids::*;

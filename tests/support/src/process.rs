@@ -1,6 +1,6 @@
 //! Waiting and processes.
 
-use std::fs::{self};
+use std::fs;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};

@@ -1,7 +1,8 @@
 //! Puppet apply.
 
-use std::fs::{self};
-use std::path::PathBuf;
+use crate::repo_root;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 use tempfile::TempDir;
@@ -93,4 +94,22 @@ impl PuppetApply {
         );
         (code, end)
     }
+}
+
+/// The run summary and report of a real Puppet run
+/// (`tests/fixtures/puppet/CASE`) copied into `dir`, and the agent's
+/// `[puppet]` section naming them (the lock files in `dir` too, absent).
+pub fn puppet_fixture_section(dir: &Path, case: &str) -> String {
+    let fixtures = repo_root().join("tests/fixtures/puppet").join(case);
+    for file in ["last_run_summary.yaml", "last_run_report.yaml"] {
+        let from = fixtures.join(file);
+        fs::copy(&from, dir.join(file)).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    }
+    format!(
+        "[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
+        dir.join("last_run_summary.yaml").display(),
+        dir.join("last_run_report.yaml").display(),
+        dir.join("agent_disabled.lock").display(),
+        dir.join("agent_catalog_run.lock").display(),
+    )
 }

@@ -1,7 +1,7 @@
 //! Snmptrapd.
 
 use crate::*;
-use std::fs::{self};
+use std::fs;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use tempfile::TempDir;

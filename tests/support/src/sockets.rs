@@ -1,6 +1,6 @@
 //! What a process listens on.
 
-use std::fs::{self};
+use std::fs;
 
 /// The TCP (listening) and UDP sockets a process has bound, as
 /// `("tcp"|"udp", local address)`, read from /proc: the process's socket
