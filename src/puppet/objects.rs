@@ -153,6 +153,13 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         PuppetField::DisabledMessage => display_string(state.disabled.as_deref().unwrap_or("")),
         PuppetField::RunInProgress => truth(state.run_in_progress()),
         PuppetField::ReadError => display_string(&state.errors().join("; ")),
+        PuppetField::RunsObserved => Value::Counter32(state.runs.observed as u32),
+        PuppetField::ChangingRuns => gauge(state.runs.changing_runs.into()),
+        PuppetField::RunsLastHour => gauge(state.runs.last_hour.into()),
+        PuppetField::RunInterval => gauge(state.runs.interval?),
+        PuppetField::ConvergeRuns => gauge(state.runs.converge_runs.into()),
+        PuppetField::LoopResources => display_string(&state.runs.loop_text()),
+        PuppetField::LoopResourceCount => gauge(state.runs.loop_resources.len() as u64),
         PuppetField::ResourceType
         | PuppetField::ResourceTitle
         | PuppetField::ResourceState
