@@ -292,7 +292,10 @@ fn an_exec_that_reruns_puppet_is_not_converging_until_it_stops() {
 
     let line = expect_exact(&stack, "puppetConverged", Duration::from_secs(60));
     assert!(line.contains("puppetChangingRuns.0 = Gauge32: 0"), "{line}");
-    let exits = std::fs::read_to_string(format!("{t}/exits")).unwrap_or_default();
+    // The fourth run's `puppet apply` exits just after writing its files.
+    let exits = || std::fs::read_to_string(format!("{t}/exits")).unwrap_or_default();
+    wait_until(Duration::from_secs(30), || exits().lines().count() == 3);
+    let exits = exits();
     assert_eq!(
         exits.lines().collect::<Vec<_>>(),
         ["2", "2", "0"],
