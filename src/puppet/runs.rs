@@ -8,7 +8,8 @@
 //! once, when its end time (`time.last_run` of the summary) is new and its
 //! report is in (or waited for long enough). It keeps only what K runs
 //! need: the changed resources of at most K runs (each at most
-//! [`MAX_LISTED_RESOURCES`] names, the report's listed ones), and the end
+//! [`MAX_LISTED_RESOURCES`] names, the report's listed ones, each cut to
+//! [`MAX_LOOP_TEXT`] bytes: at most 1.3 MB at the largest K), and the end
 //! times of the last hour (at most [`MAX_RUN_TIMES`]).
 //!
 //! Whether that is a loop or a storm is the notifier's call
@@ -16,6 +17,7 @@
 
 use super::report::{ResourceState, MAX_LISTED_RESOURCES};
 use super::state::PuppetState;
+use super::yaml::truncate;
 use std::collections::VecDeque;
 
 /// K by default: three runs in a row that each changed something.
@@ -167,7 +169,12 @@ impl RunHistory {
                     .iter()
                     .filter(|e| e.state == ResourceState::Changed)
                     .take(MAX_LISTED_RESOURCES)
-                    .map(|e| e.resource.clone())
+                    .map(|e| {
+                        // No use keeping more than can be shown.
+                        let mut name = e.resource.clone();
+                        truncate(&mut name, MAX_LOOP_TEXT);
+                        name
+                    })
                     .collect()
             });
             self.changed.push_back(names);
@@ -324,13 +331,32 @@ mod tests {
     fn memory_stays_bounded() {
         let mut h = RunHistory::new(1000);
         assert_eq!(h.converge_runs, MAX_CONVERGE_RUNS);
-        let base = run("b_changed", 0);
+        let mut base = run("b_changed", 0);
+        // Titles as long as the report parser keeps (1 KiB).
+        for e in &mut base.report.as_mut().unwrap().resources.listed {
+            e.resource = format!("File[/{}]", "d/".repeat(510));
+        }
         for i in 0..10_000 {
             let mut s = base.clone();
             s.summary.as_mut().unwrap().time.last_run = Some(i);
+            s.report
+                .as_mut()
+                .unwrap()
+                .time
+                .as_mut()
+                .unwrap()
+                .unix_seconds += i;
             h.observe(&s);
         }
         assert!(h.changed.len() <= MAX_CONVERGE_RUNS);
+        assert!(
+            h.changed.iter().all(Option::is_some),
+            "the reports were paired"
+        );
+        let kept = h.changed.iter().flatten().flatten();
+        assert!(kept.clone().all(|n| n.len() <= MAX_LOOP_TEXT));
+        let bytes: usize = kept.map(String::len).sum();
+        println!("names kept after 10,000 looping runs at K = {MAX_CONVERGE_RUNS}: {bytes} bytes");
         assert!(h.ends.len() <= MAX_RUN_TIMES);
         assert_eq!(h.trend(9_999).last_hour, MAX_RUN_TIMES as u32);
         assert_eq!(h.trend(9_999).observed, 10_000);
