@@ -158,6 +158,12 @@ pub enum LogTarget {
     Journald,
 }
 
+/// `[puppet] min_run_interval` by default, in seconds: five minutes. A
+/// kick loop re-runs Puppet as soon as a run ends (a real run takes from
+/// tens of seconds to a few minutes); the agent's own runs are 30 minutes
+/// apart by default (`runinterval`).
+pub const DEFAULT_MIN_RUN_INTERVAL: u64 = 300;
+
 /// Settings of the notifier.
 #[derive(Debug, Clone)]
 pub struct NotifyConfig {
@@ -168,6 +174,13 @@ pub struct NotifyConfig {
     pub max_per_minute: usize,
     /// Puppet is stale when its last run ended longer ago than this.
     pub puppet_stale_after: Duration,
+    /// `[puppet] converge_runs`: this many runs in a row that each changed
+    /// resources are not converging (`puppetNotConverging`).
+    pub puppet_converge_runs: usize,
+    /// `[puppet] min_run_interval`: runs that end closer together than this
+    /// are quick; [`crate::notify::STORM_QUICK_RUNS`] quick runs in a row
+    /// are a run storm, over once no run ended for this long.
+    pub puppet_min_run_interval: Duration,
 }
 
 impl Default for NotifyConfig {
@@ -176,6 +189,8 @@ impl Default for NotifyConfig {
             disabled: HashSet::new(),
             max_per_minute: 5,
             puppet_stale_after: Duration::from_secs(2 * 3600),
+            puppet_converge_runs: crate::puppet::runs::DEFAULT_CONVERGE_RUNS,
+            puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
         }
     }
 }
@@ -242,6 +257,10 @@ struct FilePuppet {
     oid: Option<String>,
     /// Seconds without a run after which the agent is stale.
     stale_after: Option<u64>,
+    /// Changing runs in a row that are not converging (2 to 50).
+    converge_runs: Option<u64>,
+    /// Seconds: runs closer together than this are a storm when it lasts.
+    min_run_interval: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -397,6 +416,27 @@ impl Config {
                         ));
                     }
                     notifications.puppet_stale_after = Duration::from_secs(secs);
+                }
+                if let Some(runs) = p.converge_runs {
+                    let max = crate::puppet::runs::MAX_CONVERGE_RUNS as u64;
+                    if !(2..=max).contains(&runs) {
+                        return Err(in_file(format!(
+                            "puppet.converge_runs: {runs} is not from 2 to {max} (the changing \
+                             runs in a row that are not converging; 1 would be every changed \
+                             run, which puppetRunChanged already tells)"
+                        )));
+                    }
+                    notifications.puppet_converge_runs = runs as usize;
+                }
+                if let Some(secs) = p.min_run_interval {
+                    if !(1..=86_400).contains(&secs) {
+                        return Err(in_file(format!(
+                            "puppet.min_run_interval: {secs} is not from 1 to 86400 seconds \
+                             (to turn run storms off, add puppetRunStorm to \
+                             [notifications] disabled)"
+                        )));
+                    }
+                    notifications.puppet_min_run_interval = Duration::from_secs(secs);
                 }
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
@@ -789,6 +829,40 @@ mod tests {
             config.notifications.puppet_stale_after,
             Duration::from_secs(600)
         );
+        let path = write_config(&dir, "[puppet]\nconverge_runs = 4\nmin_run_interval = 90\n");
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert_eq!(config.notifications.puppet_converge_runs, 4);
+        assert_eq!(
+            config.notifications.puppet_min_run_interval,
+            Duration::from_secs(90)
+        );
+        let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
+        assert_eq!(defaults.notifications.puppet_converge_runs, 3);
+        assert_eq!(
+            defaults.notifications.puppet_min_run_interval,
+            Duration::from_secs(300)
+        );
+        for (bad, says) in [
+            (
+                "converge_runs = 1",
+                "puppet.converge_runs: 1 is not from 2 to 50",
+            ),
+            (
+                "converge_runs = 51",
+                "puppet.converge_runs: 51 is not from 2 to 50",
+            ),
+            (
+                "min_run_interval = 0",
+                "puppet.min_run_interval: 0 is not from 1 to 86400",
+            ),
+            ("min_run_interval = -5", "min_run_interval"),
+        ] {
+            let path = write_config(&dir, &format!("[puppet]\n{bad}\n"));
+            let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
         let path = write_config(&dir, "[puppet]\nenabled = false\n");
         assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
             .unwrap()

@@ -237,6 +237,21 @@ pub enum PuppetField {
     ResourceTitle,
     ResourceState,
     ResourceMessage,
+    /// Successive runs (`puppet::runs`): runs seen since the subagent
+    /// started, counted.
+    RunsObserved,
+    /// The last runs that each changed resources, in a row.
+    ChangingRuns,
+    /// Runs that ended within the last hour.
+    RunsLastHour,
+    /// Seconds between the ends of the last two runs.
+    RunInterval,
+    /// `converge_runs` of the configuration.
+    ConvergeRuns,
+    /// The resources that changed in each of the last `converge_runs` runs.
+    LoopResources,
+    /// How many those are (the text may be cut).
+    LoopResourceCount,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -895,6 +910,14 @@ pub const PUPPET_SCALARS: &[ObjectDef] = &[
     puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage),
     puppet("puppetRunInProgress", &[1, 35], TruthValue, PuppetField::RunInProgress),
     puppet("puppetReadError", &[1, 36], DisplayString, PuppetField::ReadError),
+    // Successive runs: convergence and run storms (issue 13).
+    puppet("puppetRunsObserved", &[1, 45], Counter32, PuppetField::RunsObserved).units("runs"),
+    puppet("puppetChangingRuns", &[1, 46], Gauge32, PuppetField::ChangingRuns).units("runs"),
+    puppet("puppetRunsLastHour", &[1, 47], Gauge32, PuppetField::RunsLastHour).units("runs"),
+    puppet("puppetRunInterval", &[1, 48], Gauge32, PuppetField::RunInterval).units("seconds"),
+    puppet("puppetConvergeRuns", &[1, 49], Gauge32, PuppetField::ConvergeRuns).units("runs"),
+    puppet("puppetLoopResources", &[1, 50], DisplayString, PuppetField::LoopResources),
+    puppet("puppetLoopResourceCount", &[1, 51], Gauge32, PuppetField::LoopResourceCount).units("resources"),
 ];
 
 /// `puppetResourceTable` (`puppet.2`), INDEX { puppetResourceIndex }: the
@@ -1282,6 +1305,10 @@ pub const PUPPET_NOTIFICATIONS: &[NotificationDef] = &[
     puppet_notification("puppetAgentStaleCleared", 6, &["puppetLastRunTime", "puppetLastRunAge"]),
     puppet_notification("puppetAgentDisabled", 7, &["puppetDisabled", "puppetDisabledMessage"]),
     puppet_notification("puppetAgentEnabled", 8, &["puppetDisabled"]),
+    puppet_notification("puppetNotConverging", 12, &["puppetChangingRuns", "puppetConvergeRuns", "puppetLoopResourceCount", "puppetLoopResources", "puppetLastRunTime", "puppetConfigVersion"]),
+    puppet_notification("puppetConverged", 13, &["puppetChangingRuns", "puppetLastRunTime", "puppetConfigVersion"]),
+    puppet_notification("puppetRunStorm", 14, &["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime"]),
+    puppet_notification("puppetRunStormCleared", 15, &["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime", "puppetLastRunAge"]),
 ];
 
 /// Every notification the agent can send.

@@ -91,6 +91,8 @@ const CLEARED_BY: &[(&str, &str)] = &[
     ("puppetRunFailed", "puppetRunRecovered"),
     ("puppetAgentStale", "puppetAgentStaleCleared"),
     ("puppetAgentDisabled", "puppetAgentEnabled"),
+    ("puppetNotConverging", "puppetConverged"),
+    ("puppetRunStorm", "puppetRunStormCleared"),
 ];
 
 /// The resource type OpenNMS uses for node-level data in graph reports.

@@ -50,9 +50,10 @@ impl PuppetApply {
         self.var().join("state")
     }
 
-    /// `puppet apply --detailed-exitcodes` of `manifest`; returns the exit
-    /// code and when the process ended.
-    pub fn apply(&self, name: &str, manifest: &str, extra: &[&str]) -> (i32, Instant) {
+    /// The arguments of `puppet apply` for `manifest` (written to
+    /// `manifests/<name>.pp`) in this Puppet: for [`PuppetApply::apply`],
+    /// and for runs a manifest starts itself.
+    pub fn apply_args(&self, name: &str, manifest: &str, extra: &[&str]) -> Vec<String> {
         let file = self.dir.path().join("manifests").join(format!("{name}.pp"));
         fs::write(&file, manifest).expect("manifest");
         let d = |s: &str| self.dir.path().join(s).to_string_lossy().into_owned();
@@ -78,6 +79,13 @@ impl PuppetApply {
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
         args.push(file.to_string_lossy().into_owned());
+        args
+    }
+
+    /// `puppet apply --detailed-exitcodes` of `manifest`; returns the exit
+    /// code and when the process ended.
+    pub fn apply(&self, name: &str, manifest: &str, extra: &[&str]) -> (i32, Instant) {
+        let args = self.apply_args(name, manifest, extra);
         let out = Command::new("puppet")
             .args(&args)
             .output()
