@@ -47,6 +47,12 @@ pub enum Conversion {
     SecondsToCentiseconds,
     /// A UNIX time, served as the seconds elapsed since, computed when asked.
     AgeOf,
+    /// The field as a share of another field (the first present of these
+    /// names), in hundredths of a percent (`used_memory` of `maxmemory`:
+    /// 9015 is 90.15 %), rounded; absent when the other field is absent or
+    /// 0 (no limit), never a division by zero. Not capped at 100 %: a
+    /// server over its limit shows by how much.
+    PercentOf(&'static [&'static str]),
 }
 
 /// Declares an enumeration of the MIB (`INTEGER { name(n), ... }`) as a
@@ -473,7 +479,7 @@ pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed),
 ];
 
-use Conversion::{AgeOf, Scaled, Signed, Text, Truth};
+use Conversion::{AgeOf, PercentOf, Scaled, Signed, Text, Truth};
 
 /// `redisServerTable` (`redis.3.2`): who the server is. Like every group
 /// below, its entry AUGMENTS `redisInstanceEntry`: one row per instance.
@@ -514,6 +520,8 @@ pub const CLIENT_COLUMNS: &[ObjectDef] = &[
     field("redisCliPauseReason", &[3, 3, 1, 11], DisplayString, Text, &["paused_reason"]),
     field("redisCliPauseAction", &[3, 3, 1, 12], DisplayString, Text, &["paused_actions"]),
     info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]),
+    // Limits (issue 16): clients of maxclients, in hundredths of a percent.
+    field("redisCliUsedOfMax", &[3, 3, 1, 14], Gauge32, PercentOf(&["maxclients"]), &["connected_clients"]),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
@@ -547,6 +555,8 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
     info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]),
     // Valkey 8.0+.
     info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]),
+    // Limits (issue 16): used_memory of maxmemory (absent when maxmemory is 0).
+    field("redisMemUsedOfMax", &[3, 4, 1, 27], Gauge32, PercentOf(&["maxmemory"]), &["used_memory"]),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where

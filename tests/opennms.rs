@@ -1666,6 +1666,8 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         "appendonly yes",
         "latency-monitor-threshold 1",
         "enable-debug-command local",
+        // A memory limit, so its share (redisMemUsedOfMax) is served.
+        "maxmemory 1gb",
         // The replica's first sync at once, not after the 5 s diskless delay.
         "repl-diskless-sync no",
     ]);

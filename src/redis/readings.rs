@@ -47,7 +47,23 @@ pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
             })
         }
         Conversion::AgeOf => Some(Value::SecondsSince(info.u64(fields)?)),
+        Conversion::PercentOf(whole) => Some(Value::Gauge32(saturate_u32(hundredths_percent(
+            info.u64(fields)?,
+            info.u64(whole)?,
+        )?))),
     }
+}
+
+/// `part` of `whole` in hundredths of a percent, rounded half up; `None`
+/// when `whole` is 0 (Redis says 0 for "no limit"). In u128, so no
+/// product overflows.
+fn hundredths_percent(part: u64, whole: u64) -> Option<u64> {
+    if whole == 0 {
+        return None;
+    }
+    let whole = u128::from(whole);
+    let value = (u128::from(part) * 10_000 + whole / 2) / whole;
+    Some(u64::try_from(value).unwrap_or(u64::MAX))
 }
 
 /// A non-negative decimal times `factor`, rounded; `None` for negative or
@@ -830,6 +846,34 @@ mod tests {
         assert!(v("3.7.1.1.1").is_none());
         assert!(v("3.5.1.1.1").is_none());
         assert_eq!(v("3.5.1.6.1"), Some(Value::Integer(2)));
+    }
+
+    #[test]
+    fn limits_are_shares_of_maxmemory_and_maxclients() {
+        let layout = Layout::default_layout();
+        let part = |info: &Info| instance_part(1, "main", info, &layout, &Extras::default());
+        // A real 7.0 master: 1 client of maxclients 10000 is 0.01 %;
+        // maxmemory 0 is no limit, so no share of it.
+        let real = part(&fixture("7.0-master-info.txt"));
+        let v = |p: &Part, suffix: &str| find(p, &format!("{ROOT}.{suffix}")).cloned();
+        assert_eq!(v(&real, "3.3.1.14.1"), Some(Value::Gauge32(1)));
+        assert_eq!(v(&real, "3.4.1.27.1"), None);
+        // 90.15 % of 1 GiB, rounded to the hundredth; over the limit shows.
+        let near = part(&Info::parse(
+            "used_memory:968000000\nmaxmemory:1073741824\nconnected_clients:10001\nmaxclients:10000\n",
+        ));
+        assert_eq!(v(&near, "3.4.1.27.1"), Some(Value::Gauge32(9015)));
+        assert_eq!(v(&near, "3.3.1.14.1"), Some(Value::Gauge32(10001)));
+        // Huge values do not overflow; a garbled limit leaves it absent.
+        let huge = part(&Info::parse(&format!(
+            "used_memory:{}\nmaxmemory:1\nconnected_clients:1\nmaxclients:x\n",
+            u64::MAX
+        )));
+        assert_eq!(v(&huge, "3.4.1.27.1"), Some(Value::Gauge32(u32::MAX)));
+        assert_eq!(v(&huge, "3.3.1.14.1"), None);
+        assert_eq!(hundredths_percent(1, 3), Some(3333));
+        assert_eq!(hundredths_percent(2, 3), Some(6667));
+        assert_eq!(hundredths_percent(5, 0), None);
     }
 
     #[test]
