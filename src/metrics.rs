@@ -170,6 +170,14 @@ pub enum StatusField {
     PollsOk,
     /// Failed polls since the agent started.
     PollsFailed,
+    /// The subject of the certificate a `rediss://` server showed.
+    CertSubject,
+    /// Its issuer.
+    CertIssuer,
+    /// Its notAfter, in UNIX seconds.
+    CertNotAfter,
+    /// Seconds from the poll until its notAfter; negative once passed.
+    CertExpiresIn,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -477,6 +485,11 @@ pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstanceLastError", &[3, 1, 1, 7], DisplayString, StatusField::LastError),
     status("redisInstancePollsOk", &[3, 1, 1, 8], Counter32, StatusField::PollsOk),
     status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed),
+    // The server's TLS certificate (issue 16), rediss:// instances only.
+    status("redisInstanceCertSubject", &[3, 1, 1, 10], DisplayString, StatusField::CertSubject),
+    status("redisInstanceCertIssuer", &[3, 1, 1, 11], DisplayString, StatusField::CertIssuer),
+    status("redisInstanceCertNotAfter", &[3, 1, 1, 12], Gauge64, StatusField::CertNotAfter),
+    status("redisInstanceCertExpiresIn", &[3, 1, 1, 13], Integer32, StatusField::CertExpiresIn),
 ];
 
 use Conversion::{AgeOf, PercentOf, Scaled, Signed, Text, Truth};
@@ -1268,6 +1281,8 @@ pub const REDIS_NOTIFICATIONS: &[NotificationDef] = &[
     redis_notification("redisReplicationLinkDown", 5, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
     redis_notification("redisReplicationLinkUp", 6, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
     redis_notification("redisPersistenceFailed", 7, &["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"]),
+    redis_notification("redisCertificateExpiring", 8, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
+    redis_notification("redisCertificateExpiringCleared", 9, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
 ];
 
 /// The notifications of PUPPET-AGENT-MIB.

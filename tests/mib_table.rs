@@ -1156,6 +1156,7 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         4 => &["role"],
         5 | 6 => &["master_link_status", "up", "down"],
         7 => &["rdb_last_bgsave_status", "aof_last_write_status", "err"],
+        8 | 9 => &["cert_expiry_warning", "redisInstanceCertExpiresIn"],
         _ => return None,
     })
 }

@@ -1563,6 +1563,14 @@ fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
         }
         Source::Keyspace(KeyspaceField::Subexpiry) => (!info.contains("subexpiry="))
             .then(|| "no keyspace line here has subexpiry (Redis 7.4+)".into()),
+        // This stack has no rediss:// instance; tests/certificates.rs
+        // reads these columns from a real TLS server.
+        Source::Status(
+            StatusField::CertSubject
+            | StatusField::CertIssuer
+            | StatusField::CertNotAfter
+            | StatusField::CertExpiresIn,
+        ) => Some("no rediss:// instance in this stack (tests/certificates.rs serves them)".into()),
         Source::Puppet(PuppetField::Phase(name)) => {
             let reported = summary
                 .lines()

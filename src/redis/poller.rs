@@ -7,6 +7,7 @@
 //! since the last poll is replaced at once, not reported as an outage; a
 //! server still loading its dataset is reachable, and reported as loading.
 
+use super::certificate_watch::CertificateWatch;
 use super::connection::{self, ConnectError, ReplyBudget};
 use super::info::Info;
 use super::observation::RedisObservation;
@@ -48,6 +49,8 @@ pub struct Poller {
     /// connection, and said once in the log (managed and locked-down servers
     /// refuse CONFIG, CLUSTER…).
     refused: HashSet<String>,
+    /// The server's TLS certificate (`rediss://` only).
+    certificate: CertificateWatch,
 }
 
 impl Poller {
@@ -58,6 +61,7 @@ impl Poller {
             ..Default::default()
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
+        let certificate = CertificateWatch::new(&instance);
         Poller {
             index,
             instance,
@@ -70,6 +74,7 @@ impl Poller {
             databases: None,
             databases_seen: 0,
             refused: HashSet::new(),
+            certificate,
         }
     }
 
@@ -87,9 +92,17 @@ impl Poller {
     pub async fn poll(&mut self) -> Reading<RedisObservation> {
         let started = Instant::now();
         let outcome = self.read().await;
+        if outcome.is_ok() {
+            self.certificate.refresh(&self.instance).await;
+        }
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+        let now = unix_now();
+        self.status.certificate = self.certificate.status(now);
         let observation = match &outcome {
-            Ok((info, _)) => RedisObservation::from_info(info),
+            Ok((info, _)) => RedisObservation {
+                certificate_expiring: self.certificate.expiring(now),
+                ..RedisObservation::from_info(info)
+            },
             Err(_) => RedisObservation::down(),
         };
         let data = match outcome {
@@ -165,11 +178,15 @@ impl Poller {
     /// optional commands this server allows tell.
     async fn read_once(&mut self) -> Result<(Info, Extras), PollError> {
         if self.connection.is_none() {
-            let connected = connection::connect(&self.instance, &self.budget).await;
-            self.connection = Some(connected.map_err(|e| match e {
-                ConnectError::Redis(e) => describe(&e),
-                ConnectError::Other(text) => text,
-            })?);
+            let connected = connection::connect_seeing_certificate(&self.instance, &self.budget)
+                .await
+                .map_err(|e| match e {
+                    ConnectError::Redis(e) => describe(&e),
+                    ConnectError::Other(text) => text,
+                })?;
+            self.certificate
+                .connected(&self.instance.name, connected.certificate);
+            self.connection = Some(connected.connection);
             self.info_variant = 0;
             self.databases = None;
             // A fixed ACL or a new server may allow what was refused.

@@ -1,6 +1,7 @@
 //! Turns what a poll learned (INFO, the instance's health) into snapshot
 //! parts, following the table in [`crate::metrics`].
 
+use super::certificate::ServerCertificate;
 use super::info::{Info, KeyspaceRow};
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
@@ -412,6 +413,9 @@ pub struct InstanceStatus {
     pub last_error: String,
     pub polls_ok: u32,
     pub polls_failed: u32,
+    /// The certificate a `rediss://` server showed last, and the seconds
+    /// from the last poll until its end.
+    pub certificate: Option<(ServerCertificate, i64)>,
 }
 
 /// `redisInstanceState`: down when the last poll failed, loading when it
@@ -442,6 +446,16 @@ pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part
                 StatusField::LastError => display_string(&status.last_error),
                 StatusField::PollsOk => Value::Counter32(status.polls_ok),
                 StatusField::PollsFailed => Value::Counter32(status.polls_failed),
+                StatusField::CertSubject => display_string(&status.certificate.as_ref()?.0.subject),
+                StatusField::CertIssuer => display_string(&status.certificate.as_ref()?.0.issuer),
+                StatusField::CertNotAfter => {
+                    let not_after = status.certificate.as_ref()?.0.not_after;
+                    Value::Counter64(u64::try_from(not_after).unwrap_or(0))
+                }
+                StatusField::CertExpiresIn => {
+                    let left = status.certificate.as_ref()?.1;
+                    Value::Integer(left.clamp(i32::MIN.into(), i32::MAX.into()) as i32)
+                }
             };
             Some((layout.object_oid(def).child(&[index]), value))
         })

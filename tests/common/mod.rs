@@ -1695,6 +1695,20 @@ pub fn bound_sockets(pid: u32) -> Vec<(String, std::net::SocketAddr)> {
 /// A private `snmptrapd` on a loopback UDP port, logging every notification
 /// it receives to a file, decoded with our MIBs (and the base modules).
 /// snmpd sends to it with [`Snmptrapd::trap2sink_line`].
+/// Runs `openssl` with `args` in `dir`; panics with its stderr when it fails.
+pub fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 pub struct Snmptrapd {
     proc: Proc,
     dir: TempDir,
