@@ -204,6 +204,10 @@ pub enum Source {
     Slowlog(SlowlogField),
     /// A column of `redisLatencyTable`, from LATENCY LATEST.
     Latency(LatencyField),
+    /// A column of `redisClientNameTable`, from CLIENT LIST per name.
+    ClientName(ClientField),
+    /// A column of `redisClientUserTable`, from CLIENT LIST per ACL user.
+    ClientUser(ClientField),
     /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
     /// agent's run summary, run report and lock files.
     Puppet(PuppetField),
@@ -304,6 +308,23 @@ pub enum ErrorField {
     /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
     Count,
+}
+
+/// A column of the CLIENT LIST aggregates (per name, per user).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientField {
+    /// The name (or user), the row's index as a readable column.
+    Label,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, and fit to be a file name. Managers store rows under it.
+    Key,
+    Count,
+    OldestAge,
+    MaxIdle,
+    MaxOutputMem,
+    MaxTotalMem,
+    Blocked,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -852,6 +873,34 @@ pub const LATENCY_COLUMNS: &[ObjectDef] = &[
     column("redisLatKey", &[3, 17, 1, 6], DisplayString, Source::Latency(LatencyField::Key)),
 ];
 
+/// `redisClientNameTable` (`redis.3.19`), INDEX { redisInstanceIndex,
+/// redisCnName }: CLIENT LIST aggregated per client name.
+#[rustfmt::skip]
+pub const CLIENT_NAME_COLUMNS: &[ObjectDef] = &[
+    column("redisCnCount", &[3, 19, 1, 2], Gauge32, Source::ClientName(ClientField::Count)),
+    column("redisCnOldestAge", &[3, 19, 1, 3], Gauge32, Source::ClientName(ClientField::OldestAge)),
+    column("redisCnMaxIdle", &[3, 19, 1, 4], Gauge32, Source::ClientName(ClientField::MaxIdle)),
+    column("redisCnMaxOutputMem", &[3, 19, 1, 5], Gauge64, Source::ClientName(ClientField::MaxOutputMem)),
+    column("redisCnMaxTotalMem", &[3, 19, 1, 6], Gauge64, Source::ClientName(ClientField::MaxTotalMem)),
+    column("redisCnBlocked", &[3, 19, 1, 7], Gauge32, Source::ClientName(ClientField::Blocked)),
+    column("redisCnLabel", &[3, 19, 1, 8], DisplayString, Source::ClientName(ClientField::Label)),
+    column("redisCnKey", &[3, 19, 1, 9], DisplayString, Source::ClientName(ClientField::Key)),
+];
+
+/// `redisClientUserTable` (`redis.3.20`), INDEX { redisInstanceIndex,
+/// redisCuUser }: CLIENT LIST aggregated per ACL user.
+#[rustfmt::skip]
+pub const CLIENT_USER_COLUMNS: &[ObjectDef] = &[
+    column("redisCuCount", &[3, 20, 1, 2], Gauge32, Source::ClientUser(ClientField::Count)),
+    column("redisCuOldestAge", &[3, 20, 1, 3], Gauge32, Source::ClientUser(ClientField::OldestAge)),
+    column("redisCuMaxIdle", &[3, 20, 1, 4], Gauge32, Source::ClientUser(ClientField::MaxIdle)),
+    column("redisCuMaxOutputMem", &[3, 20, 1, 5], Gauge64, Source::ClientUser(ClientField::MaxOutputMem)),
+    column("redisCuMaxTotalMem", &[3, 20, 1, 6], Gauge64, Source::ClientUser(ClientField::MaxTotalMem)),
+    column("redisCuBlocked", &[3, 20, 1, 7], Gauge32, Source::ClientUser(ClientField::Blocked)),
+    column("redisCuLabel", &[3, 20, 1, 8], DisplayString, Source::ClientUser(ClientField::Label)),
+    column("redisCuKey", &[3, 20, 1, 9], DisplayString, Source::ClientUser(ClientField::Key)),
+];
+
 const fn puppet(
     name: &'static str,
     arcs: &'static [u32],
@@ -1016,6 +1065,8 @@ pub const ROW_TABLES: &[&[ObjectDef]] = &[
     SENTINEL_MASTER_COLUMNS,
     SLOWLOG_COLUMNS,
     LATENCY_COLUMNS,
+    CLIENT_NAME_COLUMNS,
+    CLIENT_USER_COLUMNS,
 ];
 
 /// The longest name a string-indexed row may have (`redisCmdName`,
@@ -1198,6 +1249,24 @@ pub const TABLES: &[TableDef] = &[
         rows_from: &["LATENCY LATEST"],
         resource_type: "redisLatency",
         columns: LATENCY_COLUMNS,
+    },
+    TableDef {
+        table: "redisClientNameTable",
+        entry: "redisClientNameEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCnName" },
+        rows_from: &["CLIENT LIST", "name"],
+        resource_type: "redisClientName",
+        columns: CLIENT_NAME_COLUMNS,
+    },
+    TableDef {
+        table: "redisClientUserTable",
+        entry: "redisClientUserEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCuUser" },
+        rows_from: &["CLIENT LIST", "user"],
+        resource_type: "redisClientUser",
+        columns: CLIENT_USER_COLUMNS,
     },
 ];
 

@@ -27,8 +27,8 @@ use mibtool::{
     ResolvedType, MODULE, SMILINT,
 };
 use redis_snmp::metrics::{
-    redis_objects, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    ObjectDef, ReplicaField, RowIndex, SentinelField, SlowlogField, Source, StatusField,
+    redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField,
+    Layout, ObjectDef, ReplicaField, RowIndex, SentinelField, SlowlogField, Source, StatusField,
     DEFAULT_REDIS_ROOT, INSTANCE_ENTRY, INSTANCE_STATE, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
     SENTINEL_STATE, TABLES,
 };
@@ -84,7 +84,9 @@ fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Error(_)
         | Source::SentinelMaster(_)
         | Source::Slowlog(_)
-        | Source::Latency(_) => None,
+        | Source::Latency(_)
+        | Source::ClientName(_)
+        | Source::ClientUser(_) => None,
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => None,
     }
@@ -420,6 +422,8 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 vec!["SLOWLOG GET 1"]
             }
         },
+        Source::ClientName(field) => client_source(field, "redisCnName", "redisCnLabel"),
+        Source::ClientUser(field) => client_source(field, "redisCuUser", "redisCuLabel"),
         Source::Latency(LatencyField::Name) => vec!["LATENCY LATEST", "redisLatEvent"],
         Source::Latency(LatencyField::Key) => vec!["redisInstanceName", "redisLatLabel"],
         Source::Latency(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) => {
@@ -442,6 +446,25 @@ enum RowName {
     Index,
     /// The instance's name, `/`, and the index string (the `…Key` columns).
     InstanceAndIndex,
+}
+
+/// The CLIENT LIST field a column of the client aggregate tables is made of.
+fn client_source(
+    field: ClientField,
+    index: &'static str,
+    label: &'static str,
+) -> Vec<&'static str> {
+    let list = "CLIENT LIST";
+    match field {
+        ClientField::Label => vec![index],
+        ClientField::Key => vec!["redisInstanceName", label],
+        ClientField::Count => vec![list],
+        ClientField::OldestAge => vec!["age"],
+        ClientField::MaxIdle => vec!["idle"],
+        ClientField::MaxOutputMem => vec!["omem"],
+        ClientField::MaxTotalMem => vec!["tot-mem"],
+        ClientField::Blocked => vec!["flags"],
+    }
 }
 
 /// Whether an object names its row, and how. The match is exhaustive over
@@ -481,6 +504,16 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
             LatencyField::Name => Some(Index),
             LatencyField::Key => Some(InstanceAndIndex),
             LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs => None,
+        },
+        Source::ClientName(field) | Source::ClientUser(field) => match field {
+            ClientField::Label => Some(Index),
+            ClientField::Key => Some(InstanceAndIndex),
+            ClientField::Count
+            | ClientField::OldestAge
+            | ClientField::MaxIdle
+            | ClientField::MaxOutputMem
+            | ClientField::MaxTotalMem
+            | ClientField::Blocked => None,
         },
         Source::Info { .. }
         | Source::Status(_)
@@ -1013,6 +1046,20 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             max_ms,
         })
         .collect(),
+        // CLIENT LIST of a real Redis 7.0, with a name as long as an index
+        // may be and one longer (counted in "(other names)").
+        clients: Some(redis_snmp::redis::clients::aggregate(
+            format!(
+                "{}\nid=90 name={longest} age=1 user=default\nid=91 name={too_long} user=default\n",
+                std::fs::read_to_string(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/fixtures/redis/7.0-client-list.txt"
+                ))
+                .unwrap()
+            )
+            .as_bytes(),
+            50,
+        )),
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.

@@ -55,7 +55,7 @@ mod loader;
 
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
-    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
+    self, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
     NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
     NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
@@ -665,6 +665,7 @@ fn is_row_key(alias: &str) -> bool {
         Source::Error(field) => field == ErrorField::Key,
         Source::SentinelMaster(field) => field == SentinelField::Key,
         Source::Latency(field) => field == LatencyField::Key,
+        Source::ClientName(field) | Source::ClientUser(field) => field == ClientField::Key,
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
@@ -1144,6 +1145,10 @@ fn resource_types_and_system_definitions_hang_together() {
         ("redisErrKey", key.as_str()),
         ("redisSntKey", key.as_str()),
         ("redisLatKey", key.as_str()),
+        ("redisCnLabel", "config|get"),
+        ("redisCuLabel", "config|get"),
+        ("redisCnKey", key.as_str()),
+        ("redisCuKey", key.as_str()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))

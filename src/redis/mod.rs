@@ -2,6 +2,7 @@
 
 pub mod certificate;
 pub mod certificate_watch;
+pub mod clients;
 pub mod connection;
 pub mod info;
 pub mod observation;

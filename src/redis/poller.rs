@@ -8,6 +8,7 @@
 //! server still loading its dataset is reachable, and reported as loading.
 
 use super::certificate_watch::CertificateWatch;
+use super::clients::{ClientList, AGENT_CLIENT_NAME};
 use super::connection::{self, ConnectError, ReplyBudget};
 use super::info::Info;
 use super::observation::RedisObservation;
@@ -51,6 +52,8 @@ pub struct Poller {
     refused: HashSet<String>,
     /// The server's TLS certificate (`rediss://` only).
     certificate: CertificateWatch,
+    /// CLIENT LIST, on its own cadence.
+    clients: ClientList,
 }
 
 impl Poller {
@@ -62,6 +65,7 @@ impl Poller {
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let certificate = CertificateWatch::new(&instance);
+        let clients = ClientList::new(&instance);
         Poller {
             index,
             instance,
@@ -75,6 +79,7 @@ impl Poller {
             databases_seen: 0,
             refused: HashSet::new(),
             certificate,
+            clients,
         }
     }
 
@@ -191,6 +196,9 @@ impl Poller {
             self.databases = None;
             // A fixed ACL or a new server may allow what was refused.
             self.refused.clear();
+            // Named, so operators tell the agent apart in CLIENT LIST.
+            self.optional_query("CLIENT", &["SETNAME", AGENT_CLIENT_NAME])
+                .await;
         }
         let info = self.read_info().await?;
         let mut extras = Extras::default();
@@ -237,6 +245,14 @@ impl Poller {
                 extras.latency = replies::latency_latest(&reply);
             }
         }
+        if self.clients.due() {
+            let reply = self.optional_query("CLIENT", &["LIST"]).await;
+            let refused = self.refused.contains("CLIENT LIST");
+            let over_budget = reply.is_none() && self.budget.exceeded();
+            self.clients
+                .answered(&self.status.name, reply, refused, over_budget);
+        }
+        extras.clients = self.clients.latest();
         Ok((info, extras))
     }
 

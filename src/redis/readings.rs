@@ -2,12 +2,13 @@
 //! parts, following the table in [`crate::metrics`].
 
 use super::certificate::ServerCertificate;
+use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
-    self, name_index, CommandField, Conversion, ErrorField, InstanceState, KeyspaceField,
-    LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SlowlogField, Source,
-    StatusField,
+    self, name_index, ClientField, CommandField, Conversion, ErrorField, InstanceState,
+    KeyspaceField, LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SlowlogField,
+    Source, StatusField,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -122,6 +123,8 @@ pub struct Extras {
     pub slowlog_last: Option<SlowlogEntry>,
     /// LATENCY LATEST: event, UNIX time, latest ms, max ms.
     pub latency: Vec<LatencyEvent>,
+    /// CLIENT LIST per name and per user (as last asked).
+    pub clients: Option<ClientAggregates>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -152,7 +155,55 @@ pub fn instance_part(
     sentinel_rows(&owner, extras, layout, &mut part);
     slowlog_row(index, extras, layout, &mut part);
     latency_rows(&owner, extras, layout, &mut part);
+    if let Some(clients) = &extras.clients {
+        client_rows(
+            &owner,
+            &clients.by_name,
+            metrics::CLIENT_NAME_COLUMNS,
+            layout,
+            &mut part,
+        );
+        client_rows(
+            &owner,
+            &clients.by_user,
+            metrics::CLIENT_USER_COLUMNS,
+            layout,
+            &mut part,
+        );
+    }
     part
+}
+
+/// The rows of `redisClientNameTable` or `redisClientUserTable`.
+fn client_rows(
+    owner: &RowOwner,
+    groups: &[(String, ClientGroup)],
+    columns: &[ObjectDef],
+    layout: &Layout,
+    part: &mut Part,
+) {
+    let gauge = |n: u64| Value::Gauge32(saturate_u32(n));
+    for (name, group) in groups {
+        let Some(suffix) = name_index(owner.index, name) else {
+            continue;
+        };
+        for def in columns {
+            let (Source::ClientName(field) | Source::ClientUser(field)) = def.source else {
+                continue;
+            };
+            let value = match field {
+                ClientField::Label => display_string(name),
+                ClientField::Key => owner.key(name),
+                ClientField::Count => gauge(group.count),
+                ClientField::OldestAge => gauge(group.oldest_age),
+                ClientField::MaxIdle => gauge(group.max_idle),
+                ClientField::MaxOutputMem => Value::Counter64(group.max_output_mem),
+                ClientField::MaxTotalMem => Value::Counter64(group.max_total_mem),
+                ClientField::Blocked => gauge(group.blocked),
+            };
+            part.push((layout.object_oid(def).child(&suffix), value));
+        }
+    }
 }
 
 /// The instance whose rows a string-indexed table holds.
