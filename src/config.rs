@@ -720,6 +720,47 @@ mod tests {
     }
 
     #[test]
+    fn client_list_and_certificate_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load("[[redis]]\naddress = \"rediss://10.0.0.1:6380\"\n").unwrap();
+        let instance = &config.instances[0];
+        assert!(instance.client_list);
+        assert_eq!(instance.client_list_interval, Duration::from_secs(60));
+        assert_eq!(instance.client_list_rows, 50);
+        assert_eq!(
+            instance.cert_expiry_warning,
+            Duration::from_secs(14 * 86_400)
+        );
+        assert_eq!(instance.cert_check_interval, Duration::from_secs(3_600));
+        let config = load(
+            "[[redis]]\naddress = \"rediss://10.0.0.1:6380\"\nclient_list = false\n\
+             client_list_interval = 5\nclient_list_rows = 3\ncert_expiry_warning = 86400\n\
+             cert_check_interval = 60\n",
+        )
+        .unwrap();
+        let instance = &config.instances[0];
+        assert!(!instance.client_list);
+        assert_eq!(instance.client_list_rows, 3);
+        assert_eq!(instance.cert_expiry_warning, Duration::from_secs(86_400));
+        assert_eq!(instance.cert_check_interval, Duration::from_secs(60));
+        for (bad, key) in [
+            ("client_list_rows = 0", "client_list_rows"),
+            ("client_list_rows = 100000", "client_list_rows"),
+            ("cert_check_interval = 0", "cert_check_interval"),
+            ("client_list_interval = 0", "client_list_interval"),
+        ] {
+            let err = load(&format!("[[redis]]\naddress = \"10.0.0.1:1\"\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("redis[0].{key}")), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn command_line_overrides_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = write_config(
