@@ -17,11 +17,39 @@ use crate::config::RedisInstance;
 use crate::metrics::MAX_NAME_INDEX_LEN;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-use tracing::warn;
+use tracing::{debug, info, warn};
 
 /// The name the agent gives its own connection (`CLIENT SETNAME`), so that
 /// operators tell it apart in CLIENT LIST, and it has its own row here.
 pub const AGENT_CLIENT_NAME: &str = "redis-snmp";
+
+/// Names a new connection [`AGENT_CLIENT_NAME`]. A refusal (an ACL user
+/// without `+client|setname`) leaves it unnamed and is said once for the
+/// agent's life (`refusal_said`), not at every reconnection: a user that
+/// may not even run INFO reconnects at every poll.
+pub async fn name_connection(
+    connection: &mut redis::aio::MultiplexedConnection,
+    instance: &str,
+    refusal_said: &mut bool,
+) {
+    let reply: redis::RedisResult<redis::Value> = redis::cmd("CLIENT")
+        .arg("SETNAME")
+        .arg(AGENT_CLIENT_NAME)
+        .query_async(connection)
+        .await;
+    match reply {
+        Ok(_) => {}
+        Err(e) if e.code().is_some() && !*refusal_said => {
+            info!(
+                instance = %instance,
+                "Redis refuses CLIENT SETNAME ({}); the agent's connection is unnamed in CLIENT LIST",
+                e.detail().unwrap_or("")
+            );
+            *refusal_said = true;
+        }
+        Err(e) => debug!(instance = %instance, "CLIENT SETNAME: {e}"),
+    }
+}
 
 /// When to ask `CLIENT LIST` (it is O(connections) for the server: every
 /// `client_list_interval`, not every poll) and what it said last, served

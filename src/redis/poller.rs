@@ -8,7 +8,7 @@
 //! server still loading its dataset is reachable, and reported as loading.
 
 use super::certificate_watch::CertificateWatch;
-use super::clients::{ClientList, AGENT_CLIENT_NAME};
+use super::clients::{self, ClientList};
 use super::connection::{self, ConnectError, ReplyBudget};
 use super::info::Info;
 use super::observation::RedisObservation;
@@ -54,6 +54,8 @@ pub struct Poller {
     certificate: CertificateWatch,
     /// CLIENT LIST, on its own cadence.
     clients: ClientList,
+    /// Whether a refused CLIENT SETNAME was logged already.
+    setname_refusal_said: bool,
 }
 
 impl Poller {
@@ -80,6 +82,7 @@ impl Poller {
             refused: HashSet::new(),
             certificate,
             clients,
+            setname_refusal_said: false,
         }
     }
 
@@ -197,8 +200,15 @@ impl Poller {
             // A fixed ACL or a new server may allow what was refused.
             self.refused.clear();
             // Named, so operators tell the agent apart in CLIENT LIST.
-            self.optional_query("CLIENT", &["SETNAME", AGENT_CLIENT_NAME])
+            if let Some(connection) = self.connection.as_mut() {
+                self.budget.renew();
+                clients::name_connection(
+                    connection,
+                    &self.status.name,
+                    &mut self.setname_refusal_said,
+                )
                 .await;
+            }
         }
         let info = self.read_info().await?;
         let mut extras = Extras::default();
