@@ -8,8 +8,9 @@
 //!
 //! Client names are the clients' own choice (`CLIENT SETNAME`): Redis
 //! allows any characters from `!` to `~`, of any length. A name that
-//! cannot be a row index (longer than [`MAX_NAME_INDEX_LEN`]) is counted
-//! in the row [`OTHER_NAMES`], as are the names beyond the row cap. The
+//! cannot be a row index (longer than [`MAX_NAME_INDEX_LEN`], or not
+//! printable ASCII) is counted in the row [`OTHER_NAMES`], as are the
+//! names beyond the row cap: every connection is counted once per table. The
 //! rows for "no name" and "the others" have names with a space, which no
 //! client name or ACL user name can have, so they never meet a real one.
 
@@ -174,14 +175,14 @@ pub fn aggregate(reply: &[u8], rows: usize) -> ClientAggregates {
         let group = client.group();
         match client.name.as_deref() {
             None => by_name.entry(NO_NAME.to_string()).or_default().add(&group),
-            Some(name) if name.len() <= MAX_NAME_INDEX_LEN => {
+            Some(name) if fits_index(name) => {
                 by_name.entry(name.to_string()).or_default().add(&group)
             }
             Some(_) => other_names.add(&group),
         }
         match client.user.as_deref() {
             None => by_user.entry(NO_USER.to_string()).or_default().add(&group),
-            Some(user) if user.len() <= MAX_NAME_INDEX_LEN => {
+            Some(user) if fits_index(user) => {
                 by_user.entry(user.to_string()).or_default().add(&group)
             }
             Some(_) => other_users.add(&group),
@@ -191,6 +192,15 @@ pub fn aggregate(reply: &[u8], rows: usize) -> ClientAggregates {
         by_name: capped(by_name, other_names, OTHER_NAMES, rows),
         by_user: capped(by_user, other_users, OTHER_USERS, rows),
     }
+}
+
+/// Whether a name can index a row: at most [`MAX_NAME_INDEX_LEN`]
+/// printable ASCII characters (what `metrics::name_index` accepts). Redis
+/// allows only `!` to `~` in client names; anything else (a server that
+/// does not check, bytes that are no UTF-8) is counted with the others,
+/// never dropped.
+fn fits_index(name: &str) -> bool {
+    name.len() <= MAX_NAME_INDEX_LEN && name.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// The `rows` largest groups (by count, then name), the rest added to the
@@ -237,7 +247,9 @@ impl Client {
     /// One line: `key=value` pairs separated by spaces; `None` for a line
     /// that is no client's (no `id=`).
     fn parse(line: &[u8]) -> Option<Client> {
-        let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
+        // Bytes that are no UTF-8 become U+FFFD: the connection still counts.
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim_end_matches('\r');
         let mut client = Client::default();
         let mut has_id = false;
         for pair in line.split(' ') {
@@ -355,5 +367,15 @@ mod tests {
         assert_eq!((group.count, group.oldest_age, group.max_idle), (1, 0, 0));
         assert_eq!(clients.by_user[0].0, NO_USER);
         assert_eq!(aggregate(b"", 50), ClientAggregates::default());
+        // Names that cannot index a row are counted with the others.
+        let clients = aggregate(
+            b"id=1 name=caf\xc3\xa9 user=\x1b[2J\nid=2 name=a\xff user=u\n",
+            50,
+        );
+        let names: Vec<&str> = clients.by_name.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, [OTHER_NAMES]);
+        assert_eq!(clients.by_name[0].1.count, 2);
+        let users: Vec<&str> = clients.by_user.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(users, [OTHER_USERS, "u"]);
     }
 }
