@@ -33,6 +33,19 @@ pub const DEFAULT_MAX_REPLY_BYTES: u64 = 4 << 20;
 /// `127.0.0.1` would send the password to whichever answers first, and
 /// any local user may listen on the address Redis does not use.
 pub const DEFAULT_HOST: &str = "127.0.0.1";
+/// A `rediss://` server's certificate is "expiring" (and
+/// `redisCertificateExpiring` is sent) within this many seconds of its
+/// end: 14 days, time for a renewal by hand.
+pub const DEFAULT_CERT_EXPIRY_WARNING_SECS: u64 = 14 * 86_400;
+/// How often the certificate a new client would see is looked at again (a
+/// TLS handshake without a command; the server's renewals show then).
+pub const DEFAULT_CERT_CHECK_SECS: u64 = 3_600;
+/// How often `CLIENT LIST` is asked (O(clients) for the server).
+pub const DEFAULT_CLIENT_LIST_SECS: u64 = 60;
+/// Rows of each client aggregate table at most, per instance.
+pub const DEFAULT_CLIENT_LIST_ROWS: usize = 50;
+/// The most rows `client_list_rows` may ask for.
+const MAX_CLIENT_LIST_ROWS: usize = 1_000;
 
 /// The range `max_reply_bytes` may be set in.
 const MIN_MAX_REPLY_BYTES: u64 = 64 << 10;
@@ -148,6 +161,16 @@ pub struct RedisInstance {
     /// shows the command's arguments, keys and values included, to the
     /// agent's Redis user. Off, only `SLOWLOG LEN` is asked.
     pub slowlog_entries: bool,
+    /// The server's certificate is expiring within this of its end.
+    pub cert_expiry_warning: Duration,
+    /// How often the certificate is looked at again by a new handshake.
+    pub cert_check_interval: Duration,
+    /// Whether to ask `CLIENT LIST` for the client aggregate tables.
+    pub client_list: bool,
+    /// How often to ask it.
+    pub client_list_interval: Duration,
+    /// Rows of each aggregate table at most; the rest are summed in one.
+    pub client_list_rows: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,6 +309,11 @@ struct FileInstance {
     tls_server_name: Option<String>,
     max_reply_bytes: Option<u64>,
     slowlog_entries: Option<bool>,
+    cert_expiry_warning: Option<u64>,
+    cert_check_interval: Option<u64>,
+    client_list: Option<bool>,
+    client_list_interval: Option<u64>,
+    client_list_rows: Option<usize>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -540,6 +568,33 @@ fn instance_from_file(
             key("max_reply_bytes")
         ));
     }
+    let seconds = |name: &str, value: Option<u64>, default: u64| match value {
+        Some(0) => Err(format!("{}: must be at least 1 second", key(name))),
+        Some(secs) => Ok(Duration::from_secs(secs)),
+        None => Ok(Duration::from_secs(default)),
+    };
+    let cert_expiry_warning = seconds(
+        "cert_expiry_warning",
+        entry.cert_expiry_warning,
+        DEFAULT_CERT_EXPIRY_WARNING_SECS,
+    )?;
+    let cert_check_interval = seconds(
+        "cert_check_interval",
+        entry.cert_check_interval,
+        DEFAULT_CERT_CHECK_SECS,
+    )?;
+    let client_list_interval = seconds(
+        "client_list_interval",
+        entry.client_list_interval,
+        DEFAULT_CLIENT_LIST_SECS,
+    )?;
+    let client_list_rows = entry.client_list_rows.unwrap_or(DEFAULT_CLIENT_LIST_ROWS);
+    if !(1..=MAX_CLIENT_LIST_ROWS).contains(&client_list_rows) {
+        return Err(format!(
+            "{}: {client_list_rows} is not between 1 and {MAX_CLIENT_LIST_ROWS}",
+            key("client_list_rows")
+        ));
+    }
     Ok(RedisInstance {
         name: entry
             .name
@@ -552,6 +607,11 @@ fn instance_from_file(
         tls,
         max_reply_bytes,
         slowlog_entries: entry.slowlog_entries.unwrap_or(true),
+        cert_expiry_warning,
+        cert_check_interval,
+        client_list: entry.client_list.unwrap_or(true),
+        client_list_interval,
+        client_list_rows,
     })
 }
 
@@ -626,6 +686,11 @@ fn apply_command_line(
             tls: TlsFiles::default(),
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             slowlog_entries: true,
+            cert_expiry_warning: Duration::from_secs(DEFAULT_CERT_EXPIRY_WARNING_SECS),
+            cert_check_interval: Duration::from_secs(DEFAULT_CERT_CHECK_SECS),
+            client_list: true,
+            client_list_interval: Duration::from_secs(DEFAULT_CLIENT_LIST_SECS),
+            client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
         });
     }
     let first = &mut instances[0];
@@ -694,6 +759,47 @@ mod tests {
             ".1.3.6.1.4.1.20267.400.1"
         );
         assert!(config.daemonize);
+    }
+
+    #[test]
+    fn client_list_and_certificate_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load("[[redis]]\naddress = \"rediss://10.0.0.1:6380\"\n").unwrap();
+        let instance = &config.instances[0];
+        assert!(instance.client_list);
+        assert_eq!(instance.client_list_interval, Duration::from_secs(60));
+        assert_eq!(instance.client_list_rows, 50);
+        assert_eq!(
+            instance.cert_expiry_warning,
+            Duration::from_secs(14 * 86_400)
+        );
+        assert_eq!(instance.cert_check_interval, Duration::from_secs(3_600));
+        let config = load(
+            "[[redis]]\naddress = \"rediss://10.0.0.1:6380\"\nclient_list = false\n\
+             client_list_interval = 5\nclient_list_rows = 3\ncert_expiry_warning = 86400\n\
+             cert_check_interval = 60\n",
+        )
+        .unwrap();
+        let instance = &config.instances[0];
+        assert!(!instance.client_list);
+        assert_eq!(instance.client_list_rows, 3);
+        assert_eq!(instance.cert_expiry_warning, Duration::from_secs(86_400));
+        assert_eq!(instance.cert_check_interval, Duration::from_secs(60));
+        for (bad, key) in [
+            ("client_list_rows = 0", "client_list_rows"),
+            ("client_list_rows = 100000", "client_list_rows"),
+            ("cert_check_interval = 0", "cert_check_interval"),
+            ("client_list_interval = 0", "client_list_interval"),
+        ] {
+            let err = load(&format!("[[redis]]\naddress = \"10.0.0.1:1\"\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("redis[0].{key}")), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -47,6 +47,12 @@ pub enum Conversion {
     SecondsToCentiseconds,
     /// A UNIX time, served as the seconds elapsed since, computed when asked.
     AgeOf,
+    /// The field as a share of another field (the first present of these
+    /// names), in hundredths of a percent (`used_memory` of `maxmemory`:
+    /// 9015 is 90.15 %), rounded; absent when the other field is absent or
+    /// 0 (no limit), never a division by zero. Not capped at 100 %: a
+    /// server over its limit shows by how much.
+    PercentOf(&'static [&'static str]),
 }
 
 /// Declares an enumeration of the MIB (`INTEGER { name(n), ... }`) as a
@@ -164,6 +170,14 @@ pub enum StatusField {
     PollsOk,
     /// Failed polls since the agent started.
     PollsFailed,
+    /// The subject of the certificate a `rediss://` server showed.
+    CertSubject,
+    /// Its issuer.
+    CertIssuer,
+    /// Its notAfter, in UNIX seconds.
+    CertNotAfter,
+    /// Seconds from the poll until its notAfter; negative once passed.
+    CertExpiresIn,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +204,10 @@ pub enum Source {
     Slowlog(SlowlogField),
     /// A column of `redisLatencyTable`, from LATENCY LATEST.
     Latency(LatencyField),
+    /// A column of `redisClientNameTable`, from CLIENT LIST per name.
+    ClientName(ClientField),
+    /// A column of `redisClientUserTable`, from CLIENT LIST per ACL user.
+    ClientUser(ClientField),
     /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
     /// agent's run summary, run report and lock files.
     Puppet(PuppetField),
@@ -305,6 +323,23 @@ pub enum ErrorField {
     /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
     Count,
+}
+
+/// A column of the CLIENT LIST aggregates (per name, per user).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientField {
+    /// The name (or user), the row's index as a readable column.
+    Label,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, and fit to be a file name. Managers store rows under it.
+    Key,
+    Count,
+    OldestAge,
+    MaxIdle,
+    MaxOutputMem,
+    MaxTotalMem,
+    Blocked,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -496,9 +531,14 @@ pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstanceLastError", &[3, 1, 1, 7], DisplayString, StatusField::LastError),
     status("redisInstancePollsOk", &[3, 1, 1, 8], Counter32, StatusField::PollsOk).units("polls"),
     status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed).units("polls"),
+    // The server's TLS certificate (issue 16), rediss:// instances only.
+    status("redisInstanceCertSubject", &[3, 1, 1, 10], DisplayString, StatusField::CertSubject),
+    status("redisInstanceCertIssuer", &[3, 1, 1, 11], DisplayString, StatusField::CertIssuer),
+    status("redisInstanceCertNotAfter", &[3, 1, 1, 12], Gauge64, StatusField::CertNotAfter).units("seconds"),
+    status("redisInstanceCertExpiresIn", &[3, 1, 1, 13], Integer32, StatusField::CertExpiresIn).units("seconds"),
 ];
 
-use Conversion::{AgeOf, Scaled, Signed, Text, Truth};
+use Conversion::{AgeOf, PercentOf, Scaled, Signed, Text, Truth};
 
 /// `redisServerTable` (`redis.3.2`): who the server is. Like every group
 /// below, its entry AUGMENTS `redisInstanceEntry`: one row per instance.
@@ -539,6 +579,8 @@ pub const CLIENT_COLUMNS: &[ObjectDef] = &[
     field("redisCliPauseReason", &[3, 3, 1, 11], DisplayString, Text, &["paused_reason"]),
     field("redisCliPauseAction", &[3, 3, 1, 12], DisplayString, Text, &["paused_actions"]),
     info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]).units("milliseconds"),
+    // Limits (issue 16): clients of maxclients, in hundredths of a percent.
+    field("redisCliUsedOfMax", &[3, 3, 1, 14], Gauge32, PercentOf(&["maxclients"]), &["connected_clients"]).units("percent"),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
@@ -572,6 +614,8 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
     info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]).units("scripts"),
     // Valkey 8.0+.
     info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]).units("bytes"),
+    // Limits (issue 16): used_memory of maxmemory (absent when maxmemory is 0).
+    field("redisMemUsedOfMax", &[3, 4, 1, 27], Gauge32, PercentOf(&["maxmemory"]), &["used_memory"]).units("percent"),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
@@ -854,6 +898,34 @@ pub const LATENCY_COLUMNS: &[ObjectDef] = &[
     column("redisLatKey", &[3, 17, 1, 6], DisplayString, Source::Latency(LatencyField::Key)),
 ];
 
+/// `redisClientNameTable` (`redis.3.19`), INDEX { redisInstanceIndex,
+/// redisCnName }: CLIENT LIST aggregated per client name.
+#[rustfmt::skip]
+pub const CLIENT_NAME_COLUMNS: &[ObjectDef] = &[
+    column("redisCnCount", &[3, 19, 1, 2], Gauge32, Source::ClientName(ClientField::Count)).units("connections"),
+    column("redisCnOldestAge", &[3, 19, 1, 3], Gauge32, Source::ClientName(ClientField::OldestAge)).units("seconds"),
+    column("redisCnMaxIdle", &[3, 19, 1, 4], Gauge32, Source::ClientName(ClientField::MaxIdle)).units("seconds"),
+    column("redisCnMaxOutputMem", &[3, 19, 1, 5], Gauge64, Source::ClientName(ClientField::MaxOutputMem)).units("bytes"),
+    column("redisCnMaxTotalMem", &[3, 19, 1, 6], Gauge64, Source::ClientName(ClientField::MaxTotalMem)).units("bytes"),
+    column("redisCnBlocked", &[3, 19, 1, 7], Gauge32, Source::ClientName(ClientField::Blocked)).units("connections"),
+    column("redisCnLabel", &[3, 19, 1, 8], DisplayString, Source::ClientName(ClientField::Label)),
+    column("redisCnKey", &[3, 19, 1, 9], DisplayString, Source::ClientName(ClientField::Key)),
+];
+
+/// `redisClientUserTable` (`redis.3.20`), INDEX { redisInstanceIndex,
+/// redisCuUser }: CLIENT LIST aggregated per ACL user.
+#[rustfmt::skip]
+pub const CLIENT_USER_COLUMNS: &[ObjectDef] = &[
+    column("redisCuCount", &[3, 20, 1, 2], Gauge32, Source::ClientUser(ClientField::Count)).units("connections"),
+    column("redisCuOldestAge", &[3, 20, 1, 3], Gauge32, Source::ClientUser(ClientField::OldestAge)).units("seconds"),
+    column("redisCuMaxIdle", &[3, 20, 1, 4], Gauge32, Source::ClientUser(ClientField::MaxIdle)).units("seconds"),
+    column("redisCuMaxOutputMem", &[3, 20, 1, 5], Gauge64, Source::ClientUser(ClientField::MaxOutputMem)).units("bytes"),
+    column("redisCuMaxTotalMem", &[3, 20, 1, 6], Gauge64, Source::ClientUser(ClientField::MaxTotalMem)).units("bytes"),
+    column("redisCuBlocked", &[3, 20, 1, 7], Gauge32, Source::ClientUser(ClientField::Blocked)).units("connections"),
+    column("redisCuLabel", &[3, 20, 1, 8], DisplayString, Source::ClientUser(ClientField::Label)),
+    column("redisCuKey", &[3, 20, 1, 9], DisplayString, Source::ClientUser(ClientField::Key)),
+];
+
 const fn puppet(
     name: &'static str,
     arcs: &'static [u32],
@@ -1027,6 +1099,8 @@ pub const ROW_TABLES: &[&[ObjectDef]] = &[
     SENTINEL_MASTER_COLUMNS,
     SLOWLOG_COLUMNS,
     LATENCY_COLUMNS,
+    CLIENT_NAME_COLUMNS,
+    CLIENT_USER_COLUMNS,
 ];
 
 /// The longest name a string-indexed row may have (`redisCmdName`,
@@ -1210,6 +1284,24 @@ pub const TABLES: &[TableDef] = &[
         resource_type: "redisLatency",
         columns: LATENCY_COLUMNS,
     },
+    TableDef {
+        table: "redisClientNameTable",
+        entry: "redisClientNameEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCnName" },
+        rows_from: &["CLIENT LIST", "name"],
+        resource_type: "redisClientName",
+        columns: CLIENT_NAME_COLUMNS,
+    },
+    TableDef {
+        table: "redisClientUserTable",
+        entry: "redisClientUserEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCuUser" },
+        rows_from: &["CLIENT LIST", "user"],
+        resource_type: "redisClientUser",
+        columns: CLIENT_USER_COLUMNS,
+    },
 ];
 
 /// The table an object is a column of.
@@ -1292,6 +1384,8 @@ pub const REDIS_NOTIFICATIONS: &[NotificationDef] = &[
     redis_notification("redisReplicationLinkDown", 5, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
     redis_notification("redisReplicationLinkUp", 6, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
     redis_notification("redisPersistenceFailed", 7, &["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"]),
+    redis_notification("redisCertificateExpiring", 8, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
+    redis_notification("redisCertificateExpiringCleared", 9, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
 ];
 
 /// The notifications of PUPPET-AGENT-MIB.

@@ -37,10 +37,12 @@ pub enum RedisEvent {
     ReplicationLinkDown,
     ReplicationLinkUp,
     PersistenceFailed,
+    CertificateExpiring,
+    CertificateExpiringCleared,
 }
 
 impl RedisEvent {
-    pub const ALL: [RedisEvent; 7] = [
+    pub const ALL: [RedisEvent; 9] = [
         RedisEvent::InstanceDown,
         RedisEvent::InstanceUp,
         RedisEvent::Restarted,
@@ -48,6 +50,8 @@ impl RedisEvent {
         RedisEvent::ReplicationLinkDown,
         RedisEvent::ReplicationLinkUp,
         RedisEvent::PersistenceFailed,
+        RedisEvent::CertificateExpiring,
+        RedisEvent::CertificateExpiringCleared,
     ];
 
     pub fn def(self) -> &'static NotificationDef {
@@ -207,6 +211,11 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
     }
     if before.persistence_failed == Some(false) && after.persistence_failed == Some(true) {
         due.push(RedisEvent::PersistenceFailed);
+    }
+    match (before.certificate_expiring, after.certificate_expiring) {
+        (Some(false), Some(true)) => due.push(RedisEvent::CertificateExpiring),
+        (Some(true), Some(false)) => due.push(RedisEvent::CertificateExpiringCleared),
+        _ => {}
     }
     due
 }
@@ -437,6 +446,7 @@ mod tests {
             role: Role::from_label(role),
             link: link.and_then(LinkStatus::from_label),
             persistence_failed: failed,
+            certificate_expiring: None,
         }
     }
 
@@ -489,6 +499,26 @@ mod tests {
         let failing = obs(true, "a", "master", None, Some(true));
         assert_eq!(redis_transitions(&master, &failing), [PersistenceFailed]);
         assert!(redis_transitions(&failing, &failing).is_empty());
+        // The certificate: falling under the warning, renewed beyond it.
+        let fine = RedisObservation {
+            certificate_expiring: Some(false),
+            ..master.clone()
+        };
+        let expiring = RedisObservation {
+            certificate_expiring: Some(true),
+            ..master.clone()
+        };
+        assert_eq!(redis_transitions(&fine, &expiring), [CertificateExpiring]);
+        assert!(redis_transitions(&expiring, &expiring).is_empty());
+        assert_eq!(
+            redis_transitions(&expiring, &fine),
+            [CertificateExpiringCleared]
+        );
+        // Unknown (no certificate seen yet, or down) is no transition.
+        assert!(redis_transitions(&master, &expiring).is_empty());
+        let mut known = expiring.clone();
+        known.remember(&RedisObservation::down());
+        assert_eq!(known.certificate_expiring, Some(true));
     }
 
     #[test]

@@ -57,7 +57,7 @@
 mod loader;
 
 use redis_snmp::metrics::{
-    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
+    self, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
     NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
     PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
@@ -670,6 +670,7 @@ fn is_row_key(alias: &str) -> bool {
         Source::Error(field) => field == ErrorField::Key,
         Source::SentinelMaster(field) => field == SentinelField::Key,
         Source::Latency(field) => field == LatencyField::Key,
+        Source::ClientName(field) | Source::ClientUser(field) => field == ClientField::Key,
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
@@ -1144,6 +1145,10 @@ fn resource_types_and_system_definitions_hang_together() {
         ("redisErrKey", key.as_str()),
         ("redisSntKey", key.as_str()),
         ("redisLatKey", key.as_str()),
+        ("redisCnLabel", "config|get"),
+        ("redisCuLabel", "config|get"),
+        ("redisCnKey", key.as_str()),
+        ("redisCuKey", key.as_str()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -1563,6 +1568,14 @@ fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
         }
         Source::Keyspace(KeyspaceField::Subexpiry) => (!info.contains("subexpiry="))
             .then(|| "no keyspace line here has subexpiry (Redis 7.4+)".into()),
+        // This stack has no rediss:// instance; tests/certificates.rs
+        // reads these columns from a real TLS server.
+        Source::Status(
+            StatusField::CertSubject
+            | StatusField::CertIssuer
+            | StatusField::CertNotAfter
+            | StatusField::CertExpiresIn,
+        ) => Some("no rediss:// instance in this stack (tests/certificates.rs serves them)".into()),
         Source::Puppet(PuppetField::Phase(name)) => {
             let reported = summary
                 .lines()
@@ -1666,6 +1679,8 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         "appendonly yes",
         "latency-monitor-threshold 1",
         "enable-debug-command local",
+        // A memory limit, so its share (redisMemUsedOfMax) is served.
+        "maxmemory 1gb",
         // The replica's first sync at once, not after the 5 s diskless delay.
         "repl-diskless-sync no",
     ]);

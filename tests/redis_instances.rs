@@ -420,18 +420,7 @@ fn slowlog_and_latency_where_allowed() {
 /// A CA, a server certificate for `redis.test` only (so connecting to
 /// 127.0.0.1 needs `tls_server_name`), and a client certificate, by openssl.
 fn make_certificates(dir: &std::path::Path) {
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("openssl");
-        assert!(
-            out.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let run = |args: &[&str]| testkit::openssl(dir, args);
     run(&[
         "req",
         "-x509",

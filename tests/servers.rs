@@ -310,7 +310,12 @@ fn info_tables(kind: ServerKind) {
         };
         let name = def.name;
         let var = served.get(&object_oid(def, 1));
-        let Some(value) = info.first(fields) else {
+        // A share of a limit is absent where the limit is 0 (none) or unsaid.
+        let no_limit = match conversion {
+            Conversion::PercentOf(whole) => info.first(whole).is_none_or(|w| w.trim() == "0"),
+            _ => false,
+        };
+        let Some(value) = info.first(fields).filter(|_| !no_limit) else {
             if let Some(var) = var {
                 wrong.push(format!(
                     "{name} is served ({var}) but INFO has no {fields:?}"

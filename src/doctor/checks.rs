@@ -335,6 +335,20 @@ const QUERIES: &[Query] = &[
         grant: "+sentinel|masters",
         role: Role::Sentinel,
     },
+    Query {
+        args: &[
+            "CLIENT",
+            "SETNAME",
+            crate::redis::clients::AGENT_CLIENT_NAME,
+        ],
+        grant: "+client|setname",
+        role: Role::Any,
+    },
+    Query {
+        args: &["CLIENT", "LIST"],
+        grant: "+client|list",
+        role: Role::Any,
+    },
 ];
 
 async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
@@ -395,7 +409,10 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
             Role::ClusterNode => cluster,
             Role::Sentinel => sentinel,
         };
-        if !applies || (query.grant == "+slowlog|get" && !instance.slowlog_entries) {
+        if !applies
+            || (query.grant == "+slowlog|get" && !instance.slowlog_entries)
+            || (query.grant == "+client|list" && !instance.client_list)
+        {
             continue;
         }
         budget.renew();
