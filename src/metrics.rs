@@ -494,6 +494,10 @@ pub const SERVER_COLUMNS: &[ObjectDef] = &[
     info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]),
     field("redisSrvIoThreads", &[3, 2, 1, 11], TruthValue, Truth, &["io_threads_active"]),
     field("redisSrvName", &[3, 2, 1, 12], DisplayString, Text, &["server_name"]),
+    // Issue 12/16 (revision 202611241400Z): fields checked against
+    // genValkeyInfoString in Valkey's src/server.c and valkey-doc's
+    // commands/info.md.
+    info("redisSrvClientsHz", &[3, 2, 1, 13], Gauge32, &["clients_hz"]),
 ];
 
 /// `redisClientsTable` (`redis.3.3`).
@@ -514,6 +518,12 @@ pub const CLIENT_COLUMNS: &[ObjectDef] = &[
     field("redisCliPauseReason", &[3, 3, 1, 11], DisplayString, Text, &["paused_reason"]),
     field("redisCliPauseAction", &[3, 3, 1, 12], DisplayString, Text, &["paused_actions"]),
     info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]),
+    // Revision 202611241400Z (Redis's src/server.c genRedisInfoString,
+    // Valkey's genValkeyInfoString). Columns 15 on: 14 is taken by
+    // another addition.
+    info("redisCliWatchedKeys", &[3, 3, 1, 15], Gauge32, &["total_watched_keys"]),
+    info("redisCliBlockKeys", &[3, 3, 1, 16], Gauge32, &["total_blocking_keys"]),
+    info("redisCliBlockNoKey", &[3, 3, 1, 17], Gauge32, &["total_blocking_keys_on_nokey"]),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
@@ -547,6 +557,20 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
     info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]),
     // Valkey 8.0+.
     info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]),
+    // Revision 202611241400Z (Redis's src/server.c genRedisInfoString,
+    // Valkey's genValkeyInfoString). Columns 28 on: 27 is taken by
+    // another addition. mem_fragmentation_bytes is %zd there, negative
+    // when RSS is below the allocation: absent then, never made up.
+    info("redisMemFragBytes", &[3, 4, 1, 28], Gauge64, &["mem_fragmentation_bytes"]),
+    info("redisMemScriptsEval", &[3, 4, 1, 29], Gauge64, &["used_memory_scripts_eval"]),
+    info("redisMemVmFunctions", &[3, 4, 1, 30], Gauge64, &["used_memory_vm_functions"]),
+    info("redisMemFunctions", &[3, 4, 1, 31], Gauge64, &["used_memory_functions"]),
+    info("redisMemFunctionCnt", &[3, 4, 1, 32], Gauge32, &["number_of_functions"]),
+    info("redisMemLibraryCnt", &[3, 4, 1, 33], Gauge32, &["number_of_libraries"]),
+    info("redisMemReplBuffers", &[3, 4, 1, 34], Gauge64, &["mem_total_replication_buffers"]),
+    info("redisMemReplicaBuf", &[3, 4, 1, 35], Gauge64, &["mem_replicas_repl_buffer"]),
+    info("redisMemClusterLink", &[3, 4, 1, 36], Gauge64, &["mem_cluster_links"]),
+    info("redisMemLazyfreed", &[3, 4, 1, 37], Counter64, &["lazyfreed_objects"]),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
@@ -580,6 +604,24 @@ pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
     field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]),
     // Valkey 9.x (atomic slot migration).
     field("redisPstSlotMigFork", &[3, 5, 1, 26], TruthValue, Truth, &["slot_migration_fork_in_progress"]),
+    // Revision 202611241400Z (src/server.c of Redis and Valkey): fork
+    // and load progress. The loading_* fields exist only while loading.
+    field("redisPstAsyncLoad", &[3, 5, 1, 27], TruthValue, Truth, &["async_loading"]),
+    info("redisPstSaveKeys", &[3, 5, 1, 28], Gauge64, &["current_save_keys_processed"]),
+    info("redisPstSaveKeysAll", &[3, 5, 1, 29], Gauge64, &["current_save_keys_total"]),
+    info("redisPstLoadExpired", &[3, 5, 1, 30], Gauge64, &["rdb_last_load_keys_expired"]),
+    info("redisPstLoadKeys", &[3, 5, 1, 31], Gauge64, &["rdb_last_load_keys_loaded"]),
+    info("redisPstAofRwFails", &[3, 5, 1, 32], Gauge32, &["aof_rewrites_consecutive_failures"]),
+    info("redisPstAofBufLen", &[3, 5, 1, 33], Gauge64, &["aof_buffer_length"]),
+    info("redisPstAofPendSync", &[3, 5, 1, 34], Gauge32, &["aof_pending_bio_fsync"]),
+    field("redisPstModForkNow", &[3, 5, 1, 35], TruthValue, Truth, &["module_fork_in_progress"]),
+    info("redisPstModForkCow", &[3, 5, 1, 36], Gauge64, &["module_fork_last_cow_size"]),
+    field("redisPstLoadAge", &[3, 5, 1, 37], Gauge32, AgeOf, &["loading_start_time"]),
+    info("redisPstLoadTotal", &[3, 5, 1, 38], Gauge64, &["loading_total_bytes"]),
+    info("redisPstLoadRdbMem", &[3, 5, 1, 39], Gauge64, &["loading_rdb_used_mem"]),
+    info("redisPstLoadBytes", &[3, 5, 1, 40], Gauge64, &["loading_loaded_bytes"]),
+    field("redisPstLoadPercent", &[3, 5, 1, 41], Gauge32, Scaled(100), &["loading_loaded_perc"]),
+    info("redisPstLoadEta", &[3, 5, 1, 42], Gauge32, &["loading_eta_seconds"]),
 ];
 
 /// `redisStatsTable` (`redis.3.6`): the Stats section.
@@ -637,6 +679,25 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
     info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]),
     info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]),
     field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]),
+    // Revision 202611241400Z (src/server.c of Redis and Valkey):
+    // eventloop_* are server.duration_stats (µs, from getMonotonicUs),
+    // the buffer-limit disconnections networking.c's counters.
+    field("redisStInReplKbps", &[3, 6, 1, 52], Gauge32, Scaled(100), &["instantaneous_input_repl_kbps"]),
+    field("redisStOutReplKbps", &[3, 6, 1, 53], Gauge32, Scaled(100), &["instantaneous_output_repl_kbps"]),
+    info("redisStExpireCapHit", &[3, 6, 1, 54], Counter64, &["expired_time_cap_reached_count"]),
+    info("redisStReplExpKeys", &[3, 6, 1, 55], Gauge64, &["slave_expires_tracked_keys"]),
+    info("redisStTrackItems", &[3, 6, 1, 56], Gauge64, &["tracking_total_items"]),
+    info("redisStTrackPrefix", &[3, 6, 1, 57], Gauge64, &["tracking_total_prefixes"]),
+    info("redisStDumpSanitize", &[3, 6, 1, 58], Counter64, &["dump_payload_sanitizations"]),
+    info("redisStQbufDiscon", &[3, 6, 1, 59], Counter64, &["client_query_buffer_limit_disconnections"]),
+    info("redisStObufDiscon", &[3, 6, 1, 60], Counter64, &["client_output_buffer_limit_disconnections"]),
+    info("redisStReplyShrinks", &[3, 6, 1, 61], Counter64, &["reply_buffer_shrinks"]),
+    info("redisStReplyExpands", &[3, 6, 1, 62], Counter64, &["reply_buffer_expands"]),
+    info("redisStElCycles", &[3, 6, 1, 63], Counter64, &["eventloop_cycles"]),
+    info("redisStElUsec", &[3, 6, 1, 64], Counter64, &["eventloop_duration_sum"]),
+    info("redisStElCmdUsec", &[3, 6, 1, 65], Counter64, &["eventloop_duration_cmd_sum"]),
+    info("redisStElCyclesSec", &[3, 6, 1, 66], Gauge32, &["instantaneous_eventloop_cycles_per_sec"]),
+    info("redisStElCycleUsec", &[3, 6, 1, 67], Gauge32, &["instantaneous_eventloop_duration_usec"]),
 ];
 
 /// `redisReplicationTable` (`redis.3.7`): this server's side of
@@ -664,6 +725,13 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]),
     info("redisReplBufSize", &[3, 7, 1, 19], Gauge64, &["replicas_repl_buffer_size"]),
     info("redisReplBufPeak", &[3, 7, 1, 20], Gauge64, &["replicas_repl_buffer_peak"]),
+    // Revision 202611241400Z: a replica's full-sync transfer (src/server.c,
+    // printed while repl_state is REPL_STATE_TRANSFER). master_sync_left_bytes
+    // is total minus read (negative when the total is unknown): not served.
+    info("redisReplSyncTotal", &[3, 7, 1, 21], Gauge64, &["master_sync_total_bytes"]),
+    info("redisReplSyncRead", &[3, 7, 1, 22], Gauge64, &["master_sync_read_bytes"]),
+    field("redisReplSyncPerc", &[3, 7, 1, 23], Gauge32, Scaled(100), &["master_sync_perc"]),
+    info("redisReplSyncLastIo", &[3, 7, 1, 24], Gauge32, &["master_sync_last_io_seconds_ago"]),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
@@ -675,6 +743,8 @@ pub const CPU_COLUMNS: &[ObjectDef] = &[
     cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]),
     cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]),
     cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]),
+    // Valkey 9.1 (valkey-doc commands/info.md): seconds with a fraction.
+    cpu("redisCpuActiveMain", &[3, 8, 1, 7], &["used_active_time_main_thread"]),
 ];
 
 const fn cpu(
@@ -806,6 +876,10 @@ pub const SENTINEL_COLUMNS: &[ObjectDef] = &[
     info("redisSntMasters", &[3, 15, 1, 1], Gauge32, &["sentinel_masters"]),
     field("redisSntTilt", &[3, 15, 1, 2], TruthValue, Truth, &["sentinel_tilt"]),
     info("redisSntScripts", &[3, 15, 1, 3], Gauge32, &["sentinel_running_scripts"]),
+    // Revision 202611241400Z (sentinel.c's INFO of Redis and Valkey).
+    field("redisSntTiltSince", &[3, 15, 1, 4], Integer32, Signed, &["sentinel_tilt_since_seconds"]),
+    info("redisSntTilts", &[3, 15, 1, 5], Counter64, &["sentinel_total_tilt"]),
+    info("redisSntScriptQueue", &[3, 15, 1, 6], Gauge32, &["sentinel_scripts_queue_length"]),
 ];
 
 /// `redisSlowlogTable` (`redis.3.16`, AUGMENTS redisInstanceEntry): the

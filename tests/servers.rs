@@ -23,7 +23,7 @@
 
 mod common;
 
-use common::servers::ServerKind;
+use common::servers::{start_sentinel, ServerKind};
 use common::{
     legacy_oid, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY, REDIS_ROOT,
 };
@@ -491,33 +491,6 @@ fn replica_link(kind: ServerKind) {
 
 // ---------------------------------------------------------------------------
 // sentinel
-
-/// The server program of `kind` as a sentinel watching `master` (as
-/// `mymaster`, quorum 1), its files in `dir`; its guard and port.
-fn start_sentinel(kind: ServerKind, master: &Redis, dir: &std::path::Path) -> (common::Proc, u16) {
-    let port = common::free_port();
-    let conf = dir.join("sentinel.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\n\
-             sentinel monitor mymaster 127.0.0.1 {} 1\n",
-            dir.display(),
-            dir.join("sentinel.log").display(),
-            master.port()
-        ),
-    )
-    .unwrap();
-    let mut cmd = std::process::Command::new(kind.binary().unwrap());
-    cmd.arg(&conf)
-        .arg("--sentinel")
-        .stdout(std::process::Stdio::null());
-    let proc = common::Proc::spawn(&mut cmd, "sentinel");
-    assert!(wait_until(Duration::from_secs(5), || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    }));
-    (proc, port)
-}
 
 /// One INFO section of the server at `port`, read by a bare RESP request
 /// (a sentinel has no [`Redis`] guard).
