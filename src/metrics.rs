@@ -264,6 +264,12 @@ pub enum SlowlogField {
     LastId,
     LastTime,
     LastUsec,
+    /// COMMANDLOG LEN large-request (Valkey 8.1+): commands whose request
+    /// was over commandlog-request-larger-than.
+    LargeRequests,
+    /// COMMANDLOG LEN large-reply (Valkey 8.1+): commands whose reply was
+    /// over commandlog-reply-larger-than.
+    LargeReplies,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -890,6 +896,10 @@ pub const SLOWLOG_COLUMNS: &[ObjectDef] = &[
     column("redisSlowlogLastId", &[3, 16, 1, 2], Gauge64, Source::Slowlog(SlowlogField::LastId)),
     column("redisSlowlogLastTime", &[3, 16, 1, 3], Gauge64, Source::Slowlog(SlowlogField::LastTime)),
     column("redisSlowlogLastUsec", &[3, 16, 1, 4], Gauge64, Source::Slowlog(SlowlogField::LastUsec)),
+    // Valkey's COMMANDLOG (8.1+; valkey-doc commands/commandlog-len.md): the
+    // two logs besides the slow one, whose length SLOWLOG LEN already gives.
+    column("redisSlowlogReqLen", &[3, 16, 1, 5], Gauge32, Source::Slowlog(SlowlogField::LargeRequests)),
+    column("redisSlowlogRplLen", &[3, 16, 1, 6], Gauge32, Source::Slowlog(SlowlogField::LargeReplies)),
 ];
 
 /// `redisLatencyTable` (`redis.3.17`), INDEX { redisInstanceIndex,

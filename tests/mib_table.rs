@@ -412,6 +412,8 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             SlowlogField::LastId | SlowlogField::LastTime | SlowlogField::LastUsec => {
                 vec!["SLOWLOG GET 1"]
             }
+            SlowlogField::LargeRequests => vec!["COMMANDLOG LEN", "large-request"],
+            SlowlogField::LargeReplies => vec!["COMMANDLOG LEN", "large-reply"],
         },
         Source::Latency(LatencyField::Name) => vec!["LATENCY LATEST", "redisLatEvent"],
         Source::Latency(LatencyField::Key) => vec!["redisInstanceName", "redisLatLabel"],

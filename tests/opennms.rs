@@ -60,8 +60,8 @@ use common::servers::{start_sentinel, ServerKind};
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
     self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
-    NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, SlowlogField, Source,
+    StatusField, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -1529,8 +1529,9 @@ fn below<'a>(sample: &'a Sample, oid: &str) -> impl Iterator<Item = (&'a str, &'
 
 /// Why an object no server of this machine could have served, if that is
 /// the case: INFO (and CLUSTER INFO) of every instance lacks its fields, or
-/// the Puppet summary lacks its phase.
-fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
+/// the Puppet summary lacks its phase, or the master answers COMMANDLOG
+/// LEN with an error (`commandlog` is its reply).
+fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) -> Option<String> {
     match def.source {
         Source::Info { fields, .. } => {
             let reported = fields.iter().any(|f| {
@@ -1544,6 +1545,14 @@ fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
         Source::Command(CommandField::P50 | CommandField::P99 | CommandField::P999) => (!info
             .contains("latency_percentiles_usec_"))
         .then(|| "no server here reports latencystats (Redis 7.0+)".into()),
+        Source::Slowlog(SlowlogField::LargeRequests | SlowlogField::LargeReplies) => {
+            (commandlog.trim().parse::<u64>().is_err()).then(|| {
+                format!(
+                    "the servers here refuse COMMANDLOG LEN (Valkey 8.1+): {}",
+                    commandlog.trim()
+                )
+            })
+        }
         Source::Puppet(PuppetField::Phase(name)) => {
             let reported = summary
                 .lines()
@@ -1796,6 +1805,7 @@ fn collect_and_draw(kind: ServerKind) {
     }
     info.push_str(&cluster.cli(&["CLUSTER", "INFO"]));
     info.push_str(&redis_cli_text(sentinel_port, &["INFO"]));
+    let commandlog = redis_cli_text(main.port(), &["COMMANDLOG", "LEN", "large-request"]);
     let summary = std::fs::read_to_string(puppet.public_dir().join("last_run_summary.yaml"))
         .expect("no Puppet summary: did puppet apply run?");
 
@@ -1819,7 +1829,7 @@ fn collect_and_draw(kind: ServerKind) {
             }
         }
         if !served {
-            match why_absent(def, &info, &summary) {
+            match why_absent(def, &info, &summary, &commandlog) {
                 Some(why) => {
                     explained.insert(o.alias.as_str(), why);
                 }

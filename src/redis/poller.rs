@@ -216,6 +216,21 @@ impl Poller {
                     extras.slowlog_last = replies::slowlog_newest(&reply);
                 }
             }
+            // Valkey 8.1+ logs large requests and replies beside slow
+            // commands; older servers refuse COMMANDLOG once, and are not
+            // asked again on this connection.
+            if let Some(reply) = self
+                .optional_query("COMMANDLOG", &["LEN", "large-request"])
+                .await
+            {
+                extras.large_requests = replies::slowlog_len(&reply);
+                if let Some(reply) = self
+                    .optional_query("COMMANDLOG", &["LEN", "large-reply"])
+                    .await
+                {
+                    extras.large_replies = replies::slowlog_len(&reply);
+                }
+            }
             if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
                 extras.latency = replies::latency_latest(&reply);
             }

@@ -103,6 +103,10 @@ pub struct Extras {
     pub slowlog_len: Option<u64>,
     /// The newest SLOWLOG entry: id, UNIX time, duration in µs.
     pub slowlog_last: Option<SlowlogEntry>,
+    /// COMMANDLOG LEN large-request (Valkey 8.1+).
+    pub large_requests: Option<u64>,
+    /// COMMANDLOG LEN large-reply (Valkey 8.1+).
+    pub large_replies: Option<u64>,
     /// LATENCY LATEST: event, UNIX time, latest ms, max ms.
     pub latency: Vec<LatencyEvent>,
 }
@@ -229,6 +233,12 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
             SlowlogField::LastId => extras.slowlog_last.map(|e| Value::Counter64(e.id)),
             SlowlogField::LastTime => extras.slowlog_last.map(|e| Value::Counter64(e.unix_time)),
             SlowlogField::LastUsec => extras.slowlog_last.map(|e| Value::Counter64(e.micros)),
+            SlowlogField::LargeRequests => extras
+                .large_requests
+                .map(|v| Value::Gauge32(saturate_u32(v))),
+            SlowlogField::LargeReplies => extras
+                .large_replies
+                .map(|v| Value::Gauge32(saturate_u32(v))),
         };
         if let Some(v) = value {
             part.push((layout.object_oid(def).child(&[index]), v));
