@@ -315,6 +315,8 @@ pub enum ReplicaField {
     LagSeconds,
     /// How far the replica is behind: master_repl_offset minus its offset.
     LagBytes,
+    /// Valkey's `type=`: replica, rdb-channel, main-channel.
+    Kind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -833,6 +835,9 @@ pub const REPLICA_COLUMNS: &[ObjectDef] = &[
     column("redisRpOffset", &[3, 11, 1, 5], Counter64, Source::Replica(ReplicaField::Offset)),
     column("redisRpLag", &[3, 11, 1, 6], Gauge32, Source::Replica(ReplicaField::LagSeconds)),
     column("redisRpLagBytes", &[3, 11, 1, 7], Gauge64, Source::Replica(ReplicaField::LagBytes)),
+    // Valkey 8.0+ (src/server.c: rdb-channel and main-channel while a
+    // dual-channel full sync runs, replica otherwise).
+    column("redisRpType", &[3, 11, 1, 8], DisplayString, Source::Replica(ReplicaField::Kind)),
 ];
 
 /// `redisCommandTable` (`redis.3.12`), INDEX { redisInstanceIndex,

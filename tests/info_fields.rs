@@ -125,7 +125,7 @@ const ROW_LINES: &[(&str, &str, &[&str])] = &[
     (
         "slave",
         "redisReplicaTable",
-        &["ip", "port", "state", "offset", "lag"],
+        &["ip", "port", "state", "offset", "lag", "type"],
     ),
     (
         "cmdstat_",
@@ -154,11 +154,7 @@ const SKIPPED_ROWS: &[(&str, &str)] = &[(
 )];
 
 /// Keys of repeated lines not exported, and why.
-const SKIPPED_KEYS: &[(&str, &str, &str)] = &[(
-    "slave",
-    "type",
-    "Valkey 9.1's kind of replica connection (type=replica in the captures); not yet typed (issue 12)",
-)];
+const SKIPPED_KEYS: &[(&str, &str, &str)] = &[];
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

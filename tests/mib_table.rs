@@ -367,6 +367,7 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             ReplicaField::Offset => vec!["slave<N>", "offset"],
             ReplicaField::LagSeconds => vec!["slave<N>", "lag"],
             ReplicaField::LagBytes => vec!["slave<N>", "offset", "master_repl_offset"],
+            ReplicaField::Kind => vec!["slave<N>", "type"],
         },
         Source::Command(field) => {
             let cmdstat = "cmdstat_<name>";

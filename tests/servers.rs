@@ -479,6 +479,25 @@ fn replica_link(kind: ServerKind) {
     let master_offset = master.info_map().u64("master_repl_offset");
     assert!(get(&snmpd, "3.11.1.5.1.1").u64() <= master_offset);
     assert!(get(&snmpd, "3.7.1.10.2").u64() <= master_offset);
+    // The kind of connection: Valkey says type=replica once the sync is
+    // done; Redis says nothing, and the column is absent.
+    let line = master
+        .info_map()
+        .get("slave0")
+        .unwrap_or_default()
+        .to_string();
+    let kind_column = get(&snmpd, "3.11.1.8.1.1");
+    if kind.is_valkey() {
+        assert!(line.contains("type=replica"), "{line}");
+        assert_eq!(kind_column.text(), "replica");
+    } else {
+        assert!(!line.contains("type="), "{}: {line}", kind.label());
+        assert!(
+            kind_column.is_exception(),
+            "{}: {kind_column}",
+            kind.label()
+        );
+    }
 
     master.stop();
     // The replica notices: link down(2), and how long it has been down;

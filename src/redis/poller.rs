@@ -220,7 +220,7 @@ impl Poller {
             // commands. Asked only of servers that have COMMANDLOG: on the
             // others the refusal would count in the server's own error
             // statistics (total_error_replies, errorstat_ERR).
-            if has_commandlog(&info) {
+            if info.has_commandlog() {
                 if let Some(reply) = self
                     .optional_query("COMMANDLOG", &["LEN", "large-request"])
                     .await
@@ -416,18 +416,6 @@ fn escape_controls(text: &str) -> String {
         .collect()
 }
 
-/// Whether the server has COMMANDLOG: Valkey 8.1 and later, by its own
-/// version (`valkey_version`; Redis has no COMMANDLOG).
-fn has_commandlog(info: &Info) -> bool {
-    let Some(version) = info.get("valkey_version") else {
-        return false;
-    };
-    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    let major = parts.next().unwrap_or(0);
-    let minor = parts.next().unwrap_or(0);
-    (major, minor) >= (8, 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,30 +424,6 @@ mod tests {
     fn server_error(line: &str) -> redis::RedisError {
         let value = redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap();
         value.extract_error().unwrap_err()
-    }
-
-    /// COMMANDLOG is asked of Valkey 8.1+ only, by the version INFO says
-    /// (the real captures of tests/fixtures/redis).
-    #[test]
-    fn commandlog_is_asked_of_valkey_8_1_and_later_only() {
-        let capture = |name: &str| {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/redis")
-                .join(name);
-            Info::parse(&std::fs::read_to_string(path).unwrap())
-        };
-        for (name, has) in [
-            ("6.2-master-info.txt", false),
-            ("7.0-master-info.txt", false),
-            ("valkey-8.0-master-info.txt", false),
-            ("valkey-9.1-master-info.txt", true),
-        ] {
-            assert_eq!(has_commandlog(&capture(name)), has, "{name}");
-        }
-        assert!(has_commandlog(&Info::parse("valkey_version:8.1.0\n")));
-        assert!(has_commandlog(&Info::parse("valkey_version:10.0.0\n")));
-        assert!(!has_commandlog(&Info::parse("valkey_version:8.0.9\n")));
-        assert!(!has_commandlog(&Info::parse("valkey_version:garbage\n")));
     }
 
     #[test]

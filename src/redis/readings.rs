@@ -323,6 +323,7 @@ fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
                 ReplicaField::Address => Some(display_string(&row.ip)),
                 ReplicaField::Port => Some(Value::Gauge32(u32::from(row.port))),
                 ReplicaField::State => Some(display_string(&row.state)),
+                ReplicaField::Kind => row.kind.as_deref().map(display_string),
                 ReplicaField::Offset => row.offset.map(Value::Counter64),
                 ReplicaField::LagSeconds => row.lag.map(|l| Value::Gauge32(saturate_u32(l))),
                 ReplicaField::LagBytes => match (master_offset, row.offset) {
