@@ -150,7 +150,7 @@ const ROW_LINES: &[(&str, &str, &[&str])] = &[
 /// and why.
 const SKIPPED_ROWS: &[(&str, &str)] = &[(
     "master",
-    "a sentinel's watched masters: redisSentinelTable reads them from SENTINEL MASTERS, which says more; reading these lines where SENTINEL MASTERS is refused is issue 12's next item",
+    "a sentinel's watched masters: redisSentinelTable reads them from SENTINEL MASTERS, which says more, and from these lines only where SENTINEL MASTERS is refused (redis::replies::masters_from_info)",
 )];
 
 /// Keys of repeated lines not exported, and why.
