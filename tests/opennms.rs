@@ -60,8 +60,8 @@ use common::servers::{start_sentinel, ServerKind};
 use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
     self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, SlowlogField, Source,
-    StatusField, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    NotificationDef, ObjectDef, PuppetField, ReplicaField, RowIndex, SentinelField, SlowlogField,
+    Source, StatusField, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -1545,6 +1545,12 @@ fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) -> O
         Source::Command(CommandField::P50 | CommandField::P99 | CommandField::P999) => (!info
             .contains("latency_percentiles_usec_"))
         .then(|| "no server here reports latencystats (Redis 7.0+)".into()),
+        Source::Replica(ReplicaField::Kind) => {
+            let typed = info
+                .lines()
+                .any(|l| l.starts_with("slave") && l.contains(",type="));
+            (!typed).then(|| "no slave<N> line here has type= (Valkey)".into())
+        }
         Source::Slowlog(SlowlogField::LargeRequests | SlowlogField::LargeReplies) => {
             (commandlog.trim().parse::<u64>().is_err()).then(|| {
                 format!(
