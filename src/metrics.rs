@@ -297,6 +297,12 @@ pub enum SlowlogField {
     LastId,
     LastTime,
     LastUsec,
+    /// COMMANDLOG LEN large-request (Valkey 8.1+): commands whose request
+    /// was over commandlog-request-larger-than.
+    LargeRequests,
+    /// COMMANDLOG LEN large-reply (Valkey 8.1+): commands whose reply was
+    /// over commandlog-reply-larger-than.
+    LargeReplies,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -359,6 +365,8 @@ pub enum ReplicaField {
     LagSeconds,
     /// How far the replica is behind: master_repl_offset minus its offset.
     LagBytes,
+    /// Valkey's `type=`: replica, rdb-channel, main-channel.
+    Kind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -559,6 +567,10 @@ pub const SERVER_COLUMNS: &[ObjectDef] = &[
     info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]).units("hertz"),
     field("redisSrvIoThreads", &[3, 2, 1, 11], TruthValue, Truth, &["io_threads_active"]),
     field("redisSrvName", &[3, 2, 1, 12], DisplayString, Text, &["server_name"]),
+    // Issue 12/16 (revision 202611240040Z): fields checked against
+    // genValkeyInfoString in Valkey's src/server.c and valkey-doc's
+    // commands/info.md.
+    info("redisSrvClientsHz", &[3, 2, 1, 13], Gauge32, &["clients_hz"]).units("hertz"),
 ];
 
 /// `redisClientsTable` (`redis.3.3`).
@@ -581,6 +593,11 @@ pub const CLIENT_COLUMNS: &[ObjectDef] = &[
     info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]).units("milliseconds"),
     // Limits (issue 16): clients of maxclients, in hundredths of a percent.
     field("redisCliUsedOfMax", &[3, 3, 1, 14], Gauge32, PercentOf(&["maxclients"]), &["connected_clients"]).units("percent"),
+    // Revision 202611240040Z (Redis's src/server.c genRedisInfoString,
+    // Valkey's genValkeyInfoString).
+    info("redisCliWatchedKeys", &[3, 3, 1, 15], Gauge32, &["total_watched_keys"]).units("keys"),
+    info("redisCliBlockKeys", &[3, 3, 1, 16], Gauge32, &["total_blocking_keys"]).units("keys"),
+    info("redisCliBlockNoKey", &[3, 3, 1, 17], Gauge32, &["total_blocking_keys_on_nokey"]).units("keys"),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
@@ -616,6 +633,19 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
     info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]).units("bytes"),
     // Limits (issue 16): used_memory of maxmemory (absent when maxmemory is 0).
     field("redisMemUsedOfMax", &[3, 4, 1, 27], Gauge32, PercentOf(&["maxmemory"]), &["used_memory"]).units("percent"),
+    // Revision 202611240040Z (Redis's src/server.c genRedisInfoString,
+    // Valkey's genValkeyInfoString). mem_fragmentation_bytes is %zd there, negative
+    // when RSS is below the allocation: absent then, never made up.
+    info("redisMemFragBytes", &[3, 4, 1, 28], Gauge64, &["mem_fragmentation_bytes"]).units("bytes"),
+    info("redisMemScriptsEval", &[3, 4, 1, 29], Gauge64, &["used_memory_scripts_eval"]).units("bytes"),
+    info("redisMemVmFunctions", &[3, 4, 1, 30], Gauge64, &["used_memory_vm_functions"]).units("bytes"),
+    info("redisMemFunctions", &[3, 4, 1, 31], Gauge64, &["used_memory_functions"]).units("bytes"),
+    info("redisMemFunctionCnt", &[3, 4, 1, 32], Gauge32, &["number_of_functions"]).units("functions"),
+    info("redisMemLibraryCnt", &[3, 4, 1, 33], Gauge32, &["number_of_libraries"]).units("libraries"),
+    info("redisMemReplBuffers", &[3, 4, 1, 34], Gauge64, &["mem_total_replication_buffers"]).units("bytes"),
+    info("redisMemReplicaBuf", &[3, 4, 1, 35], Gauge64, &["mem_replicas_repl_buffer"]).units("bytes"),
+    info("redisMemClusterLink", &[3, 4, 1, 36], Gauge64, &["mem_cluster_links"]).units("bytes"),
+    info("redisMemLazyfreed", &[3, 4, 1, 37], Counter64, &["lazyfreed_objects"]).units("objects"),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
@@ -649,6 +679,24 @@ pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
     field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]).units("percent"),
     // Valkey 9.x (atomic slot migration).
     field("redisPstSlotMigFork", &[3, 5, 1, 26], TruthValue, Truth, &["slot_migration_fork_in_progress"]),
+    // Revision 202611240040Z (src/server.c of Redis and Valkey): fork
+    // and load progress. The loading_* fields exist only while loading.
+    field("redisPstAsyncLoad", &[3, 5, 1, 27], TruthValue, Truth, &["async_loading"]),
+    info("redisPstSaveKeys", &[3, 5, 1, 28], Gauge64, &["current_save_keys_processed"]).units("keys"),
+    info("redisPstSaveKeysAll", &[3, 5, 1, 29], Gauge64, &["current_save_keys_total"]).units("keys"),
+    info("redisPstLoadExpired", &[3, 5, 1, 30], Gauge64, &["rdb_last_load_keys_expired"]).units("keys"),
+    info("redisPstLoadKeys", &[3, 5, 1, 31], Gauge64, &["rdb_last_load_keys_loaded"]).units("keys"),
+    info("redisPstAofRwFails", &[3, 5, 1, 32], Gauge32, &["aof_rewrites_consecutive_failures"]).units("failures"),
+    info("redisPstAofBufLen", &[3, 5, 1, 33], Gauge64, &["aof_buffer_length"]).units("bytes"),
+    info("redisPstAofPendSync", &[3, 5, 1, 34], Gauge32, &["aof_pending_bio_fsync"]).units("jobs"),
+    field("redisPstModForkNow", &[3, 5, 1, 35], TruthValue, Truth, &["module_fork_in_progress"]),
+    info("redisPstModForkCow", &[3, 5, 1, 36], Gauge64, &["module_fork_last_cow_size"]).units("bytes"),
+    field("redisPstLoadAge", &[3, 5, 1, 37], Gauge32, AgeOf, &["loading_start_time"]).units("seconds"),
+    info("redisPstLoadTotal", &[3, 5, 1, 38], Gauge64, &["loading_total_bytes"]).units("bytes"),
+    info("redisPstLoadRdbMem", &[3, 5, 1, 39], Gauge64, &["loading_rdb_used_mem"]).units("bytes"),
+    info("redisPstLoadBytes", &[3, 5, 1, 40], Gauge64, &["loading_loaded_bytes"]).units("bytes"),
+    field("redisPstLoadPercent", &[3, 5, 1, 41], Gauge32, Scaled(100), &["loading_loaded_perc"]).units("percent"),
+    info("redisPstLoadEta", &[3, 5, 1, 42], Gauge32, &["loading_eta_seconds"]).units("seconds"),
 ];
 
 /// `redisStatsTable` (`redis.3.6`): the Stats section.
@@ -706,6 +754,25 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
     info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]).units("bytes"),
     info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]).units("bytes"),
     field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]).units("percent"),
+    // Revision 202611240040Z (src/server.c of Redis and Valkey):
+    // eventloop_* are server.duration_stats (µs, from getMonotonicUs),
+    // the buffer-limit disconnections networking.c's counters.
+    field("redisStInReplKbps", &[3, 6, 1, 52], Gauge32, Scaled(100), &["instantaneous_input_repl_kbps"]).units("KiB/s"),
+    field("redisStOutReplKbps", &[3, 6, 1, 53], Gauge32, Scaled(100), &["instantaneous_output_repl_kbps"]).units("KiB/s"),
+    info("redisStExpireCapHit", &[3, 6, 1, 54], Counter64, &["expired_time_cap_reached_count"]).units("cycles"),
+    info("redisStReplExpKeys", &[3, 6, 1, 55], Gauge64, &["slave_expires_tracked_keys"]).units("keys"),
+    info("redisStTrackItems", &[3, 6, 1, 56], Gauge64, &["tracking_total_items"]).units("items"),
+    info("redisStTrackPrefix", &[3, 6, 1, 57], Gauge64, &["tracking_total_prefixes"]).units("prefixes"),
+    info("redisStDumpSanitize", &[3, 6, 1, 58], Counter64, &["dump_payload_sanitizations"]).units("validations"),
+    info("redisStQbufDiscon", &[3, 6, 1, 59], Counter64, &["client_query_buffer_limit_disconnections"]).units("disconnections"),
+    info("redisStObufDiscon", &[3, 6, 1, 60], Counter64, &["client_output_buffer_limit_disconnections"]).units("disconnections"),
+    info("redisStReplyShrinks", &[3, 6, 1, 61], Counter64, &["reply_buffer_shrinks"]).units("resizes"),
+    info("redisStReplyExpands", &[3, 6, 1, 62], Counter64, &["reply_buffer_expands"]).units("resizes"),
+    info("redisStElCycles", &[3, 6, 1, 63], Counter64, &["eventloop_cycles"]).units("cycles"),
+    info("redisStElUsec", &[3, 6, 1, 64], Counter64, &["eventloop_duration_sum"]).units("microseconds"),
+    info("redisStElCmdUsec", &[3, 6, 1, 65], Counter64, &["eventloop_duration_cmd_sum"]).units("microseconds"),
+    info("redisStElCyclesSec", &[3, 6, 1, 66], Gauge32, &["instantaneous_eventloop_cycles_per_sec"]).units("cycles per second"),
+    info("redisStElCycleUsec", &[3, 6, 1, 67], Gauge32, &["instantaneous_eventloop_duration_usec"]).units("microseconds"),
 ];
 
 /// `redisReplicationTable` (`redis.3.7`): this server's side of
@@ -733,6 +800,13 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]).units("replicas"),
     info("redisReplBufSize", &[3, 7, 1, 19], Gauge64, &["replicas_repl_buffer_size"]).units("bytes"),
     info("redisReplBufPeak", &[3, 7, 1, 20], Gauge64, &["replicas_repl_buffer_peak"]).units("bytes"),
+    // Revision 202611240040Z: a replica's full-sync transfer (src/server.c,
+    // printed while repl_state is REPL_STATE_TRANSFER). master_sync_left_bytes
+    // is total minus read (negative when the total is unknown): not served.
+    info("redisReplSyncTotal", &[3, 7, 1, 21], Gauge64, &["master_sync_total_bytes"]).units("bytes"),
+    info("redisReplSyncRead", &[3, 7, 1, 22], Gauge64, &["master_sync_read_bytes"]).units("bytes"),
+    field("redisReplSyncPerc", &[3, 7, 1, 23], Gauge32, Scaled(100), &["master_sync_perc"]).units("percent"),
+    info("redisReplSyncLastIo", &[3, 7, 1, 24], Gauge32, &["master_sync_last_io_seconds_ago"]).units("seconds"),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
@@ -744,6 +818,8 @@ pub const CPU_COLUMNS: &[ObjectDef] = &[
     cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]).units("centiseconds"),
     cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]).units("centiseconds"),
     cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]).units("centiseconds"),
+    // Valkey 9.1 (valkey-doc commands/info.md): seconds with a fraction.
+    cpu("redisCpuActiveMain", &[3, 8, 1, 7], &["used_active_time_main_thread"]).units("centiseconds"),
 ];
 
 const fn cpu(
@@ -826,6 +902,9 @@ pub const REPLICA_COLUMNS: &[ObjectDef] = &[
     column("redisRpOffset", &[3, 11, 1, 5], Counter64, Source::Replica(ReplicaField::Offset)).units("bytes"),
     column("redisRpLag", &[3, 11, 1, 6], Gauge32, Source::Replica(ReplicaField::LagSeconds)).units("seconds"),
     column("redisRpLagBytes", &[3, 11, 1, 7], Gauge64, Source::Replica(ReplicaField::LagBytes)).units("bytes"),
+    // Valkey 8.0+ (src/server.c: rdb-channel and main-channel while a
+    // dual-channel full sync runs, replica otherwise).
+    column("redisRpType", &[3, 11, 1, 8], DisplayString, Source::Replica(ReplicaField::Kind)),
 ];
 
 /// `redisCommandTable` (`redis.3.12`), INDEX { redisInstanceIndex,
@@ -875,6 +954,10 @@ pub const SENTINEL_COLUMNS: &[ObjectDef] = &[
     info("redisSntMasters", &[3, 15, 1, 1], Gauge32, &["sentinel_masters"]).units("masters"),
     field("redisSntTilt", &[3, 15, 1, 2], TruthValue, Truth, &["sentinel_tilt"]),
     info("redisSntScripts", &[3, 15, 1, 3], Gauge32, &["sentinel_running_scripts"]).units("scripts"),
+    // Revision 202611240040Z (sentinel.c's INFO of Redis and Valkey).
+    field("redisSntTiltSince", &[3, 15, 1, 4], Integer32, Signed, &["sentinel_tilt_since_seconds"]).units("seconds"),
+    info("redisSntTilts", &[3, 15, 1, 5], Counter64, &["sentinel_total_tilt"]).units("times"),
+    info("redisSntScriptQueue", &[3, 15, 1, 6], Gauge32, &["sentinel_scripts_queue_length"]).units("scripts"),
 ];
 
 /// `redisSlowlogTable` (`redis.3.16`, AUGMENTS redisInstanceEntry): the
@@ -885,6 +968,10 @@ pub const SLOWLOG_COLUMNS: &[ObjectDef] = &[
     column("redisSlowlogLastId", &[3, 16, 1, 2], Gauge64, Source::Slowlog(SlowlogField::LastId)),
     column("redisSlowlogLastTime", &[3, 16, 1, 3], Gauge64, Source::Slowlog(SlowlogField::LastTime)).units("seconds"),
     column("redisSlowlogLastUsec", &[3, 16, 1, 4], Gauge64, Source::Slowlog(SlowlogField::LastUsec)).units("microseconds"),
+    // Valkey's COMMANDLOG (8.1+; valkey-doc commands/commandlog-len.md): the
+    // two logs besides the slow one, whose length SLOWLOG LEN already gives.
+    column("redisSlowlogReqLen", &[3, 16, 1, 5], Gauge32, Source::Slowlog(SlowlogField::LargeRequests)).units("entries"),
+    column("redisSlowlogRplLen", &[3, 16, 1, 6], Gauge32, Source::Slowlog(SlowlogField::LargeReplies)).units("entries"),
 ];
 
 /// `redisLatencyTable` (`redis.3.17`), INDEX { redisInstanceIndex,

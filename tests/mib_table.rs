@@ -380,6 +380,7 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             ReplicaField::Offset => vec!["slave<N>", "offset"],
             ReplicaField::LagSeconds => vec!["slave<N>", "lag"],
             ReplicaField::LagBytes => vec!["slave<N>", "offset", "master_repl_offset"],
+            ReplicaField::Kind => vec!["slave<N>", "type"],
         },
         Source::Command(field) => {
             let cmdstat = "cmdstat_<name>";
@@ -425,6 +426,8 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             SlowlogField::LastId | SlowlogField::LastTime | SlowlogField::LastUsec => {
                 vec!["SLOWLOG GET 1"]
             }
+            SlowlogField::LargeRequests => vec!["COMMANDLOG LEN", "large-request"],
+            SlowlogField::LargeReplies => vec!["COMMANDLOG LEN", "large-reply"],
         },
         Source::ClientName(field) => client_source(field, "redisCnName", "redisCnLabel"),
         Source::ClientUser(field) => client_source(field, "redisCuUser", "redisCuLabel"),

@@ -25,9 +25,12 @@
 //!   a collected alias of the report's resource type; every `{rrdN}` of a
 //!   command is a column and reads that column's data source.
 //!
-//! With servers: a private snmpd, four Redis servers (a master with AOF, its
-//! replica, a single-node cluster, a sentinel watching the master), real
-//! `puppet apply` runs, and the agent watching them all. Every collected
+//! With servers, once for each server kind of `tests/common/servers.rs`
+//! (Redis 6.2, Redis 7.0, Valkey 8.0, Valkey 9.1; a kind whose binary is not
+//! there is skipped with a SKIP line): a private snmpd, four servers of that
+//! kind (a master with AOF, its replica, a single-node cluster, a sentinel
+//! watching the master), real `puppet apply` runs, and the agent watching
+//! them all. Every collected
 //! object must be served (with the wire type its syntax says), unless the
 //! servers of this machine do not report its field at all (a newer Redis
 //! version, an agent-only Puppet phase): those are named. The values are
@@ -58,8 +61,8 @@ mod loader;
 
 use redis_snmp::metrics::{
     self, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    NotificationDef, ObjectDef, PuppetField, RowIndex, SentinelField, Source, StatusField,
-    PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    NotificationDef, ObjectDef, PuppetField, ReplicaField, RowIndex, SentinelField, SlowlogField,
+    Source, StatusField, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,6 +70,7 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use testkit::servers::{start_sentinel, ServerKind};
 use testkit::{repo_root, wait_until, AgentConfig, Proc, PuppetApply, Redis, Snmpd, Var};
 
 const GROUP_FILE: &str = "etc/datacollection/redis-snmp.xml";
@@ -1444,32 +1448,6 @@ fn the_readme_names_every_file() {
 // ---------------------------------------------------------------------------
 // The live stack
 
-/// A sentinel watching `master`, on a free port, in `dir`.
-fn start_sentinel(master: &Redis, dir: &Path) -> (Proc, u16) {
-    let port = testkit::free_port();
-    let conf = dir.join("sentinel.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\nsentinel monitor mymaster 127.0.0.1 {} 1\n",
-            dir.display(),
-            dir.join("sentinel.log").display(),
-            master.port()
-        ),
-    )
-    .unwrap();
-    let mut cmd = Command::new("redis-server");
-    cmd.arg(&conf).arg("--sentinel").stdout(Stdio::null());
-    let proc = Proc::spawn(&mut cmd, "redis-sentinel");
-    assert!(
-        wait_until(Duration::from_secs(5), || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        }),
-        "the sentinel did not listen"
-    );
-    (proc, port)
-}
-
 /// Sends commands, one per line, through one redis-cli connection.
 fn redis_pipe(port: u16, commands: &str) {
     let mut child = Command::new("redis-cli")
@@ -1556,8 +1534,9 @@ fn below<'a>(sample: &'a Sample, oid: &str) -> impl Iterator<Item = (&'a str, &'
 
 /// Why an object no server of this machine could have served, if that is
 /// the case: INFO (and CLUSTER INFO) of every instance lacks its fields, or
-/// the Puppet summary lacks its phase.
-fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
+/// the Puppet summary lacks its phase, or the master answers COMMANDLOG
+/// LEN with an error (`commandlog` is its reply).
+fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) -> Option<String> {
     match def.source {
         Source::Info { fields, .. } => {
             let reported = fields.iter().any(|f| {
@@ -1568,6 +1547,23 @@ fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
         }
         Source::Keyspace(KeyspaceField::Subexpiry) => (!info.contains("subexpiry="))
             .then(|| "no keyspace line here has subexpiry (Redis 7.4+)".into()),
+        Source::Command(CommandField::P50 | CommandField::P99 | CommandField::P999) => (!info
+            .contains("latency_percentiles_usec_"))
+        .then(|| "no server here reports latencystats (Redis 7.0+)".into()),
+        Source::Replica(ReplicaField::Kind) => {
+            let typed = info
+                .lines()
+                .any(|l| l.starts_with("slave") && l.contains(",type="));
+            (!typed).then(|| "no slave<N> line here has type= (Valkey)".into())
+        }
+        Source::Slowlog(SlowlogField::LargeRequests | SlowlogField::LargeReplies) => {
+            (commandlog.trim().parse::<u64>().is_err()).then(|| {
+                format!(
+                    "the servers here refuse COMMANDLOG LEN (Valkey 8.1+): {}",
+                    commandlog.trim()
+                )
+            })
+        }
         // This stack has no rediss:// instance; tests/certificates.rs
         // reads these columns from a real TLS server.
         Source::Status(
@@ -1665,38 +1661,78 @@ fn create_rrd(path: &Path, alias: &str, ds: &str, start: u64) -> String {
     )
 }
 
-#[test]
-fn the_agent_serves_every_collected_object_and_every_report_draws() {
+/// The live collection on every server kind (issue 12: the integration
+/// tests that matter, OpenNMS collection among them, against Redis 6.2,
+/// Redis 7.0, Valkey 8.0 and Valkey 9.1). A kind whose binary is not there
+/// is skipped with a SKIP line saying why.
+macro_rules! collection_on {
+    ($module:ident, $kind:ident) => {
+        mod $module {
+            #[test]
+            fn the_agent_serves_every_collected_object_and_every_report_draws() {
+                super::collect_and_draw(super::ServerKind::$kind);
+            }
+        }
+    };
+}
+
+collection_on!(redis_6_2, Redis62);
+collection_on!(redis_7_0, Redis70);
+collection_on!(valkey_8_0, Valkey80);
+collection_on!(valkey_9_1, Valkey91);
+
+fn collect_and_draw(kind: ServerKind) {
+    let Some(binary) =
+        kind.binary_or_skip("the_agent_serves_every_collected_object_and_every_report_draws")
+    else {
+        return;
+    };
     let started = Instant::now();
     let collection = collection();
     let types = resource_types();
     let (_, reports) = reports();
     run_tool("rrdtool", "rrdtool", &["--version"]);
+    // Redis 6.2 has neither enable-debug-command (DEBUG is always allowed
+    // there) nor cluster-port (the bus is port + 10000) nor ADDSLOTSRANGE.
+    let since_7 = kind != ServerKind::Redis62;
 
     // The stack.
     let snmpd = Snmpd::start();
-    let main = Redis::start_with(&[
+    let mut main_config = vec![
         "appendonly yes",
         "latency-monitor-threshold 1",
-        "enable-debug-command local",
         // A memory limit, so its share (redisMemUsedOfMax) is served.
         "maxmemory 1gb",
         // The replica's first sync at once, not after the 5 s diskless delay.
         "repl-diskless-sync no",
-    ]);
-    let replica = Redis::start_with(&[&format!("replicaof 127.0.0.1 {}", main.port())]);
+    ];
+    if since_7 {
+        main_config.push("enable-debug-command local");
+    }
+    let main = Redis::start_binary(&binary, &main_config);
+    let replica = Redis::start_binary(&binary, &[&format!("replicaof 127.0.0.1 {}", main.port())]);
     let dir = tempfile::tempdir().unwrap();
-    let cluster = Redis::start_with(&[
-        "cluster-enabled yes",
-        &format!(
-            "cluster-config-file {}",
-            dir.path().join("nodes.conf").display()
-        ),
-        // The cluster bus is port + 10000 unless told: a port no lock holds.
-        &format!("cluster-port {}", testkit::free_port()),
-    ]);
-    cluster.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
-    let (_sentinel, sentinel_port) = start_sentinel(&main, dir.path());
+    let nodes_conf = format!(
+        "cluster-config-file {}",
+        dir.path().join("nodes.conf").display()
+    );
+    // The cluster bus is port + 10000 unless told: a port no lock holds.
+    let bus = format!("cluster-port {}", testkit::free_port());
+    let mut cluster_config = vec!["cluster-enabled yes", nodes_conf.as_str()];
+    if since_7 {
+        cluster_config.push(bus.as_str());
+    }
+    let cluster = Redis::start_binary(&binary, &cluster_config);
+    if since_7 {
+        cluster.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+    } else {
+        let slots: Vec<String> = (0..16384).map(|s| s.to_string()).collect();
+        let mut args = vec!["CLUSTER", "ADDSLOTS"];
+        args.extend(slots.iter().map(String::as_str));
+        cluster.cli(&args);
+    }
+    let (_sentinel, sentinel_port) = start_sentinel(kind, &main, dir.path());
+    println!("{}: {}", kind.label(), binary.display());
     let puppet = PuppetApply::new();
     let instances = [
         ("main", main.address()),
@@ -1777,6 +1813,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
     }
     info.push_str(&cluster.cli(&["CLUSTER", "INFO"]));
     info.push_str(&redis_cli_text(sentinel_port, &["INFO"]));
+    let commandlog = redis_cli_text(main.port(), &["COMMANDLOG", "LEN", "large-request"]);
     let summary = std::fs::read_to_string(puppet.public_dir().join("last_run_summary.yaml"))
         .expect("no Puppet summary: did puppet apply run?");
 
@@ -1800,7 +1837,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             }
         }
         if !served {
-            match why_absent(def, &info, &summary) {
+            match why_absent(def, &info, &summary, &commandlog) {
                 Some(why) => {
                     explained.insert(o.alias.as_str(), why);
                 }
@@ -1812,9 +1849,14 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         }
     }
     for (alias, why) in &explained {
-        println!("not served on this machine: {alias}: {why}");
+        println!("not served by {}: {alias}: {why}", kind.label());
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{}:\n{}",
+        kind.label(),
+        problems.join("\n")
+    );
 
     // The samples, as OpenNMS would store them: one resource per node or per
     // row, the time of sample k being t0 + k·STEP.
@@ -2085,7 +2127,12 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{}:\n{}",
+        kind.label(),
+        failures.join("\n")
+    );
     println!(
         "{} reports drawn {} times after {:?}",
         reports.len(),
@@ -2093,7 +2140,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         started.elapsed()
     );
 
-    if std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
+    if kind == ServerKind::Redis70 && std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
         let out = repo_root().join("docs");
         std::fs::create_dir_all(&out).unwrap();
         let set = redis_snmp::redis::readings::row_key("main", "set");

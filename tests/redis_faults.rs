@@ -401,6 +401,20 @@ fn a_server_loading_its_dataset_is_reachable_and_says_so() {
     let version = snmpd.numeric().get_one(&format!("{REDIS_ROOT}.3.2.1.1.2"));
     assert_eq!(version.ty, "STRING", "{version}");
     expect_healthy(&snmpd);
+    // The load's progress (revision 202611240040Z), as INFO reports it
+    // only while loading: the file's size, the bytes loaded, a share of
+    // at most 100.00%, the seconds since it began.
+    let pst = |column: u32| {
+        snmpd
+            .numeric()
+            .get_one(&format!("{REDIS_ROOT}.3.5.1.{column}.2"))
+    };
+    let total = pst(38).u64();
+    assert_eq!(total, rdb.len() as u64, "redisPstLoadTotal: the RDB's size");
+    assert!(pst(40).u64() <= total, "redisPstLoadBytes");
+    assert!(pst(41).u64() <= 10_000, "redisPstLoadPercent {}", pst(41));
+    assert!(pst(37).u64() <= 60, "redisPstLoadAge {}", pst(37));
+    assert!(!pst(42).is_exception(), "redisPstLoadEta {}", pst(42));
 
     expect_state(&snmpd, 2, "up(1)", Duration::from_secs(30));
     let loaded = started.elapsed();
@@ -410,6 +424,16 @@ fn a_server_loading_its_dataset_is_reachable_and_says_so() {
         .get_one(&format!("{REDIS_ROOT}.3.5.1.1.2"))
         .value;
     assert_eq!(loading, "false(2)");
+    // Loaded: the progress objects are gone with INFO's loading fields,
+    // and the last load's count is every key.
+    for column in [37, 38, 40, 41, 42] {
+        let var = snmpd
+            .numeric()
+            .get_one(&format!("{REDIS_ROOT}.3.5.1.{column}.2"));
+        assert!(var.is_exception(), "redisPersistenceEntry {column}: {var}");
+    }
+    let loaded_keys = snmpd.numeric().get_one(&format!("{REDIS_ROOT}.3.5.1.31.2"));
+    assert_eq!(loaded_keys.u64(), u64::from(KEYS), "redisPstLoadKeys");
     // db0's keys, all loaded; and CLUSTER INFO, refused while loading, is
     // asked again: cluster_known_nodes.
     let keys = snmpd

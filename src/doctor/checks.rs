@@ -10,6 +10,7 @@ use crate::cli::DoctorArgs;
 use crate::config::{Config, RedisInstance};
 use crate::oid::Oid;
 use crate::redis::connection::{self, ConnectError, ReplyBudget};
+use crate::redis::info::Info;
 use crate::redis::poller::describe;
 use crate::secret;
 use std::path::Path;
@@ -302,6 +303,8 @@ enum Role {
     DataNode,
     ClusterNode,
     Sentinel,
+    /// A data node whose INFO says Valkey 8.1 or later (COMMANDLOG).
+    CommandLogNode,
 }
 
 const QUERIES: &[Query] = &[
@@ -329,6 +332,11 @@ const QUERIES: &[Query] = &[
         args: &["LATENCY", "LATEST"],
         grant: "+latency|latest",
         role: Role::DataNode,
+    },
+    Query {
+        args: &["COMMANDLOG", "LEN", "large-request"],
+        grant: "+commandlog|len",
+        role: Role::CommandLogNode,
     },
     Query {
         args: &["SENTINEL", "MASTERS"],
@@ -408,6 +416,7 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
             Role::DataNode => !sentinel,
             Role::ClusterNode => cluster,
             Role::Sentinel => sentinel,
+            Role::CommandLogNode => !sentinel && Info::parse(&info).has_commandlog(),
         };
         if !applies
             || (query.grant == "+slowlog|get" && !instance.slowlog_entries)
@@ -484,7 +493,8 @@ mod tests {
     use super::*;
 
     /// README's least-privilege user grants exactly what the doctor checks
-    /// (and INFO), with +sentinel|masters named for sentinels.
+    /// (and INFO), with +sentinel|masters named for sentinels and
+    /// +commandlog|len for Valkey 8.1 and later.
     #[test]
     fn the_documented_acl_grants_what_the_doctor_checks() {
         let readme =
@@ -497,8 +507,9 @@ mod tests {
             .split_whitespace()
             .filter(|w| w.starts_with('+') && *w != "+info")
             .collect();
-        assert!(readme.contains("(add `+sentinel|masters` on a sentinel)"));
+        assert!(readme.contains("(add `+sentinel|masters` on a sentinel, and `+commandlog|len` on Valkey\n8.1 and later"));
         documented.push("+sentinel|masters");
+        documented.push("+commandlog|len");
         documented.sort();
         let mut checked: Vec<&str> = QUERIES.iter().map(|q| q.grant).collect();
         checked.sort();

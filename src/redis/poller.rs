@@ -252,6 +252,24 @@ impl Poller {
                     extras.slowlog_last = replies::slowlog_newest(&reply);
                 }
             }
+            // Valkey 8.1+ logs large requests and replies beside slow
+            // commands. Asked only of servers that have COMMANDLOG: on the
+            // others the refusal would count in the server's own error
+            // statistics (total_error_replies, errorstat_ERR).
+            if info.has_commandlog() {
+                if let Some(reply) = self
+                    .optional_query("COMMANDLOG", &["LEN", "large-request"])
+                    .await
+                {
+                    extras.large_requests = replies::slowlog_len(&reply);
+                    if let Some(reply) = self
+                        .optional_query("COMMANDLOG", &["LEN", "large-reply"])
+                        .await
+                    {
+                        extras.large_replies = replies::slowlog_len(&reply);
+                    }
+                }
+            }
             if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
                 extras.latency = replies::latency_latest(&reply);
             }

@@ -121,6 +121,10 @@ pub struct Extras {
     pub slowlog_len: Option<u64>,
     /// The newest SLOWLOG entry: id, UNIX time, duration in µs.
     pub slowlog_last: Option<SlowlogEntry>,
+    /// COMMANDLOG LEN large-request (Valkey 8.1+).
+    pub large_requests: Option<u64>,
+    /// COMMANDLOG LEN large-reply (Valkey 8.1+).
+    pub large_replies: Option<u64>,
     /// LATENCY LATEST: event, UNIX time, latest ms, max ms.
     pub latency: Vec<LatencyEvent>,
     /// CLIENT LIST per name and per user (as last asked).
@@ -303,6 +307,12 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
             SlowlogField::LastId => extras.slowlog_last.map(|e| Value::Counter64(e.id)),
             SlowlogField::LastTime => extras.slowlog_last.map(|e| Value::Counter64(e.unix_time)),
             SlowlogField::LastUsec => extras.slowlog_last.map(|e| Value::Counter64(e.micros)),
+            SlowlogField::LargeRequests => extras
+                .large_requests
+                .map(|v| Value::Gauge32(saturate_u32(v))),
+            SlowlogField::LargeReplies => extras
+                .large_replies
+                .map(|v| Value::Gauge32(saturate_u32(v))),
         };
         if let Some(v) = value {
             if let Some(oid) = layout.row_oid(def, &[index]) {
@@ -390,6 +400,7 @@ fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
                 ReplicaField::Address => Some(display_string(&row.ip)),
                 ReplicaField::Port => Some(Value::Gauge32(u32::from(row.port))),
                 ReplicaField::State => Some(display_string(&row.state)),
+                ReplicaField::Kind => row.kind.as_deref().map(display_string),
                 ReplicaField::Offset => row.offset.map(Value::Counter64),
                 ReplicaField::LagSeconds => row.lag.map(|l| Value::Gauge32(saturate_u32(l))),
                 ReplicaField::LagBytes => match (master_offset, row.offset) {
