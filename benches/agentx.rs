@@ -18,19 +18,17 @@
 //! Everything is pinned to CPU 0. `BENCH_ROUNDS` sets the number of PDUs per
 //! phase (default 20000).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 #[path = "support/mod.rs"]
 mod support;
 
 use agentx::encodings::{SearchRange, SearchRangeList, ID};
 use agentx::pdu;
-use common::{cpu_ns, status_kib, Agent, Redis, LEGACY_ROOT};
 use redis_snmp::agentx::pdu::{decode, parse_header, Incoming, HEADER_LEN};
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::time::{Duration, Instant};
 use support::{pin, user_sys_ticks, TICKS_PER_SECOND};
+use testkit::{cpu_ns, status_kib, Agent, Redis, LEGACY_ROOT};
 
 fn id(dotted: &str) -> ID {
     let arcs: Vec<u32> = dotted

@@ -16,16 +16,14 @@
 //! against the time since the phase began (the true age is that plus at most
 //! one refresh interval). `FRESHNESS_SECONDS` sets the phase length (default 6).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 #[path = "support/mod.rs"]
 mod support;
 
-use common::{wait_until, Agent, Redis, Snmpd, INSTANCE_ENTRY, LEGACY_ROOT};
 use snmp2::{Oid, SyncSession, Value};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 use support::{oid, pin};
+use testkit::{wait_until, Agent, Redis, Snmpd, INSTANCE_ENTRY, LEGACY_ROOT};
 
 struct Latencies {
     median: Duration,

@@ -21,18 +21,16 @@
 //!
 //! `PUPPET_EVENTS_ROUNDS` sets the latency rounds (default 200).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 #[path = "support/mod.rs"]
 mod support;
 
-use common::{cpu_ns, repo_root, wait_until, Agent, Snmpd, SnmpdOptions, Snmptrapd};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::net::UdpSocket;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use support::pin;
+use testkit::{cpu_ns, repo_root, wait_until, Agent, Snmpd, SnmpdOptions, Snmptrapd};
 
 /// Follows a growing file: the text appended since the last call.
 struct Follower {

@@ -12,12 +12,9 @@
 //! Set `SCALE_COUNTS` (e.g. `1,10`) and `SCALE_SECONDS` (measured window,
 //! default 30) to change the run.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-
-use common::{cpu_ns, status_kib, wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
 use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant};
+use testkit::{cpu_ns, status_kib, wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
 
 fn fill(redis: &Redis) {
     for db in ["0", "1", "2"] {

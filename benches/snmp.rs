@@ -18,15 +18,13 @@
 //! it is written in: the master's share of that cost is not ours to cut.
 //! Set `BENCH_ROUNDS` to change the number of rounds (default 2000).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 #[path = "support/mod.rs"]
 mod support;
 
-use common::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
 use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use support::{arcs, oid, pin, user_sys_ticks, TICKS_PER_SECOND};
+use testkit::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
 
 /// UNIX time in seconds of a tracing timestamp like 2026-11-22T15:34:57.407674Z.
 fn parse_log_time(line: &str) -> Option<f64> {
@@ -211,7 +209,7 @@ fn main() {
     let registered_after = agent
         .log()
         .lines()
-        .find(|l| common::log_shows_registered(l))
+        .find(|l| testkit::log_shows_registered(l))
         .and_then(parse_log_time)
         .map(|t| t - spawned_at);
     pin(agent.pid());
@@ -227,7 +225,7 @@ fn main() {
     };
     // Wait for the first poll to have published data.
     let first = oid(&format!("{LEGACY_ROOT}.1.0"));
-    assert!(common::wait_until(Duration::from_secs(5), || {
+    assert!(testkit::wait_until(Duration::from_secs(5), || {
         bench
             .session
             .get(&first)
@@ -253,7 +251,7 @@ fn main() {
         .collect();
     let (c_root, c_arcs) = (oid(NETSNMP_SUBAGENT_ROOT), arcs(NETSNMP_SUBAGENT_ROOT));
     assert!(
-        common::wait_until(Duration::from_secs(5), || walk(&mut bench.session, &c_arcs)
+        testkit::wait_until(Duration::from_secs(5), || walk(&mut bench.session, &c_arcs)
             == 18),
         "net-snmp's subagent did not register"
     );

@@ -255,6 +255,25 @@ fn extra_sections() -> Roff {
              --password-file apply to the first instance.",
         )],
     );
+    item(
+        &mut r,
+        "[puppet]",
+        [roman(
+            "Watch the Puppet agent's run files and serve PUPPET-AGENT-MIB \
+             (present means on, enabled = false turns it off; --puppet \
+             turns it on with the defaults). Its keys: summary, report, \
+             disabled_lock and run_lock (the files; Debian's paths by \
+             default), oid (the module's root, default \
+             .1.3.6.1.4.1.20267.401), stale_after (seconds without a run \
+             before puppetAgentStale, default 7200), converge_runs (this \
+             many runs in a row that each changed resources send \
+             puppetNotConverging, naming the resources that changed every \
+             time; 2 to 50, default 3) and min_run_interval (seconds: three \
+             runs in a row each ending sooner than this after the one before \
+             send puppetRunStorm, cleared once no run ended for this long; 1 \
+             to 86400, default 300).",
+        )],
+    );
 
     section(&mut r, "ENVIRONMENT");
     item(

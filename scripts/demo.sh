@@ -120,7 +120,7 @@ done
 }
 say "redis-server on 127.0.0.1:$redis_port (pid $redis_pid)"
 
-# 4. snmpd, as a private master agent (see tests/common/mod.rs for why each
+# 4. snmpd, as a private master agent (see tests/support/src/snmpd.rs for why each
 # option is there).
 socket="$work/agentx/agentx.sock"
 for _ in 1 2 3; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command: formatting, lints, doc tests and every unit and
 # integration test (the integration tests start private redis-server and
-# snmpd instances on loopback; see tests/common/mod.rs), then a minute of
+# snmpd instances on loopback; see tests/support, the harness), then a minute of
 # fuzzing per fuzz target (scripts/fuzz.sh).
 #
 # Usage: scripts/test.sh
@@ -23,13 +23,13 @@ step() {
 }
 
 step cargo fmt --all -- --check
-step cargo clippy --all-targets -- -D warnings
+step cargo clippy --workspace --all-targets --features system-tests -- -D warnings
 # Doc tests first, so that the last summary printed is the main run's.
 step cargo test --workspace --doc
 if cargo nextest --version >/dev/null 2>&1; then
-    step cargo nextest run --workspace --lib --bins --tests --no-fail-fast
+    step cargo nextest run --workspace --features system-tests --lib --bins --tests --no-fail-fast
 else
-    step cargo test --workspace --lib --bins --tests --no-fail-fast
+    step cargo test --workspace --features system-tests --lib --bins --tests --no-fail-fast
 fi
 # A short run of every fuzz target (FUZZ_SECONDS each, default 60; 0 skips).
 step scripts/fuzz.sh

@@ -34,6 +34,19 @@ pub const DEFAULT_MAX_REPLY_BYTES: u64 = 4 << 20;
 /// `127.0.0.1` would send the password to whichever answers first, and
 /// any local user may listen on the address Redis does not use.
 pub const DEFAULT_HOST: &str = "127.0.0.1";
+/// A `rediss://` server's certificate is "expiring" (and
+/// `redisCertificateExpiring` is sent) within this many seconds of its
+/// end: 14 days, time for a renewal by hand.
+pub const DEFAULT_CERT_EXPIRY_WARNING_SECS: u64 = 14 * 86_400;
+/// How often the certificate a new client would see is looked at again (a
+/// TLS handshake without a command; the server's renewals show then).
+pub const DEFAULT_CERT_CHECK_SECS: u64 = 3_600;
+/// How often `CLIENT LIST` is asked (O(clients) for the server).
+pub const DEFAULT_CLIENT_LIST_SECS: u64 = 60;
+/// Rows of each client aggregate table at most, per instance.
+pub const DEFAULT_CLIENT_LIST_ROWS: usize = 50;
+/// The most rows `client_list_rows` may ask for.
+const MAX_CLIENT_LIST_ROWS: usize = 1_000;
 
 /// The range `max_reply_bytes` may be set in.
 const MIN_MAX_REPLY_BYTES: u64 = 64 << 10;
@@ -149,6 +162,16 @@ pub struct RedisInstance {
     /// shows the command's arguments, keys and values included, to the
     /// agent's Redis user. Off, only `SLOWLOG LEN` is asked.
     pub slowlog_entries: bool,
+    /// The server's certificate is expiring within this of its end.
+    pub cert_expiry_warning: Duration,
+    /// How often the certificate is looked at again by a new handshake.
+    pub cert_check_interval: Duration,
+    /// Whether to ask `CLIENT LIST` for the client aggregate tables.
+    pub client_list: bool,
+    /// How often to ask it.
+    pub client_list_interval: Duration,
+    /// Rows of each aggregate table at most; the rest are summed in one.
+    pub client_list_rows: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +181,12 @@ pub enum LogTarget {
     Stderr,
     Journald,
 }
+
+/// `[puppet] min_run_interval` by default, in seconds: five minutes. A
+/// kick loop re-runs Puppet as soon as a run ends (a real run takes from
+/// tens of seconds to a few minutes); the agent's own runs are 30 minutes
+/// apart by default (`runinterval`).
+pub const DEFAULT_MIN_RUN_INTERVAL: u64 = 300;
 
 /// Settings of the notifier.
 #[derive(Debug, Clone)]
@@ -169,6 +198,13 @@ pub struct NotifyConfig {
     pub max_per_minute: usize,
     /// Puppet is stale when its last run ended longer ago than this.
     pub puppet_stale_after: Duration,
+    /// `[puppet] converge_runs`: this many runs in a row that each changed
+    /// resources are not converging (`puppetNotConverging`).
+    pub puppet_converge_runs: usize,
+    /// `[puppet] min_run_interval`: runs that end closer together than this
+    /// are quick; [`crate::notify::STORM_QUICK_RUNS`] quick runs in a row
+    /// are a run storm, over once no run ended for this long.
+    pub puppet_min_run_interval: Duration,
 }
 
 impl Default for NotifyConfig {
@@ -177,6 +213,8 @@ impl Default for NotifyConfig {
             disabled: HashSet::new(),
             max_per_minute: 5,
             puppet_stale_after: Duration::from_secs(2 * 3600),
+            puppet_converge_runs: crate::puppet::runs::DEFAULT_CONVERGE_RUNS,
+            puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
         }
     }
 }
@@ -246,6 +284,10 @@ struct FilePuppet {
     oid: Option<String>,
     /// Seconds without a run after which the agent is stale.
     stale_after: Option<u64>,
+    /// Changing runs in a row that are not converging (2 to 50).
+    converge_runs: Option<u64>,
+    /// Seconds: runs closer together than this are a storm when it lasts.
+    min_run_interval: Option<u64>,
     /// Puppet's JSON-lines log (`--logdest …/events.jsonl`): a path, or
     /// `false` / `""` not to follow one.
     events_log: Option<EventsLogSetting>,
@@ -288,6 +330,11 @@ struct FileInstance {
     tls_server_name: Option<String>,
     max_reply_bytes: Option<u64>,
     slowlog_entries: Option<bool>,
+    cert_expiry_warning: Option<u64>,
+    cert_check_interval: Option<u64>,
+    client_list: Option<bool>,
+    client_list_interval: Option<u64>,
+    client_list_rows: Option<usize>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -360,10 +407,7 @@ impl Config {
         let layout = match cli.oid.as_ref().or(file.oid.as_ref()) {
             Some(text) => {
                 let oid: Oid = text.parse().map_err(|e| in_file(format!("oid: {e}")))?;
-                if oid.len() < 2 {
-                    return Err(in_file(format!("oid: {oid} is too short to hold a MIB")));
-                }
-                Layout::from_legacy_oid(oid)
+                Layout::from_legacy_oid(oid).map_err(|e| in_file(format!("oid: {e}")))?
             }
             None => Layout::default_layout(),
         };
@@ -416,7 +460,9 @@ impl Config {
                     let oid: Oid = text
                         .parse()
                         .map_err(|e| in_file(format!("puppet.oid: {e}")))?;
-                    layout.puppet = oid;
+                    layout = layout
+                        .with_puppet_root(oid)
+                        .map_err(|e| in_file(format!("puppet.oid: {e}")))?;
                 }
                 if let Some(secs) = p.stale_after {
                     if secs == 0 {
@@ -425,6 +471,27 @@ impl Config {
                         ));
                     }
                     notifications.puppet_stale_after = Duration::from_secs(secs);
+                }
+                if let Some(runs) = p.converge_runs {
+                    let max = crate::puppet::runs::MAX_CONVERGE_RUNS as u64;
+                    if !(2..=max).contains(&runs) {
+                        return Err(in_file(format!(
+                            "puppet.converge_runs: {runs} is not from 2 to {max} (the changing \
+                             runs in a row that are not converging; 1 would be every changed \
+                             run, which puppetRunChanged already tells)"
+                        )));
+                    }
+                    notifications.puppet_converge_runs = runs as usize;
+                }
+                if let Some(secs) = p.min_run_interval {
+                    if !(1..=86_400).contains(&secs) {
+                        return Err(in_file(format!(
+                            "puppet.min_run_interval: {secs} is not from 1 to 86400 seconds \
+                             (to turn run storms off, add puppetRunStorm to \
+                             [notifications] disabled)"
+                        )));
+                    }
+                    notifications.puppet_min_run_interval = Duration::from_secs(secs);
                 }
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
@@ -558,6 +625,33 @@ fn instance_from_file(
             key("max_reply_bytes")
         ));
     }
+    let seconds = |name: &str, value: Option<u64>, default: u64| match value {
+        Some(0) => Err(format!("{}: must be at least 1 second", key(name))),
+        Some(secs) => Ok(Duration::from_secs(secs)),
+        None => Ok(Duration::from_secs(default)),
+    };
+    let cert_expiry_warning = seconds(
+        "cert_expiry_warning",
+        entry.cert_expiry_warning,
+        DEFAULT_CERT_EXPIRY_WARNING_SECS,
+    )?;
+    let cert_check_interval = seconds(
+        "cert_check_interval",
+        entry.cert_check_interval,
+        DEFAULT_CERT_CHECK_SECS,
+    )?;
+    let client_list_interval = seconds(
+        "client_list_interval",
+        entry.client_list_interval,
+        DEFAULT_CLIENT_LIST_SECS,
+    )?;
+    let client_list_rows = entry.client_list_rows.unwrap_or(DEFAULT_CLIENT_LIST_ROWS);
+    if !(1..=MAX_CLIENT_LIST_ROWS).contains(&client_list_rows) {
+        return Err(format!(
+            "{}: {client_list_rows} is not between 1 and {MAX_CLIENT_LIST_ROWS}",
+            key("client_list_rows")
+        ));
+    }
     Ok(RedisInstance {
         name: entry
             .name
@@ -570,6 +664,11 @@ fn instance_from_file(
         tls,
         max_reply_bytes,
         slowlog_entries: entry.slowlog_entries.unwrap_or(true),
+        cert_expiry_warning,
+        cert_check_interval,
+        client_list: entry.client_list.unwrap_or(true),
+        client_list_interval,
+        client_list_rows,
     })
 }
 
@@ -644,6 +743,11 @@ fn apply_command_line(
             tls: TlsFiles::default(),
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             slowlog_entries: true,
+            cert_expiry_warning: Duration::from_secs(DEFAULT_CERT_EXPIRY_WARNING_SECS),
+            cert_check_interval: Duration::from_secs(DEFAULT_CERT_CHECK_SECS),
+            client_list: true,
+            client_list_interval: Duration::from_secs(DEFAULT_CLIENT_LIST_SECS),
+            client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
         });
     }
     let first = &mut instances[0];
@@ -707,8 +811,52 @@ mod tests {
         assert_eq!(config.agentx, AgentxAddress::default());
         assert_eq!(config.instances.len(), 1);
         assert_eq!(config.instances[0].address.to_string(), "127.0.0.1:6379");
-        assert_eq!(config.layout.legacy.to_string(), ".1.3.6.1.4.1.20267.400.1");
+        assert_eq!(
+            config.layout.legacy().to_string(),
+            ".1.3.6.1.4.1.20267.400.1"
+        );
         assert!(config.daemonize);
+    }
+
+    #[test]
+    fn client_list_and_certificate_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load("[[redis]]\naddress = \"rediss://10.0.0.1:6380\"\n").unwrap();
+        let instance = &config.instances[0];
+        assert!(instance.client_list);
+        assert_eq!(instance.client_list_interval, Duration::from_secs(60));
+        assert_eq!(instance.client_list_rows, 50);
+        assert_eq!(
+            instance.cert_expiry_warning,
+            Duration::from_secs(14 * 86_400)
+        );
+        assert_eq!(instance.cert_check_interval, Duration::from_secs(3_600));
+        let config = load(
+            "[[redis]]\naddress = \"rediss://10.0.0.1:6380\"\nclient_list = false\n\
+             client_list_interval = 5\nclient_list_rows = 3\ncert_expiry_warning = 86400\n\
+             cert_check_interval = 60\n",
+        )
+        .unwrap();
+        let instance = &config.instances[0];
+        assert!(!instance.client_list);
+        assert_eq!(instance.client_list_rows, 3);
+        assert_eq!(instance.cert_expiry_warning, Duration::from_secs(86_400));
+        assert_eq!(instance.cert_check_interval, Duration::from_secs(60));
+        for (bad, key) in [
+            ("client_list_rows = 0", "client_list_rows"),
+            ("client_list_rows = 100000", "client_list_rows"),
+            ("cert_check_interval = 0", "cert_check_interval"),
+            ("client_list_interval = 0", "client_list_interval"),
+        ] {
+            let err = load(&format!("[[redis]]\naddress = \"10.0.0.1:1\"\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("redis[0].{key}")), "{bad}: {err}");
+        }
     }
 
     #[test]
@@ -772,6 +920,22 @@ mod tests {
 
         let path = write_config(&dir, "refresh = 0\n");
         assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None).is_err());
+
+        // Roots too long to hold the module's rows within 128 arcs.
+        let long = vec!["1"; crate::metrics::MAX_ROOT_SUBIDS + 1].join(".");
+        let path = write_config(&dir, &format!("oid = \"{long}\"\n"));
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("oid: ") && err.contains("more than 48"),
+            "{err}"
+        );
+        let path = write_config(&dir, &format!("[puppet]\noid = \"{long}\"\n"));
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("puppet.oid: "), "{err}");
     }
 
     #[test]
@@ -823,11 +987,45 @@ mod tests {
         );
         let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
         assert_eq!(config.puppet.unwrap().summary, PathBuf::from("/tmp/s.yaml"));
-        assert_eq!(config.layout.puppet.to_string(), ".1.3.6.1.4.1.99.1");
+        assert_eq!(config.layout.puppet().to_string(), ".1.3.6.1.4.1.99.1");
         assert_eq!(
             config.notifications.puppet_stale_after,
             Duration::from_secs(600)
         );
+        let path = write_config(&dir, "[puppet]\nconverge_runs = 4\nmin_run_interval = 90\n");
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert_eq!(config.notifications.puppet_converge_runs, 4);
+        assert_eq!(
+            config.notifications.puppet_min_run_interval,
+            Duration::from_secs(90)
+        );
+        let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
+        assert_eq!(defaults.notifications.puppet_converge_runs, 3);
+        assert_eq!(
+            defaults.notifications.puppet_min_run_interval,
+            Duration::from_secs(300)
+        );
+        for (bad, says) in [
+            (
+                "converge_runs = 1",
+                "puppet.converge_runs: 1 is not from 2 to 50",
+            ),
+            (
+                "converge_runs = 51",
+                "puppet.converge_runs: 51 is not from 2 to 50",
+            ),
+            (
+                "min_run_interval = 0",
+                "puppet.min_run_interval: 0 is not from 1 to 86400",
+            ),
+            ("min_run_interval = -5", "min_run_interval"),
+        ] {
+            let path = write_config(&dir, &format!("[puppet]\n{bad}\n"));
+            let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
         let path = write_config(&dir, "[puppet]\nenabled = false\n");
         assert!(Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
             .unwrap()

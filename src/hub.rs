@@ -67,10 +67,11 @@ impl Hub {
         }
     }
 
-    /// Puppet's staleness, checked now and then between changes: its
-    /// notification carries what the store holds of Puppet.
+    /// Puppet's staleness and the end of a run storm, checked now and then
+    /// between changes: their notifications carry what the store holds of
+    /// Puppet.
     pub fn puppet_tick(&self, now_unix: i64) {
-        if let Some(event) = self.notifier.puppet_tick_due(now_unix) {
+        for event in self.notifier.puppet_tick_due(now_unix) {
             self.notifier
                 .send(event.def(), 0, |oid| self.store.latest_value(oid));
         }
@@ -107,15 +108,18 @@ impl Hub {
     }
 
     /// Follows the Puppet watcher: each state becomes a reading; staleness
-    /// is checked every quarter of its threshold (1 to 30 s) meanwhile.
+    /// and the end of a run storm are checked every quarter of the shorter
+    /// of their thresholds (1 to 30 s) meanwhile.
     pub async fn follow_puppet(
         self: Arc<Self>,
         mut states: tokio::sync::watch::Receiver<Arc<PuppetState>>,
         layout: Layout,
         stale_after: Duration,
+        min_run_interval: Duration,
         shutdown: CancellationToken,
     ) {
-        let tick = (stale_after / 4).clamp(Duration::from_secs(1), Duration::from_secs(30));
+        let tick = (stale_after.min(min_run_interval) / 4)
+            .clamp(Duration::from_secs(1), Duration::from_secs(30));
         let mut tick = tokio::time::interval(tick);
         // The channel's initial "nothing read yet" value counts as seen, so
         // the first change is the first real read: the notifier's baseline.

@@ -35,7 +35,10 @@
 //!   address, bounded replies), the INFO parser ([`redis::info`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
-//!   ([`redis::observation`]) and the poller ([`redis::poller`]).
+//!   ([`redis::observation`]), the poller ([`redis::poller`]), CLIENT LIST
+//!   per name and user ([`redis::clients`]), and the server's TLS
+//!   certificate ([`redis::certificate`]: the DER reader;
+//!   [`redis::certificate_watch`]: looked at again, and how near its end).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read
 //!   safely, watched with inotify, and turned into PUPPET-AGENT-MIB rows
 //!   ([`puppet::objects`]) and observations; its events log followed line by

@@ -138,11 +138,16 @@ async fn run(config: &Config) -> ExitCode {
         tokio::spawn(hub.clone().follow_redis(poller, shutdown.clone()));
     }
     if let Some(paths) = &config.puppet {
-        let states = puppet::spawn_watcher(paths.clone(), shutdown.clone());
+        let options = puppet::WatcherOptions {
+            converge_runs: config.notifications.puppet_converge_runs,
+            ..Default::default()
+        };
+        let states = puppet::spawn_watcher_with(paths.clone(), options, shutdown.clone());
         tokio::spawn(hub.clone().follow_puppet(
             states,
             config.layout.clone(),
             config.notifications.puppet_stale_after,
+            config.notifications.puppet_min_run_interval,
             shutdown.clone(),
         ));
     }
@@ -166,7 +171,7 @@ async fn run(config: &Config) -> ExitCode {
     let session_config = SessionConfig::new(
         config.agentx.clone(),
         config.layout.subtrees(config.puppet.is_some()),
-        config.layout.root.clone(),
+        config.layout.root().clone(),
     );
     let session = Session::new(session_config, store, notify_rx, shutdown.clone());
     let session_task = tokio::spawn(session.run());

@@ -47,6 +47,12 @@ pub enum Conversion {
     SecondsToCentiseconds,
     /// A UNIX time, served as the seconds elapsed since, computed when asked.
     AgeOf,
+    /// The field as a share of another field (the first present of these
+    /// names), in hundredths of a percent (`used_memory` of `maxmemory`:
+    /// 9015 is 90.15 %), rounded; absent when the other field is absent or
+    /// 0 (no limit), never a division by zero. Not capped at 100 %: a
+    /// server over its limit shows by how much.
+    PercentOf(&'static [&'static str]),
 }
 
 /// Declares an enumeration of the MIB (`INTEGER { name(n), ... }`) as a
@@ -164,6 +170,14 @@ pub enum StatusField {
     PollsOk,
     /// Failed polls since the agent started.
     PollsFailed,
+    /// The subject of the certificate a `rediss://` server showed.
+    CertSubject,
+    /// Its issuer.
+    CertIssuer,
+    /// Its notAfter, in UNIX seconds.
+    CertNotAfter,
+    /// Seconds from the poll until its notAfter; negative once passed.
+    CertExpiresIn,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +204,10 @@ pub enum Source {
     Slowlog(SlowlogField),
     /// A column of `redisLatencyTable`, from LATENCY LATEST.
     Latency(LatencyField),
+    /// A column of `redisClientNameTable`, from CLIENT LIST per name.
+    ClientName(ClientField),
+    /// A column of `redisClientUserTable`, from CLIENT LIST per ACL user.
+    ClientUser(ClientField),
     /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
     /// agent's run summary, run report and lock files.
     Puppet(PuppetField),
@@ -237,6 +255,21 @@ pub enum PuppetField {
     ResourceTitle,
     ResourceState,
     ResourceMessage,
+    /// Successive runs (`puppet::runs`): runs seen since the subagent
+    /// started, counted.
+    RunsObserved,
+    /// The last runs that each changed resources, in a row.
+    ChangingRuns,
+    /// Runs that ended within the last hour.
+    RunsLastHour,
+    /// Seconds between the ends of the last two runs.
+    RunInterval,
+    /// `converge_runs` of the configuration.
+    ConvergeRuns,
+    /// The resources that changed in each of the last `converge_runs` runs.
+    LoopResources,
+    /// How many those are (the text may be cut).
+    LoopResourceCount,
     /// The events log (`--logdest …/events.jsonl`), issue 13: its state
     /// and counts (`puppet.1.37`…), and the columns of `puppetEventTable`.
     Events(PuppetEventField),
@@ -293,6 +326,12 @@ pub enum SlowlogField {
     LastId,
     LastTime,
     LastUsec,
+    /// COMMANDLOG LEN large-request (Valkey 8.1+): commands whose request
+    /// was over commandlog-request-larger-than.
+    LargeRequests,
+    /// COMMANDLOG LEN large-reply (Valkey 8.1+): commands whose reply was
+    /// over commandlog-reply-larger-than.
+    LargeReplies,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,6 +360,23 @@ pub enum ErrorField {
     Count,
 }
 
+/// A column of the CLIENT LIST aggregates (per name, per user).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientField {
+    /// The name (or user), the row's index as a readable column.
+    Label,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, and fit to be a file name. Managers store rows under it.
+    Key,
+    Count,
+    OldestAge,
+    MaxIdle,
+    MaxOutputMem,
+    MaxTotalMem,
+    Blocked,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyspaceField {
     Keys,
@@ -338,6 +394,8 @@ pub enum ReplicaField {
     LagSeconds,
     /// How far the replica is behind: master_repl_offset minus its offset.
     LagBytes,
+    /// Valkey's `type=`: replica, rdb-channel, main-channel.
+    Kind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -386,11 +444,18 @@ pub struct ObjectDef {
     pub arcs: &'static [u32],
     pub syntax: Syntax,
     pub source: Source,
+    /// The MIB's UNITS clause, when the value has one (`bytes`, `seconds`,
+    /// `clients`…): what a manager shows beside the number.
+    pub units: Option<&'static str>,
 }
 
 impl ObjectDef {
-    pub fn oid(&self, root: &Oid) -> Oid {
-        root.child(self.arcs)
+    /// This object with a UNITS clause.
+    const fn units(self, units: &'static str) -> ObjectDef {
+        ObjectDef {
+            units: Some(units),
+            ..self
+        }
     }
 }
 
@@ -415,6 +480,7 @@ const fn field(
         arcs,
         syntax,
         source: Source::Info { fields, conversion },
+        units: None,
     }
 }
 
@@ -443,6 +509,7 @@ const fn column(
         arcs,
         syntax,
         source,
+        units: None,
     }
 }
 
@@ -457,6 +524,7 @@ const fn status(
         arcs,
         syntax,
         source: Source::Status(field),
+        units: None,
     }
 }
 
@@ -467,24 +535,24 @@ use Syntax::*;
 /// configured instance. Served with instance suffix `.0`.
 #[rustfmt::skip]
 pub const LEGACY_SCALARS: &[ObjectDef] = &[
-    info("redisConnectedClients", &[1, 1], Gauge32, &["connected_clients"]),
-    info("redisConnectedSlaves", &[1, 2], Gauge32, &["connected_slaves"]),
-    info("redisUsedMemory", &[1, 3], Gauge64, &["used_memory"]),
+    info("redisConnectedClients", &[1, 1], Gauge32, &["connected_clients"]).units("clients"),
+    info("redisConnectedSlaves", &[1, 2], Gauge32, &["connected_slaves"]).units("replicas"),
+    info("redisUsedMemory", &[1, 3], Gauge64, &["used_memory"]).units("bytes"),
     // Renamed in Redis 2.6; the Perl agent lost this object on anything newer.
-    info("redisChangesSinceLastSave", &[1, 4], Gauge32, &["rdb_changes_since_last_save", "changes_since_last_save"]),
-    info("redisTotalConnections", &[1, 5], Counter64, &["total_connections_received"]),
-    info("redisCommandsProcessed", &[1, 6], Counter64, &["total_commands_processed"]),
-    centiseconds("redisCPUSys", &[1, 7], &["used_cpu_sys"]),
-    centiseconds("redisCPUUsr", &[1, 8], &["used_cpu_user"]),
-    info("redisBlockedClients", &[1, 9], Gauge32, &["blocked_clients"]),
-    info("redisEvictedKeys", &[1, 10], Counter64, &["evicted_keys"]),
-    info("redisExpiredKeys", &[1, 11], Counter64, &["expired_keys"]),
-    info("redisKeyspaceHits", &[1, 12], Counter64, &["keyspace_hits"]),
-    info("redisKeyspaceMisses", &[1, 13], Counter64, &["keyspace_misses"]),
-    info("redisPubsubChannels", &[1, 14], Gauge32, &["pubsub_channels"]),
-    info("redisPubsubPatterns", &[1, 15], Gauge32, &["pubsub_patterns"]),
-    info("redisUptime", &[1, 16], Gauge32, &["uptime_in_seconds"]),
-    info("redisUsedMemoryRss", &[1, 17], Gauge64, &["used_memory_rss"]),
+    info("redisChangesSinceLastSave", &[1, 4], Gauge32, &["rdb_changes_since_last_save", "changes_since_last_save"]).units("changes"),
+    info("redisTotalConnections", &[1, 5], Counter64, &["total_connections_received"]).units("connections"),
+    info("redisCommandsProcessed", &[1, 6], Counter64, &["total_commands_processed"]).units("commands"),
+    centiseconds("redisCPUSys", &[1, 7], &["used_cpu_sys"]).units("centiseconds"),
+    centiseconds("redisCPUUsr", &[1, 8], &["used_cpu_user"]).units("centiseconds"),
+    info("redisBlockedClients", &[1, 9], Gauge32, &["blocked_clients"]).units("clients"),
+    info("redisEvictedKeys", &[1, 10], Counter64, &["evicted_keys"]).units("keys"),
+    info("redisExpiredKeys", &[1, 11], Counter64, &["expired_keys"]).units("keys"),
+    info("redisKeyspaceHits", &[1, 12], Counter64, &["keyspace_hits"]).units("lookups"),
+    info("redisKeyspaceMisses", &[1, 13], Counter64, &["keyspace_misses"]).units("lookups"),
+    info("redisPubsubChannels", &[1, 14], Gauge32, &["pubsub_channels"]).units("channels"),
+    info("redisPubsubPatterns", &[1, 15], Gauge32, &["pubsub_patterns"]).units("patterns"),
+    info("redisUptime", &[1, 16], Gauge32, &["uptime_in_seconds"]).units("seconds"),
+    info("redisUsedMemoryRss", &[1, 17], Gauge64, &["used_memory_rss"]).units("bytes"),
 ];
 
 /// Columns of `redisInstanceTable` (`redis.3.1.1.N`), indexed by the
@@ -495,14 +563,19 @@ pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstanceName", &[3, 1, 1, 2], DisplayString, StatusField::Name),
     status("redisInstanceAddress", &[3, 1, 1, 3], DisplayString, StatusField::Address),
     status("redisInstanceState", &[3, 1, 1, 4], Enum, StatusField::Up),
-    status("redisInstanceDataAge", &[3, 1, 1, 5], Gauge32, StatusField::DataAge),
-    status("redisInstancePollTime", &[3, 1, 1, 6], Gauge32, StatusField::PollDuration),
+    status("redisInstanceDataAge", &[3, 1, 1, 5], Gauge32, StatusField::DataAge).units("seconds"),
+    status("redisInstancePollTime", &[3, 1, 1, 6], Gauge32, StatusField::PollDuration).units("milliseconds"),
     status("redisInstanceLastError", &[3, 1, 1, 7], DisplayString, StatusField::LastError),
-    status("redisInstancePollsOk", &[3, 1, 1, 8], Counter32, StatusField::PollsOk),
-    status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed),
+    status("redisInstancePollsOk", &[3, 1, 1, 8], Counter32, StatusField::PollsOk).units("polls"),
+    status("redisInstancePollsFailed", &[3, 1, 1, 9], Counter32, StatusField::PollsFailed).units("polls"),
+    // The server's TLS certificate (issue 16), rediss:// instances only.
+    status("redisInstanceCertSubject", &[3, 1, 1, 10], DisplayString, StatusField::CertSubject),
+    status("redisInstanceCertIssuer", &[3, 1, 1, 11], DisplayString, StatusField::CertIssuer),
+    status("redisInstanceCertNotAfter", &[3, 1, 1, 12], Gauge64, StatusField::CertNotAfter).units("seconds"),
+    status("redisInstanceCertExpiresIn", &[3, 1, 1, 13], Integer32, StatusField::CertExpiresIn).units("seconds"),
 ];
 
-use Conversion::{AgeOf, Scaled, Signed, Text, Truth};
+use Conversion::{AgeOf, PercentOf, Scaled, Signed, Text, Truth};
 
 /// `redisServerTable` (`redis.3.2`): who the server is. Like every group
 /// below, its entry AUGMENTS `redisInstanceEntry`: one row per instance.
@@ -516,66 +589,92 @@ pub const SERVER_COLUMNS: &[ObjectDef] = &[
     field("redisSrvRunId", &[3, 2, 1, 3], DisplayString, Text, &["run_id"]),
     info("redisSrvProcessId", &[3, 2, 1, 4], Gauge32, &["process_id"]),
     info("redisSrvTcpPort", &[3, 2, 1, 5], Gauge32, &["tcp_port"]),
-    info("redisSrvUptime", &[3, 2, 1, 6], Gauge32, &["uptime_in_seconds"]),
+    info("redisSrvUptime", &[3, 2, 1, 6], Gauge32, &["uptime_in_seconds"]).units("seconds"),
     field("redisSrvExecutable", &[3, 2, 1, 7], DisplayString, Text, &["executable"]),
     field("redisSrvConfigFile", &[3, 2, 1, 8], DisplayString, Text, &["config_file"]),
     field("redisSrvOs", &[3, 2, 1, 9], DisplayString, Text, &["os"]),
-    info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]),
+    info("redisSrvHz", &[3, 2, 1, 10], Gauge32, &["hz"]).units("hertz"),
     field("redisSrvIoThreads", &[3, 2, 1, 11], TruthValue, Truth, &["io_threads_active"]),
     field("redisSrvName", &[3, 2, 1, 12], DisplayString, Text, &["server_name"]),
+    // Issue 12/16 (revision 202611240040Z): fields checked against
+    // genValkeyInfoString in Valkey's src/server.c and valkey-doc's
+    // commands/info.md.
+    info("redisSrvClientsHz", &[3, 2, 1, 13], Gauge32, &["clients_hz"]).units("hertz"),
 ];
 
 /// `redisClientsTable` (`redis.3.3`).
 #[rustfmt::skip]
 pub const CLIENT_COLUMNS: &[ObjectDef] = &[
-    info("redisCliConnected", &[3, 3, 1, 1], Gauge32, &["connected_clients"]),
-    info("redisCliMax", &[3, 3, 1, 2], Gauge32, &["maxclients"]),
-    info("redisCliBlocked", &[3, 3, 1, 3], Gauge32, &["blocked_clients"]),
-    info("redisCliTracking", &[3, 3, 1, 4], Gauge32, &["tracking_clients"]),
+    info("redisCliConnected", &[3, 3, 1, 1], Gauge32, &["connected_clients"]).units("clients"),
+    info("redisCliMax", &[3, 3, 1, 2], Gauge32, &["maxclients"]).units("clients"),
+    info("redisCliBlocked", &[3, 3, 1, 3], Gauge32, &["blocked_clients"]).units("clients"),
+    info("redisCliTracking", &[3, 3, 1, 4], Gauge32, &["tracking_clients"]).units("clients"),
     // Both are the largest query buffer of a client, in bytes (renamed in 5.0).
-    info("redisCliMaxInputBuf", &[3, 3, 1, 5], Gauge64, &["client_recent_max_input_buffer", "client_biggest_input_buf"]),
-    info("redisCliMaxOutputBuf", &[3, 3, 1, 6], Gauge64, &["client_recent_max_output_buffer"]),
-    info("redisCliClusterConns", &[3, 3, 1, 7], Gauge32, &["cluster_connections"]),
-    info("redisCliInTimeout", &[3, 3, 1, 8], Gauge32, &["clients_in_timeout_table"]),
-    info("redisCliPubsub", &[3, 3, 1, 9], Gauge32, &["pubsub_clients"]),
-    info("redisCliWatching", &[3, 3, 1, 10], Gauge32, &["watching_clients"]),
+    info("redisCliMaxInputBuf", &[3, 3, 1, 5], Gauge64, &["client_recent_max_input_buffer", "client_biggest_input_buf"]).units("bytes"),
+    info("redisCliMaxOutputBuf", &[3, 3, 1, 6], Gauge64, &["client_recent_max_output_buffer"]).units("bytes"),
+    info("redisCliClusterConns", &[3, 3, 1, 7], Gauge32, &["cluster_connections"]).units("connections"),
+    info("redisCliInTimeout", &[3, 3, 1, 8], Gauge32, &["clients_in_timeout_table"]).units("clients"),
+    info("redisCliPubsub", &[3, 3, 1, 9], Gauge32, &["pubsub_clients"]).units("clients"),
+    info("redisCliWatching", &[3, 3, 1, 10], Gauge32, &["watching_clients"]).units("clients"),
     // Valkey's client pauses (9.x).
     field("redisCliPauseReason", &[3, 3, 1, 11], DisplayString, Text, &["paused_reason"]),
     field("redisCliPauseAction", &[3, 3, 1, 12], DisplayString, Text, &["paused_actions"]),
-    info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]),
+    info("redisCliPausedMs", &[3, 3, 1, 13], Gauge64, &["paused_timeout_milliseconds"]).units("milliseconds"),
+    // Limits (issue 16): clients of maxclients, in hundredths of a percent.
+    field("redisCliUsedOfMax", &[3, 3, 1, 14], Gauge32, PercentOf(&["maxclients"]), &["connected_clients"]).units("percent"),
+    // Revision 202611240040Z (Redis's src/server.c genRedisInfoString,
+    // Valkey's genValkeyInfoString).
+    info("redisCliWatchedKeys", &[3, 3, 1, 15], Gauge32, &["total_watched_keys"]).units("keys"),
+    info("redisCliBlockKeys", &[3, 3, 1, 16], Gauge32, &["total_blocking_keys"]).units("keys"),
+    info("redisCliBlockNoKey", &[3, 3, 1, 17], Gauge32, &["total_blocking_keys_on_nokey"]).units("keys"),
 ];
 
 /// `redisMemoryTable` (`redis.3.4`): bytes, and ratios in hundredths.
 #[rustfmt::skip]
 pub const MEMORY_COLUMNS: &[ObjectDef] = &[
-    info("redisMemUsed", &[3, 4, 1, 1], Gauge64, &["used_memory"]),
-    info("redisMemRss", &[3, 4, 1, 2], Gauge64, &["used_memory_rss"]),
-    info("redisMemPeak", &[3, 4, 1, 3], Gauge64, &["used_memory_peak"]),
-    info("redisMemOverhead", &[3, 4, 1, 4], Gauge64, &["used_memory_overhead"]),
-    info("redisMemStartup", &[3, 4, 1, 5], Gauge64, &["used_memory_startup"]),
-    info("redisMemDataset", &[3, 4, 1, 6], Gauge64, &["used_memory_dataset"]),
+    info("redisMemUsed", &[3, 4, 1, 1], Gauge64, &["used_memory"]).units("bytes"),
+    info("redisMemRss", &[3, 4, 1, 2], Gauge64, &["used_memory_rss"]).units("bytes"),
+    info("redisMemPeak", &[3, 4, 1, 3], Gauge64, &["used_memory_peak"]).units("bytes"),
+    info("redisMemOverhead", &[3, 4, 1, 4], Gauge64, &["used_memory_overhead"]).units("bytes"),
+    info("redisMemStartup", &[3, 4, 1, 5], Gauge64, &["used_memory_startup"]).units("bytes"),
+    info("redisMemDataset", &[3, 4, 1, 6], Gauge64, &["used_memory_dataset"]).units("bytes"),
     // Renamed used_memory_vm_eval in 7.0; used_memory_lua stays as an alias.
-    info("redisMemLua", &[3, 4, 1, 7], Gauge64, &["used_memory_lua", "used_memory_vm_eval"]),
-    info("redisMemScripts", &[3, 4, 1, 8], Gauge64, &["used_memory_scripts"]),
-    info("redisMemMax", &[3, 4, 1, 9], Gauge64, &["maxmemory"]),
+    info("redisMemLua", &[3, 4, 1, 7], Gauge64, &["used_memory_lua", "used_memory_vm_eval"]).units("bytes"),
+    info("redisMemScripts", &[3, 4, 1, 8], Gauge64, &["used_memory_scripts"]).units("bytes"),
+    info("redisMemMax", &[3, 4, 1, 9], Gauge64, &["maxmemory"]).units("bytes"),
     field("redisMemPolicy", &[3, 4, 1, 10], DisplayString, Text, &["maxmemory_policy"]),
-    info("redisMemSystem", &[3, 4, 1, 11], Gauge64, &["total_system_memory"]),
+    info("redisMemSystem", &[3, 4, 1, 11], Gauge64, &["total_system_memory"]).units("bytes"),
     field("redisMemFragRatio", &[3, 4, 1, 12], Gauge32, Scaled(100), &["mem_fragmentation_ratio"]),
     field("redisMemAllocFrag", &[3, 4, 1, 13], Gauge32, Scaled(100), &["allocator_frag_ratio"]),
     field("redisMemAllocRss", &[3, 4, 1, 14], Gauge32, Scaled(100), &["allocator_rss_ratio"]),
     field("redisMemRssOverhead", &[3, 4, 1, 15], Gauge32, Scaled(100), &["rss_overhead_ratio"]),
-    info("redisMemAllocated", &[3, 4, 1, 16], Gauge64, &["allocator_allocated"]),
-    info("redisMemActive", &[3, 4, 1, 17], Gauge64, &["allocator_active"]),
-    info("redisMemResident", &[3, 4, 1, 18], Gauge64, &["allocator_resident"]),
-    info("redisMemReplBacklog", &[3, 4, 1, 19], Gauge64, &["mem_replication_backlog"]),
-    info("redisMemReplicaBufs", &[3, 4, 1, 20], Gauge64, &["mem_clients_slaves"]),
-    info("redisMemClientBufs", &[3, 4, 1, 21], Gauge64, &["mem_clients_normal"]),
-    info("redisMemAofBuffer", &[3, 4, 1, 22], Gauge64, &["mem_aof_buffer"]),
-    info("redisMemNotEvictable", &[3, 4, 1, 23], Gauge64, &["mem_not_counted_for_evict"]),
-    info("redisMemLazyfreePend", &[3, 4, 1, 24], Gauge32, &["lazyfree_pending_objects"]),
-    info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]),
+    info("redisMemAllocated", &[3, 4, 1, 16], Gauge64, &["allocator_allocated"]).units("bytes"),
+    info("redisMemActive", &[3, 4, 1, 17], Gauge64, &["allocator_active"]).units("bytes"),
+    info("redisMemResident", &[3, 4, 1, 18], Gauge64, &["allocator_resident"]).units("bytes"),
+    info("redisMemReplBacklog", &[3, 4, 1, 19], Gauge64, &["mem_replication_backlog"]).units("bytes"),
+    info("redisMemReplicaBufs", &[3, 4, 1, 20], Gauge64, &["mem_clients_slaves"]).units("bytes"),
+    info("redisMemClientBufs", &[3, 4, 1, 21], Gauge64, &["mem_clients_normal"]).units("bytes"),
+    info("redisMemAofBuffer", &[3, 4, 1, 22], Gauge64, &["mem_aof_buffer"]).units("bytes"),
+    info("redisMemNotEvictable", &[3, 4, 1, 23], Gauge64, &["mem_not_counted_for_evict"]).units("bytes"),
+    info("redisMemLazyfreePend", &[3, 4, 1, 24], Gauge32, &["lazyfree_pending_objects"]).units("objects"),
+    info("redisMemCachedScripts", &[3, 4, 1, 25], Gauge32, &["number_of_cached_scripts"]).units("scripts"),
     // Valkey 8.0+.
-    info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]),
+    info("redisMemRehashing", &[3, 4, 1, 26], Gauge64, &["mem_overhead_db_hashtable_rehashing"]).units("bytes"),
+    // Limits (issue 16): used_memory of maxmemory (absent when maxmemory is 0).
+    field("redisMemUsedOfMax", &[3, 4, 1, 27], Gauge32, PercentOf(&["maxmemory"]), &["used_memory"]).units("percent"),
+    // Revision 202611240040Z (Redis's src/server.c genRedisInfoString,
+    // Valkey's genValkeyInfoString). mem_fragmentation_bytes is %zd there, negative
+    // when RSS is below the allocation: absent then, never made up.
+    info("redisMemFragBytes", &[3, 4, 1, 28], Gauge64, &["mem_fragmentation_bytes"]).units("bytes"),
+    info("redisMemScriptsEval", &[3, 4, 1, 29], Gauge64, &["used_memory_scripts_eval"]).units("bytes"),
+    info("redisMemVmFunctions", &[3, 4, 1, 30], Gauge64, &["used_memory_vm_functions"]).units("bytes"),
+    info("redisMemFunctions", &[3, 4, 1, 31], Gauge64, &["used_memory_functions"]).units("bytes"),
+    info("redisMemFunctionCnt", &[3, 4, 1, 32], Gauge32, &["number_of_functions"]).units("functions"),
+    info("redisMemLibraryCnt", &[3, 4, 1, 33], Gauge32, &["number_of_libraries"]).units("libraries"),
+    info("redisMemReplBuffers", &[3, 4, 1, 34], Gauge64, &["mem_total_replication_buffers"]).units("bytes"),
+    info("redisMemReplicaBuf", &[3, 4, 1, 35], Gauge64, &["mem_replicas_repl_buffer"]).units("bytes"),
+    info("redisMemClusterLink", &[3, 4, 1, 36], Gauge64, &["mem_cluster_links"]).units("bytes"),
+    info("redisMemLazyfreed", &[3, 4, 1, 37], Counter64, &["lazyfreed_objects"]).units("objects"),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
@@ -583,89 +682,126 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
     field("redisPstLoading", &[3, 5, 1, 1], TruthValue, Truth, &["loading"]),
-    info("redisPstChanges", &[3, 5, 1, 2], Gauge64, &["rdb_changes_since_last_save", "changes_since_last_save"]),
+    info("redisPstChanges", &[3, 5, 1, 2], Gauge64, &["rdb_changes_since_last_save", "changes_since_last_save"]).units("changes"),
     field("redisPstBgsaveNow", &[3, 5, 1, 3], TruthValue, Truth, &["rdb_bgsave_in_progress", "bgsave_in_progress"]),
-    info("redisPstLastSave", &[3, 5, 1, 4], Gauge64, &["rdb_last_save_time", "last_save_time"]),
-    field("redisPstLastSaveAge", &[3, 5, 1, 5], Gauge32, AgeOf, &["rdb_last_save_time", "last_save_time"]),
+    info("redisPstLastSave", &[3, 5, 1, 4], Gauge64, &["rdb_last_save_time", "last_save_time"]).units("seconds"),
+    field("redisPstLastSaveAge", &[3, 5, 1, 5], Gauge32, AgeOf, &["rdb_last_save_time", "last_save_time"]).units("seconds"),
     field("redisPstBgsaveStatus", &[3, 5, 1, 6], Enum, Conversion::Enum(OK_ERR), &["rdb_last_bgsave_status"]),
-    field("redisPstBgsaveSecs", &[3, 5, 1, 7], Integer32, Signed, &["rdb_last_bgsave_time_sec"]),
-    field("redisPstBgsaveCurSecs", &[3, 5, 1, 8], Integer32, Signed, &["rdb_current_bgsave_time_sec"]),
-    info("redisPstRdbSaves", &[3, 5, 1, 9], Counter64, &["rdb_saves"]),
-    info("redisPstRdbCow", &[3, 5, 1, 10], Gauge64, &["rdb_last_cow_size"]),
+    field("redisPstBgsaveSecs", &[3, 5, 1, 7], Integer32, Signed, &["rdb_last_bgsave_time_sec"]).units("seconds"),
+    field("redisPstBgsaveCurSecs", &[3, 5, 1, 8], Integer32, Signed, &["rdb_current_bgsave_time_sec"]).units("seconds"),
+    info("redisPstRdbSaves", &[3, 5, 1, 9], Counter64, &["rdb_saves"]).units("snapshots"),
+    info("redisPstRdbCow", &[3, 5, 1, 10], Gauge64, &["rdb_last_cow_size"]).units("bytes"),
     field("redisPstAofOn", &[3, 5, 1, 11], TruthValue, Truth, &["aof_enabled"]),
     field("redisPstAofRewriteNow", &[3, 5, 1, 12], TruthValue, Truth, &["aof_rewrite_in_progress", "bgrewriteaof_in_progress"]),
     field("redisPstAofRewriteSch", &[3, 5, 1, 13], TruthValue, Truth, &["aof_rewrite_scheduled"]),
-    field("redisPstAofRewriteSecs", &[3, 5, 1, 14], Integer32, Signed, &["aof_last_rewrite_time_sec"]),
-    field("redisPstAofRewrCurSecs", &[3, 5, 1, 15], Integer32, Signed, &["aof_current_rewrite_time_sec"]),
+    field("redisPstAofRewriteSecs", &[3, 5, 1, 14], Integer32, Signed, &["aof_last_rewrite_time_sec"]).units("seconds"),
+    field("redisPstAofRewrCurSecs", &[3, 5, 1, 15], Integer32, Signed, &["aof_current_rewrite_time_sec"]).units("seconds"),
     field("redisPstAofRewrStatus", &[3, 5, 1, 16], Enum, Conversion::Enum(OK_ERR), &["aof_last_bgrewrite_status"]),
     field("redisPstAofWriteStatus", &[3, 5, 1, 17], Enum, Conversion::Enum(OK_ERR), &["aof_last_write_status"]),
-    info("redisPstAofCow", &[3, 5, 1, 18], Gauge64, &["aof_last_cow_size"]),
-    info("redisPstAofSize", &[3, 5, 1, 19], Gauge64, &["aof_current_size"]),
-    info("redisPstAofBaseSize", &[3, 5, 1, 20], Gauge64, &["aof_base_size"]),
-    info("redisPstAofDelayedFsync", &[3, 5, 1, 21], Counter64, &["aof_delayed_fsync"]),
-    info("redisPstAofRewrites", &[3, 5, 1, 22], Counter64, &["aof_rewrites"]),
-    info("redisPstCowPeak", &[3, 5, 1, 23], Gauge64, &["current_cow_peak"]),
-    info("redisPstCowSize", &[3, 5, 1, 24], Gauge64, &["current_cow_size"]),
-    field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]),
+    info("redisPstAofCow", &[3, 5, 1, 18], Gauge64, &["aof_last_cow_size"]).units("bytes"),
+    info("redisPstAofSize", &[3, 5, 1, 19], Gauge64, &["aof_current_size"]).units("bytes"),
+    info("redisPstAofBaseSize", &[3, 5, 1, 20], Gauge64, &["aof_base_size"]).units("bytes"),
+    info("redisPstAofDelayedFsync", &[3, 5, 1, 21], Counter64, &["aof_delayed_fsync"]).units("fsyncs"),
+    info("redisPstAofRewrites", &[3, 5, 1, 22], Counter64, &["aof_rewrites"]).units("rewrites"),
+    info("redisPstCowPeak", &[3, 5, 1, 23], Gauge64, &["current_cow_peak"]).units("bytes"),
+    info("redisPstCowSize", &[3, 5, 1, 24], Gauge64, &["current_cow_size"]).units("bytes"),
+    field("redisPstForkPercent", &[3, 5, 1, 25], Gauge32, Scaled(100), &["current_fork_perc"]).units("percent"),
     // Valkey 9.x (atomic slot migration).
     field("redisPstSlotMigFork", &[3, 5, 1, 26], TruthValue, Truth, &["slot_migration_fork_in_progress"]),
+    // Revision 202611240040Z (src/server.c of Redis and Valkey): fork
+    // and load progress. The loading_* fields exist only while loading.
+    field("redisPstAsyncLoad", &[3, 5, 1, 27], TruthValue, Truth, &["async_loading"]),
+    info("redisPstSaveKeys", &[3, 5, 1, 28], Gauge64, &["current_save_keys_processed"]).units("keys"),
+    info("redisPstSaveKeysAll", &[3, 5, 1, 29], Gauge64, &["current_save_keys_total"]).units("keys"),
+    info("redisPstLoadExpired", &[3, 5, 1, 30], Gauge64, &["rdb_last_load_keys_expired"]).units("keys"),
+    info("redisPstLoadKeys", &[3, 5, 1, 31], Gauge64, &["rdb_last_load_keys_loaded"]).units("keys"),
+    info("redisPstAofRwFails", &[3, 5, 1, 32], Gauge32, &["aof_rewrites_consecutive_failures"]).units("failures"),
+    info("redisPstAofBufLen", &[3, 5, 1, 33], Gauge64, &["aof_buffer_length"]).units("bytes"),
+    info("redisPstAofPendSync", &[3, 5, 1, 34], Gauge32, &["aof_pending_bio_fsync"]).units("jobs"),
+    field("redisPstModForkNow", &[3, 5, 1, 35], TruthValue, Truth, &["module_fork_in_progress"]),
+    info("redisPstModForkCow", &[3, 5, 1, 36], Gauge64, &["module_fork_last_cow_size"]).units("bytes"),
+    field("redisPstLoadAge", &[3, 5, 1, 37], Gauge32, AgeOf, &["loading_start_time"]).units("seconds"),
+    info("redisPstLoadTotal", &[3, 5, 1, 38], Gauge64, &["loading_total_bytes"]).units("bytes"),
+    info("redisPstLoadRdbMem", &[3, 5, 1, 39], Gauge64, &["loading_rdb_used_mem"]).units("bytes"),
+    info("redisPstLoadBytes", &[3, 5, 1, 40], Gauge64, &["loading_loaded_bytes"]).units("bytes"),
+    field("redisPstLoadPercent", &[3, 5, 1, 41], Gauge32, Scaled(100), &["loading_loaded_perc"]).units("percent"),
+    info("redisPstLoadEta", &[3, 5, 1, 42], Gauge32, &["loading_eta_seconds"]).units("seconds"),
 ];
 
 /// `redisStatsTable` (`redis.3.6`): the Stats section.
 #[rustfmt::skip]
 pub const STATS_COLUMNS: &[ObjectDef] = &[
-    info("redisStConnections", &[3, 6, 1, 1], Counter64, &["total_connections_received"]),
-    info("redisStCommands", &[3, 6, 1, 2], Counter64, &["total_commands_processed"]),
-    info("redisStOpsPerSec", &[3, 6, 1, 3], Gauge32, &["instantaneous_ops_per_sec"]),
-    info("redisStNetIn", &[3, 6, 1, 4], Counter64, &["total_net_input_bytes"]),
-    info("redisStNetOut", &[3, 6, 1, 5], Counter64, &["total_net_output_bytes"]),
-    info("redisStNetReplIn", &[3, 6, 1, 6], Counter64, &["total_net_repl_input_bytes"]),
-    info("redisStNetReplOut", &[3, 6, 1, 7], Counter64, &["total_net_repl_output_bytes"]),
-    info("redisStRejectedConns", &[3, 6, 1, 8], Counter64, &["rejected_connections"]),
-    info("redisStSyncFull", &[3, 6, 1, 9], Counter64, &["sync_full"]),
-    info("redisStSyncPartOk", &[3, 6, 1, 10], Counter64, &["sync_partial_ok"]),
-    info("redisStSyncPartErr", &[3, 6, 1, 11], Counter64, &["sync_partial_err"]),
-    info("redisStExpiredKeys", &[3, 6, 1, 12], Counter64, &["expired_keys"]),
-    field("redisStExpiredStale", &[3, 6, 1, 13], Gauge32, Scaled(100), &["expired_stale_perc"]),
-    info("redisStEvictedKeys", &[3, 6, 1, 14], Counter64, &["evicted_keys"]),
-    info("redisStEvictedClients", &[3, 6, 1, 15], Counter64, &["evicted_clients"]),
-    info("redisStKeyspaceHits", &[3, 6, 1, 16], Counter64, &["keyspace_hits"]),
-    info("redisStKeyspaceMisses", &[3, 6, 1, 17], Counter64, &["keyspace_misses"]),
-    info("redisStPubsubChannels", &[3, 6, 1, 18], Gauge32, &["pubsub_channels"]),
-    info("redisStPubsubPatterns", &[3, 6, 1, 19], Gauge32, &["pubsub_patterns"]),
-    info("redisStPubsubShardCh", &[3, 6, 1, 20], Gauge32, &["pubsubshard_channels"]),
-    info("redisStLatestForkUsec", &[3, 6, 1, 21], Gauge32, &["latest_fork_usec"]),
-    info("redisStForks", &[3, 6, 1, 22], Counter64, &["total_forks"]),
-    info("redisStDefragHits", &[3, 6, 1, 23], Counter64, &["active_defrag_hits"]),
-    info("redisStDefragMisses", &[3, 6, 1, 24], Counter64, &["active_defrag_misses"]),
-    info("redisStTrackingKeys", &[3, 6, 1, 25], Gauge64, &["tracking_total_keys"]),
-    info("redisStErrorReplies", &[3, 6, 1, 26], Counter64, &["total_error_replies"]),
-    info("redisStUnexpectedErrs", &[3, 6, 1, 27], Counter64, &["unexpected_error_replies"]),
-    info("redisStReads", &[3, 6, 1, 28], Counter64, &["total_reads_processed"]),
-    info("redisStWrites", &[3, 6, 1, 29], Counter64, &["total_writes_processed"]),
-    info("redisStIoThreadReads", &[3, 6, 1, 30], Counter64, &["io_threaded_reads_processed"]),
-    info("redisStIoThreadWrites", &[3, 6, 1, 31], Counter64, &["io_threaded_writes_processed"]),
-    info("redisStExpireCycleMs", &[3, 6, 1, 32], Counter64, &["expire_cycle_cpu_milliseconds"]),
-    info("redisStEvictLimitMs", &[3, 6, 1, 33], Counter64, &["total_eviction_exceeded_time"]),
-    info("redisStAclDeniedAuth", &[3, 6, 1, 34], Counter64, &["acl_access_denied_auth"]),
-    info("redisStAclDeniedCmd", &[3, 6, 1, 35], Counter64, &["acl_access_denied_cmd"]),
-    info("redisStAclDeniedKey", &[3, 6, 1, 36], Counter64, &["acl_access_denied_key"]),
-    info("redisStAclDeniedChan", &[3, 6, 1, 37], Counter64, &["acl_access_denied_channel"]),
-    field("redisStInputKbps", &[3, 6, 1, 38], Gauge32, Scaled(100), &["instantaneous_input_kbps"]),
-    field("redisStOutputKbps", &[3, 6, 1, 39], Gauge32, Scaled(100), &["instantaneous_output_kbps"]),
+    info("redisStConnections", &[3, 6, 1, 1], Counter64, &["total_connections_received"]).units("connections"),
+    info("redisStCommands", &[3, 6, 1, 2], Counter64, &["total_commands_processed"]).units("commands"),
+    info("redisStOpsPerSec", &[3, 6, 1, 3], Gauge32, &["instantaneous_ops_per_sec"]).units("commands per second"),
+    info("redisStNetIn", &[3, 6, 1, 4], Counter64, &["total_net_input_bytes"]).units("bytes"),
+    info("redisStNetOut", &[3, 6, 1, 5], Counter64, &["total_net_output_bytes"]).units("bytes"),
+    info("redisStNetReplIn", &[3, 6, 1, 6], Counter64, &["total_net_repl_input_bytes"]).units("bytes"),
+    info("redisStNetReplOut", &[3, 6, 1, 7], Counter64, &["total_net_repl_output_bytes"]).units("bytes"),
+    info("redisStRejectedConns", &[3, 6, 1, 8], Counter64, &["rejected_connections"]).units("connections"),
+    info("redisStSyncFull", &[3, 6, 1, 9], Counter64, &["sync_full"]).units("synchronizations"),
+    info("redisStSyncPartOk", &[3, 6, 1, 10], Counter64, &["sync_partial_ok"]).units("synchronizations"),
+    info("redisStSyncPartErr", &[3, 6, 1, 11], Counter64, &["sync_partial_err"]).units("synchronizations"),
+    info("redisStExpiredKeys", &[3, 6, 1, 12], Counter64, &["expired_keys"]).units("keys"),
+    field("redisStExpiredStale", &[3, 6, 1, 13], Gauge32, Scaled(100), &["expired_stale_perc"]).units("percent"),
+    info("redisStEvictedKeys", &[3, 6, 1, 14], Counter64, &["evicted_keys"]).units("keys"),
+    info("redisStEvictedClients", &[3, 6, 1, 15], Counter64, &["evicted_clients"]).units("clients"),
+    info("redisStKeyspaceHits", &[3, 6, 1, 16], Counter64, &["keyspace_hits"]).units("lookups"),
+    info("redisStKeyspaceMisses", &[3, 6, 1, 17], Counter64, &["keyspace_misses"]).units("lookups"),
+    info("redisStPubsubChannels", &[3, 6, 1, 18], Gauge32, &["pubsub_channels"]).units("channels"),
+    info("redisStPubsubPatterns", &[3, 6, 1, 19], Gauge32, &["pubsub_patterns"]).units("patterns"),
+    info("redisStPubsubShardCh", &[3, 6, 1, 20], Gauge32, &["pubsubshard_channels"]).units("channels"),
+    info("redisStLatestForkUsec", &[3, 6, 1, 21], Gauge32, &["latest_fork_usec"]).units("microseconds"),
+    info("redisStForks", &[3, 6, 1, 22], Counter64, &["total_forks"]).units("forks"),
+    info("redisStDefragHits", &[3, 6, 1, 23], Counter64, &["active_defrag_hits"]).units("reallocations"),
+    info("redisStDefragMisses", &[3, 6, 1, 24], Counter64, &["active_defrag_misses"]).units("reallocations"),
+    info("redisStTrackingKeys", &[3, 6, 1, 25], Gauge64, &["tracking_total_keys"]).units("keys"),
+    info("redisStErrorReplies", &[3, 6, 1, 26], Counter64, &["total_error_replies"]).units("replies"),
+    info("redisStUnexpectedErrs", &[3, 6, 1, 27], Counter64, &["unexpected_error_replies"]).units("replies"),
+    info("redisStReads", &[3, 6, 1, 28], Counter64, &["total_reads_processed"]).units("events"),
+    info("redisStWrites", &[3, 6, 1, 29], Counter64, &["total_writes_processed"]).units("events"),
+    info("redisStIoThreadReads", &[3, 6, 1, 30], Counter64, &["io_threaded_reads_processed"]).units("events"),
+    info("redisStIoThreadWrites", &[3, 6, 1, 31], Counter64, &["io_threaded_writes_processed"]).units("events"),
+    info("redisStExpireCycleMs", &[3, 6, 1, 32], Counter64, &["expire_cycle_cpu_milliseconds"]).units("milliseconds"),
+    info("redisStEvictLimitMs", &[3, 6, 1, 33], Counter64, &["total_eviction_exceeded_time"]).units("milliseconds"),
+    info("redisStAclDeniedAuth", &[3, 6, 1, 34], Counter64, &["acl_access_denied_auth"]).units("denials"),
+    info("redisStAclDeniedCmd", &[3, 6, 1, 35], Counter64, &["acl_access_denied_cmd"]).units("denials"),
+    info("redisStAclDeniedKey", &[3, 6, 1, 36], Counter64, &["acl_access_denied_key"]).units("denials"),
+    info("redisStAclDeniedChan", &[3, 6, 1, 37], Counter64, &["acl_access_denied_channel"]).units("denials"),
+    field("redisStInputKbps", &[3, 6, 1, 38], Gauge32, Scaled(100), &["instantaneous_input_kbps"]).units("KB/s"),
+    field("redisStOutputKbps", &[3, 6, 1, 39], Gauge32, Scaled(100), &["instantaneous_output_kbps"]).units("KB/s"),
     // Valkey's additions (8.0 and later).
-    info("redisStAclDenyCert", &[3, 6, 1, 40], Counter64, &["acl_access_denied_tls_cert"]),
-    info("redisStAclDenyDb", &[3, 6, 1, 41], Counter64, &["acl_access_denied_db"]),
-    info("redisStEvictScripts", &[3, 6, 1, 42], Counter64, &["evicted_scripts"]),
-    info("redisStIoFreed", &[3, 6, 1, 43], Counter64, &["io_threaded_freed_objects"]),
-    info("redisStIoPolls", &[3, 6, 1, 44], Counter64, &["io_threaded_poll_processed"]),
-    info("redisStIoAccepts", &[3, 6, 1, 45], Counter64, &["io_threaded_accept_processed"]),
-    info("redisStPrefBatches", &[3, 6, 1, 46], Counter64, &["io_threaded_total_prefetch_batches"]),
-    info("redisStPrefEntries", &[3, 6, 1, 47], Counter64, &["io_threaded_total_prefetch_entries"]),
-    info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields"]),
-    info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]),
-    info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]),
-    field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]),
+    info("redisStAclDenyCert", &[3, 6, 1, 40], Counter64, &["acl_access_denied_tls_cert"]).units("denials"),
+    info("redisStAclDenyDb", &[3, 6, 1, 41], Counter64, &["acl_access_denied_db"]).units("denials"),
+    info("redisStEvictScripts", &[3, 6, 1, 42], Counter64, &["evicted_scripts"]).units("scripts"),
+    info("redisStIoFreed", &[3, 6, 1, 43], Counter64, &["io_threaded_freed_objects"]).units("objects"),
+    info("redisStIoPolls", &[3, 6, 1, 44], Counter64, &["io_threaded_poll_processed"]).units("polls"),
+    info("redisStIoAccepts", &[3, 6, 1, 45], Counter64, &["io_threaded_accept_processed"]).units("connections"),
+    info("redisStPrefBatches", &[3, 6, 1, 46], Counter64, &["io_threaded_total_prefetch_batches"]).units("batches"),
+    info("redisStPrefEntries", &[3, 6, 1, 47], Counter64, &["io_threaded_total_prefetch_entries"]).units("keys"),
+    info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields"]).units("fields"),
+    info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]).units("bytes"),
+    info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]).units("bytes"),
+    field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]).units("percent"),
+    // Revision 202611240040Z (src/server.c of Redis and Valkey):
+    // eventloop_* are server.duration_stats (µs, from getMonotonicUs),
+    // the buffer-limit disconnections networking.c's counters.
+    field("redisStInReplKbps", &[3, 6, 1, 52], Gauge32, Scaled(100), &["instantaneous_input_repl_kbps"]).units("KiB/s"),
+    field("redisStOutReplKbps", &[3, 6, 1, 53], Gauge32, Scaled(100), &["instantaneous_output_repl_kbps"]).units("KiB/s"),
+    info("redisStExpireCapHit", &[3, 6, 1, 54], Counter64, &["expired_time_cap_reached_count"]).units("cycles"),
+    info("redisStReplExpKeys", &[3, 6, 1, 55], Gauge64, &["slave_expires_tracked_keys"]).units("keys"),
+    info("redisStTrackItems", &[3, 6, 1, 56], Gauge64, &["tracking_total_items"]).units("items"),
+    info("redisStTrackPrefix", &[3, 6, 1, 57], Gauge64, &["tracking_total_prefixes"]).units("prefixes"),
+    info("redisStDumpSanitize", &[3, 6, 1, 58], Counter64, &["dump_payload_sanitizations"]).units("validations"),
+    info("redisStQbufDiscon", &[3, 6, 1, 59], Counter64, &["client_query_buffer_limit_disconnections"]).units("disconnections"),
+    info("redisStObufDiscon", &[3, 6, 1, 60], Counter64, &["client_output_buffer_limit_disconnections"]).units("disconnections"),
+    info("redisStReplyShrinks", &[3, 6, 1, 61], Counter64, &["reply_buffer_shrinks"]).units("resizes"),
+    info("redisStReplyExpands", &[3, 6, 1, 62], Counter64, &["reply_buffer_expands"]).units("resizes"),
+    info("redisStElCycles", &[3, 6, 1, 63], Counter64, &["eventloop_cycles"]).units("cycles"),
+    info("redisStElUsec", &[3, 6, 1, 64], Counter64, &["eventloop_duration_sum"]).units("microseconds"),
+    info("redisStElCmdUsec", &[3, 6, 1, 65], Counter64, &["eventloop_duration_cmd_sum"]).units("microseconds"),
+    info("redisStElCyclesSec", &[3, 6, 1, 66], Gauge32, &["instantaneous_eventloop_cycles_per_sec"]).units("cycles per second"),
+    info("redisStElCycleUsec", &[3, 6, 1, 67], Gauge32, &["instantaneous_eventloop_duration_usec"]).units("microseconds"),
 ];
 
 /// `redisReplicationTable` (`redis.3.7`): this server's side of
@@ -673,37 +809,46 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     field("redisReplRole", &[3, 7, 1, 1], Enum, Conversion::Enum(ROLES), &["role"]),
-    info("redisReplReplicas", &[3, 7, 1, 2], Gauge32, &["connected_slaves"]),
+    info("redisReplReplicas", &[3, 7, 1, 2], Gauge32, &["connected_slaves"]).units("replicas"),
     field("redisReplMasterHost", &[3, 7, 1, 3], DisplayString, Text, &["master_host"]),
     info("redisReplMasterPort", &[3, 7, 1, 4], Gauge32, &["master_port"]),
     field("redisReplLinkStatus", &[3, 7, 1, 5], Enum, Conversion::Enum(LINK), &["master_link_status"]),
-    field("redisReplLastIo", &[3, 7, 1, 6], Integer32, Signed, &["master_last_io_seconds_ago"]),
+    field("redisReplLastIo", &[3, 7, 1, 6], Integer32, Signed, &["master_last_io_seconds_ago"]).units("seconds"),
     field("redisReplSyncing", &[3, 7, 1, 7], TruthValue, Truth, &["master_sync_in_progress"]),
-    field("redisReplDownSince", &[3, 7, 1, 8], Integer32, Signed, &["master_link_down_since_seconds"]),
-    info("redisReplOffset", &[3, 7, 1, 9], Counter64, &["master_repl_offset"]),
-    info("redisReplReplicaOffset", &[3, 7, 1, 10], Counter64, &["slave_repl_offset"]),
+    field("redisReplDownSince", &[3, 7, 1, 8], Integer32, Signed, &["master_link_down_since_seconds"]).units("seconds"),
+    info("redisReplOffset", &[3, 7, 1, 9], Counter64, &["master_repl_offset"]).units("bytes"),
+    info("redisReplReplicaOffset", &[3, 7, 1, 10], Counter64, &["slave_repl_offset"]).units("bytes"),
     field("redisReplBacklogOn", &[3, 7, 1, 11], TruthValue, Truth, &["repl_backlog_active"]),
-    info("redisReplBacklogSize", &[3, 7, 1, 12], Gauge64, &["repl_backlog_size"]),
-    info("redisReplBacklogLen", &[3, 7, 1, 13], Gauge64, &["repl_backlog_histlen"]),
+    info("redisReplBacklogSize", &[3, 7, 1, 12], Gauge64, &["repl_backlog_size"]).units("bytes"),
+    info("redisReplBacklogLen", &[3, 7, 1, 13], Gauge64, &["repl_backlog_histlen"]).units("bytes"),
     field("redisReplFailover", &[3, 7, 1, 14], Enum, Conversion::Enum(FAILOVER), &["master_failover_state"]),
     info("redisReplPriority", &[3, 7, 1, 15], Gauge32, &["slave_priority", "replica_priority"]),
     field("redisReplReadOnly", &[3, 7, 1, 16], TruthValue, Truth, &["slave_read_only", "replica_read_only"]),
     field("redisReplId", &[3, 7, 1, 17], DisplayString, Text, &["master_replid"]),
     // Valkey 8.0+ (dual-channel replication).
-    info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]),
-    info("redisReplBufSize", &[3, 7, 1, 19], Gauge64, &["replicas_repl_buffer_size"]),
-    info("redisReplBufPeak", &[3, 7, 1, 20], Gauge64, &["replicas_repl_buffer_peak"]),
+    info("redisReplWaitPsync", &[3, 7, 1, 18], Gauge32, &["replicas_waiting_psync"]).units("replicas"),
+    info("redisReplBufSize", &[3, 7, 1, 19], Gauge64, &["replicas_repl_buffer_size"]).units("bytes"),
+    info("redisReplBufPeak", &[3, 7, 1, 20], Gauge64, &["replicas_repl_buffer_peak"]).units("bytes"),
+    // Revision 202611240040Z: a replica's full-sync transfer (src/server.c,
+    // printed while repl_state is REPL_STATE_TRANSFER). master_sync_left_bytes
+    // is total minus read (negative when the total is unknown): not served.
+    info("redisReplSyncTotal", &[3, 7, 1, 21], Gauge64, &["master_sync_total_bytes"]).units("bytes"),
+    info("redisReplSyncRead", &[3, 7, 1, 22], Gauge64, &["master_sync_read_bytes"]).units("bytes"),
+    field("redisReplSyncPerc", &[3, 7, 1, 23], Gauge32, Scaled(100), &["master_sync_perc"]).units("percent"),
+    info("redisReplSyncLastIo", &[3, 7, 1, 24], Gauge32, &["master_sync_last_io_seconds_ago"]).units("seconds"),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
 #[rustfmt::skip]
 pub const CPU_COLUMNS: &[ObjectDef] = &[
-    cpu("redisCpuSystem", &[3, 8, 1, 1], &["used_cpu_sys"]),
-    cpu("redisCpuUser", &[3, 8, 1, 2], &["used_cpu_user"]),
-    cpu("redisCpuSysChildren", &[3, 8, 1, 3], &["used_cpu_sys_children"]),
-    cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]),
-    cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]),
-    cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]),
+    cpu("redisCpuSystem", &[3, 8, 1, 1], &["used_cpu_sys"]).units("centiseconds"),
+    cpu("redisCpuUser", &[3, 8, 1, 2], &["used_cpu_user"]).units("centiseconds"),
+    cpu("redisCpuSysChildren", &[3, 8, 1, 3], &["used_cpu_sys_children"]).units("centiseconds"),
+    cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]).units("centiseconds"),
+    cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]).units("centiseconds"),
+    cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]).units("centiseconds"),
+    // Valkey 9.1 (valkey-doc commands/info.md): seconds with a fraction.
+    cpu("redisCpuActiveMain", &[3, 8, 1, 7], &["used_active_time_main_thread"]).units("centiseconds"),
 ];
 
 const fn cpu(
@@ -726,16 +871,16 @@ const fn cpu(
 pub const CLUSTER_COLUMNS: &[ObjectDef] = &[
     field("redisClusterEnabled", &[3, 9, 1, 1], TruthValue, Truth, &["cluster_enabled"]),
     field("redisClusterState", &[3, 9, 1, 2], Enum, Conversion::Enum(CLUSTER_STATE), &["cluster_state"]),
-    info("redisClusterSlotsAsgn", &[3, 9, 1, 3], Gauge32, &["cluster_slots_assigned"]),
-    info("redisClusterSlotsOk", &[3, 9, 1, 4], Gauge32, &["cluster_slots_ok"]),
-    info("redisClusterSlotsPfail", &[3, 9, 1, 5], Gauge32, &["cluster_slots_pfail"]),
-    info("redisClusterSlotsFail", &[3, 9, 1, 6], Gauge32, &["cluster_slots_fail"]),
-    info("redisClusterNodes", &[3, 9, 1, 7], Gauge32, &["cluster_known_nodes"]),
-    info("redisClusterSize", &[3, 9, 1, 8], Gauge32, &["cluster_size"]),
+    info("redisClusterSlotsAsgn", &[3, 9, 1, 3], Gauge32, &["cluster_slots_assigned"]).units("slots"),
+    info("redisClusterSlotsOk", &[3, 9, 1, 4], Gauge32, &["cluster_slots_ok"]).units("slots"),
+    info("redisClusterSlotsPfail", &[3, 9, 1, 5], Gauge32, &["cluster_slots_pfail"]).units("slots"),
+    info("redisClusterSlotsFail", &[3, 9, 1, 6], Gauge32, &["cluster_slots_fail"]).units("slots"),
+    info("redisClusterNodes", &[3, 9, 1, 7], Gauge32, &["cluster_known_nodes"]).units("nodes"),
+    info("redisClusterSize", &[3, 9, 1, 8], Gauge32, &["cluster_size"]).units("nodes"),
     info("redisClusterCurEpoch", &[3, 9, 1, 9], Gauge64, &["cluster_current_epoch"]),
     info("redisClusterMyEpoch", &[3, 9, 1, 10], Gauge64, &["cluster_my_epoch"]),
-    info("redisClusterMsgsSent", &[3, 9, 1, 11], Counter64, &["cluster_stats_messages_sent"]),
-    info("redisClusterMsgsRecv", &[3, 9, 1, 12], Counter64, &["cluster_stats_messages_received"]),
+    info("redisClusterMsgsSent", &[3, 9, 1, 11], Counter64, &["cluster_stats_messages_sent"]).units("messages"),
+    info("redisClusterMsgsRecv", &[3, 9, 1, 12], Counter64, &["cluster_stats_messages_received"]).units("messages"),
 ];
 
 /// `redisTlsTable` (`redis.3.18`, AUGMENTS redisInstanceEntry): the TLS
@@ -744,11 +889,11 @@ pub const CLUSTER_COLUMNS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const TLS_COLUMNS: &[ObjectDef] = &[
     field("redisTlsSrvSerial", &[3, 18, 1, 1], DisplayString, Text, &["tls_server_cert_serial"]),
-    field("redisTlsSrvExpires", &[3, 18, 1, 2], Integer32, Signed, &["tls_server_cert_expires_in_seconds"]),
+    field("redisTlsSrvExpires", &[3, 18, 1, 2], Integer32, Signed, &["tls_server_cert_expires_in_seconds"]).units("seconds"),
     field("redisTlsCliSerial", &[3, 18, 1, 3], DisplayString, Text, &["tls_client_cert_serial"]),
-    field("redisTlsCliExpires", &[3, 18, 1, 4], Integer32, Signed, &["tls_client_cert_expires_in_seconds"]),
+    field("redisTlsCliExpires", &[3, 18, 1, 4], Integer32, Signed, &["tls_client_cert_expires_in_seconds"]).units("seconds"),
     field("redisTlsCaSerial", &[3, 18, 1, 5], DisplayString, Text, &["tls_ca_cert_serial"]),
-    field("redisTlsCaExpires", &[3, 18, 1, 6], Integer32, Signed, &["tls_ca_cert_expires_in_seconds"]),
+    field("redisTlsCaExpires", &[3, 18, 1, 6], Integer32, Signed, &["tls_ca_cert_expires_in_seconds"]).units("seconds"),
 ];
 
 /// Every per-instance group that AUGMENTS `redisInstanceEntry` and is read
@@ -770,10 +915,10 @@ pub const INFO_GROUPS: &[&[ObjectDef]] = &[
 /// redisKsDb }: databases 0..`databases`-1, zero-filled when empty.
 #[rustfmt::skip]
 pub const KEYSPACE_COLUMNS: &[ObjectDef] = &[
-    column("redisKsKeys", &[3, 10, 1, 2], Gauge64, Source::Keyspace(KeyspaceField::Keys)),
-    column("redisKsExpires", &[3, 10, 1, 3], Gauge64, Source::Keyspace(KeyspaceField::Expires)),
-    column("redisKsAvgTtl", &[3, 10, 1, 4], Gauge64, Source::Keyspace(KeyspaceField::AvgTtl)),
-    column("redisKsSubexpiry", &[3, 10, 1, 5], Gauge64, Source::Keyspace(KeyspaceField::Subexpiry)),
+    column("redisKsKeys", &[3, 10, 1, 2], Gauge64, Source::Keyspace(KeyspaceField::Keys)).units("keys"),
+    column("redisKsExpires", &[3, 10, 1, 3], Gauge64, Source::Keyspace(KeyspaceField::Expires)).units("keys"),
+    column("redisKsAvgTtl", &[3, 10, 1, 4], Gauge64, Source::Keyspace(KeyspaceField::AvgTtl)).units("milliseconds"),
+    column("redisKsSubexpiry", &[3, 10, 1, 5], Gauge64, Source::Keyspace(KeyspaceField::Subexpiry)).units("keys"),
 ];
 
 /// `redisReplicaTable` (`redis.3.11`), INDEX { redisInstanceIndex,
@@ -783,23 +928,26 @@ pub const REPLICA_COLUMNS: &[ObjectDef] = &[
     column("redisRpAddress", &[3, 11, 1, 2], DisplayString, Source::Replica(ReplicaField::Address)),
     column("redisRpPort", &[3, 11, 1, 3], Gauge32, Source::Replica(ReplicaField::Port)),
     column("redisRpState", &[3, 11, 1, 4], DisplayString, Source::Replica(ReplicaField::State)),
-    column("redisRpOffset", &[3, 11, 1, 5], Counter64, Source::Replica(ReplicaField::Offset)),
-    column("redisRpLag", &[3, 11, 1, 6], Gauge32, Source::Replica(ReplicaField::LagSeconds)),
-    column("redisRpLagBytes", &[3, 11, 1, 7], Gauge64, Source::Replica(ReplicaField::LagBytes)),
+    column("redisRpOffset", &[3, 11, 1, 5], Counter64, Source::Replica(ReplicaField::Offset)).units("bytes"),
+    column("redisRpLag", &[3, 11, 1, 6], Gauge32, Source::Replica(ReplicaField::LagSeconds)).units("seconds"),
+    column("redisRpLagBytes", &[3, 11, 1, 7], Gauge64, Source::Replica(ReplicaField::LagBytes)).units("bytes"),
+    // Valkey 8.0+ (src/server.c: rdb-channel and main-channel while a
+    // dual-channel full sync runs, replica otherwise).
+    column("redisRpType", &[3, 11, 1, 8], DisplayString, Source::Replica(ReplicaField::Kind)),
 ];
 
 /// `redisCommandTable` (`redis.3.12`), INDEX { redisInstanceIndex,
 /// redisCmdName }: one row per command (`config|get` for subcommands).
 #[rustfmt::skip]
 pub const COMMAND_COLUMNS: &[ObjectDef] = &[
-    column("redisCmdCalls", &[3, 12, 1, 2], Counter64, Source::Command(CommandField::Calls)),
-    column("redisCmdUsec", &[3, 12, 1, 3], Counter64, Source::Command(CommandField::Usec)),
-    column("redisCmdUsecPerCall", &[3, 12, 1, 4], Gauge32, Source::Command(CommandField::UsecPerCall)),
-    column("redisCmdRejected", &[3, 12, 1, 5], Counter64, Source::Command(CommandField::Rejected)),
-    column("redisCmdFailed", &[3, 12, 1, 6], Counter64, Source::Command(CommandField::Failed)),
-    column("redisCmdP50", &[3, 12, 1, 7], Gauge32, Source::Command(CommandField::P50)),
-    column("redisCmdP99", &[3, 12, 1, 8], Gauge32, Source::Command(CommandField::P99)),
-    column("redisCmdP999", &[3, 12, 1, 9], Gauge32, Source::Command(CommandField::P999)),
+    column("redisCmdCalls", &[3, 12, 1, 2], Counter64, Source::Command(CommandField::Calls)).units("calls"),
+    column("redisCmdUsec", &[3, 12, 1, 3], Counter64, Source::Command(CommandField::Usec)).units("microseconds"),
+    column("redisCmdUsecPerCall", &[3, 12, 1, 4], Gauge32, Source::Command(CommandField::UsecPerCall)).units("microseconds"),
+    column("redisCmdRejected", &[3, 12, 1, 5], Counter64, Source::Command(CommandField::Rejected)).units("calls"),
+    column("redisCmdFailed", &[3, 12, 1, 6], Counter64, Source::Command(CommandField::Failed)).units("calls"),
+    column("redisCmdP50", &[3, 12, 1, 7], Gauge32, Source::Command(CommandField::P50)).units("microseconds"),
+    column("redisCmdP99", &[3, 12, 1, 8], Gauge32, Source::Command(CommandField::P99)).units("microseconds"),
+    column("redisCmdP999", &[3, 12, 1, 9], Gauge32, Source::Command(CommandField::P999)).units("microseconds"),
     column("redisCmdLabel", &[3, 12, 1, 10], DisplayString, Source::Command(CommandField::Name)),
     column("redisCmdKey", &[3, 12, 1, 11], DisplayString, Source::Command(CommandField::Key)),
 ];
@@ -808,7 +956,7 @@ pub const COMMAND_COLUMNS: &[ObjectDef] = &[
 /// redisErrPrefix }: error replies by prefix (`ERR`, `WRONGTYPE`, …).
 #[rustfmt::skip]
 pub const ERROR_COLUMNS: &[ObjectDef] = &[
-    column("redisErrCount", &[3, 13, 1, 2], Counter64, Source::Error(ErrorField::Count)),
+    column("redisErrCount", &[3, 13, 1, 2], Counter64, Source::Error(ErrorField::Count)).units("replies"),
     column("redisErrLabel", &[3, 13, 1, 3], DisplayString, Source::Error(ErrorField::Name)),
     column("redisErrKey", &[3, 13, 1, 4], DisplayString, Source::Error(ErrorField::Key)),
 ];
@@ -821,9 +969,9 @@ pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
     column("redisSntFlags", &[3, 14, 1, 3], DisplayString, Source::SentinelMaster(SentinelField::Flags)),
     column("redisSntAddress", &[3, 14, 1, 4], DisplayString, Source::SentinelMaster(SentinelField::Address)),
     column("redisSntPort", &[3, 14, 1, 5], Gauge32, Source::SentinelMaster(SentinelField::Port)),
-    column("redisSntReplicas", &[3, 14, 1, 6], Gauge32, Source::SentinelMaster(SentinelField::Replicas)),
-    column("redisSntSentinels", &[3, 14, 1, 7], Gauge32, Source::SentinelMaster(SentinelField::OtherSentinels)),
-    column("redisSntQuorum", &[3, 14, 1, 8], Gauge32, Source::SentinelMaster(SentinelField::Quorum)),
+    column("redisSntReplicas", &[3, 14, 1, 6], Gauge32, Source::SentinelMaster(SentinelField::Replicas)).units("replicas"),
+    column("redisSntSentinels", &[3, 14, 1, 7], Gauge32, Source::SentinelMaster(SentinelField::OtherSentinels)).units("sentinels"),
+    column("redisSntQuorum", &[3, 14, 1, 8], Gauge32, Source::SentinelMaster(SentinelField::Quorum)).units("sentinels"),
     column("redisSntLabel", &[3, 14, 1, 9], DisplayString, Source::SentinelMaster(SentinelField::Name)),
     column("redisSntKey", &[3, 14, 1, 10], DisplayString, Source::SentinelMaster(SentinelField::Key)),
 ];
@@ -832,30 +980,66 @@ pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
 /// the `# Sentinel` section of a sentinel's INFO.
 #[rustfmt::skip]
 pub const SENTINEL_COLUMNS: &[ObjectDef] = &[
-    info("redisSntMasters", &[3, 15, 1, 1], Gauge32, &["sentinel_masters"]),
+    info("redisSntMasters", &[3, 15, 1, 1], Gauge32, &["sentinel_masters"]).units("masters"),
     field("redisSntTilt", &[3, 15, 1, 2], TruthValue, Truth, &["sentinel_tilt"]),
-    info("redisSntScripts", &[3, 15, 1, 3], Gauge32, &["sentinel_running_scripts"]),
+    info("redisSntScripts", &[3, 15, 1, 3], Gauge32, &["sentinel_running_scripts"]).units("scripts"),
+    // Revision 202611240040Z (sentinel.c's INFO of Redis and Valkey).
+    field("redisSntTiltSince", &[3, 15, 1, 4], Integer32, Signed, &["sentinel_tilt_since_seconds"]).units("seconds"),
+    info("redisSntTilts", &[3, 15, 1, 5], Counter64, &["sentinel_total_tilt"]).units("times"),
+    info("redisSntScriptQueue", &[3, 15, 1, 6], Gauge32, &["sentinel_scripts_queue_length"]).units("scripts"),
 ];
 
 /// `redisSlowlogTable` (`redis.3.16`, AUGMENTS redisInstanceEntry): the
 /// slow log's length and its newest entry, where SLOWLOG is allowed.
 #[rustfmt::skip]
 pub const SLOWLOG_COLUMNS: &[ObjectDef] = &[
-    column("redisSlowlogLen", &[3, 16, 1, 1], Gauge32, Source::Slowlog(SlowlogField::Length)),
+    column("redisSlowlogLen", &[3, 16, 1, 1], Gauge32, Source::Slowlog(SlowlogField::Length)).units("entries"),
     column("redisSlowlogLastId", &[3, 16, 1, 2], Gauge64, Source::Slowlog(SlowlogField::LastId)),
-    column("redisSlowlogLastTime", &[3, 16, 1, 3], Gauge64, Source::Slowlog(SlowlogField::LastTime)),
-    column("redisSlowlogLastUsec", &[3, 16, 1, 4], Gauge64, Source::Slowlog(SlowlogField::LastUsec)),
+    column("redisSlowlogLastTime", &[3, 16, 1, 3], Gauge64, Source::Slowlog(SlowlogField::LastTime)).units("seconds"),
+    column("redisSlowlogLastUsec", &[3, 16, 1, 4], Gauge64, Source::Slowlog(SlowlogField::LastUsec)).units("microseconds"),
+    // Valkey's COMMANDLOG (8.1+; valkey-doc commands/commandlog-len.md): the
+    // two logs besides the slow one, whose length SLOWLOG LEN already gives.
+    column("redisSlowlogReqLen", &[3, 16, 1, 5], Gauge32, Source::Slowlog(SlowlogField::LargeRequests)).units("entries"),
+    column("redisSlowlogRplLen", &[3, 16, 1, 6], Gauge32, Source::Slowlog(SlowlogField::LargeReplies)).units("entries"),
 ];
 
 /// `redisLatencyTable` (`redis.3.17`), INDEX { redisInstanceIndex,
 /// redisLatEvent }: LATENCY LATEST, one row per event (`command`, `fork`…).
 #[rustfmt::skip]
 pub const LATENCY_COLUMNS: &[ObjectDef] = &[
-    column("redisLatLastTime", &[3, 17, 1, 2], Gauge64, Source::Latency(LatencyField::LastTime)),
-    column("redisLatLastMs", &[3, 17, 1, 3], Gauge32, Source::Latency(LatencyField::LastMs)),
-    column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)),
+    column("redisLatLastTime", &[3, 17, 1, 2], Gauge64, Source::Latency(LatencyField::LastTime)).units("seconds"),
+    column("redisLatLastMs", &[3, 17, 1, 3], Gauge32, Source::Latency(LatencyField::LastMs)).units("milliseconds"),
+    column("redisLatMaxMs", &[3, 17, 1, 4], Gauge32, Source::Latency(LatencyField::MaxMs)).units("milliseconds"),
     column("redisLatLabel", &[3, 17, 1, 5], DisplayString, Source::Latency(LatencyField::Name)),
     column("redisLatKey", &[3, 17, 1, 6], DisplayString, Source::Latency(LatencyField::Key)),
+];
+
+/// `redisClientNameTable` (`redis.3.19`), INDEX { redisInstanceIndex,
+/// redisCnName }: CLIENT LIST aggregated per client name.
+#[rustfmt::skip]
+pub const CLIENT_NAME_COLUMNS: &[ObjectDef] = &[
+    column("redisCnCount", &[3, 19, 1, 2], Gauge32, Source::ClientName(ClientField::Count)).units("connections"),
+    column("redisCnOldestAge", &[3, 19, 1, 3], Gauge32, Source::ClientName(ClientField::OldestAge)).units("seconds"),
+    column("redisCnMaxIdle", &[3, 19, 1, 4], Gauge32, Source::ClientName(ClientField::MaxIdle)).units("seconds"),
+    column("redisCnMaxOutputMem", &[3, 19, 1, 5], Gauge64, Source::ClientName(ClientField::MaxOutputMem)).units("bytes"),
+    column("redisCnMaxTotalMem", &[3, 19, 1, 6], Gauge64, Source::ClientName(ClientField::MaxTotalMem)).units("bytes"),
+    column("redisCnBlocked", &[3, 19, 1, 7], Gauge32, Source::ClientName(ClientField::Blocked)).units("connections"),
+    column("redisCnLabel", &[3, 19, 1, 8], DisplayString, Source::ClientName(ClientField::Label)),
+    column("redisCnKey", &[3, 19, 1, 9], DisplayString, Source::ClientName(ClientField::Key)),
+];
+
+/// `redisClientUserTable` (`redis.3.20`), INDEX { redisInstanceIndex,
+/// redisCuUser }: CLIENT LIST aggregated per ACL user.
+#[rustfmt::skip]
+pub const CLIENT_USER_COLUMNS: &[ObjectDef] = &[
+    column("redisCuCount", &[3, 20, 1, 2], Gauge32, Source::ClientUser(ClientField::Count)).units("connections"),
+    column("redisCuOldestAge", &[3, 20, 1, 3], Gauge32, Source::ClientUser(ClientField::OldestAge)).units("seconds"),
+    column("redisCuMaxIdle", &[3, 20, 1, 4], Gauge32, Source::ClientUser(ClientField::MaxIdle)).units("seconds"),
+    column("redisCuMaxOutputMem", &[3, 20, 1, 5], Gauge64, Source::ClientUser(ClientField::MaxOutputMem)).units("bytes"),
+    column("redisCuMaxTotalMem", &[3, 20, 1, 6], Gauge64, Source::ClientUser(ClientField::MaxTotalMem)).units("bytes"),
+    column("redisCuBlocked", &[3, 20, 1, 7], Gauge32, Source::ClientUser(ClientField::Blocked)).units("connections"),
+    column("redisCuLabel", &[3, 20, 1, 8], DisplayString, Source::ClientUser(ClientField::Label)),
+    column("redisCuKey", &[3, 20, 1, 9], DisplayString, Source::ClientUser(ClientField::Key)),
 ];
 
 const fn puppet(
@@ -869,6 +1053,7 @@ const fn puppet(
         arcs,
         syntax,
         source: Source::Puppet(field),
+        units: None,
     }
 }
 
@@ -877,30 +1062,30 @@ const fn puppet(
 /// Puppet root, not the Redis one.
 #[rustfmt::skip]
 pub const PUPPET_SCALARS: &[ObjectDef] = &[
-    puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime),
-    puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge),
+    puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime).units("seconds"),
+    puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge).units("seconds"),
     puppet("puppetLastRunStatus", &[1, 3], Enum, PuppetField::Status),
-    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal),
-    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged),
-    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed),
-    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart),
-    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped),
-    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync),
-    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted),
-    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled),
-    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective),
-    puppet("puppetEventsTotal", &[1, 13], Gauge32, PuppetField::EventsTotal),
-    puppet("puppetEventsFailure", &[1, 14], Gauge32, PuppetField::EventsFailure),
-    puppet("puppetEventsSuccess", &[1, 15], Gauge32, PuppetField::EventsSuccess),
-    puppet("puppetChangesTotal", &[1, 16], Gauge32, PuppetField::ChangesTotal),
-    puppet("puppetTimeTotal", &[1, 17], Gauge32, PuppetField::Phase("total")),
-    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")),
-    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")),
-    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")),
-    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")),
-    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")),
-    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")),
-    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")),
+    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal).units("resources"),
+    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged).units("resources"),
+    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed).units("resources"),
+    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart).units("resources"),
+    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped).units("resources"),
+    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync).units("resources"),
+    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted).units("resources"),
+    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled).units("resources"),
+    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective).units("resources"),
+    puppet("puppetEventsTotal", &[1, 13], Gauge32, PuppetField::EventsTotal).units("events"),
+    puppet("puppetEventsFailure", &[1, 14], Gauge32, PuppetField::EventsFailure).units("events"),
+    puppet("puppetEventsSuccess", &[1, 15], Gauge32, PuppetField::EventsSuccess).units("events"),
+    puppet("puppetChangesTotal", &[1, 16], Gauge32, PuppetField::ChangesTotal).units("changes"),
+    puppet("puppetTimeTotal", &[1, 17], Gauge32, PuppetField::Phase("total")).units("milliseconds"),
+    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")).units("milliseconds"),
+    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")).units("milliseconds"),
+    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")).units("milliseconds"),
+    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")).units("milliseconds"),
+    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")).units("milliseconds"),
+    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")).units("milliseconds"),
+    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")).units("milliseconds"),
     puppet("puppetConfigVersion", &[1, 25], DisplayString, PuppetField::ConfigVersion),
     puppet("puppetVersion", &[1, 26], DisplayString, PuppetField::PuppetVersion),
     puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog),
@@ -913,6 +1098,14 @@ pub const PUPPET_SCALARS: &[ObjectDef] = &[
     puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage),
     puppet("puppetRunInProgress", &[1, 35], TruthValue, PuppetField::RunInProgress),
     puppet("puppetReadError", &[1, 36], DisplayString, PuppetField::ReadError),
+    // Successive runs: convergence and run storms (issue 13).
+    puppet("puppetRunsObserved", &[1, 45], Counter32, PuppetField::RunsObserved).units("runs"),
+    puppet("puppetChangingRuns", &[1, 46], Gauge32, PuppetField::ChangingRuns).units("runs"),
+    puppet("puppetRunsLastHour", &[1, 47], Gauge32, PuppetField::RunsLastHour).units("runs"),
+    puppet("puppetRunInterval", &[1, 48], Gauge32, PuppetField::RunInterval).units("seconds"),
+    puppet("puppetConvergeRuns", &[1, 49], Gauge32, PuppetField::ConvergeRuns).units("runs"),
+    puppet("puppetLoopResources", &[1, 50], DisplayString, PuppetField::LoopResources),
+    puppet("puppetLoopResourceCount", &[1, 51], Gauge32, PuppetField::LoopResourceCount).units("resources"),
 ];
 
 /// `puppetResourceTable` (`puppet.2`), INDEX { puppetResourceIndex }: the
@@ -935,9 +1128,9 @@ pub const MAX_PUPPET_RESOURCES: usize = 100;
 pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
     puppet("puppetEventsLogStatus", &[1, 37], Enum, PuppetField::Events(PuppetEventField::LogStatus)),
     puppet("puppetEventsLogError", &[1, 38], DisplayString, PuppetField::Events(PuppetEventField::LogError)),
-    puppet("puppetEventsSeen", &[1, 39], Counter32, PuppetField::Events(PuppetEventField::Seen)),
-    puppet("puppetEventsRefused", &[1, 40], Counter32, PuppetField::Events(PuppetEventField::Refused)),
-    puppet("puppetEventsHeldBack", &[1, 41], Gauge32, PuppetField::Events(PuppetEventField::HeldBack)),
+    puppet("puppetEventsSeen", &[1, 39], Counter32, PuppetField::Events(PuppetEventField::Seen)).units("events"),
+    puppet("puppetEventsRefused", &[1, 40], Counter32, PuppetField::Events(PuppetEventField::Refused)).units("lines"),
+    puppet("puppetEventsHeldBack", &[1, 41], Gauge32, PuppetField::Events(PuppetEventField::HeldBack)).units("notifications"),
     puppet("puppetEventsRunVersion", &[1, 42], DisplayString, PuppetField::Events(PuppetEventField::RunVersion)),
 ];
 
@@ -946,7 +1139,7 @@ pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
 /// index grows by one per event, so rows age out at the low end).
 #[rustfmt::skip]
 pub const PUPPET_EVENT_COLUMNS: &[ObjectDef] = &[
-    puppet("puppetEventTime", &[4, 1, 2], Gauge32, PuppetField::Events(PuppetEventField::Time)),
+    puppet("puppetEventTime", &[4, 1, 2], Gauge32, PuppetField::Events(PuppetEventField::Time)).units("seconds"),
     puppet("puppetEventLevel", &[4, 1, 3], Enum, PuppetField::Events(PuppetEventField::Level)),
     puppet("puppetEventResourceType", &[4, 1, 4], DisplayString, PuppetField::Events(PuppetEventField::ResourceType)),
     puppet("puppetEventTitle", &[4, 1, 5], DisplayString, PuppetField::Events(PuppetEventField::Title)),
@@ -1087,6 +1280,8 @@ pub const ROW_TABLES: &[&[ObjectDef]] = &[
     SENTINEL_MASTER_COLUMNS,
     SLOWLOG_COLUMNS,
     LATENCY_COLUMNS,
+    CLIENT_NAME_COLUMNS,
+    CLIENT_USER_COLUMNS,
 ];
 
 /// The longest name a string-indexed row may have (`redisCmdName`,
@@ -1270,6 +1465,24 @@ pub const TABLES: &[TableDef] = &[
         resource_type: "redisLatency",
         columns: LATENCY_COLUMNS,
     },
+    TableDef {
+        table: "redisClientNameTable",
+        entry: "redisClientNameEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCnName" },
+        rows_from: &["CLIENT LIST", "name"],
+        resource_type: "redisClientName",
+        columns: CLIENT_NAME_COLUMNS,
+    },
+    TableDef {
+        table: "redisClientUserTable",
+        entry: "redisClientUserEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCuUser" },
+        rows_from: &["CLIENT LIST", "user"],
+        resource_type: "redisClientUser",
+        columns: CLIENT_USER_COLUMNS,
+    },
 ];
 
 /// The table an object is a column of.
@@ -1353,6 +1566,8 @@ pub const REDIS_NOTIFICATIONS: &[NotificationDef] = &[
     redis_notification("redisReplicationLinkDown", 5, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
     redis_notification("redisReplicationLinkUp", 6, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
     redis_notification("redisPersistenceFailed", 7, &["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"]),
+    redis_notification("redisCertificateExpiring", 8, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
+    redis_notification("redisCertificateExpiringCleared", 9, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
 ];
 
 /// The notifications of PUPPET-AGENT-MIB.
@@ -1370,6 +1585,10 @@ pub const PUPPET_NOTIFICATIONS: &[NotificationDef] = &[
     puppet_notification("puppetResourceChanged", 9, PUPPET_EVENT_ROW),
     puppet_notification("puppetResourceFailed", 10, PUPPET_EVENT_ROW),
     puppet_notification("puppetResourceEventsHeldBack", 11, &["puppetEventsHeldBack", "puppetEventsRunVersion"]),
+    puppet_notification("puppetNotConverging", 12, &["puppetChangingRuns", "puppetConvergeRuns", "puppetLoopResourceCount", "puppetLoopResources", "puppetLastRunTime", "puppetConfigVersion"]),
+    puppet_notification("puppetConverged", 13, &["puppetChangingRuns", "puppetLastRunTime", "puppetConfigVersion"]),
+    puppet_notification("puppetRunStorm", 14, &["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime"]),
+    puppet_notification("puppetRunStormCleared", 15, &["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime", "puppetLastRunAge"]),
 ];
 
 /// The objects of a resource notification: a row of `puppetEventTable`.
@@ -1388,48 +1607,118 @@ pub fn all_notifications() -> impl Iterator<Item = &'static NotificationDef> {
     REDIS_NOTIFICATIONS.iter().chain(PUPPET_NOTIFICATIONS)
 }
 
+/// The longest root the configuration may give a module (`oid`, `-o`,
+/// `[puppet] oid`). With it, every object's OID and the longest row suffix
+/// (an instance and a name index: 2 + [`MAX_NAME_INDEX_LEN`] arcs) stay
+/// within RFC 2578's 128 sub-identifiers; a unit test checks the sum over
+/// the whole catalogue.
+pub const MAX_ROOT_SUBIDS: usize = 48;
+
+/// A root the configuration gave that cannot hold the module.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("{0} is too short to hold a MIB")]
+    TooShort(Oid),
+    #[error("{0} has more than {MAX_ROOT_SUBIDS} sub-identifiers, too long to hold a MIB's rows")]
+    TooLong(Oid),
+}
+
 /// Where the MIB's objects sit. The legacy scalars hang under `legacy` (the
 /// old `-o` option, `root.1` by default); everything else under `root`.
+/// Built only through the constructors, which keep every root within
+/// [`MAX_ROOT_SUBIDS`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
-    pub root: Oid,
-    pub legacy: Oid,
+    root: Oid,
+    legacy: Oid,
     /// The root of PUPPET-AGENT-MIB.
-    pub puppet: Oid,
+    puppet: Oid,
+}
+
+fn checked_root(oid: Oid) -> Result<Oid, LayoutError> {
+    if oid.len() < 2 {
+        Err(LayoutError::TooShort(oid))
+    } else if oid.len() > MAX_ROOT_SUBIDS {
+        Err(LayoutError::TooLong(oid))
+    } else {
+        Ok(oid)
+    }
 }
 
 impl Layout {
     /// Layout from the legacy branch OID, as the old `-o` gave it: the rest
     /// of the module lives beside it, under its parent.
-    pub fn from_legacy_oid(legacy: Oid) -> Layout {
+    pub fn from_legacy_oid(legacy: Oid) -> Result<Layout, LayoutError> {
+        let legacy = checked_root(legacy)?;
         let root = legacy.parent().unwrap_or_else(Oid::null);
-        Layout {
+        Ok(Layout {
             root,
             legacy,
             puppet: default_puppet_root(),
-        }
+        })
+    }
+
+    /// This layout with PUPPET-AGENT-MIB under `puppet`.
+    pub fn with_puppet_root(self, puppet: Oid) -> Result<Layout, LayoutError> {
+        Ok(Layout {
+            puppet: checked_root(puppet)?,
+            ..self
+        })
     }
 
     pub fn default_layout() -> Layout {
-        let root: Oid = DEFAULT_REDIS_ROOT
-            .parse()
+        let legacy = DEFAULT_REDIS_ROOT
+            .parse::<Oid>()
+            .and_then(|root| root.child(&[LEGACY_BRANCH]))
             .expect("the default root is a valid OID");
-        Layout {
-            legacy: root.child(&[LEGACY_BRANCH]),
-            root,
-            puppet: default_puppet_root(),
-        }
+        Layout::from_legacy_oid(legacy).expect("the default root is short enough")
+    }
+
+    /// The root of REDIS-SERVER-MIB (the legacy branch's parent).
+    pub fn root(&self) -> &Oid {
+        &self.root
+    }
+
+    /// The branch of the 17 legacy scalars.
+    pub fn legacy(&self) -> &Oid {
+        &self.legacy
+    }
+
+    /// The root of PUPPET-AGENT-MIB.
+    pub fn puppet(&self) -> &Oid {
+        &self.puppet
     }
 
     /// The OID of an object (without instance suffix).
     pub fn object_oid(&self, def: &ObjectDef) -> Oid {
-        if let Source::Puppet(_) = def.source {
-            return self.puppet.child(def.arcs);
-        }
-        match def.arcs.split_first() {
-            Some((&LEGACY_BRANCH, rest)) => self.legacy.child(rest),
-            _ => self.root.child(def.arcs),
-        }
+        let (base, arcs) = if let Source::Puppet(_) = def.source {
+            (&self.puppet, def.arcs)
+        } else {
+            match def.arcs.split_first() {
+                Some((&LEGACY_BRANCH, rest)) => (&self.legacy, rest),
+                _ => (&self.root, def.arcs),
+            }
+        };
+        base.child(arcs)
+            .expect("roots are at most MAX_ROOT_SUBIDS long, which leaves room for every object")
+    }
+
+    /// The OID of a row of an object: its OID and `suffix`, or `None` when
+    /// that would be longer than an OID may be (a suffix the catalogue's
+    /// row shapes never make).
+    pub fn row_oid(&self, def: &ObjectDef, suffix: &[u32]) -> Option<Oid> {
+        self.object_oid(def).child(suffix).ok()
+    }
+
+    /// The OID a notification is sent as (`snmpTrapOID.0`'s value): its
+    /// number under its module's notifications branch.
+    pub fn notification_oid(&self, def: &NotificationDef) -> Oid {
+        let root = match def.mib {
+            Mib::Redis => &self.root,
+            Mib::Puppet => &self.puppet,
+        };
+        root.child(&[NOTIFICATIONS_BRANCH, def.number])
+            .expect("roots are at most MAX_ROOT_SUBIDS long")
     }
 
     /// OIDs of every served object, for the snapshot's noSuchObject test.
@@ -1460,12 +1749,6 @@ fn default_puppet_root() -> Oid {
         .expect("the default Puppet root is a valid OID")
 }
 
-/// OIDs of all served objects below `root`, for the snapshot's
-/// noSuchObject/noSuchInstance decision.
-pub fn redis_object_oids(root: &Oid) -> Vec<Oid> {
-    redis_objects().map(|o| o.oid(root)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1489,10 +1772,125 @@ mod tests {
         assert_eq!(LEGACY_SCALARS.len(), 17);
     }
 
+    /// The unit a source implies, where it implies one: a conversion's
+    /// own, a field of the agent's whose meaning fixes it, or an INFO
+    /// field's name (`…_bytes`, `…_usec`, `used_memory…`).
+    fn implied_units(def: &ObjectDef) -> Option<&'static str> {
+        match def.source {
+            Source::Info {
+                conversion: Conversion::SecondsToCentiseconds,
+                ..
+            } => Some("centiseconds"),
+            Source::Info {
+                conversion: Conversion::AgeOf,
+                ..
+            } => Some("seconds"),
+            Source::Info {
+                conversion: Conversion::Unsigned | Conversion::Signed,
+                fields,
+            } => {
+                let field = fields.first()?;
+                if field.ends_with("_bytes") || field.starts_with("used_memory") {
+                    Some("bytes")
+                } else if field.ends_with("_usec") {
+                    Some("microseconds")
+                } else if field.ends_with("_milliseconds") {
+                    Some("milliseconds")
+                } else if field.ends_with("_seconds")
+                    || field.ends_with("_ago")
+                    || (field.ends_with("_sec") && !field.ends_with("_per_sec"))
+                {
+                    Some("seconds")
+                } else {
+                    None
+                }
+            }
+            Source::Status(StatusField::DataAge) => Some("seconds"),
+            Source::Status(StatusField::PollDuration) => Some("milliseconds"),
+            Source::Keyspace(KeyspaceField::AvgTtl) => Some("milliseconds"),
+            Source::Replica(ReplicaField::LagSeconds) => Some("seconds"),
+            Source::Replica(ReplicaField::Offset | ReplicaField::LagBytes) => Some("bytes"),
+            Source::Command(
+                CommandField::Usec
+                | CommandField::UsecPerCall
+                | CommandField::P50
+                | CommandField::P99
+                | CommandField::P999,
+            ) => Some("microseconds"),
+            // UNIX times, served as seconds.
+            Source::Slowlog(SlowlogField::LastTime) | Source::Latency(LatencyField::LastTime) => {
+                Some("seconds")
+            }
+            Source::Slowlog(SlowlogField::LastUsec) => Some("microseconds"),
+            Source::Latency(LatencyField::LastMs | LatencyField::MaxMs) => Some("milliseconds"),
+            Source::Puppet(PuppetField::LastRunTime | PuppetField::LastRunAge) => Some("seconds"),
+            Source::Puppet(PuppetField::Phase(_)) => Some("milliseconds"),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn units_are_what_the_source_implies_and_only_on_numbers() {
+        let mut problems = Vec::new();
+        for def in redis_objects().chain(puppet_objects()) {
+            if let Some(implied) = implied_units(def) {
+                if def.units != Some(implied) {
+                    problems.push(format!(
+                        "{}: units {:?}, the source says {implied:?}",
+                        def.name, def.units
+                    ));
+                }
+            }
+            let number = matches!(
+                def.syntax,
+                Syntax::Counter32
+                    | Syntax::Counter64
+                    | Syntax::Gauge32
+                    | Syntax::Gauge64
+                    | Syntax::Integer32
+                    | Syntax::TimeTicks
+            );
+            if def.units.is_some() && !number {
+                problems.push(format!("{}: units on a {:?}", def.name, def.syntax));
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn the_longest_root_leaves_room_for_every_row() {
+        // The longest suffix a row shape makes: an instance and a name
+        // index (its length, then one arc per byte).
+        let longest_suffix = 2 + MAX_NAME_INDEX_LEN;
+        let long_root = Oid::new(vec![9; MAX_ROOT_SUBIDS]).unwrap();
+        let layout = Layout::from_legacy_oid(long_root.clone())
+            .and_then(|l| l.with_puppet_root(long_root.clone()))
+            .unwrap();
+        for def in redis_objects().chain(puppet_objects()) {
+            let oid = layout.object_oid(def);
+            assert!(
+                oid.len() + longest_suffix <= crate::oid::MAX_SUBIDS,
+                "{}",
+                def.name
+            );
+            assert!(layout.row_oid(def, &[1; 2 + MAX_NAME_INDEX_LEN]).is_some());
+        }
+        let too_long = Oid::new(vec![9; MAX_ROOT_SUBIDS + 1]).unwrap();
+        assert_eq!(
+            Layout::from_legacy_oid(too_long.clone()),
+            Err(LayoutError::TooLong(too_long.clone()))
+        );
+        assert!(Layout::default_layout().with_puppet_root(too_long).is_err());
+        let one: Oid = "1".parse().unwrap();
+        assert_eq!(
+            Layout::from_legacy_oid(one.clone()),
+            Err(LayoutError::TooShort(one))
+        );
+    }
+
     #[test]
     fn no_object_oid_prefixes_another() {
-        let root: Oid = DEFAULT_REDIS_ROOT.parse().unwrap();
-        let mut oids = redis_object_oids(&root);
+        let mut oids = Layout::default_layout().object_oids();
         oids.sort();
         for w in oids.windows(2) {
             assert!(!w[1].starts_with(&w[0]), "{:?} prefixes {:?}", w[0], w[1]);

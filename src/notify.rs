@@ -12,8 +12,8 @@
 use crate::agentx::session::Notification;
 use crate::config::NotifyConfig;
 use crate::metrics::{
-    self, all_notifications, Layout, Mib, NotificationDef, NOTIFICATIONS_BRANCH,
-    PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS, SNMP_TRAP_OID,
+    self, all_notifications, Layout, Mib, NotificationDef, PUPPET_NOTIFICATIONS,
+    REDIS_NOTIFICATIONS, SNMP_TRAP_OID,
 };
 use crate::oid::Oid;
 use crate::puppet::events::{EventItem, EventsObservation};
@@ -38,10 +38,12 @@ pub enum RedisEvent {
     ReplicationLinkDown,
     ReplicationLinkUp,
     PersistenceFailed,
+    CertificateExpiring,
+    CertificateExpiringCleared,
 }
 
 impl RedisEvent {
-    pub const ALL: [RedisEvent; 7] = [
+    pub const ALL: [RedisEvent; 9] = [
         RedisEvent::InstanceDown,
         RedisEvent::InstanceUp,
         RedisEvent::Restarted,
@@ -49,6 +51,8 @@ impl RedisEvent {
         RedisEvent::ReplicationLinkDown,
         RedisEvent::ReplicationLinkUp,
         RedisEvent::PersistenceFailed,
+        RedisEvent::CertificateExpiring,
+        RedisEvent::CertificateExpiringCleared,
     ];
 
     pub fn def(self) -> &'static NotificationDef {
@@ -56,25 +60,30 @@ impl RedisEvent {
     }
 }
 
-/// A notification of PUPPET-AGENT-MIB, in the order of
-/// [`PUPPET_NOTIFICATIONS`].
+/// A notification of PUPPET-AGENT-MIB; its number below
+/// `puppetNotifications` is its discriminant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
 pub enum PuppetEvent {
-    RunFailed,
-    RunChanged,
-    CachedCatalogUsed,
-    RunRecovered,
-    AgentStale,
-    AgentStaleCleared,
-    AgentDisabled,
-    AgentEnabled,
-    ResourceChanged,
-    ResourceFailed,
-    ResourceEventsHeldBack,
+    RunFailed = 1,
+    RunChanged = 2,
+    CachedCatalogUsed = 3,
+    RunRecovered = 4,
+    AgentStale = 5,
+    AgentStaleCleared = 6,
+    AgentDisabled = 7,
+    AgentEnabled = 8,
+    ResourceChanged = 9,
+    ResourceFailed = 10,
+    ResourceEventsHeldBack = 11,
+    NotConverging = 12,
+    Converged = 13,
+    RunStorm = 14,
+    RunStormCleared = 15,
 }
 
 impl PuppetEvent {
-    pub const ALL: [PuppetEvent; 11] = [
+    pub const ALL: [PuppetEvent; 15] = [
         PuppetEvent::RunFailed,
         PuppetEvent::RunChanged,
         PuppetEvent::CachedCatalogUsed,
@@ -86,12 +95,27 @@ impl PuppetEvent {
         PuppetEvent::ResourceChanged,
         PuppetEvent::ResourceFailed,
         PuppetEvent::ResourceEventsHeldBack,
+        PuppetEvent::NotConverging,
+        PuppetEvent::Converged,
+        PuppetEvent::RunStorm,
+        PuppetEvent::RunStormCleared,
     ];
 
+    /// Its entry in [`PUPPET_NOTIFICATIONS`], found by number (every event
+    /// has one: `typed_events_are_the_tables_notifications`).
     pub fn def(self) -> &'static NotificationDef {
-        &PUPPET_NOTIFICATIONS[self as usize]
+        PUPPET_NOTIFICATIONS
+            .iter()
+            .find(|d| d.number == self as u32)
+            .expect("every PuppetEvent is in PUPPET_NOTIFICATIONS")
     }
 }
+
+/// How many runs in a row, each ending less than `min_run_interval` after
+/// the one before, are a run storm: three. One run started by hand right
+/// after the agent's own is not a storm; a third quick one is a pattern
+/// (a kick loop, an `Exec` that re-runs Puppet).
+pub const STORM_QUICK_RUNS: u32 = 2;
 
 /// What the notifier remembers of Puppet between observations.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -100,13 +124,25 @@ struct PuppetKnown {
     status: Option<RunStatus>,
     disabled: bool,
     stale: bool,
+    /// `puppetNotConverging` was sent (or the baseline was already so) and
+    /// no run has changed nothing since.
+    not_converging: bool,
+    /// Runs in a row that ended less than `min_run_interval` after the one
+    /// before.
+    quick_runs: u32,
+    /// `puppetRunStorm` was sent and not cleared.
+    storm: bool,
 }
 
 /// The notifications due for a Puppet observation. A new run is one whose
 /// end time differs from the last judged one.
-fn puppet_transitions(known: &PuppetKnown, seen: &PuppetObservation) -> Vec<PuppetEvent> {
+fn puppet_transitions(
+    known: &PuppetKnown,
+    seen: &PuppetObservation,
+    min_run_interval: Duration,
+) -> Vec<PuppetEvent> {
     let mut due = Vec::new();
-    if seen.last_run.is_some() && seen.last_run != known.last_run && !seen.report_pending {
+    if is_new_run(known, seen) {
         match seen.status {
             Some(RunStatus::Failed) => due.push(PuppetEvent::RunFailed),
             Some(RunStatus::Changed) => due.push(PuppetEvent::RunChanged),
@@ -123,6 +159,18 @@ fn puppet_transitions(known: &PuppetKnown, seen: &PuppetObservation) -> Vec<Pupp
         if known.stale {
             due.push(PuppetEvent::AgentStaleCleared);
         }
+        match (known.not_converging, seen.not_converging) {
+            (false, true) => due.push(PuppetEvent::NotConverging),
+            (true, false) => due.push(PuppetEvent::Converged),
+            _ => {}
+        }
+        let quick = quick_runs(known, seen, min_run_interval);
+        if !known.storm && quick >= STORM_QUICK_RUNS {
+            due.push(PuppetEvent::RunStorm);
+        }
+        if known.storm && quick == 0 {
+            due.push(PuppetEvent::RunStormCleared);
+        }
     }
     match (known.disabled, seen.disabled) {
         (false, true) => due.push(PuppetEvent::AgentDisabled),
@@ -130,6 +178,21 @@ fn puppet_transitions(known: &PuppetKnown, seen: &PuppetObservation) -> Vec<Pupp
         _ => {}
     }
     due
+}
+
+/// Whether `seen` is a run not judged yet, ready to be judged (its report
+/// is in, or was waited for).
+fn is_new_run(known: &PuppetKnown, seen: &PuppetObservation) -> bool {
+    seen.last_run.is_some() && seen.last_run != known.last_run && !seen.report_pending
+}
+
+/// The quick runs in a row once the new run `seen` is counted: one more if
+/// it ended less than `min_run_interval` after the run before, else none.
+fn quick_runs(known: &PuppetKnown, seen: &PuppetObservation, min_run_interval: Duration) -> u32 {
+    match seen.run_interval {
+        Some(secs) if secs < min_run_interval.as_secs() => known.quick_runs.saturating_add(1),
+        _ => 0,
+    }
 }
 
 /// The notifications due between two observations of one instance. `before`
@@ -155,6 +218,11 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
     }
     if before.persistence_failed == Some(false) && after.persistence_failed == Some(true) {
         due.push(RedisEvent::PersistenceFailed);
+    }
+    match (before.certificate_expiring, after.certificate_expiring) {
+        (Some(false), Some(true)) => due.push(RedisEvent::CertificateExpiring),
+        (Some(true), Some(false)) => due.push(RedisEvent::CertificateExpiringCleared),
+        _ => {}
     }
     due
 }
@@ -245,11 +313,22 @@ impl Notifier {
                     status: seen.status,
                     disabled: seen.disabled,
                     stale,
+                    // A loop already going at start-up is not news; its end is.
+                    not_converging: seen.not_converging && !seen.report_pending,
+                    quick_runs: 0,
+                    storm: false,
                 });
                 Vec::new()
             }
             Some(known) => {
-                let due = puppet_transitions(known, seen);
+                let min = self.config.puppet_min_run_interval;
+                let due = puppet_transitions(known, seen, min);
+                if is_new_run(known, seen) {
+                    known.quick_runs = quick_runs(known, seen, min);
+                    known.storm = known.quick_runs >= STORM_QUICK_RUNS
+                        || (known.storm && known.quick_runs > 0);
+                    known.not_converging = seen.not_converging;
+                }
                 if !seen.report_pending && seen.last_run.is_some() {
                     known.last_run = seen.last_run;
                     known.status = seen.status;
@@ -262,13 +341,30 @@ impl Notifier {
     }
 
     /// Called now and then: Puppet turns stale when no run ended within
-    /// `puppet_stale_after`.
-    pub fn puppet_tick_due(&self, now_unix: i64) -> Option<PuppetEvent> {
+    /// `puppet_stale_after`, and a run storm is over when no run ended
+    /// within `puppet_min_run_interval`.
+    pub fn puppet_tick_due(&self, now_unix: i64) -> Vec<PuppetEvent> {
+        let mut due = Vec::new();
         let mut state = self.lock();
-        let known = state.puppet.as_mut()?;
+        let Some(known) = state.puppet.as_mut() else {
+            return due;
+        };
         let stale = self.is_stale(known.last_run, now_unix);
-        let due = (stale && !known.stale).then_some(PuppetEvent::AgentStale);
+        if stale && !known.stale {
+            due.push(PuppetEvent::AgentStale);
+        }
         known.stale = stale;
+        let min = i64::try_from(self.config.puppet_min_run_interval.as_secs()).unwrap_or(i64::MAX);
+        let quiet = known
+            .last_run
+            .is_some_and(|t| now_unix.saturating_sub(t) >= min);
+        if quiet {
+            known.quick_runs = 0;
+            if known.storm {
+                known.storm = false;
+                due.push(PuppetEvent::RunStormCleared);
+            }
+        }
         due
     }
 
@@ -319,22 +415,21 @@ impl Notifier {
         if self.config.disabled.contains(def.name) || !(budgeted || self.allowed(def.name, index)) {
             return;
         }
-        let root = match def.mib {
-            Mib::Redis => &self.layout.root,
-            Mib::Puppet => &self.layout.puppet,
+        let suffix = match def.mib {
+            Mib::Redis => index,
+            Mib::Puppet => 0,
         };
-        let trap_oid = root.child(&[NOTIFICATIONS_BRANCH, def.number]);
+        let trap_oid = self.layout.notification_oid(def);
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
         for name in def.objects {
             let Some((object, column)) = self.objects.get(name) else {
                 continue;
             };
-            let suffix = match def.mib {
-                Mib::Redis => index,
-                Mib::Puppet if *column => index,
-                Mib::Puppet => 0,
+            // A table's column is sent with the row's index; a scalar, `.0`.
+            let suffix = if *column { index } else { suffix };
+            let Ok(oid) = object.child(&[suffix]) else {
+                continue;
             };
-            let oid = object.child(&[suffix]);
             if let Some(v) = value(&oid) {
                 varbinds.push((oid, v));
             }
@@ -379,7 +474,7 @@ impl Notifier {
 }
 
 fn oid_of(arcs: &[u32]) -> Oid {
-    Oid::null().child(arcs)
+    Oid::new(arcs.to_vec()).expect("a constant OID of the catalogue")
 }
 
 #[cfg(test)]
@@ -400,6 +495,7 @@ mod tests {
             role: Role::from_label(role),
             link: link.and_then(LinkStatus::from_label),
             persistence_failed: failed,
+            certificate_expiring: None,
         }
     }
 
@@ -410,11 +506,17 @@ mod tests {
             assert_eq!(event.def().number as usize, i + 1);
         }
         assert_eq!(RedisEvent::ALL.len(), REDIS_NOTIFICATIONS.len());
-        for (i, event) in PuppetEvent::ALL.iter().enumerate() {
+        for event in PuppetEvent::ALL {
             assert_eq!(event.def().name, format!("puppet{event:?}"));
-            assert_eq!(event.def().number as usize, i + 1);
+            assert_eq!(event.def().number, event as u32);
         }
-        assert_eq!(PuppetEvent::ALL.len(), PUPPET_NOTIFICATIONS.len());
+        for def in PUPPET_NOTIFICATIONS {
+            assert!(
+                PuppetEvent::ALL.iter().any(|e| e.def().name == def.name),
+                "{} has no PuppetEvent",
+                def.name
+            );
+        }
     }
 
     #[test]
@@ -446,6 +548,26 @@ mod tests {
         let failing = obs(true, "a", "master", None, Some(true));
         assert_eq!(redis_transitions(&master, &failing), [PersistenceFailed]);
         assert!(redis_transitions(&failing, &failing).is_empty());
+        // The certificate: falling under the warning, renewed beyond it.
+        let fine = RedisObservation {
+            certificate_expiring: Some(false),
+            ..master.clone()
+        };
+        let expiring = RedisObservation {
+            certificate_expiring: Some(true),
+            ..master.clone()
+        };
+        assert_eq!(redis_transitions(&fine, &expiring), [CertificateExpiring]);
+        assert!(redis_transitions(&expiring, &expiring).is_empty());
+        assert_eq!(
+            redis_transitions(&expiring, &fine),
+            [CertificateExpiringCleared]
+        );
+        // Unknown (no certificate seen yet, or down) is no transition.
+        assert!(redis_transitions(&master, &expiring).is_empty());
+        let mut known = expiring.clone();
+        known.remember(&RedisObservation::down());
+        assert_eq!(known.certificate_expiring, Some(true));
     }
 
     #[test]
@@ -525,7 +647,7 @@ mod tests {
             }
         };
         let tick = |now| {
-            if let Some(event) = notifier.puppet_tick_due(now) {
+            for event in notifier.puppet_tick_due(now) {
                 notifier.send(event.def(), 0, |_| None);
             }
         };
@@ -559,6 +681,82 @@ mod tests {
                 "puppetAgentEnabled",
             ]
         );
+    }
+
+    #[test]
+    fn runs_that_never_converge_and_run_storms() {
+        use crate::puppet::RunStatus::*;
+        let (tx, mut rx) = mpsc::channel(100);
+        let config = NotifyConfig {
+            puppet_min_run_interval: Duration::from_secs(60),
+            ..NotifyConfig::default()
+        };
+        let notifier = Notifier::new(config, Layout::default_layout(), tx);
+        let observe = |seen: &PuppetObservation, now| {
+            for event in notifier.puppet_due(seen, now) {
+                notifier.send(event.def(), 0, |_| None);
+            }
+        };
+        let tick = |now| {
+            for event in notifier.puppet_tick_due(now) {
+                notifier.send(event.def(), 0, |_| None);
+            }
+        };
+        // `interval` after the run before; `looping`: K changing runs in a row.
+        let run = |end: i64, interval: Option<u64>, looping: bool, status| PuppetObservation {
+            run_interval: interval,
+            not_converging: looping,
+            ..run(end, status)
+        };
+        let t = 1_795_336_000;
+        observe(&run(t, None, false, Changed), t); // baseline
+        observe(&run(t + 30, Some(30), false, Changed), t + 30); // one quick run
+        assert_eq!(sent(&mut rx), ["puppetRunChanged"]);
+        let mut pending = run(t + 50, Some(20), true, Changed);
+        pending.report_pending = true;
+        observe(&pending, t + 50); // not judged before its report
+        assert!(sent(&mut rx).is_empty());
+        observe(&run(t + 50, Some(20), true, Changed), t + 51); // two quick: a storm, a loop
+        assert_eq!(
+            sent(&mut rx),
+            ["puppetRunChanged", "puppetNotConverging", "puppetRunStorm"]
+        );
+        observe(&run(t + 70, Some(20), true, Changed), t + 70); // once each
+        tick(t + 100); // 30 s quiet: the storm goes on
+        assert_eq!(sent(&mut rx), ["puppetRunChanged"]);
+        observe(&run(t + 90, Some(20), false, Unchanged), t + 90);
+        assert_eq!(sent(&mut rx), ["puppetConverged"]);
+        tick(t + 149);
+        assert!(sent(&mut rx).is_empty());
+        tick(t + 150); // min_run_interval without a run
+        tick(t + 151);
+        assert_eq!(sent(&mut rx), ["puppetRunStormCleared"]);
+        // Quick runs again after the quiet: the count starts over.
+        observe(&run(t + 200, Some(110), false, Unchanged), t + 200);
+        observe(&run(t + 210, Some(10), false, Unchanged), t + 210);
+        assert!(sent(&mut rx).is_empty());
+        observe(&run(t + 220, Some(10), false, Unchanged), t + 220);
+        assert_eq!(sent(&mut rx), ["puppetRunStorm"]);
+        // A slow run ends it too, without waiting for the tick.
+        observe(&run(t + 400, Some(180), false, Unchanged), t + 400);
+        assert_eq!(sent(&mut rx), ["puppetRunStormCleared"]);
+    }
+
+    #[test]
+    fn a_loop_going_at_start_up_is_the_baseline() {
+        let (tx, mut rx) = mpsc::channel(100);
+        let notifier = Notifier::new(NotifyConfig::default(), Layout::default_layout(), tx);
+        let looping = PuppetObservation {
+            not_converging: true,
+            ..run(1000, RunStatus::Changed)
+        };
+        assert!(notifier.puppet_due(&looping, 1000).is_empty());
+        let converged = run(1300 + 3600, RunStatus::Unchanged);
+        assert_eq!(
+            notifier.puppet_due(&converged, 1300 + 3600),
+            [PuppetEvent::Converged]
+        );
+        drop(rx.try_recv());
     }
 
     #[test]
@@ -602,7 +800,7 @@ mod tests {
         let name = metrics::redis_objects()
             .find(|o| o.name == "redisInstanceName")
             .unwrap();
-        let name_oid = layout.object_oid(name).child(&[3]);
+        let name_oid = layout.row_oid(name, &[3]).unwrap();
         notifier.send(RedisEvent::InstanceDown.def(), 3, |oid| {
             (*oid == name_oid).then(|| Value::text("cache"))
         });

@@ -50,12 +50,16 @@ impl Oid {
         self.0.starts_with(&prefix.0)
     }
 
-    /// This OID with `suffix` appended: `root.child(&[1, 5, 0])`.
-    pub fn child(&self, suffix: &[u32]) -> Oid {
+    /// This OID with `suffix` appended: `root.child(&[1, 5, 0])`, under
+    /// the same limit as [`Oid::new`].
+    pub fn child(&self, suffix: &[u32]) -> Result<Oid, OidError> {
+        if self.0.len() + suffix.len() > MAX_SUBIDS {
+            return Err(OidError::TooLong);
+        }
         let mut v = Vec::with_capacity(self.0.len() + suffix.len());
         v.extend_from_slice(&self.0);
         v.extend_from_slice(suffix);
-        Oid(v)
+        Ok(Oid(v))
     }
 
     /// The OID one level up, or `None` for the null OID.
@@ -118,6 +122,16 @@ mod tests {
         }
         let long = vec!["1"; MAX_SUBIDS + 1].join(".");
         assert_eq!(long.parse::<Oid>(), Err(OidError::TooLong));
+    }
+
+    #[test]
+    fn a_child_keeps_the_limit() {
+        let root: Oid = "1.3.6.1".parse().unwrap();
+        assert_eq!(root.child(&[2, 0]).unwrap().to_string(), ".1.3.6.1.2.0");
+        let full = root.child(&[7; MAX_SUBIDS - 4]).unwrap();
+        assert_eq!(full.len(), MAX_SUBIDS);
+        assert_eq!(full.child(&[1]), Err(OidError::TooLong));
+        assert_eq!(full.child(&[]).as_ref(), Ok(&full));
     }
 
     #[test]

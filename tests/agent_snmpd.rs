@@ -2,10 +2,12 @@
 //! redis-server and the agent binary between them (`-r 1`), queried with
 //! net-snmp's own tools, as a user would.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::time::{Duration, Instant};
+use testkit::*;
 
 /// redis-server, snmpd (unix AgentX) and the agent, registered. Bind as
 /// `let (redis, snmpd, agent) = setup(..)`: locals drop in reverse order, so

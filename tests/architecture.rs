@@ -168,3 +168,44 @@ fn the_reader_finds_imports_and_skips_comments() {
         .get("hub")
         .is_some_and(|n| n.contains_key("notify")));
 }
+
+/// Every test program that starts a program (through `Command`, or the
+/// harness `testkit` (tests/support) or tests/mibtool, which do) is built only with
+/// the `system-tests` feature, so a plain `cargo test` on a machine without
+/// snmpd, redis-server, … runs the rest and lists these as left out
+/// (tests/without_system_tests.rs).
+#[test]
+fn test_programs_that_start_programs_carry_the_system_tests_gate() {
+    const GATE: &str = "#![cfg(feature = \"system-tests\")]";
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut ungated = Vec::new();
+    let mut gated = 0;
+    for entry in std::fs::read_dir(&tests).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let starts_programs = text.lines().any(|l| {
+            let l = l.trim_start();
+            l.contains("testkit::") || l.starts_with("mod mibtool;") || l.contains("Command::new")
+        });
+        let has_gate = text.lines().any(|l| l.trim() == GATE);
+        // This file names the markers it looks for; the gate's stand-in
+        // is the one program that must build without the feature.
+        let exempt = ["architecture.rs", "without_system_tests.rs"];
+        if starts_programs && !has_gate && !exempt.iter().any(|f| path.ends_with(f)) {
+            ungated.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+        gated += usize::from(has_gate);
+    }
+    assert!(
+        gated > 10,
+        "only {gated} gated test programs found in {}",
+        tests.display()
+    );
+    assert!(
+        ungated.is_empty(),
+        "start programs but lack `{GATE}`: {ungated:?}"
+    );
+}

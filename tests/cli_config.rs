@@ -2,12 +2,14 @@
 //! mistakes are refused before anything starts, with a message that names
 //! the file, the line and the key.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
 use std::process::Command;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(common::agent_bin())
+    let out = Command::new(testkit::agent_bin())
         .args(args)
         .output()
         .expect("running redis-snmp");
@@ -79,9 +81,9 @@ fn a_password_file_readable_by_all_draws_a_warning() {
     let pw = dir.path().join("pw");
     std::fs::write(&pw, "s3cret-pw\n").unwrap();
     std::fs::set_permissions(&pw, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
-    let snmpd = common::Snmpd::start();
-    let redis = common::Redis::start_with(&["requirepass s3cret-pw"]);
-    let agent = common::Agent::start(&snmpd, &redis, &["--password-file", pw.to_str().unwrap()]);
+    let snmpd = testkit::Snmpd::start();
+    let redis = testkit::Redis::start_with(&["requirepass s3cret-pw"]);
+    let agent = testkit::Agent::start(&snmpd, &redis, &["--password-file", pw.to_str().unwrap()]);
     let log = agent.log();
     assert!(log.contains("readable by every user"), "{log}");
     assert!(!log.contains("s3cret-pw"), "{log}");

@@ -46,9 +46,10 @@
 //!   machine where systemd does run, dpkg also starts the real service
 //!   against /var/agentx/master and localhost:6379; the purge stops it.)
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -57,6 +58,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+use testkit::*;
 
 const PKG: &str = "redis-snmp";
 const USER: &str = "redis-snmp";

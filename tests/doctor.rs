@@ -5,12 +5,14 @@
 //! without +info, an unreadable report) gives its own FAIL line and fix,
 //! exit 1; `--json` says the same for scripts; no secret is printed.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use testkit::*;
 
 struct Outcome {
     success: bool,
@@ -61,13 +63,11 @@ impl Setup {
     /// from a real run), the given AgentX socket.
     fn new(snmpd: &Snmpd, redis_entry: &str) -> Setup {
         let dir = tempfile::tempdir().unwrap();
-        let config = format!(
-            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\nname = \"main\"\n{redis_entry}\n{}",
-            snmpd.agentx_address(),
-            puppet_fixture_section(dir.path(), "b_changed"),
-        );
+        AgentConfig::new(snmpd)
+            .table(&format!("[[redis]]\nname = \"main\"\n{redis_entry}"))
+            .table(&puppet_fixture_section(dir.path(), "b_changed"))
+            .write(dir.path());
         let report = dir.path().join("last_run_report.yaml");
-        std::fs::write(dir.path().join("agent.toml"), config).unwrap();
         Setup { dir, report }
     }
 

@@ -1,10 +1,12 @@
 //! Faults from outside: snmpd killed over and over, Redis paused or asleep.
 //! The agent keeps serving, says truthfully what it knows, and leaks nothing.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{status_kib, wait_until, Agent, Redis, Snmpd, LEGACY_ROOT};
 use std::time::{Duration, Instant};
+use testkit::{status_kib, wait_until, Agent, Redis, Snmpd, LEGACY_ROOT};
 
 fn open_fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
@@ -72,7 +74,7 @@ fn timed_get(snmpd: &Snmpd, suffix: &str) -> (String, Duration) {
     let started = Instant::now();
     let var = snmpd
         .numeric()
-        .get_one(&format!("{}.{suffix}", common::REDIS_ROOT));
+        .get_one(&format!("{}.{suffix}", testkit::REDIS_ROOT));
     (var.value, started.elapsed())
 }
 

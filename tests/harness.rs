@@ -1,12 +1,14 @@
-//! Tests of the test harness itself (tests/common), against the real
+//! Tests of the test harness itself (tests/support, the `testkit` crate), against the real
 //! servers, without the agent: if these fail, the end-to-end tests cannot be
 //! trusted either.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use testkit::*;
 
 fn assert_loopback_only(what: &str, pid: u32, expect: &[(&str, u16)]) {
     let socks = bound_sockets(pid);

@@ -16,15 +16,17 @@
 //!   runs as another user, so that user's other processes cannot read its
 //!   memory or environment.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use testkit::*;
 
 /// `redisInstanceState.N` and `redisInstanceLastError.N`.
 fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {
@@ -197,20 +199,10 @@ fn a_huge_reply_is_cut_at_the_limit_and_memory_stays_flat() {
     let (flood_port, stop, served) = flooding_server(HUGE);
     let snmpd = Snmpd::start();
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("agent.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "agentx_socket = \"{}\"\nrefresh = 1\n\
-             [[redis]]\nname = \"real\"\naddress = \"127.0.0.1:{}\"\n\
-             [[redis]]\nname = \"flood\"\naddress = \"127.0.0.1:{flood_port}\"\ntimeout = 5.0\n",
-            snmpd.agentx_address(),
-            redis.port()
-        ),
-    )
-    .unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = AgentConfig::new(&snmpd)
+        .redis("real", &format!("127.0.0.1:{}", redis.port()), "")
+        .redis("flood", &format!("127.0.0.1:{flood_port}"), "timeout = 5.0")
+        .start_quiet(dir.path());
     let (_, error) = wait_state(&snmpd, 2, "2", "limit");
     assert!(
         error.contains("4194304-byte limit") && error.contains("max_reply_bytes"),
@@ -259,25 +251,10 @@ fn a_fifo_or_a_link_in_puppets_directories_freezes_nothing() {
     let secret = dir.path().join("password");
     write_file_mode(&secret, "TopSecretLinkTarget\n", 0o600);
     std::os::unix::fs::symlink(&secret, state.join("last_run_report.yaml")).unwrap();
-    let config = dir.path().join("agent.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "agentx_socket = \"{}\"\nrefresh = 1\n\
-             [[redis]]\naddress = \"127.0.0.1:{}\"\n\
-             [puppet]\nsummary = \"{}\"\nreport = \"{}\"\n\
-             disabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
-            snmpd.agentx_address(),
-            redis.port(),
-            summary.display(),
-            state.join("last_run_report.yaml").display(),
-            state.join("agent_disabled.lock").display(),
-            state.join("agent_catalog_run.lock").display(),
-        ),
-    )
-    .unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let mut agent = AgentConfig::new(&snmpd)
+        .redis("main", &format!("127.0.0.1:{}", redis.port()), "")
+        .puppet_files(&public, &state, "")
+        .start_quiet(dir.path());
     wait_state(&snmpd, 1, "1", "");
     // The Puppet subtree answers, and shows neither file's content.
     let walk = snmpd.numeric().bulkwalk(".1.3.6.1.4.1.20267.401");

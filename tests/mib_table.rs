@@ -20,6 +20,10 @@
 //! The tools come from the Debian packages smitools and snmp; the SMIv2 base
 //! modules from `scripts/base-mibs.sh`. See `tests/mibtool/mod.rs`.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 mod mibtool;
 
 use mibtool::{
@@ -27,8 +31,8 @@ use mibtool::{
     ResolvedType, MODULE, SMILINT,
 };
 use redis_snmp::metrics::{
-    redis_objects, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    ObjectDef, ReplicaField, RowIndex, SentinelField, SlowlogField, Source, StatusField,
+    redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField,
+    Layout, ObjectDef, ReplicaField, RowIndex, SentinelField, SlowlogField, Source, StatusField,
     DEFAULT_REDIS_ROOT, INSTANCE_ENTRY, INSTANCE_STATE, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
     SENTINEL_STATE, TABLES,
 };
@@ -71,6 +75,11 @@ fn scale(o: &ObjectDef) -> Option<u32> {
             conversion: Conversion::Scaled(factor),
             ..
         } => Some(factor),
+        // Hundredths of a percent.
+        Source::Info {
+            conversion: Conversion::PercentOf(_),
+            ..
+        } => Some(100),
         Source::Command(field) => Some(field.scale()).filter(|f| *f != 1),
         Source::Info { .. }
         | Source::Status(_)
@@ -79,7 +88,9 @@ fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Error(_)
         | Source::SentinelMaster(_)
         | Source::Slowlog(_)
-        | Source::Latency(_) => None,
+        | Source::Latency(_)
+        | Source::ClientName(_)
+        | Source::ClientUser(_) => None,
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => None,
     }
@@ -235,7 +246,7 @@ fn every_served_object_is_in_the_mib_with_its_oid_kind_access_and_type() {
             problems.push(format!("{}: not in {MODULE}", o.name));
             continue;
         };
-        let oid = o.oid(&root);
+        let oid = root.child(o.arcs).unwrap();
         if node.oid != oid {
             problems.push(format!(
                 "{}: MIB says {}, agent serves {oid}",
@@ -309,7 +320,9 @@ fn conversions_fit_the_declared_syntax() {
             Conversion::Text => o.syntax == Syntax::DisplayString,
             Conversion::Truth => o.syntax == Syntax::TruthValue,
             Conversion::Enum(_) => o.syntax == Syntax::Enum,
-            Conversion::Scaled(_) | Conversion::AgeOf => o.syntax == Syntax::Gauge32,
+            Conversion::Scaled(_) | Conversion::AgeOf | Conversion::PercentOf(_) => {
+                o.syntax == Syntax::Gauge32
+            }
             Conversion::SecondsToCentiseconds => {
                 matches!(o.syntax, Syntax::Counter32 | Syntax::Counter64)
             }
@@ -367,6 +380,7 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             ReplicaField::Offset => vec!["slave<N>", "offset"],
             ReplicaField::LagSeconds => vec!["slave<N>", "lag"],
             ReplicaField::LagBytes => vec!["slave<N>", "offset", "master_repl_offset"],
+            ReplicaField::Kind => vec!["slave<N>", "type"],
         },
         Source::Command(field) => {
             let cmdstat = "cmdstat_<name>";
@@ -412,7 +426,11 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             SlowlogField::LastId | SlowlogField::LastTime | SlowlogField::LastUsec => {
                 vec!["SLOWLOG GET 1"]
             }
+            SlowlogField::LargeRequests => vec!["COMMANDLOG LEN", "large-request"],
+            SlowlogField::LargeReplies => vec!["COMMANDLOG LEN", "large-reply"],
         },
+        Source::ClientName(field) => client_source(field, "redisCnName", "redisCnLabel"),
+        Source::ClientUser(field) => client_source(field, "redisCuUser", "redisCuLabel"),
         Source::Latency(LatencyField::Name) => vec!["LATENCY LATEST", "redisLatEvent"],
         Source::Latency(LatencyField::Key) => vec!["redisInstanceName", "redisLatLabel"],
         Source::Latency(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) => {
@@ -435,6 +453,25 @@ enum RowName {
     Index,
     /// The instance's name, `/`, and the index string (the `…Key` columns).
     InstanceAndIndex,
+}
+
+/// The CLIENT LIST field a column of the client aggregate tables is made of.
+fn client_source(
+    field: ClientField,
+    index: &'static str,
+    label: &'static str,
+) -> Vec<&'static str> {
+    let list = "CLIENT LIST";
+    match field {
+        ClientField::Label => vec![index],
+        ClientField::Key => vec!["redisInstanceName", label],
+        ClientField::Count => vec![list],
+        ClientField::OldestAge => vec!["age"],
+        ClientField::MaxIdle => vec!["idle"],
+        ClientField::MaxOutputMem => vec!["omem"],
+        ClientField::MaxTotalMem => vec!["tot-mem"],
+        ClientField::Blocked => vec!["flags"],
+    }
 }
 
 /// Whether an object names its row, and how. The match is exhaustive over
@@ -475,6 +512,16 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
             LatencyField::Key => Some(InstanceAndIndex),
             LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs => None,
         },
+        Source::ClientName(field) | Source::ClientUser(field) => match field {
+            ClientField::Label => Some(Index),
+            ClientField::Key => Some(InstanceAndIndex),
+            ClientField::Count
+            | ClientField::OldestAge
+            | ClientField::MaxIdle
+            | ClientField::MaxOutputMem
+            | ClientField::MaxTotalMem
+            | ClientField::Blocked => None,
+        },
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
@@ -495,62 +542,6 @@ fn mentions(text: &str, word: &str) -> bool {
     })
 }
 
-/// The UNITS an object must have, where the agent's table says.
-fn expected_units(o: &ObjectDef) -> Option<&'static str> {
-    let by_conversion = match o.source {
-        Source::Info { conversion, .. } => match conversion {
-            Conversion::SecondsToCentiseconds => Some("centiseconds"),
-            Conversion::AgeOf => Some("seconds"),
-            _ => None,
-        },
-        Source::Status(StatusField::DataAge) => Some("seconds"),
-        Source::Status(StatusField::PollDuration) => Some("milliseconds"),
-        Source::Keyspace(KeyspaceField::AvgTtl) => Some("milliseconds"),
-        Source::Replica(ReplicaField::LagSeconds) => Some("seconds"),
-        Source::Replica(ReplicaField::Offset | ReplicaField::LagBytes) => Some("bytes"),
-        Source::Command(
-            CommandField::Usec
-            | CommandField::UsecPerCall
-            | CommandField::P50
-            | CommandField::P99
-            | CommandField::P999,
-        ) => Some("microseconds"),
-        // UNIX times, in seconds.
-        Source::Slowlog(SlowlogField::LastTime) | Source::Latency(LatencyField::LastTime) => {
-            Some("seconds")
-        }
-        Source::Slowlog(SlowlogField::LastUsec) => Some("microseconds"),
-        Source::Latency(LatencyField::LastMs | LatencyField::MaxMs) => Some("milliseconds"),
-        _ => None,
-    };
-    if by_conversion.is_some() {
-        return by_conversion;
-    }
-    // Unscaled INFO fields whose name tells the unit.
-    let Source::Info {
-        fields,
-        conversion: Conversion::Unsigned | Conversion::Signed,
-    } = o.source
-    else {
-        return None;
-    };
-    let field = fields.first()?;
-    if field.ends_with("_bytes") || field.starts_with("used_memory") {
-        Some("bytes")
-    } else if field.ends_with("_usec") {
-        Some("microseconds")
-    } else if field.ends_with("_milliseconds") {
-        Some("milliseconds")
-    } else if field.ends_with("_seconds")
-        || field.ends_with("_ago")
-        || (field.ends_with("_sec") && !field.ends_with("_per_sec"))
-    {
-        Some("seconds")
-    } else {
-        None
-    }
-}
-
 #[test]
 fn descriptions_name_the_sources_and_units_fit() {
     let mib = mib();
@@ -569,13 +560,11 @@ fn descriptions_name_the_sources_and_units_fit() {
                 ));
             }
         }
-        if let Some(units) = expected_units(o) {
-            if node.units.as_deref() != Some(units) {
-                problems.push(format!(
-                    "{}: UNITS {:?}, want {units:?}",
-                    o.name, node.units
-                ));
-            }
+        if node.units.as_deref() != o.units {
+            problems.push(format!(
+                "{}: UNITS {:?} in the MIB, {:?} in the catalogue (src/metrics.rs)",
+                o.name, node.units, o.units
+            ));
         }
         let signed = matches!(
             o.source,
@@ -763,7 +752,7 @@ fn check_index_object(mib: &Mib, entry: &Oid, ix: &IndexObject) -> Result<(), St
 fn every_table_is_indexed_as_the_agent_indexes_it() {
     let mib = mib();
     let root = root();
-    let objects = root.child(&[3]);
+    let objects = root.child(&[3]).unwrap();
     let tables = tables();
     let mut problems = Vec::new();
 
@@ -787,7 +776,7 @@ fn every_table_is_indexed_as_the_agent_indexes_it() {
                 continue;
             }
         };
-        let entry_oid = root.child(arcs);
+        let entry_oid = root.child(arcs).unwrap();
         entries.insert(entry_oid.clone());
         let Some(entry) = mib.node_at(&entry_oid) else {
             problems.push(format!("no entry at {entry_oid}"));
@@ -1006,6 +995,20 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             max_ms,
         })
         .collect(),
+        // CLIENT LIST of a real Redis 7.0, with a name as long as an index
+        // may be and one longer (counted in "(other names)").
+        clients: Some(redis_snmp::redis::clients::aggregate(
+            format!(
+                "{}\nid=90 name={longest} age=1 user=default\nid=91 name={too_long} user=default\n",
+                std::fs::read_to_string(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/fixtures/redis/7.0-client-list.txt"
+                ))
+                .unwrap()
+            )
+            .as_bytes(),
+            50,
+        )),
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.
@@ -1042,7 +1045,9 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     }
 
     let root = root();
-    let defs: Vec<(Oid, &ObjectDef)> = redis_objects().map(|o| (o.oid(&root), o)).collect();
+    let defs: Vec<(Oid, &ObjectDef)> = redis_objects()
+        .map(|o| (root.child(o.arcs).unwrap(), o))
+        .collect();
     let mut problems = Vec::new();
     let mut rows_seen = BTreeSet::new();
     let mut legacy_seen = 0;
@@ -1123,7 +1128,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     // Every table got rows from these captures, so every INDEX was tried.
     for table in tables() {
         let arcs = table.entry_arcs().unwrap();
-        let entry = mib.node_at(&root.child(arcs)).expect("entry");
+        let entry = mib.node_at(&root.child(arcs).unwrap()).expect("entry");
         if !rows_seen.contains(&entry.name) {
             problems.push(format!("no row of {} was built", entry.name));
         }
@@ -1135,7 +1140,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
 // Notifications.
 
 fn notification_oid(root: &Oid, def: &NotificationDef) -> Oid {
-    root.child(&[NOTIFICATIONS_BRANCH, def.number])
+    root.child(&[NOTIFICATIONS_BRANCH, def.number]).unwrap()
 }
 
 /// What a notification's DESCRIPTION must name beyond what all share: the
@@ -1149,6 +1154,7 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         4 => &["role"],
         5 | 6 => &["master_link_status", "up", "down"],
         7 => &["rdb_last_bgsave_status", "aof_last_write_status", "err"],
+        8 | 9 => &["cert_expiry_warning", "redisInstanceCertExpiresIn"],
         _ => return None,
     })
 }
@@ -1219,8 +1225,9 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
                 ));
                 continue;
             }
-            let row = object
-                .oid(&root)
+            let row = root
+                .child(object.arcs)
+                .unwrap()
                 .parent()
                 .and_then(|r| mib.node_at(&r).cloned());
             match row.map(|row| decode_index(mib, &row, &[5])) {
@@ -1259,7 +1266,7 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
 #[test]
 fn the_mib_defines_no_notification_the_agent_does_not_send() {
     let root = root();
-    let branch = root.child(&[NOTIFICATIONS_BRANCH]);
+    let branch = root.child(&[NOTIFICATIONS_BRANCH]).unwrap();
     let mut problems = Vec::new();
     for n in mib().nodes.values().filter(|n| n.kind == "notification") {
         if !REDIS_NOTIFICATIONS.iter().any(|d| d.name == n.name) {
@@ -1292,7 +1299,7 @@ fn notification_names_are_free_descriptors() {
                  it: rename the notification in src/notify.rs",
                 def.name,
                 o.name,
-                o.oid(&root())
+                root().child(o.arcs).unwrap()
             ));
         }
         for n in mib.nodes.values() {
@@ -1338,11 +1345,18 @@ fn a_current_compliance_statement_requires_every_served_object_and_notification(
     );
 }
 
-/// Each table's columns are split among groups of their own: every group
-/// that holds a column of the table holds only columns of it, no column is
-/// in two of them, and together they hold every column. (A published group
-/// never changes; columns a later revision adds get a group of their own,
-/// as the name columns of revision 202611221700Z did.)
+/// Each table's columns are split among groups: no column is in two of
+/// them, and together they hold every column. (A published group never
+/// changes; columns a later revision adds get a group of their own, as the
+/// name columns of revision 202611221700Z did.) A group holds the columns
+/// of one table, or one feature's columns across tables: redisLimitsGroup
+/// (a column of redisClientsTable and one of redisMemoryTable) and
+/// redisClientAggregateGroup (the tables per client name and per user) of
+/// revision 202611241300Z, and no other. The notifications are split the
+/// same way: each in exactly one NOTIFICATION-GROUP.
+/// The groups that hold one feature's columns across tables.
+const FEATURE_GROUPS: &[&str] = &["redisLimitsGroup", "redisClientAggregateGroup"];
+
 #[test]
 fn each_table_is_split_among_its_own_groups_and_the_notifications_have_one() {
     let mib = mib();
@@ -1358,7 +1372,7 @@ fn each_table_is_split_among_its_own_groups_and_the_notifications_have_one() {
         let mut covered = BTreeSet::new();
         for (name, members) in &touching {
             let strays: Vec<&&str> = members.difference(&columns).collect();
-            if !strays.is_empty() {
+            if !strays.is_empty() && !FEATURE_GROUPS.contains(name) {
                 problems.push(format!(
                     "{name} holds columns of {columns:?} and also {strays:?}"
                 ));
@@ -1374,17 +1388,19 @@ fn each_table_is_split_among_its_own_groups_and_the_notifications_have_one() {
             problems.push(format!("no group holds {missing:?}"));
         }
     }
-    let sent: BTreeSet<&str> = REDIS_NOTIFICATIONS.iter().map(|n| n.name).collect();
-    let matching: Vec<&str> = groups
-        .iter()
-        .filter(|(_, members)| members.iter().copied().collect::<BTreeSet<_>>() == sent)
-        .map(|(name, _)| *name)
-        .collect();
-    if matching.len() != 1 {
-        problems.push(format!(
-            "{} groups hold exactly the notifications {sent:?}: {matching:?}",
-            matching.len()
-        ));
+    for notification in REDIS_NOTIFICATIONS {
+        let holding: Vec<&str> = groups
+            .iter()
+            .filter(|(_, members)| members.contains(&notification.name))
+            .map(|(name, _)| *name)
+            .collect();
+        if holding.len() != 1 {
+            problems.push(format!(
+                "{} is in {} groups: {holding:?}",
+                notification.name,
+                holding.len()
+            ));
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -1413,7 +1429,7 @@ fn the_layout_and_the_legacy_definitions_hold() {
             .nodes
             .get(name)
             .unwrap_or_else(|| panic!("{name} is gone"));
-        assert_eq!(node.oid, root.child(&arcs), "{name}");
+        assert_eq!(node.oid, root.child(&arcs).unwrap(), "{name}");
     }
     assert_eq!(
         mib.dump.get(MODULE).and_then(|m| m.str("identity node")),
@@ -1675,7 +1691,7 @@ fn net_snmp_loads_the_module_and_resolves_every_object() {
         let Linkage::Index(index) = &table.linkage else {
             continue;
         };
-        let entry = mib.node_at(&root.child(table.entry_arcs().unwrap()));
+        let entry = mib.node_at(&root.child(table.entry_arcs().unwrap()).unwrap());
         let name = entry.map(|e| e.name.as_str()).unwrap_or_default();
         let want = index.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
         let got = nodes.get(name).and_then(|n| n.index);
@@ -1709,7 +1725,7 @@ fn net_snmp_loads_the_module_and_resolves_every_object() {
         ));
     }
     for (o, line) in redis_objects().zip(&got) {
-        let want = o.oid(&root).to_string();
+        let want = root.child(o.arcs).unwrap().to_string();
         if line.trim() != want {
             problems.push(format!(
                 "{}: snmptranslate -On gives {line:?}, want {want}",

@@ -2,10 +2,12 @@
 //! sends Notify PDUs through a real snmpd, and a real snmptrapd on loopback
 //! receives them, decoded by name with our MIB.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd};
 use std::time::{Duration, Instant};
+use testkit::{wait_until, Agent, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd};
 
 struct Stack {
     trapd: Snmptrapd,
@@ -19,21 +21,13 @@ fn stack() -> Stack {
 }
 
 fn start_agent(stack: &Stack, instances: &[&Redis], dir: &std::path::Path) -> Agent {
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        stack.snmpd.agentx_address()
-    );
-    for (i, r) in instances.iter().enumerate() {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"r{}\"\naddress = \"{}\"\ntimeout = 1.0\n",
-            i + 1,
-            r.address()
-        ));
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = instances
+        .iter()
+        .enumerate()
+        .fold(AgentConfig::new(&stack.snmpd), |config, (i, r)| {
+            config.redis(&format!("r{}", i + 1), &r.address(), "")
+        })
+        .start(dir);
     // Let the first poll (the baseline) happen.
     std::thread::sleep(Duration::from_millis(1500));
     agent

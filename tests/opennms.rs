@@ -25,9 +25,12 @@
 //!   a collected alias of the report's resource type; every `{rrdN}` of a
 //!   command is a column and reads that column's data source.
 //!
-//! With servers: a private snmpd, four Redis servers (a master with AOF, its
-//! replica, a single-node cluster, a sentinel watching the master), real
-//! `puppet apply` runs, and the agent watching them all. Every collected
+//! With servers, once for each server kind of `tests/common/servers.rs`
+//! (Redis 6.2, Redis 7.0, Valkey 8.0, Valkey 9.1; a kind whose binary is not
+//! there is skipped with a SKIP line): a private snmpd, four servers of that
+//! kind (a master with AOF, its replica, a single-node cluster, a sentinel
+//! watching the master), real `puppet apply` runs, and the agent watching
+//! them all. Every collected
 //! object must be served (with the wire type its syntax says), unless the
 //! servers of this machine do not report its field at all (a newer Redis
 //! version, an agent-only Puppet phase): those are named. The values are
@@ -48,16 +51,18 @@
 //!
 //! `REDIS_SNMP_WRITE_DOCS=1` also copies a few of the drawings to `docs/`.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 /// Issue 12: the files loaded the way OpenNMS loads them (`tests/opennms/loader.rs`).
 #[path = "opennms/loader.rs"]
 mod loader;
 
-use common::{repo_root, wait_until, Agent, Proc, PuppetApply, Redis, Snmpd, Var};
 use redis_snmp::metrics::{
-    self, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    NotificationDef, ObjectDef, PuppetEventField, PuppetField, RowIndex, SentinelField, Source,
-    StatusField, NOTIFICATIONS_BRANCH, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    self, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
+    NotificationDef, ObjectDef, PuppetEventField, PuppetField, ReplicaField, RowIndex,
+    SentinelField, SlowlogField, Source, StatusField, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,6 +70,8 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use testkit::servers::{start_sentinel, ServerKind};
+use testkit::{repo_root, wait_until, AgentConfig, Proc, PuppetApply, Redis, Snmpd, Var};
 
 const GROUP_FILE: &str = "etc/datacollection/redis-snmp.xml";
 const EVENTS_FILE: &str = "etc/events/redis-snmp.events.xml";
@@ -96,6 +103,8 @@ const CLEARED_BY: &[(&str, &str)] = &[
     ("puppetRunFailed", "puppetRunRecovered"),
     ("puppetAgentStale", "puppetAgentStaleCleared"),
     ("puppetAgentDisabled", "puppetAgentEnabled"),
+    ("puppetNotConverging", "puppetConverged"),
+    ("puppetRunStorm", "puppetRunStormCleared"),
 ];
 
 /// The resource type OpenNMS uses for node-level data in graph reports.
@@ -676,6 +685,7 @@ fn is_row_key(alias: &str) -> bool {
         Source::Error(field) => field == ErrorField::Key,
         Source::SentinelMaster(field) => field == SentinelField::Key,
         Source::Latency(field) => field == LatencyField::Key,
+        Source::ClientName(field) | Source::ClientUser(field) => field == ClientField::Key,
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
@@ -752,12 +762,7 @@ fn named_numbers(def: &ObjectDef) -> Option<Vec<(&'static str, i32)>> {
 }
 
 fn notification_oid(def: &NotificationDef) -> String {
-    let layout = Layout::default_layout();
-    let root = match def.mib {
-        redis_snmp::metrics::Mib::Redis => layout.root,
-        redis_snmp::metrics::Mib::Puppet => layout.puppet,
-    };
-    root.child(&[NOTIFICATIONS_BRANCH, def.number]).to_string()
+    Layout::default_layout().notification_oid(def).to_string()
 }
 
 /// The notification OID an event's mask matches: its `trapoid`, or (as
@@ -1159,6 +1164,10 @@ fn resource_types_and_system_definitions_hang_together() {
         ("redisErrKey", key.as_str()),
         ("redisSntKey", key.as_str()),
         ("redisLatKey", key.as_str()),
+        ("redisCnLabel", "config|get"),
+        ("redisCuLabel", "config|get"),
+        ("redisCnKey", key.as_str()),
+        ("redisCuKey", key.as_str()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -1454,32 +1463,6 @@ fn the_readme_names_every_file() {
 // ---------------------------------------------------------------------------
 // The live stack
 
-/// A sentinel watching `master`, on a free port, in `dir`.
-fn start_sentinel(master: &Redis, dir: &Path) -> (Proc, u16) {
-    let port = common::free_port();
-    let conf = dir.join("sentinel.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\nsentinel monitor mymaster 127.0.0.1 {} 1\n",
-            dir.display(),
-            dir.join("sentinel.log").display(),
-            master.port()
-        ),
-    )
-    .unwrap();
-    let mut cmd = Command::new("redis-server");
-    cmd.arg(&conf).arg("--sentinel").stdout(Stdio::null());
-    let proc = Proc::spawn(&mut cmd, "redis-sentinel");
-    assert!(
-        wait_until(Duration::from_secs(5), || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        }),
-        "the sentinel did not listen"
-    );
-    (proc, port)
-}
-
 /// Sends commands, one per line, through one redis-cli connection.
 fn redis_pipe(port: u16, commands: &str) {
     let mut child = Command::new("redis-cli")
@@ -1566,8 +1549,9 @@ fn below<'a>(sample: &'a Sample, oid: &str) -> impl Iterator<Item = (&'a str, &'
 
 /// Why an object no server of this machine could have served, if that is
 /// the case: INFO (and CLUSTER INFO) of every instance lacks its fields, or
-/// the Puppet summary lacks its phase.
-fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
+/// the Puppet summary lacks its phase, or the master answers COMMANDLOG
+/// LEN with an error (`commandlog` is its reply).
+fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) -> Option<String> {
     match def.source {
         Source::Info { fields, .. } => {
             let reported = fields.iter().any(|f| {
@@ -1578,6 +1562,31 @@ fn why_absent(def: &ObjectDef, info: &str, summary: &str) -> Option<String> {
         }
         Source::Keyspace(KeyspaceField::Subexpiry) => (!info.contains("subexpiry="))
             .then(|| "no keyspace line here has subexpiry (Redis 7.4+)".into()),
+        Source::Command(CommandField::P50 | CommandField::P99 | CommandField::P999) => (!info
+            .contains("latency_percentiles_usec_"))
+        .then(|| "no server here reports latencystats (Redis 7.0+)".into()),
+        Source::Replica(ReplicaField::Kind) => {
+            let typed = info
+                .lines()
+                .any(|l| l.starts_with("slave") && l.contains(",type="));
+            (!typed).then(|| "no slave<N> line here has type= (Valkey)".into())
+        }
+        Source::Slowlog(SlowlogField::LargeRequests | SlowlogField::LargeReplies) => {
+            (commandlog.trim().parse::<u64>().is_err()).then(|| {
+                format!(
+                    "the servers here refuse COMMANDLOG LEN (Valkey 8.1+): {}",
+                    commandlog.trim()
+                )
+            })
+        }
+        // This stack has no rediss:// instance; tests/certificates.rs
+        // reads these columns from a real TLS server.
+        Source::Status(
+            StatusField::CertSubject
+            | StatusField::CertIssuer
+            | StatusField::CertNotAfter
+            | StatusField::CertExpiresIn,
+        ) => Some("no rediss:// instance in this stack (tests/certificates.rs serves them)".into()),
         Source::Puppet(PuppetField::Phase(name)) => {
             let reported = summary
                 .lines()
@@ -1667,36 +1676,78 @@ fn create_rrd(path: &Path, alias: &str, ds: &str, start: u64) -> String {
     )
 }
 
-#[test]
-fn the_agent_serves_every_collected_object_and_every_report_draws() {
+/// The live collection on every server kind (issue 12: the integration
+/// tests that matter, OpenNMS collection among them, against Redis 6.2,
+/// Redis 7.0, Valkey 8.0 and Valkey 9.1). A kind whose binary is not there
+/// is skipped with a SKIP line saying why.
+macro_rules! collection_on {
+    ($module:ident, $kind:ident) => {
+        mod $module {
+            #[test]
+            fn the_agent_serves_every_collected_object_and_every_report_draws() {
+                super::collect_and_draw(super::ServerKind::$kind);
+            }
+        }
+    };
+}
+
+collection_on!(redis_6_2, Redis62);
+collection_on!(redis_7_0, Redis70);
+collection_on!(valkey_8_0, Valkey80);
+collection_on!(valkey_9_1, Valkey91);
+
+fn collect_and_draw(kind: ServerKind) {
+    let Some(binary) =
+        kind.binary_or_skip("the_agent_serves_every_collected_object_and_every_report_draws")
+    else {
+        return;
+    };
     let started = Instant::now();
     let collection = collection();
     let types = resource_types();
     let (_, reports) = reports();
     run_tool("rrdtool", "rrdtool", &["--version"]);
+    // Redis 6.2 has neither enable-debug-command (DEBUG is always allowed
+    // there) nor cluster-port (the bus is port + 10000) nor ADDSLOTSRANGE.
+    let since_7 = kind != ServerKind::Redis62;
 
     // The stack.
     let snmpd = Snmpd::start();
-    let main = Redis::start_with(&[
+    let mut main_config = vec![
         "appendonly yes",
         "latency-monitor-threshold 1",
-        "enable-debug-command local",
+        // A memory limit, so its share (redisMemUsedOfMax) is served.
+        "maxmemory 1gb",
         // The replica's first sync at once, not after the 5 s diskless delay.
         "repl-diskless-sync no",
-    ]);
-    let replica = Redis::start_with(&[&format!("replicaof 127.0.0.1 {}", main.port())]);
+    ];
+    if since_7 {
+        main_config.push("enable-debug-command local");
+    }
+    let main = Redis::start_binary(&binary, &main_config);
+    let replica = Redis::start_binary(&binary, &[&format!("replicaof 127.0.0.1 {}", main.port())]);
     let dir = tempfile::tempdir().unwrap();
-    let cluster = Redis::start_with(&[
-        "cluster-enabled yes",
-        &format!(
-            "cluster-config-file {}",
-            dir.path().join("nodes.conf").display()
-        ),
-        // The cluster bus is port + 10000 unless told: a port no lock holds.
-        &format!("cluster-port {}", common::free_port()),
-    ]);
-    cluster.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
-    let (_sentinel, sentinel_port) = start_sentinel(&main, dir.path());
+    let nodes_conf = format!(
+        "cluster-config-file {}",
+        dir.path().join("nodes.conf").display()
+    );
+    // The cluster bus is port + 10000 unless told: a port no lock holds.
+    let bus = format!("cluster-port {}", testkit::free_port());
+    let mut cluster_config = vec!["cluster-enabled yes", nodes_conf.as_str()];
+    if since_7 {
+        cluster_config.push(bus.as_str());
+    }
+    let cluster = Redis::start_binary(&binary, &cluster_config);
+    if since_7 {
+        cluster.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+    } else {
+        let slots: Vec<String> = (0..16384).map(|s| s.to_string()).collect();
+        let mut args = vec!["CLUSTER", "ADDSLOTS"];
+        args.extend(slots.iter().map(String::as_str));
+        cluster.cli(&args);
+    }
+    let (_sentinel, sentinel_port) = start_sentinel(kind, &main, dir.path());
+    println!("{}: {}", kind.label(), binary.display());
     let puppet = PuppetApply::new();
     let instances = [
         ("main", main.address()),
@@ -1704,26 +1755,13 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         ("cluster node/1", cluster.address()),
         ("sentinel", format!("127.0.0.1:{sentinel_port}")),
     ];
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for (name, address) in &instances {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"{name}\"\naddress = \"{address}\"\ntimeout = 1.0\n"
-        ));
-    }
-    toml.push_str(&format!(
-        "\n[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
-        puppet.public_dir().join("last_run_summary.yaml").display(),
-        puppet.state_dir().join("last_run_report.yaml").display(),
-        puppet.state_dir().join("agent_disabled.lock").display(),
-        puppet.state_dir().join("agent_catalog_run.lock").display(),
-    ));
-    let config = dir.path().join("agent.toml");
-    std::fs::write(&config, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = instances
+        .iter()
+        .fold(AgentConfig::new(&snmpd), |config, (name, address)| {
+            config.redis(name, address, "")
+        })
+        .puppet(&puppet, "")
+        .start(dir.path());
 
     // Ready: every instance up, the replica attached, the sentinel's master
     // listed.
@@ -1790,6 +1828,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
     }
     info.push_str(&cluster.cli(&["CLUSTER", "INFO"]));
     info.push_str(&redis_cli_text(sentinel_port, &["INFO"]));
+    let commandlog = redis_cli_text(main.port(), &["COMMANDLOG", "LEN", "large-request"]);
     let summary = std::fs::read_to_string(puppet.public_dir().join("last_run_summary.yaml"))
         .expect("no Puppet summary: did puppet apply run?");
 
@@ -1813,7 +1852,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             }
         }
         if !served {
-            match why_absent(def, &info, &summary) {
+            match why_absent(def, &info, &summary, &commandlog) {
                 Some(why) => {
                     explained.insert(o.alias.as_str(), why);
                 }
@@ -1825,9 +1864,14 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         }
     }
     for (alias, why) in &explained {
-        println!("not served on this machine: {alias}: {why}");
+        println!("not served by {}: {alias}: {why}", kind.label());
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{}:\n{}",
+        kind.label(),
+        problems.join("\n")
+    );
 
     // The samples, as OpenNMS would store them: one resource per node or per
     // row, the time of sample k being t0 + k·STEP.
@@ -2098,7 +2142,12 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{}:\n{}",
+        kind.label(),
+        failures.join("\n")
+    );
     println!(
         "{} reports drawn {} times after {:?}",
         reports.len(),
@@ -2106,7 +2155,7 @@ fn the_agent_serves_every_collected_object_and_every_report_draws() {
         started.elapsed()
     );
 
-    if std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
+    if kind == ServerKind::Redis70 && std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
         let out = repo_root().join("docs");
         std::fs::create_dir_all(&out).unwrap();
         let set = redis_snmp::redis::readings::row_key("main", "set");

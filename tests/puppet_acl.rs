@@ -5,12 +5,14 @@
 //! after it, and after two more runs that replace both files, that user
 //! can, the files are still mode 0640, and a third user still cannot.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
+use testkit::*;
 
 /// The agent's user in this test (any user but root will do).
 const AGENT_UID: &str = "65534";

@@ -2,10 +2,12 @@
 //! agent watching its files, the values through a real snmpd, and the
 //! notifications at a real snmptrapd, decoded by name with our MIBs.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 use std::time::{Duration, Instant};
+use testkit::{wait_until, Agent, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 
@@ -28,18 +30,10 @@ fn stack_with(puppet_extra: &str) -> Stack {
     let puppet = PuppetApply::new();
     let dir = tempfile::tempdir().unwrap();
     // No Redis here: the instance is down, which is fine for this test.
-    let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\naddress = \"127.0.0.1:1\"\n\n[puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n{puppet_extra}\n",
-        snmpd.agentx_address(),
-        puppet.public_dir().join("last_run_summary.yaml").display(),
-        puppet.state_dir().join("last_run_report.yaml").display(),
-        puppet.state_dir().join("agent_disabled.lock").display(),
-        puppet.state_dir().join("agent_catalog_run.lock").display(),
-    );
-    let config = dir.path().join("agent.toml");
-    std::fs::write(&config, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = AgentConfig::new(&snmpd)
+        .redis("main", "127.0.0.1:1", "")
+        .puppet(&puppet, puppet_extra)
+        .start(dir.path());
     Stack {
         trapd,
         snmpd,
@@ -208,4 +202,160 @@ fn a_stale_agent_and_its_recovery() {
         "Stale and StaleCleared: {}",
         stack.trapd.log()
     );
+}
+
+/// The notifications named exactly `name` (not those whose name only
+/// starts with it: puppetRunStorm and puppetRunStormCleared).
+fn traps(stack: &Stack, name: &str) -> Vec<String> {
+    let exact = format!("PUPPET-AGENT-MIB::{name}");
+    stack
+        .trapd
+        .received(name)
+        .into_iter()
+        .filter(|l| {
+            l.match_indices(&exact).any(|(at, m)| {
+                !l[at + m.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric())
+            })
+        })
+        .collect()
+}
+
+/// Waits up to `timeout` for the first notification named exactly `name`.
+fn expect_exact(stack: &Stack, name: &str, timeout: Duration) -> String {
+    let mut line = None;
+    wait_until(timeout, || {
+        line = traps(stack, name).into_iter().next();
+        line.is_some()
+    });
+    line.unwrap_or_else(|| panic!("no {name}; snmptrapd log:\n{}", stack.trapd.log()))
+}
+
+/// Processes a manifest started in the background: stopped by PID (from
+/// the file the manifest writes them to) when the test ends.
+struct Spawned(std::path::PathBuf);
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        for pid in std::fs::read_to_string(&self.0).unwrap_or_default().lines() {
+            if let Ok(pid) = pid.trim().parse::<i32>() {
+                // SAFETY: kill(2) on a PID this test's manifest started.
+                unsafe { libc::kill(pid, libc::SIGTERM) };
+            }
+        }
+    }
+}
+
+#[test]
+fn an_exec_that_reruns_puppet_is_not_converging_until_it_stops() {
+    let stack = stack_with("converge_runs = 3");
+    let t = stack.puppet.target().display().to_string();
+    let _spawned = Spawned(stack.puppet.target().join("pids"));
+    // The manifest's own `puppet apply`, for the exec to start again.
+    let rerun = stack.puppet.apply_args("rerun", "", &[]).join(" ");
+    // The exec counts its runs and starts the next `puppet apply` once the
+    // run that started it has ended (its shell's parent is that Puppet), as
+    // a "re-run Puppet until it converges" exec does. It stops after three:
+    // the fourth run changes nothing.
+    let manifest = format!(
+        "file {{ '{t}/stable.txt': ensure => file, content => \"stable\\n\" }}\n\
+         exec {{ 'rerun-puppet':\n\
+           provider => shell,\n\
+           unless => 'test \"$(cat {t}/count 2>/dev/null | wc -l)\" -ge 3',\n\
+           command => 'echo run >> {t}/count; (while kill -0 $PPID 2>/dev/null; do sleep 0.2; done; \
+                       puppet {rerun} > {t}/rerun.log 2>&1; echo $? >> {t}/exits) </dev/null >/dev/null 2>&1 & \
+                       echo $! >> {t}/pids',\n\
+         }}\n"
+    );
+    let (code, _) = stack.puppet.apply("rerun", &manifest, &[]);
+    assert_eq!(code, 2, "the first run changes the file and runs the exec");
+
+    let line = expect_exact(&stack, "puppetNotConverging", Duration::from_secs(90));
+    println!("{line}");
+    assert!(line.contains("puppetChangingRuns.0 = Gauge32: 3"), "{line}");
+    assert!(line.contains("puppetConvergeRuns.0 = Gauge32: 3"), "{line}");
+    assert!(
+        line.contains("puppetLoopResourceCount.0 = Gauge32: 1"),
+        "{line}"
+    );
+    // The exec changed every time; the file only in the first run.
+    assert!(line.contains("Exec[rerun-puppet]"), "{line}");
+    assert!(!line.contains("stable.txt"), "{line}");
+
+    let line = expect_exact(&stack, "puppetConverged", Duration::from_secs(60));
+    assert!(line.contains("puppetChangingRuns.0 = Gauge32: 0"), "{line}");
+    // The fourth run's `puppet apply` exits just after writing its files.
+    let exits = || std::fs::read_to_string(format!("{t}/exits")).unwrap_or_default();
+    wait_until(Duration::from_secs(30), || exits().lines().count() == 3);
+    let exits = exits();
+    assert_eq!(
+        exits.lines().collect::<Vec<_>>(),
+        ["2", "2", "0"],
+        "runs 2 and 3 ran the exec, run 4 changed nothing"
+    );
+    assert_eq!(get(&stack, "1.45.0"), "4", "runs observed");
+    assert_eq!(get(&stack, "1.46.0"), "0", "changing runs in a row");
+    assert_eq!(get(&stack, "1.50.0"), "\"\"", "no loop any more");
+    assert_eq!(traps(&stack, "puppetNotConverging").len(), 1, "sent once");
+}
+
+#[test]
+fn manifests_that_kick_each_other_are_a_loop_and_a_run_storm() {
+    // Quick runs: closer than 30 s. The test's runs follow each other at
+    // the pace of `puppet apply` (3 to 10 s here), as a kick loop does.
+    let stack = stack_with("converge_runs = 3\nmin_run_interval = 30");
+    let t = stack.puppet.target().display().to_string();
+    // Node A's run kicks B's, whose run kicks A's, on one shared file: each
+    // run puts its own content back. Played here as alternate runs on the
+    // same run files.
+    let node = |me: &str, other: &str| {
+        format!(
+            "file {{ '{t}/shared.conf': ensure => file, content => \"written by {me}\\n\" }}\n\
+             notify {{ 'kick -> {other}': }}\n"
+        )
+    };
+    for (name, me, other) in [("a", "A", "B"), ("b", "B", "A"), ("a", "A", "B")] {
+        let (code, _) = stack.puppet.apply(name, &node(me, other), &[]);
+        assert_eq!(code, 2);
+    }
+    let line = expect_exact(&stack, "puppetNotConverging", Duration::from_secs(10));
+    println!("{line}");
+    // The file changed in every run; each notify in every other one only.
+    assert!(line.contains(&format!("File[{t}/shared.conf]")), "{line}");
+    assert!(!line.contains("Notify["), "{line}");
+    assert!(
+        line.contains("puppetLoopResourceCount.0 = Gauge32: 1"),
+        "{line}"
+    );
+    let line = expect_exact(&stack, "puppetRunStorm", Duration::from_secs(10));
+    println!("{line}");
+    let interval: u64 = get(&stack, "1.48.0").parse().unwrap();
+    assert!(interval < 30, "{interval}");
+    assert!(
+        line.contains(&format!("puppetRunInterval.0 = Gauge32: {interval}")),
+        "{line}"
+    );
+    assert!(line.contains("puppetRunsLastHour.0 = Gauge32: 3"), "{line}");
+    assert_eq!(get(&stack, "1.47.0"), "3", "runs in the last hour");
+
+    // The kicks stop: a run that leaves the file as it is and kicks nobody.
+    let settled =
+        format!("file {{ '{t}/shared.conf': ensure => file, content => \"written by A\\n\" }}\n");
+    let (code, end) = stack.puppet.apply("settled", &settled, &[]);
+    assert_eq!(code, 0);
+    expect_exact(&stack, "puppetConverged", Duration::from_secs(10));
+    assert!(
+        traps(&stack, "puppetRunStormCleared").is_empty(),
+        "still quick"
+    );
+    // Quiet for min_run_interval: the storm is over.
+    let line = expect_exact(&stack, "puppetRunStormCleared", Duration::from_secs(60));
+    let after = end.elapsed();
+    println!("puppetRunStormCleared {after:?} after the last run ended");
+    // last_run is whole seconds, and the check runs every 7.5 s.
+    assert!(after >= Duration::from_secs(28), "{after:?}");
+    assert!(line.contains("puppetRunsLastHour.0 = Gauge32: 4"), "{line}");
+    assert_eq!(traps(&stack, "puppetRunStorm").len(), 1, "sent once");
 }

@@ -4,12 +4,14 @@
 //! in `puppetEventTable` through a real snmpd, flood control, and a log
 //! that is rotated, truncated or written garbage into.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use testkit::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 
@@ -104,7 +106,7 @@ impl Stack {
 /// (Puppet 7.23, `puppet apply --logdest …jsonl`) whose text contains
 /// `what`.
 fn captured_line(what: &str) -> String {
-    let path = common::repo_root().join("tests/fixtures/puppet/logdest/log.jsonl");
+    let path = testkit::repo_root().join("tests/fixtures/puppet/logdest/log.jsonl");
     std::fs::read_to_string(&path)
         .unwrap()
         .lines()

@@ -10,13 +10,15 @@
 //! and also keeps the last good values; files over the size cap are
 //! refused from their size, before reading.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{instance_oid, status_kib, wait_until, Agent, Redis, Snmpd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use testkit::{instance_oid, status_kib, wait_until, Agent, AgentConfig, Redis, Snmpd};
 
 const PUPPET: &str = ".1.3.6.1.4.1.20267.401.1";
 const LAST_RUN_TIME: u32 = 1;
@@ -51,20 +53,10 @@ impl Stack {
         for d in ["public", "state"] {
             std::fs::create_dir(dir.path().join(d)).unwrap();
         }
-        let toml = format!(
-            "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\naddress = \"{}\"\n\n\
-             [puppet]\nsummary = \"{}\"\nreport = \"{}\"\ndisabled_lock = \"{}\"\nrun_lock = \"{}\"\n",
-            snmpd.agentx_address(),
-            redis.address(),
-            dir.path().join("public/last_run_summary.yaml").display(),
-            dir.path().join("state/last_run_report.yaml").display(),
-            dir.path().join("state/agent_disabled.lock").display(),
-            dir.path().join("state/agent_catalog_run.lock").display(),
-        );
-        let config = dir.path().join("agent.toml");
-        std::fs::write(&config, toml).unwrap();
-        let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
-        agent.expect_registered(Duration::from_secs(10));
+        let agent = AgentConfig::new(&snmpd)
+            .redis("main", &redis.address(), "")
+            .puppet_files(&dir.path().join("public"), &dir.path().join("state"), "")
+            .start(dir.path());
         Stack {
             agent,
             snmpd,

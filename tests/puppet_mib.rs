@@ -24,6 +24,10 @@
 //! reader of smidump's Python output) are those of `tests/mibtool`; what is
 //! specific to this module is here.
 
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 #[allow(dead_code)] // this test uses only the module-independent helpers
 mod mibtool;
 
@@ -44,6 +48,7 @@ use redis_snmp::puppet::events::{EventTable, EventsConfig};
 use redis_snmp::puppet::locks::parse_disabled_lock;
 use redis_snmp::puppet::objects::puppet_part;
 use redis_snmp::puppet::report::parse_report;
+use redis_snmp::puppet::runs::RunHistory;
 use redis_snmp::puppet::summary::parse_summary;
 use redis_snmp::puppet::{FileStatus, PuppetState, RunLock};
 use redis_snmp::smi::{Syntax, Value, WireType};
@@ -358,6 +363,10 @@ fn check_type(syntax: Syntax, t: &Resolved) -> Result<(), String> {
             t.basetype == "Unsigned32" && t.derives_from("SNMPv2-SMI::Gauge32"),
             "Gauge32",
         ),
+        Syntax::Counter32 => (
+            t.basetype == "Unsigned32" && t.derives_from("SNMPv2-SMI::Counter32"),
+            "Counter32",
+        ),
         Syntax::Enum => (
             t.basetype == "Enumeration" && t.names.is_empty(),
             "an INTEGER with named numbers of its own",
@@ -369,10 +378,6 @@ fn check_type(syntax: Syntax, t: &Resolved) -> Result<(), String> {
         Syntax::DisplayString => (
             t.basetype == "OctetString" && t.derives_from("SNMPv2-TC::DisplayString"),
             "DisplayString",
-        ),
-        Syntax::Counter32 => (
-            t.basetype == "Unsigned32" && t.derives_from("SNMPv2-SMI::Counter32"),
-            "Counter32",
         ),
         other => {
             return Err(format!(
@@ -393,7 +398,11 @@ fn every_served_object_is_in_the_mib_with_its_oid_kind_access_and_type() {
     let mib = mib();
     let root = root();
     let layout = Layout::default_layout();
-    assert_eq!(layout.puppet, root, "the default layout's Puppet root");
+    assert_eq!(
+        layout.puppet().clone(),
+        root,
+        "the default layout's Puppet root"
+    );
     let mut problems = Vec::new();
     let mut count = 0;
     for o in puppet_objects() {
@@ -403,18 +412,18 @@ fn every_served_object_is_in_the_mib_with_its_oid_kind_access_and_type() {
             continue;
         };
         let oid = layout.object_oid(o);
-        if node.oid != oid || oid != o.oid(&root) {
+        if node.oid != oid || oid != root.child(o.arcs).unwrap() {
             problems.push(format!(
                 "{}: MIB says {}, agent serves {oid}",
                 o.name, node.oid
             ));
         }
         let (kind, home) = if is_scalar(o) {
-            ("scalar", root.child(&[1]))
+            ("scalar", root.child(&[1]).unwrap())
         } else if is_event_column(o) {
-            ("column", root.child(&[4, 1]))
+            ("column", root.child(&[4, 1]).unwrap())
         } else {
-            ("column", root.child(&[2, 1]))
+            ("column", root.child(&[2, 1]).unwrap())
         };
         if node.kind != kind || node.oid.parent().as_ref() != Some(&home) {
             problems.push(format!(
@@ -609,49 +618,15 @@ fn sources(field: PuppetField) -> Vec<String> {
             };
             s(&[key])
         }
-    }
-}
-
-/// The UNITS an object must have (`None`: no UNITS clause).
-fn expected_units(field: PuppetField) -> Option<&'static str> {
-    match field {
-        PuppetField::LastRunTime | PuppetField::LastRunAge => Some("seconds"),
-        PuppetField::ResourcesTotal
-        | PuppetField::ResourcesChanged
-        | PuppetField::ResourcesFailed
-        | PuppetField::ResourcesFailedToRestart
-        | PuppetField::ResourcesSkipped
-        | PuppetField::ResourcesOutOfSync
-        | PuppetField::ResourcesRestarted
-        | PuppetField::ResourcesScheduled
-        | PuppetField::ResourcesCorrective => Some("resources"),
-        PuppetField::EventsTotal | PuppetField::EventsFailure | PuppetField::EventsSuccess => {
-            Some("events")
+        // Successive runs: told apart by the summary's end time.
+        PuppetField::RunsObserved
+        | PuppetField::RunsLastHour
+        | PuppetField::RunInterval
+        | PuppetField::ConvergeRuns => s(&[SUMMARY, "time.last_run"]),
+        PuppetField::ChangingRuns => s(&[SUMMARY, "time.last_run", "resources.changed"]),
+        PuppetField::LoopResources | PuppetField::LoopResourceCount => {
+            s(&[SUMMARY, REPORT, "resources.changed", "resource_statuses"])
         }
-        PuppetField::ChangesTotal => Some("changes"),
-        PuppetField::Phase(_) => Some("milliseconds"),
-        PuppetField::Events(PuppetEventField::Time) => Some("seconds"),
-        PuppetField::Events(PuppetEventField::Seen) => Some("events"),
-        PuppetField::Events(PuppetEventField::Refused) => Some("lines"),
-        PuppetField::Events(PuppetEventField::HeldBack) => Some("notifications"),
-        PuppetField::Events(_) => None,
-        PuppetField::Status
-        | PuppetField::ConfigVersion
-        | PuppetField::PuppetVersion
-        | PuppetField::CachedCatalog
-        | PuppetField::Noop
-        | PuppetField::NoopPending
-        | PuppetField::CorrectiveChange
-        | PuppetField::RunMode
-        | PuppetField::FirstError
-        | PuppetField::Disabled
-        | PuppetField::DisabledMessage
-        | PuppetField::RunInProgress
-        | PuppetField::ReadError
-        | PuppetField::ResourceType
-        | PuppetField::ResourceTitle
-        | PuppetField::ResourceState
-        | PuppetField::ResourceMessage => None,
     }
 }
 
@@ -687,16 +662,14 @@ fn descriptions_name_the_source_and_when_there_is_no_instance_and_units_fit() {
                 problems.push(format!("{}: the DESCRIPTION does not name {word}", o.name));
             }
         }
-        if node.units.as_deref() != expected_units(field) {
+        if node.units.as_deref() != o.units {
             problems.push(format!(
-                "{}: UNITS {:?}, want {:?}",
-                o.name,
-                node.units,
-                expected_units(field)
+                "{}: UNITS {:?} in the MIB, {:?} in the catalogue (src/metrics.rs)",
+                o.name, node.units, o.units
             ));
         }
         if is_scalar(o) {
-            let always = empty.contains(&layout.object_oid(o).child(&[0]));
+            let always = empty.contains(&layout.object_oid(o).child(&[0]).unwrap());
             let (want, other) = if always {
                 ("This object always has an instance.", "No instance")
             } else {
@@ -800,12 +773,12 @@ fn the_layout_is_notifications_scalars_table_conformance() {
     let mut problems = Vec::new();
     for (name, kind, arcs) in expect {
         match mib.nodes.get(name) {
-            Some(n) if n.oid == root.child(arcs) && n.kind == kind => {}
+            Some(n) if n.oid == root.child(arcs).unwrap() && n.kind == kind => {}
             Some(n) => problems.push(format!(
                 "{name}: a {} at {}, want a {kind} at {}",
                 n.kind,
                 n.oid,
-                root.child(arcs)
+                root.child(arcs).unwrap()
             )),
             None => problems.push(format!("{name} is missing")),
         }
@@ -821,8 +794,8 @@ fn the_layout_is_notifications_scalars_table_conformance() {
             "notification" => first == Some(0) && n.oid.len() == root.len() + 2,
             "scalar" => first == Some(1),
             "table" | "row" | "column" => first == Some(2) || first == Some(4),
-            "group" => n.oid.parent() == Some(root.child(&[3, 2])),
-            "compliance" => n.oid.parent() == Some(root.child(&[3, 1])),
+            "group" => n.oid.parent() == Some(root.child(&[3, 2]).unwrap()),
+            "compliance" => n.oid.parent() == Some(root.child(&[3, 1]).unwrap()),
             _ => true,
         };
         if !place {
@@ -836,7 +809,7 @@ fn the_layout_is_notifications_scalars_table_conformance() {
 fn the_resource_table_is_indexed_as_the_agent_builds_it() {
     let mib = mib();
     let root = root();
-    let entry_oid = root.child(&[2, 1]);
+    let entry_oid = root.child(&[2, 1]).unwrap();
     let mut problems = Vec::new();
     let entry = &mib.nodes["puppetResourceEntry"];
     if entry.index != ["puppetResourceIndex"] || entry.odd_linkage {
@@ -850,7 +823,7 @@ fn the_resource_table_is_indexed_as_the_agent_builds_it() {
     match mib.nodes.get("puppetResourceIndex") {
         None => problems.push("puppetResourceIndex is missing".into()),
         Some(ix) => {
-            if ix.oid != entry_oid.child(&[1]) || ix.kind != "column" {
+            if ix.oid != entry_oid.child(&[1]).unwrap() || ix.kind != "column" {
                 problems.push(format!("puppetResourceIndex: a {} at {}", ix.kind, ix.oid));
             }
             if ix.access.as_deref() != Some("noaccess") {
@@ -926,7 +899,7 @@ fn notifications_are_the_agents_with_the_same_objects_in_order() {
             problems.push(format!("{}: not in {MODULE}", def.name));
             continue;
         };
-        let oid = root.child(&[0, def.number]);
+        let oid = root.child(&[0, def.number]).unwrap();
         if node.kind != "notification" || node.oid != oid {
             problems.push(format!(
                 "{}: a {} at {}, the agent sends it as {oid}",
@@ -998,6 +971,9 @@ fn groups_and_a_compliance_statement_cover_everything() {
         .collect();
     let event_notifications: BTreeSet<&str> = PUPPET_EVENT_NOTIFICATIONS.iter().copied().collect();
     let mut problems = Vec::new();
+    // Each object in exactly one group, each group of one kind only (the
+    // module grows by new groups, as RFC 2580 section 3 wants existing
+    // groups left alone), and every group mandatory below.
     let mut covering = Vec::new();
     for (what, want) in [
         ("scalars", &scalars),
@@ -1008,20 +984,27 @@ fn groups_and_a_compliance_statement_cover_everything() {
     ] {
         let matching: Vec<&str> = groups
             .iter()
-            .filter(|(_, members)| *members == want)
+            .filter(|(_, members)| !members.is_empty() && members.is_subset(want))
             .map(|(name, _)| *name)
             .collect();
-        match matching.as_slice() {
-            [one] => covering.push(*one),
-            _ => problems.push(format!(
-                "{} groups hold exactly the {what}: {matching:?}",
-                matching.len()
-            )),
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        for g in &matching {
+            for m in &groups[g] {
+                if !seen.insert(m) {
+                    problems.push(format!("{m} is in more than one group of {what}"));
+                }
+            }
         }
+        if &seen != want {
+            problems.push(format!(
+                "the groups {matching:?} hold {seen:?}, want exactly the {what} {want:?}"
+            ));
+        }
+        covering.extend(matching);
     }
     if groups.len() != covering.len() {
         problems.push(format!(
-            "groups {:?}, want only {covering:?}",
+            "groups {:?}, want only {covering:?}: a group mixes kinds or holds another's",
             groups.keys()
         ));
     }
@@ -1203,7 +1186,7 @@ fn net_snmp_loads_the_module_and_resolves_every_object() {
     want.extend(PUPPET_NOTIFICATIONS.iter().map(|n| {
         (
             n.name.to_string(),
-            layout.puppet.child(&[0, n.number]).to_string(),
+            layout.puppet().child(&[0, n.number]).unwrap().to_string(),
         )
     }));
     let names: Vec<String> = want.iter().map(|(n, _)| format!("{MODULE}::{n}")).collect();
@@ -1338,6 +1321,23 @@ fn made_up_states(recorded: &[(String, PuppetState)]) -> Vec<(String, PuppetStat
         report.resources.listed.extend(listed.iter().cloned());
     }
     out.push(("c_failed with over 100 listed resources".into(), crowded));
+
+    // Runs one after the other, as the watcher counts them: b_changed three
+    // times in a row, a minute apart (report and summary moved together, so
+    // they stay paired): a loop, with the interval between runs.
+    let mut history = RunHistory::new(3);
+    let mut looping = by_name("b_changed");
+    for _ in 0..3 {
+        looping.summary.as_mut().unwrap().time.last_run = looping.last_run().map(|t| t + 60);
+        if let Some(t) = looping.report.as_mut().unwrap().time.as_mut() {
+            t.unix_seconds += 60;
+        }
+        assert!(looping.matching_report().is_some());
+        history.observe(&looping);
+    }
+    looping.runs = history.trend(looping.last_run().unwrap());
+    assert!(looping.runs.not_converging() && looping.runs.interval == Some(60));
+    out.push(("b_changed three times in a row".into(), looping));
     out
 }
 
@@ -1422,6 +1422,7 @@ fn the_oids_the_agent_builds_from_real_runs_are_instances_of_the_mib() {
                     s.len() <= 255 && s.iter().all(|b| (0x20..0x7f).contains(b))
                 }
                 (Value::Gauge32(_), Syntax::Gauge32) => true,
+                (Value::Counter32(_), Syntax::Counter32) => true,
                 _ => false,
             };
             if !allowed {
@@ -1460,7 +1461,7 @@ fn the_event_table_is_indexed_and_built_as_the_mib_says() {
     let mib = mib();
     let root = root();
     let layout = Layout::default_layout();
-    let entry_oid = root.child(&[4, 1]);
+    let entry_oid = root.child(&[4, 1]).unwrap();
     let mut problems = Vec::new();
     let entry = &mib.nodes["puppetEventEntry"];
     if entry.index != ["puppetEventIndex"] || entry.odd_linkage {
@@ -1474,7 +1475,7 @@ fn the_event_table_is_indexed_and_built_as_the_mib_says() {
         Some(ix) => {
             let ty = ix.syntax.as_ref().expect("SYNTAX");
             let t = mib.resolve(ty).unwrap();
-            if ix.oid != entry_oid.child(&[1])
+            if ix.oid != entry_oid.child(&[1]).unwrap()
                 || ix.access.as_deref() != Some("noaccess")
                 || t.basetype != "Integer32"
                 || ranges(ty) != [(1, i64::from(i32::MAX))]
@@ -1486,7 +1487,7 @@ fn the_event_table_is_indexed_and_built_as_the_mib_says() {
                     ix.oid,
                     ix.access,
                     ranges(ty),
-                    entry_oid.child(&[1])
+                    entry_oid.child(&[1]).unwrap()
                 ));
             }
             ranges(ty)

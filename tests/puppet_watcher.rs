@@ -2,7 +2,9 @@
 //! (temporary file in the same directory, then `rename()`; summary first,
 //! report after), and against real `puppet apply` runs.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
 use redis_snmp::puppet::{
     spawn_watcher, spawn_watcher_with, FileStatus, ParseError, PuppetPaths, PuppetState,
@@ -500,11 +502,11 @@ fn fixture_embedded_summary() -> &'static [u8] {
 // ---- real `puppet apply` runs ----
 
 /// The harness's private Puppet, run off the async runtime.
-struct PuppetApply(Arc<common::PuppetApply>);
+struct PuppetApply(Arc<testkit::PuppetApply>);
 
 impl PuppetApply {
     fn new() -> PuppetApply {
-        PuppetApply(Arc::new(common::PuppetApply::new()))
+        PuppetApply(Arc::new(testkit::PuppetApply::new()))
     }
 
     fn target(&self) -> PathBuf {

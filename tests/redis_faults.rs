@@ -7,12 +7,16 @@
 //! agent's log (at its default verbosity) says each fault once, not on every
 //! poll.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{free_port, instance_oid, wait_until, Agent, Proc, Redis, Snmpd, REDIS_ROOT};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use testkit::{
+    free_port, instance_oid, wait_until, Agent, AgentConfig, Proc, Redis, Snmpd, REDIS_ROOT,
+};
 
 /// The right password of the locked server, and the wrong one the agent has.
 const RIGHT_PW: &str = "right-Pw-7c1e";
@@ -52,34 +56,25 @@ impl Entry {
 /// The agent with these instances (refresh 1 s, timeout 1 s), at its
 /// default verbosity: the log is what an operator reads.
 fn start_agent(snmpd: &Snmpd, entries: &[Entry], dir: &Path) -> Agent {
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for e in entries {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"{}\"\naddress = \"{}\"\ntimeout = 1.0\n{}",
-            e.name, e.address, e.extra
-        ));
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    entries
+        .iter()
+        .fold(AgentConfig::new(snmpd), |config, e| {
+            config.redis(e.name, &e.address, &e.extra)
+        })
+        .start_quiet(dir)
 }
 
 /// A file holding a password, readable by its owner only.
 fn password_file(dir: &Path, name: &str, password: &str) -> String {
     let path = dir.join(name);
-    common::write_file_mode(&path, &format!("{password}\n"), 0o600);
+    testkit::write_file_mode(&path, &format!("{password}\n"), 0o600);
     path.display().to_string()
 }
 
 /// A column of instance `n`'s row, as net-snmp prints it with the MIB
 /// loaded: `up(1)`, `"text"`, `42 polls` (or noSuchInstance before the
 /// first poll).
-fn column(snmpd: &Snmpd, col: u32, n: u32) -> common::Var {
+fn column(snmpd: &Snmpd, col: u32, n: u32) -> testkit::Var {
     snmpd.client().opt("-On").get_one(&instance_oid(col, n))
 }
 
@@ -406,6 +401,20 @@ fn a_server_loading_its_dataset_is_reachable_and_says_so() {
     let version = snmpd.numeric().get_one(&format!("{REDIS_ROOT}.3.2.1.1.2"));
     assert_eq!(version.ty, "STRING", "{version}");
     expect_healthy(&snmpd);
+    // The load's progress (revision 202611240040Z), as INFO reports it
+    // only while loading: the file's size, the bytes loaded, a share of
+    // at most 100.00%, the seconds since it began.
+    let pst = |column: u32| {
+        snmpd
+            .numeric()
+            .get_one(&format!("{REDIS_ROOT}.3.5.1.{column}.2"))
+    };
+    let total = pst(38).u64();
+    assert_eq!(total, rdb.len() as u64, "redisPstLoadTotal: the RDB's size");
+    assert!(pst(40).u64() <= total, "redisPstLoadBytes");
+    assert!(pst(41).u64() <= 10_000, "redisPstLoadPercent {}", pst(41));
+    assert!(pst(37).u64() <= 60, "redisPstLoadAge {}", pst(37));
+    assert!(!pst(42).is_exception(), "redisPstLoadEta {}", pst(42));
 
     expect_state(&snmpd, 2, "up(1)", Duration::from_secs(30));
     let loaded = started.elapsed();
@@ -415,6 +424,16 @@ fn a_server_loading_its_dataset_is_reachable_and_says_so() {
         .get_one(&format!("{REDIS_ROOT}.3.5.1.1.2"))
         .value;
     assert_eq!(loading, "false(2)");
+    // Loaded: the progress objects are gone with INFO's loading fields,
+    // and the last load's count is every key.
+    for column in [37, 38, 40, 41, 42] {
+        let var = snmpd
+            .numeric()
+            .get_one(&format!("{REDIS_ROOT}.3.5.1.{column}.2"));
+        assert!(var.is_exception(), "redisPersistenceEntry {column}: {var}");
+    }
+    let loaded_keys = snmpd.numeric().get_one(&format!("{REDIS_ROOT}.3.5.1.31.2"));
+    assert_eq!(loaded_keys.u64(), u64::from(KEYS), "redisPstLoadKeys");
     // db0's keys, all loaded; and CLUSTER INFO, refused while loading, is
     // asked again: cluster_known_nodes.
     let keys = snmpd

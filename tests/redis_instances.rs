@@ -2,10 +2,12 @@
 //! against real redis-server processes, through a real snmpd, with values
 //! asserted against what the servers say at the same moment.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
 use std::time::Duration;
+use testkit::{wait_until, Agent, AgentConfig, Redis, Snmpd, REDIS_ROOT};
 
 /// One `[[redis]]` entry of the agent's configuration file.
 struct Instance<'a> {
@@ -16,21 +18,12 @@ struct Instance<'a> {
 
 /// Start the agent with a configuration file naming these instances.
 fn start_agent(snmpd: &Snmpd, instances: &[Instance<'_>], dir: &std::path::Path) -> Agent {
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for i in instances {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"{}\"\naddress = \"{}\"\ntimeout = 1.0\n{}\n",
-            i.name, i.address, i.extra
-        ));
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    instances
+        .iter()
+        .fold(AgentConfig::new(snmpd), |config, i| {
+            config.redis(i.name, &i.address, i.extra)
+        })
+        .start(dir)
 }
 
 fn oid(suffix: &str) -> String {
@@ -311,7 +304,7 @@ fn single_node_cluster_reports_cluster_info() {
             dir.path().join("nodes.conf").display()
         ),
         // The cluster bus is port + 10000 unless told: a port no lock holds.
-        &format!("cluster-port {}", common::free_port()),
+        &format!("cluster-port {}", testkit::free_port()),
     ]);
     let _agent = start_agent(
         &snmpd,
@@ -338,7 +331,7 @@ fn sentinel_lists_the_masters_it_watches() {
     let snmpd = Snmpd::start();
     let master = Redis::start();
     let dir = tempfile::tempdir().unwrap();
-    let port = common::free_port();
+    let port = testkit::free_port();
     let conf = dir.path().join("sentinel.conf");
     std::fs::write(
         &conf,
@@ -354,7 +347,7 @@ fn sentinel_lists_the_masters_it_watches() {
     cmd.arg(&conf)
         .arg("--sentinel")
         .stdout(std::process::Stdio::null());
-    let _sentinel = common::Proc::spawn(&mut cmd, "redis-sentinel");
+    let _sentinel = testkit::Proc::spawn(&mut cmd, "redis-sentinel");
     assert!(wait_until(Duration::from_secs(5), || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     }));
@@ -427,18 +420,7 @@ fn slowlog_and_latency_where_allowed() {
 /// A CA, a server certificate for `redis.test` only (so connecting to
 /// 127.0.0.1 needs `tls_server_name`), and a client certificate, by openssl.
 fn make_certificates(dir: &std::path::Path) {
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("openssl");
-        assert!(
-            out.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let run = |args: &[&str]| testkit::openssl(dir, args);
     run(&[
         "req",
         "-x509",
@@ -539,7 +521,7 @@ fn tls_with_client_certificate_and_server_name() {
     let snmpd = Snmpd::start();
     let dir = tempfile::tempdir().unwrap();
     make_certificates(dir.path());
-    let tls_port = common::free_port();
+    let tls_port = testkit::free_port();
     let d = dir.path().display();
     let redis = Redis::start_with(&[
         &format!("tls-port {tls_port}"),

@@ -12,13 +12,15 @@
 //! checks each varbind against the MIB; the comparisons between the walks
 //! and with net-snmp are here.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use testkit::*;
 
 const REDIS_ROOT: &str = ".1.3.6.1.4.1.20267.400";
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
@@ -261,19 +263,11 @@ fn pysnmp_walks_by_getnext_and_getbulk_agree_with_the_mibs_and_net_snmp() {
     let dir = tempfile::tempdir().unwrap();
     // One poll of Redis for the whole test (refresh: an hour), so that only
     // the answer-time ages (AGES) can differ between the walks.
-    let config = dir.path().join("agent.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "agentx_socket = \"{}\"\nrefresh = 3600\n[[redis]]\naddress = \"127.0.0.1:{}\"\n{}",
-            snmpd.agentx_address(),
-            redis.port(),
-            puppet_fixture_section(dir.path(), "b_changed"),
-        ),
-    )
-    .unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = AgentConfig::new(&snmpd)
+        .top("refresh", "3600")
+        .redis("main", &format!("127.0.0.1:{}", redis.port()), "")
+        .table(&puppet_fixture_section(dir.path(), "b_changed"))
+        .start_quiet(dir.path());
     let net_snmp = snmpd.numeric();
     let ready = wait_until(Duration::from_secs(15), || {
         // redisKsKeys.1.<db>: one row per database, the keys counted.

@@ -10,12 +10,14 @@
 //! Each test uses its own password, made of the test's name and our PID, so
 //! that tests running side by side cannot see each other's.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use testkit::*;
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 
@@ -124,16 +126,19 @@ fn write_secret(dir: &Path, name: &str, password: &str, mode: u32) -> PathBuf {
 
 /// `[[redis]]` entries: (name, address, password file).
 fn config(dir: &Path, agentx: &str, instances: &[(&str, String, &Path)]) -> PathBuf {
-    let mut toml = format!("agentx_socket = \"{agentx}\"\nrefresh = 1\n");
-    for (name, address, file) in instances {
-        toml += &format!(
-            "\n[[redis]]\nname = \"{name}\"\naddress = \"{address}\"\ntimeout = 1\npassword_file = \"{}\"\n",
-            file.display()
-        );
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    path
+    instances
+        .iter()
+        .fold(
+            AgentConfig::with_agentx(agentx),
+            |config, (name, address, file)| {
+                config.redis(
+                    name,
+                    address,
+                    &format!("password_file = \"{}\"", file.display()),
+                )
+            },
+        )
+        .write(dir)
 }
 
 /// The agent in the foreground at the highest verbosity, on the command
@@ -377,20 +382,10 @@ fn set_is_refused_with_not_writable_in_every_group() {
     redis.cli(&["SET", "k", "v"]);
     let snmpd = Snmpd::start();
     let dir = tempfile::tempdir().unwrap();
-    let fixtures = repo_root().join("tests/fixtures/puppet/c_failed");
-    for name in ["last_run_summary.yaml", "last_run_report.yaml"] {
-        std::fs::copy(fixtures.join(name), dir.path().join(name)).unwrap();
-    }
-    let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\naddress = \"{}\"\n[puppet]\nsummary = \"{d}/last_run_summary.yaml\"\nreport = \"{d}/last_run_report.yaml\"\ndisabled_lock = \"{d}/a.lock\"\nrun_lock = \"{d}/b.lock\"\n",
-        snmpd.agentx_address(),
-        redis.address(),
-        d = dir.path().display()
-    );
-    let config = dir.path().join("agent.toml");
-    std::fs::write(&config, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let mut agent = AgentConfig::new(&snmpd)
+        .redis("main", &redis.address(), "")
+        .table(&puppet_fixture_section(dir.path(), "c_failed"))
+        .start_quiet(dir.path());
     wait_instance(&snmpd, 1, true);
     assert!(wait_until(Duration::from_secs(5), || snmpd
         .numeric()

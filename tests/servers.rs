@@ -1,6 +1,6 @@
 //! The checks that matter, against every server the agent is tested with:
 //! Redis 6.2, Redis 7.0 (Debian 12's), Valkey 8.0 and Valkey 9.1 (see
-//! `tests/common/servers.rs`; `scripts/test-servers.sh` fetches them). Each
+//! `tests/support/src/servers.rs`; `scripts/test-servers.sh` fetches them). Each
 //! runs a real server, a real snmpd and the agent, and asserts what a user
 //! reads through snmpd against what that server's own INFO says:
 //!
@@ -14,6 +14,10 @@
 //!   going down;
 //! - `sentinel`: the same program as a sentinel: its mode, and the master
 //!   it watches (SENTINEL MASTERS);
+//! - `newer_fields`: the fields of revision 202611240040Z, each provoked
+//!   for real (a client cut off at its output buffer limit, a set freed in
+//!   the background, a request over Valkey's COMMANDLOG threshold), present
+//!   and sane where the server reports the field, absent where it does not;
 //! - `notifications`: instance down/up/restart, replication link down/up and
 //!   a role change, received by snmptrapd.
 //!
@@ -21,16 +25,19 @@
 //! `capture_info_fixtures` (ignored; run it by name) rewrote
 //! `tests/fixtures/redis/*-info.txt` for the fetched servers.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::servers::ServerKind;
-use common::{
-    legacy_oid, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY, REDIS_ROOT,
-};
-use redis_snmp::metrics::{Conversion, ObjectDef, Source, INFO_GROUPS};
+use redis_snmp::metrics::{redis_objects, Conversion, ObjectDef, Source, INFO_GROUPS};
 use redis_snmp::redis::info::Info;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
+use testkit::servers::{start_sentinel, ServerKind};
+use testkit::{
+    legacy_oid, wait_until, Agent, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY,
+    REDIS_ROOT,
+};
 
 /// The server of `kind`, started with these extra config lines, or `None`
 /// (after a SKIP line) when it is not there.
@@ -53,22 +60,13 @@ fn start(kind: ServerKind, test: &str, extra: &[&str]) -> Option<Redis> {
 
 /// The agent on a configuration file naming these servers `r1`, `r2`, ...
 fn start_agent(snmpd: &Snmpd, servers: &[&Redis], dir: &std::path::Path) -> Agent {
-    let mut toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n",
-        snmpd.agentx_address()
-    );
-    for (i, r) in servers.iter().enumerate() {
-        toml.push_str(&format!(
-            "\n[[redis]]\nname = \"r{}\"\naddress = \"{}\"\ntimeout = 1.0\n",
-            i + 1,
-            r.address()
-        ));
-    }
-    let path = dir.join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    servers
+        .iter()
+        .enumerate()
+        .fold(AgentConfig::new(snmpd), |config, (i, r)| {
+            config.redis(&format!("r{}", i + 1), &r.address(), "")
+        })
+        .start(dir)
 }
 
 fn oid(suffix: &str) -> String {
@@ -316,7 +314,12 @@ fn info_tables(kind: ServerKind) {
         };
         let name = def.name;
         let var = served.get(&object_oid(def, 1));
-        let Some(value) = info.first(fields) else {
+        // A share of a limit is absent where the limit is 0 (none) or unsaid.
+        let no_limit = match conversion {
+            Conversion::PercentOf(whole) => info.first(whole).is_none_or(|w| w.trim() == "0"),
+            _ => false,
+        };
+        let Some(value) = info.first(fields).filter(|_| !no_limit) else {
             if let Some(var) = var {
                 wrong.push(format!(
                     "{name} is served ({var}) but INFO has no {fields:?}"
@@ -475,6 +478,25 @@ fn replica_link(kind: ServerKind) {
     let master_offset = master.info_map().u64("master_repl_offset");
     assert!(get(&snmpd, "3.11.1.5.1.1").u64() <= master_offset);
     assert!(get(&snmpd, "3.7.1.10.2").u64() <= master_offset);
+    // The kind of connection: Valkey says type=replica once the sync is
+    // done; Redis says nothing, and the column is absent.
+    let line = master
+        .info_map()
+        .get("slave0")
+        .unwrap_or_default()
+        .to_string();
+    let kind_column = get(&snmpd, "3.11.1.8.1.1");
+    if kind.is_valkey() {
+        assert!(line.contains("type=replica"), "{line}");
+        assert_eq!(kind_column.text(), "replica");
+    } else {
+        assert!(!line.contains("type="), "{}: {line}", kind.label());
+        assert!(
+            kind_column.is_exception(),
+            "{}: {kind_column}",
+            kind.label()
+        );
+    }
 
     master.stop();
     // The replica notices: link down(2), and how long it has been down;
@@ -491,33 +513,6 @@ fn replica_link(kind: ServerKind) {
 
 // ---------------------------------------------------------------------------
 // sentinel
-
-/// The server program of `kind` as a sentinel watching `master` (as
-/// `mymaster`, quorum 1), its files in `dir`; its guard and port.
-fn start_sentinel(kind: ServerKind, master: &Redis, dir: &std::path::Path) -> (common::Proc, u16) {
-    let port = common::free_port();
-    let conf = dir.join("sentinel.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\n\
-             sentinel monitor mymaster 127.0.0.1 {} 1\n",
-            dir.display(),
-            dir.join("sentinel.log").display(),
-            master.port()
-        ),
-    )
-    .unwrap();
-    let mut cmd = std::process::Command::new(kind.binary().unwrap());
-    cmd.arg(&conf)
-        .arg("--sentinel")
-        .stdout(std::process::Stdio::null());
-    let proc = common::Proc::spawn(&mut cmd, "sentinel");
-    assert!(wait_until(Duration::from_secs(5), || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    }));
-    (proc, port)
-}
 
 /// One INFO section of the server at `port`, read by a bare RESP request
 /// (a sentinel has no [`Redis`] guard).
@@ -556,14 +551,9 @@ fn sentinel(kind: ServerKind) {
     // The same program, as a sentinel.
     let (_sentinel, port) = start_sentinel(kind, &master, dir.path());
     let snmpd = Snmpd::start();
-    let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"s\"\naddress = \"127.0.0.1:{port}\"\ntimeout = 1.0\n",
-        snmpd.agentx_address()
-    );
-    let path = dir.path().join("agent.toml");
-    std::fs::write(&path, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", path.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let _agent = AgentConfig::new(&snmpd)
+        .redis("s", &format!("127.0.0.1:{port}"), "")
+        .start(dir.path());
 
     // Its mode is sentinel(2), whether INFO says redis_mode (Redis) or
     // server_mode (Valkey); so the agent asks it SENTINEL MASTERS, and the
@@ -578,6 +568,21 @@ fn sentinel(kind: ServerKind) {
     assert_eq!(get(&snmpd, &format!("3.14.1.2.{row}")).value, "1"); // ok(1)
     assert_eq!(get(&snmpd, &format!("3.14.1.8.{row}")).value, "1"); // quorum
     assert_eq!(get(&snmpd, "3.15.1.1.1").value, "1"); // sentinel_masters
+                                                      // Revision 202611240040Z: not in TILT (-1 since Redis 7.0; Redis 6.2
+                                                      // has no such field), no script queued, no TILT yet (Valkey 9.0+).
+    let tilt_since = get(&snmpd, "3.15.1.4.1");
+    if kind == ServerKind::Redis62 {
+        assert!(tilt_since.is_exception(), "{tilt_since}");
+    } else {
+        assert_eq!(tilt_since.value, "-1", "{}", kind.label());
+    }
+    assert_eq!(get(&snmpd, "3.15.1.6.1").value, "0"); // sentinel_scripts_queue_length
+    let tilts = get(&snmpd, "3.15.1.5.1");
+    if kind == ServerKind::Valkey91 {
+        assert_eq!(tilts.value, "0");
+    } else {
+        assert!(tilts.is_exception(), "{}: {tilts}", kind.label());
+    }
     let info = Info::parse(&info_at(port, "server"));
     let own = info
         .get("valkey_version")
@@ -586,6 +591,171 @@ fn sentinel(kind: ServerKind) {
         .to_string();
     assert!(own.starts_with(kind.version_prefix()), "{own}");
     assert_eq!(get(&snmpd, "3.2.1.1.1").text(), own);
+}
+
+// ---------------------------------------------------------------------------
+// the fields of newer servers (revision 202611240040Z)
+
+/// The value served for object `name` of instance 1, if any.
+fn served_object(served: &HashMap<String, Var>, name: &str) -> Option<Var> {
+    let def = redis_objects()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("{name} is not in the catalogue"));
+    served.get(&object_oid(def, 1)).cloned()
+}
+
+fn walk_instance_tables(snmpd: &Snmpd) -> HashMap<String, Var> {
+    snmpd
+        .numeric()
+        .bulkwalk(&oid("3"))
+        .vars()
+        .into_iter()
+        .map(|v| (v.name.clone(), v))
+        .collect()
+}
+
+/// A client that sends 200 `GET big` and never reads: its replies pile up
+/// in the server until client-output-buffer-limit cuts it off.
+fn overrun_output_buffer(redis: &Redis) {
+    use std::io::Write;
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", redis.port())).unwrap();
+    conn.write_all(&b"GET big\r\n".repeat(200)).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            redis.cli(&["CLIENT", "LIST"]).lines().count() <= 1
+        }),
+        "the client that does not read was not disconnected"
+    );
+}
+
+/// Issue 16's newer fields, read as each server reports them: present and
+/// sane where the server has the field, absent where it has not. Each is
+/// provoked for real: a client cut off at its output buffer limit, a set
+/// freed in the background, a request over Valkey's COMMANDLOG threshold.
+fn newer_fields(kind: ServerKind) {
+    let Some(redis) = start(kind, "newer_fields", &[]) else {
+        return;
+    };
+    assert_eq!(
+        redis.cli(&[
+            "CONFIG",
+            "SET",
+            "client-output-buffer-limit",
+            "normal 1mb 1mb 0"
+        ]),
+        "OK"
+    );
+    // Valkey 8.1+ only: the others refuse the parameter.
+    let commandlog = redis
+        .cli(&["CONFIG", "SET", "commandlog-request-larger-than", "100"])
+        .starts_with("OK");
+    assert_eq!(commandlog, kind == ServerKind::Valkey91, "{}", kind.label());
+    // A 200 kB value (zero bytes up to the x), and a 500-byte request.
+    redis.cli(&["SETRANGE", "big", "199999", "x"]);
+    redis.cli(&["SET", "k", &"y".repeat(500)]);
+    overrun_output_buffer(&redis);
+    // 200 strings: a hash table, freed in the background (its effort is
+    // over LAZYFREE_THRESHOLD, src/lazyfree.c).
+    let members: Vec<String> = (0..200).map(|i| format!("m{i}")).collect();
+    let mut sadd = vec!["SADD", "s"];
+    sadd.extend(members.iter().map(String::as_str));
+    redis.cli(&sadd);
+    assert_eq!(redis.cli(&["UNLINK", "s"]), "1");
+    assert!(wait_until(Duration::from_secs(5), || {
+        redis.info_map().get("lazyfreed_objects") == Some("1")
+    }));
+
+    let snmpd = Snmpd::start();
+    let _agent = Agent::start(&snmpd, &redis, &[]);
+    expect_value(&snmpd, "3.1.1.4.1", "1"); // up
+    let first = walk_instance_tables(&snmpd);
+    std::thread::sleep(Duration::from_millis(2100));
+    let second = walk_instance_tables(&snmpd);
+    let info = info_everything(&redis);
+    let label = kind.label();
+    let has = |field: &str| info.contains(field);
+
+    // Every server here has lazyfreed_objects.
+    assert_eq!(
+        served_object(&second, "redisMemLazyfreed").map(|v| v.u64()),
+        Some(1),
+        "{label}"
+    );
+    // Output-buffer-limit disconnections: Redis 7.4+ and Valkey.
+    let obuf = served_object(&second, "redisStObufDiscon").map(|v| v.u64());
+    if has("client_output_buffer_limit_disconnections") {
+        assert_eq!(obuf, Some(1), "{label}");
+        assert_eq!(
+            served_object(&second, "redisStQbufDiscon").map(|v| v.u64()),
+            Some(0),
+            "{label}"
+        );
+    } else {
+        assert_eq!(obuf, None, "{label}");
+        assert!(kind == ServerKind::Redis62 || kind == ServerKind::Redis70);
+    }
+    // The event loop: its counters move between two polls, and the time
+    // spent on commands is part of the whole.
+    let cycles = |s: &HashMap<String, Var>| served_object(s, "redisStElCycles").map(|v| v.u64());
+    if has("eventloop_cycles") {
+        let (a, b) = (cycles(&first).unwrap(), cycles(&second).unwrap());
+        assert!(a < b, "{label}: eventloop_cycles {a} then {b}");
+        let busy = served_object(&second, "redisStElUsec").unwrap().u64();
+        let cmd = served_object(&second, "redisStElCmdUsec").unwrap().u64();
+        assert!(0 < cmd && cmd <= busy, "{label}: {cmd} of {busy} µs");
+        assert!(served_object(&second, "redisStElCyclesSec").is_some());
+    } else {
+        assert_eq!(cycles(&second), None, "{label}");
+        assert!(served_object(&second, "redisStElUsec").is_none());
+    }
+    // Valkey's COMMANDLOG: the 500-byte SET is a large request.
+    let requests = served_object(&second, "redisSlowlogReqLen").map(|v| v.u64());
+    let replies = served_object(&second, "redisSlowlogRplLen");
+    if commandlog {
+        assert!(requests.is_some_and(|n| n >= 1), "{label}: {requests:?}");
+        assert!(replies.is_some(), "{label}");
+    } else {
+        assert_eq!(requests, None, "{label}");
+        assert!(replies.is_none(), "{label}");
+    }
+    // No snapshot child runs: its progress reads 0 of 0.
+    for name in ["redisPstSaveKeys", "redisPstSaveKeysAll"] {
+        assert_eq!(
+            served_object(&second, name).map(|v| v.u64()),
+            Some(0),
+            "{label} {name}"
+        );
+    }
+    // Fields of one server only.
+    for (name, field) in [
+        ("redisCpuActiveMain", "used_active_time_main_thread"),
+        ("redisSrvClientsHz", "clients_hz"),
+        ("redisMemFunctions", "used_memory_functions"),
+        ("redisCliBlockKeys", "total_blocking_keys"),
+    ] {
+        assert_eq!(
+            served_object(&second, name).is_some(),
+            has(field),
+            "{label}: {name} and INFO's {field}"
+        );
+    }
+    assert_eq!(
+        has("used_active_time_main_thread"),
+        kind == ServerKind::Valkey91
+    );
+    if let Some(hz) = served_object(&second, "redisSrvClientsHz") {
+        assert!(hz.u64() >= info.u64(&["hz"]).unwrap(), "{label}");
+    }
+    // The loading and full-sync fields exist only while a load or a
+    // transfer runs: absent on this idle master.
+    for name in [
+        "redisPstLoadAge",
+        "redisPstLoadPercent",
+        "redisReplSyncTotal",
+        "redisReplSyncPerc",
+    ] {
+        assert!(served_object(&second, name).is_none(), "{label} {name}");
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -682,6 +852,11 @@ macro_rules! server_tests {
             }
 
             #[test]
+            fn newer_fields() {
+                super::newer_fields(ServerKind::$kind);
+            }
+
+            #[test]
             fn notifications() {
                 super::notifications(ServerKind::$kind);
             }
@@ -701,11 +876,11 @@ server_tests!(valkey_9_1, Valkey91);
 /// replica}-info.txt`: `INFO everything` of a master and its replica, byte
 /// for byte, after some traffic; and `{6.2,7.0,valkey-8.0,valkey-9.1}-
 /// sentinel-info.txt`, a sentinel watching that master. Run by name:
-/// `cargo test --test servers -- --ignored capture_info_fixtures`.
+/// `cargo test --features system-tests --test servers -- --ignored capture_info_fixtures`.
 #[test]
 #[ignore = "rewrites the fixtures; run by name"]
 fn capture_info_fixtures() {
-    let out = common::repo_root().join("tests/fixtures/redis");
+    let out = testkit::repo_root().join("tests/fixtures/redis");
     for (kind, prefix) in [
         (ServerKind::Redis62, "6.2"),
         (ServerKind::Redis70, "7.0"),

@@ -9,11 +9,13 @@
 //! - notifications leave as SNMPv3 informs, authenticated and encrypted: a
 //!   receiver that accepts only that user with privacy logs them.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::*;
 use std::process::Command;
 use std::time::Duration;
+use testkit::*;
 
 const REDIS_ROOT: &str = ".1.3.6.1.4.1.20267.400";
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
@@ -83,19 +85,10 @@ fn the_documented_access_keeps_puppet_and_notifications_off_the_community() {
 
     let mut redis = Redis::start();
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("agent.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "agentx_socket = \"{}\"\nrefresh = 1\n[[redis]]\naddress = \"127.0.0.1:{}\"\n{}",
-            snmpd.agentx_address(),
-            redis.port(),
-            puppet_fixture_section(dir.path(), "c_failed"),
-        ),
-    )
-    .unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
+    let _agent = AgentConfig::new(&snmpd)
+        .redis("main", &format!("127.0.0.1:{}", redis.port()), "")
+        .table(&puppet_fixture_section(dir.path(), "c_failed"))
+        .start_quiet(dir.path());
 
     // The community: Redis, up; nothing of Puppet.
     let community = snmpd.numeric();

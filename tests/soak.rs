@@ -1,13 +1,15 @@
 //! Soak: continuous walks while Redis and snmpd restart now and then. No
 //! walk may fail while snmpd is up, and the agent's memory must stay flat.
 //!
-//! Runs 60 s by default; `SOAK_SECONDS=3600 cargo test --test soak -- --nocapture`
+//! Runs 60 s by default; `SOAK_SECONDS=3600 cargo test --features system-tests --test soak -- --nocapture`
 //! for a long run.
 
-mod common;
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
 
-use common::{status_kib, Agent, Redis, Snmpd, ENTERPRISE};
 use std::time::{Duration, Instant};
+use testkit::{status_kib, Agent, Redis, Snmpd, ENTERPRISE};
 
 #[test]
 fn walks_restarts_and_flat_memory() {
@@ -31,7 +33,7 @@ fn walks_restarts_and_flat_memory() {
         );
         // The walk goes past our subtree to snmpd's own object after it.
         assert!(
-            out.stdout.contains(common::AFTER_OID),
+            out.stdout.contains(testkit::AFTER_OID),
             "walk {walks} stopped early:\n{out}"
         );
         walks += 1;
@@ -44,10 +46,10 @@ fn walks_restarts_and_flat_memory() {
             snmpd_restarts += 1;
             // Back within a second (asserted elsewhere): wait for it here so
             // the next walk sees the subtree again.
-            common::wait_until(Duration::from_secs(3), || {
+            testkit::wait_until(Duration::from_secs(3), || {
                 snmpd
                     .numeric()
-                    .get_one(&format!("{}.3.1.1.2.1", common::REDIS_ROOT))
+                    .get_one(&format!("{}.3.1.1.2.1", testkit::REDIS_ROOT))
                     .ty
                     == "STRING"
             });

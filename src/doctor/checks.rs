@@ -10,6 +10,7 @@ use crate::cli::DoctorArgs;
 use crate::config::{Config, RedisInstance};
 use crate::oid::Oid;
 use crate::redis::connection::{self, ConnectError, ReplyBudget};
+use crate::redis::info::Info;
 use crate::redis::poller::describe;
 use crate::secret;
 use std::path::Path;
@@ -48,7 +49,7 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
             }
             findings.push(agentx_master(&conf));
             findings.push(agentx_socket(&config.agentx, &user));
-            findings.push(view(&conf, &config.layout.root));
+            findings.push(view(&conf, config.layout.root()));
             findings.push(trap_sinks(&conf));
         }
         Err(e) => {
@@ -308,6 +309,8 @@ enum Role {
     DataNode,
     ClusterNode,
     Sentinel,
+    /// A data node whose INFO says Valkey 8.1 or later (COMMANDLOG).
+    CommandLogNode,
 }
 
 const QUERIES: &[Query] = &[
@@ -337,9 +340,28 @@ const QUERIES: &[Query] = &[
         role: Role::DataNode,
     },
     Query {
+        args: &["COMMANDLOG", "LEN", "large-request"],
+        grant: "+commandlog|len",
+        role: Role::CommandLogNode,
+    },
+    Query {
         args: &["SENTINEL", "MASTERS"],
         grant: "+sentinel|masters",
         role: Role::Sentinel,
+    },
+    Query {
+        args: &[
+            "CLIENT",
+            "SETNAME",
+            crate::redis::clients::AGENT_CLIENT_NAME,
+        ],
+        grant: "+client|setname",
+        role: Role::Any,
+    },
+    Query {
+        args: &["CLIENT", "LIST"],
+        grant: "+client|list",
+        role: Role::Any,
     },
 ];
 
@@ -400,8 +422,12 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
             Role::DataNode => !sentinel,
             Role::ClusterNode => cluster,
             Role::Sentinel => sentinel,
+            Role::CommandLogNode => !sentinel && Info::parse(&info).has_commandlog(),
         };
-        if !applies || (query.grant == "+slowlog|get" && !instance.slowlog_entries) {
+        if !applies
+            || (query.grant == "+slowlog|get" && !instance.slowlog_entries)
+            || (query.grant == "+client|list" && !instance.client_list)
+        {
             continue;
         }
         budget.renew();
@@ -518,7 +544,8 @@ mod tests {
     use super::*;
 
     /// README's least-privilege user grants exactly what the doctor checks
-    /// (and INFO), with +sentinel|masters named for sentinels.
+    /// (and INFO), with +sentinel|masters named for sentinels and
+    /// +commandlog|len for Valkey 8.1 and later.
     #[test]
     fn the_documented_acl_grants_what_the_doctor_checks() {
         let readme =
@@ -531,8 +558,9 @@ mod tests {
             .split_whitespace()
             .filter(|w| w.starts_with('+') && *w != "+info")
             .collect();
-        assert!(readme.contains("(add `+sentinel|masters` on a sentinel)"));
+        assert!(readme.contains("(add `+sentinel|masters` on a sentinel, and `+commandlog|len` on Valkey\n8.1 and later"));
         documented.push("+sentinel|masters");
+        documented.push("+commandlog|len");
         documented.sort();
         let mut checked: Vec<&str> = QUERIES.iter().map(|q| q.grant).collect();
         checked.sort();

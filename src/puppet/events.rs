@@ -140,7 +140,7 @@ impl EventRow {
                     PuppetEventField::ConfigVersion => display_string(&v.config_version),
                     _ => return None,
                 };
-                Some((layout.object_oid(def).child(&[v.index]), value))
+                Some((layout.row_oid(def, &[v.index])?, value))
             })
             .collect();
         EventRow { cells }
@@ -342,7 +342,9 @@ impl EventTable {
                 PuppetEventField::RunVersion => display_string(&self.run_version),
                 _ => continue,
             };
-            part.push((layout.object_oid(def).child(&[0]), value));
+            if let Some(oid) = layout.row_oid(def, &[0]) {
+                part.push((oid, value));
+            }
         }
         // Column by column, each in the order of the rows (their index).
         for column in 0..PUPPET_EVENT_COLUMNS.len() {

@@ -18,6 +18,9 @@
 //!   `agent_catalog_run.lock` (a run in progress, or a stale lock).
 //! - [`state`]: [`PuppetState`], the four read together, with
 //!   [`PuppetState::run_status`] and the pairing of report and summary.
+//! - [`runs`]: [`runs::RunHistory`], the runs seen one after the other:
+//!   how many, how many in a row changed resources, which resources changed
+//!   every time (a run that never converges), how often runs come.
 //! - [`events_log`]: one line of Puppet's JSON-lines log (`--logdest
 //!   …/events.jsonl`), a resource event or a run boundary.
 //! - [`tail`]: [`tail::Tail`], a bounded follower of that log across
@@ -73,6 +76,7 @@ pub mod locks;
 pub mod objects;
 pub mod observation;
 pub mod report;
+pub mod runs;
 pub mod state;
 pub mod summary;
 pub mod tail;

@@ -30,7 +30,9 @@ pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
             continue;
         };
         if let Some(value) = scalar(state, field) {
-            part.push((layout.object_oid(def).child(&[0]), value));
+            if let Some(oid) = layout.row_oid(def, &[0]) {
+                part.push((oid, value));
+            }
         }
     }
     let listed = state
@@ -52,7 +54,9 @@ pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
                 }
                 _ => continue,
             };
-            part.push((layout.object_oid(def).child(&[index]), value));
+            if let Some(oid) = layout.row_oid(def, &[index]) {
+                part.push((oid, value));
+            }
         }
     }
     part
@@ -153,6 +157,13 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         PuppetField::DisabledMessage => display_string(state.disabled.as_deref().unwrap_or("")),
         PuppetField::RunInProgress => truth(state.run_in_progress()),
         PuppetField::ReadError => display_string(&state.errors().join("; ")),
+        PuppetField::RunsObserved => Value::Counter32(state.runs.observed as u32),
+        PuppetField::ChangingRuns => gauge(state.runs.changing_runs.into()),
+        PuppetField::RunsLastHour => gauge(state.runs.last_hour.into()),
+        PuppetField::RunInterval => gauge(state.runs.interval?),
+        PuppetField::ConvergeRuns => gauge(state.runs.converge_runs.into()),
+        PuppetField::LoopResources => display_string(&state.runs.loop_text()),
+        PuppetField::LoopResourceCount => gauge(state.runs.loop_resources.len() as u64),
         PuppetField::ResourceType
         | PuppetField::ResourceTitle
         | PuppetField::ResourceState
@@ -211,6 +222,45 @@ mod tests {
         assert_eq!(value(&part, "1.3.0"), Some(Value::Integer(1)));
         assert_eq!(value(&part, "1.16.0"), Some(Value::Gauge32(0)));
         assert!(value(&part, "2.1.2.1").is_none(), "nothing to list");
+    }
+
+    #[test]
+    fn successive_runs_are_served_from_the_trend() {
+        use crate::puppet::runs::RunHistory;
+        let mut history = RunHistory::new(2);
+        let mut s = state("b_changed");
+        let first = s.last_run().unwrap();
+        history.observe(&s);
+        // The same run's files, as if written again 30 s later.
+        s.summary.as_mut().unwrap().time.last_run = Some(first + 30);
+        s.report
+            .as_mut()
+            .unwrap()
+            .time
+            .as_mut()
+            .unwrap()
+            .unix_seconds += 30;
+        history.observe(&s);
+        s.runs = history.trend(first + 31);
+        let part = puppet_part(&s, &Layout::default_layout());
+        assert_eq!(value(&part, "1.45.0"), Some(Value::Counter32(2)));
+        assert_eq!(value(&part, "1.46.0"), Some(Value::Gauge32(2)));
+        assert_eq!(value(&part, "1.47.0"), Some(Value::Gauge32(2)));
+        assert_eq!(value(&part, "1.48.0"), Some(Value::Gauge32(30)));
+        assert_eq!(value(&part, "1.49.0"), Some(Value::Gauge32(2)));
+        let Some(Value::OctetString(names)) = value(&part, "1.50.0") else {
+            panic!()
+        };
+        let names = String::from_utf8(names).unwrap();
+        assert_eq!(names, s.runs.loop_resources.join(", "));
+        let count = s.runs.loop_resources.len() as u32;
+        assert!(count > 0);
+        assert_eq!(value(&part, "1.51.0"), Some(Value::Gauge32(count)));
+        // Nothing seen yet: counts of 0, no interval, an empty list.
+        let part = puppet_part(&state("b_changed"), &Layout::default_layout());
+        assert_eq!(value(&part, "1.45.0"), Some(Value::Counter32(0)));
+        assert!(value(&part, "1.48.0").is_none());
+        assert_eq!(value(&part, "1.50.0"), Some(Value::text("")));
     }
 
     #[test]

@@ -14,6 +14,11 @@ pub struct PuppetObservation {
     /// The summary of a new run is there but its report is not yet: the run
     /// is not judged until it is (or the watcher gives up waiting).
     pub report_pending: bool,
+    /// `converge_runs` or more changing runs in a row, the last one
+    /// included ([`super::runs::RunTrend::not_converging`]).
+    pub not_converging: bool,
+    /// Seconds between the ends of the last two runs seen.
+    pub run_interval: Option<u64>,
 }
 
 impl PuppetObservation {
@@ -24,6 +29,8 @@ impl PuppetObservation {
             cached_catalog_used: state.cached_catalog_used(),
             disabled: state.disabled.is_some(),
             report_pending: state.report_pending,
+            not_converging: state.runs.not_converging(),
+            run_interval: state.runs.interval,
         }
     }
 }

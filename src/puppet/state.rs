@@ -7,6 +7,7 @@
 
 use super::locks::{self, RunLock, MAX_LOCK_BYTES};
 use super::report::{self, CachedCatalogStatus, RunReport, MAX_REPORT_BYTES};
+use super::runs::RunTrend;
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
 use super::{ParseError, PuppetPaths, RunStatus};
 use std::io::{self, Read};
@@ -128,6 +129,9 @@ pub struct PuppetState {
     pub disabled: Option<String>,
     /// `agent_catalog_run.lock`, when it exists.
     pub run_lock: Option<RunLock>,
+    /// What the runs seen so far say (set by the watcher, which sees them
+    /// one after the other; empty from [`PuppetReader::refresh`]).
+    pub runs: RunTrend,
 }
 
 impl PuppetState {
@@ -462,6 +466,7 @@ impl PuppetReader {
             report_pending: false,
             disabled,
             run_lock,
+            runs: RunTrend::default(),
         }
     }
 }

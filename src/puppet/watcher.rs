@@ -16,7 +16,9 @@
 //!    not there yet), it publishes the new summary at once with
 //!    [`PuppetState::report_pending`] set, and re-checks until the report
 //!    arrives or [`WatcherOptions::report_wait`] (3 s) has passed;
-//! 3. it publishes only states that differ from the last one.
+//! 3. it counts each new run in a [`RunHistory`] (once its report is in,
+//!    or was waited for) and sets [`PuppetState::runs`];
+//! 4. it publishes only states that differ from the last one.
 //!
 //! A directory that does not exist yet is covered by a watch on its
 //! nearest existing ancestor, and the watches are set up again when it
@@ -41,6 +43,7 @@
 //! cancellation token fires or every receiver is dropped; the sender is
 //! then dropped, so `changed()` returns an error.
 
+use super::runs::RunHistory;
 use super::state::{permission_advice, FileStatus, Pairing, PuppetReader, PuppetState};
 use super::PuppetPaths;
 use futures_util::StreamExt;
@@ -55,6 +58,11 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
+/// UNIX seconds, signed as Puppet's run times are.
+fn unix_now() -> i64 {
+    i64::try_from(crate::smi::unix_now()).unwrap_or(i64::MAX)
+}
+
 /// The watcher's timings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WatcherOptions {
@@ -67,8 +75,12 @@ pub struct WatcherOptions {
     /// How often to re-check while waiting for the report (inotify
     /// normally answers first).
     pub report_poll: Duration,
-    /// Re-read this often whatever inotify says.
+    /// Re-read this often whatever inotify says. Also how late, at most,
+    /// [`super::runs::RunTrend::last_hour`] drops a run older than an hour.
     pub fallback: Duration,
+    /// K of [`super::runs::RunHistory`]: changing runs in a row that are
+    /// not converging.
+    pub converge_runs: usize,
 }
 
 impl Default for WatcherOptions {
@@ -79,6 +91,7 @@ impl Default for WatcherOptions {
             report_wait: Duration::from_secs(3),
             report_poll: Duration::from_millis(250),
             fallback: Duration::from_secs(60),
+            converge_runs: super::runs::DEFAULT_CONVERGE_RUNS,
         }
     }
 }
@@ -113,6 +126,7 @@ async fn run(
     let mut dirs = DirWatch::new(&paths);
     dirs.setup().await;
     let mut conditions = Conditions::default();
+    let mut history = RunHistory::new(options.converge_runs);
     let mut reader = Some(PuppetReader::new(paths.clone()));
     // Read at once.
     let mut read_at: Option<Instant> = Some(Instant::now());
@@ -168,6 +182,11 @@ async fn run(
                 } else {
                     waiting = None;
                 }
+                // A run counts once its report is in, or was waited for.
+                if !state.report_pending {
+                    history.observe(&state);
+                }
+                state.runs = history.trend(unix_now());
                 conditions.observe(&paths, &state);
                 tx.send_if_modified(|current| {
                     if **current == state {

@@ -17,6 +17,7 @@
 //! The stream is then handed to the `redis` crate, which does the protocol
 //! (AUTH, the reply parser) over it.
 
+use super::certificate::{self, ServerCertificate};
 use crate::config::{RedisAddress, RedisInstance, TlsFiles};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, RedisConnectionInfo};
@@ -159,6 +160,23 @@ pub async fn connect(
     instance: &RedisInstance,
     budget: &ReplyBudget,
 ) -> Result<MultiplexedConnection, ConnectError> {
+    connect_seeing_certificate(instance, budget)
+        .await
+        .map(|connected| connected.connection)
+}
+
+/// A connection, and the certificate the server showed in the TLS
+/// handshake (`rediss://` only; `None` when it could not be read).
+pub struct Connected {
+    pub connection: MultiplexedConnection,
+    pub certificate: Option<ServerCertificate>,
+}
+
+/// [`connect`], keeping the server's certificate.
+pub async fn connect_seeing_certificate(
+    instance: &RedisInstance,
+    budget: &ReplyBudget,
+) -> Result<Connected, ConnectError> {
     let seconds = instance.timeout.as_secs_f64();
     match tokio::time::timeout(instance.timeout, open(instance, budget)).await {
         Ok(outcome) => outcome,
@@ -166,33 +184,85 @@ pub async fn connect(
     }
 }
 
-async fn open(
+/// A TLS handshake with a `rediss://` instance and nothing more (no AUTH,
+/// no command), within its timeout: the certificate the server shows a new
+/// client now. Redis loads a renewed certificate (`CONFIG SET
+/// tls-cert-file`) for new connections only, so the agent's long-lived
+/// connection keeps seeing the old one. `Ok(None)`: not a TLS instance, or
+/// a certificate that could not be read.
+pub async fn probe_certificate(
     instance: &RedisInstance,
-    budget: &ReplyBudget,
-) -> Result<MultiplexedConnection, ConnectError> {
+) -> Result<Option<ServerCertificate>, String> {
+    let RedisAddress::Tls { host, port } = &instance.address else {
+        return Ok(None);
+    };
+    let seconds = instance.timeout.as_secs_f64();
+    let handshake = async {
+        let tls = handshake(instance, host, *port).await?;
+        Ok(server_certificate(&tls))
+    };
+    match tokio::time::timeout(instance.timeout, handshake).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(format!("TLS handshake timed out after {seconds} s")),
+    }
+}
+
+async fn handshake(
+    instance: &RedisInstance,
+    host: &str,
+    port: u16,
+) -> Result<tokio_rustls::client::TlsStream<TcpStream>, String> {
+    let config = tls_config(&instance.tls)?;
+    let name = instance.tls.server_name.as_deref().unwrap_or(host);
+    let server_name = ServerName::try_from(name.to_string())
+        .map_err(|_| format!("{name:?} is not a valid TLS server name"))?;
+    let tcp = connect_tcp(host, port).await?;
+    tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await
+        .map_err(|e| tls_failure(&e))
+}
+
+/// The end-entity certificate of a finished handshake, read; one that
+/// cannot be read is logged (once per connection) and left out.
+fn server_certificate(
+    tls: &tokio_rustls::client::TlsStream<TcpStream>,
+) -> Option<ServerCertificate> {
+    let der = tls.get_ref().1.peer_certificates()?.first()?;
+    match certificate::parse(der.as_ref()) {
+        Ok(read) => Some(read),
+        Err(e) => {
+            tracing::warn!("the server's TLS certificate: {e}");
+            None
+        }
+    }
+}
+
+async fn open(instance: &RedisInstance, budget: &ReplyBudget) -> Result<Connected, ConnectError> {
     budget.renew();
+    let without_certificate = |connection| Connected {
+        connection,
+        certificate: None,
+    };
     match &instance.address {
         RedisAddress::Tcp { host, port } => {
             let tcp = connect_tcp(host, *port).await?;
-            start(instance, tcp, budget).await
+            start(instance, tcp, budget).await.map(without_certificate)
         }
         RedisAddress::Unix(path) => {
             let unix = UnixStream::connect(path)
                 .await
                 .map_err(|e| format!("cannot connect to {}: {e}", path.display()))?;
-            start(instance, unix, budget).await
+            start(instance, unix, budget).await.map(without_certificate)
         }
         RedisAddress::Tls { host, port } => {
-            let config = tls_config(&instance.tls)?;
-            let name = instance.tls.server_name.as_deref().unwrap_or(host);
-            let server_name = ServerName::try_from(name.to_string())
-                .map_err(|_| format!("{name:?} is not a valid TLS server name"))?;
-            let tcp = connect_tcp(host, *port).await?;
-            let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
-                .connect(server_name, tcp)
-                .await
-                .map_err(|e| tls_failure(&e))?;
-            start(instance, tls, budget).await
+            let tls = handshake(instance, host, *port).await?;
+            let certificate = server_certificate(&tls);
+            let connection = start(instance, tls, budget).await?;
+            Ok(Connected {
+                connection,
+                certificate,
+            })
         }
     }
 }
@@ -412,6 +482,11 @@ mod tests {
             tls: TlsFiles::default(),
             max_reply_bytes: 1 << 20,
             slowlog_entries: true,
+            cert_expiry_warning: Duration::from_secs(86_400),
+            cert_check_interval: Duration::from_secs(3_600),
+            client_list: true,
+            client_list_interval: Duration::from_secs(60),
+            client_list_rows: 50,
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let mut connection = match connect(&instance, &budget).await {

@@ -90,6 +90,10 @@ pub struct ReplicaRow {
     pub offset: Option<u64>,
     /// Absent before Redis 2.8.
     pub lag: Option<u64>,
+    /// Valkey's kind of connection (`type=`, 8.0 and later): `replica`, or during a
+    /// dual-channel full sync `rdb-channel` and `main-channel` (two lines
+    /// for one replica). Absent on older servers.
+    pub kind: Option<String>,
 }
 
 /// One `cmdstat_<name>:` line, joined with its
@@ -220,6 +224,23 @@ impl Info {
     /// present or its value is not a `u64` (`"-1"`, `"1.5"`, overflow).
     pub fn u64(&self, names: &[&str]) -> Option<u64> {
         self.first(names).and_then(parse_u64)
+    }
+
+    /// Whether the server has COMMANDLOG: Valkey 8.1 and later, by its own
+    /// version (`valkey_version`; Redis has no COMMANDLOG). The poller and
+    /// the doctor send COMMANDLOG LEN only then: on other servers a
+    /// refused command would count in the server's own error statistics.
+    pub fn has_commandlog(&self) -> bool {
+        let Some(version) = self.get("valkey_version") else {
+            return false;
+        };
+        let mut parts = version
+            .trim()
+            .split('.')
+            .map(|p| p.parse::<u32>().unwrap_or(0));
+        let major = parts.next().unwrap_or(0);
+        let minor = parts.next().unwrap_or(0);
+        (major, minor) >= (8, 1)
     }
 
     /// Signed integer value of the first present alias (for fields where
@@ -449,6 +470,7 @@ fn parse_replica(slot: u32, value: &str) -> Option<ReplicaRow> {
             state: state.to_owned(),
             offset: None,
             lag: None,
+            kind: None,
         });
     }
     let ip = kv_get(&kv, "ip").filter(|ip| !ip.is_empty())?;
@@ -461,6 +483,9 @@ fn parse_replica(slot: u32, value: &str) -> Option<ReplicaRow> {
         // 2.8 development versions briefly wrote "repl_offset".
         offset: kv_u64(&kv, "offset").or_else(|| kv_u64(&kv, "repl_offset")),
         lag: kv_u64(&kv, "lag"),
+        kind: kv_get(&kv, "type")
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned),
     })
 }
 
@@ -500,6 +525,30 @@ mod tests {
 
     fn approx(a: Option<f64>, b: f64) -> bool {
         a.is_some_and(|a| (a - b).abs() < 1e-9)
+    }
+
+    /// COMMANDLOG is asked of Valkey 8.1+ only, by the version INFO says
+    /// (the real captures of tests/fixtures/redis).
+    #[test]
+    fn commandlog_is_asked_of_valkey_8_1_and_later_only() {
+        let capture = |name: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/redis")
+                .join(name);
+            Info::parse(&std::fs::read_to_string(path).unwrap())
+        };
+        for (name, has) in [
+            ("6.2-master-info.txt", false),
+            ("7.0-master-info.txt", false),
+            ("valkey-8.0-master-info.txt", false),
+            ("valkey-9.1-master-info.txt", true),
+        ] {
+            assert_eq!(capture(name).has_commandlog(), has, "{name}");
+        }
+        assert!(Info::parse("valkey_version:8.1.0\n").has_commandlog());
+        assert!(Info::parse("valkey_version:10.0.0\n").has_commandlog());
+        assert!(!Info::parse("valkey_version:8.0.9\n").has_commandlog());
+        assert!(!Info::parse("valkey_version:garbage\n").has_commandlog());
     }
 
     #[test]
@@ -615,6 +664,7 @@ mod tests {
                 state: "online".into(),
                 offset: Some(5022),
                 lag: Some(1),
+                kind: None,
             }]
         );
         assert_eq!(info.u64(&["connected_slaves"]), Some(1));
@@ -866,6 +916,7 @@ mod tests {
                     state: "online".into(),
                     offset: Some(10),
                     lag: Some(0),
+                    kind: None,
                 },
                 ReplicaRow {
                     slot: 1,
@@ -874,6 +925,7 @@ mod tests {
                     state: "wait_bgsave".into(),
                     offset: Some(0),
                     lag: None,
+                    kind: None,
                 },
             ]
         );
@@ -910,6 +962,7 @@ mod tests {
                 state: "online".into(),
                 offset: None,
                 lag: None,
+                kind: None,
             }
         );
         assert_eq!((rows[1].ip.as_str(), rows[1].port), ("::1", 6380));

@@ -1,5 +1,8 @@
 //! Reading Redis: the INFO parser and the poller.
 
+pub mod certificate;
+pub mod certificate_watch;
+pub mod clients;
 pub mod connection;
 pub mod info;
 pub mod observation;

@@ -18,6 +18,9 @@ pub struct RedisObservation {
     pub link: Option<LinkStatus>,
     /// A failed background save or AOF write.
     pub persistence_failed: Option<bool>,
+    /// Whether the certificate of a `rediss://` server ends within the
+    /// instance's `cert_expiry_warning` (`None`: no certificate seen).
+    pub certificate_expiring: Option<bool>,
 }
 
 impl RedisObservation {
@@ -41,6 +44,7 @@ impl RedisObservation {
             role: label("role").and_then(Role::from_label),
             link: label("master_link_status").and_then(LinkStatus::from_label),
             persistence_failed,
+            certificate_expiring: None,
         }
     }
 
@@ -70,6 +74,9 @@ impl RedisObservation {
         }
         if seen.persistence_failed.is_some() {
             self.persistence_failed = seen.persistence_failed;
+        }
+        if seen.certificate_expiring.is_some() {
+            self.certificate_expiring = seen.certificate_expiring;
         }
     }
 }

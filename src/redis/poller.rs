@@ -7,6 +7,8 @@
 //! since the last poll is replaced at once, not reported as an outage; a
 //! server still loading its dataset is reachable, and reported as loading.
 
+use super::certificate_watch::CertificateWatch;
+use super::clients::{self, ClientList};
 use super::connection::{self, ConnectError, ReplyBudget};
 use super::info::Info;
 use super::observation::RedisObservation;
@@ -48,6 +50,12 @@ pub struct Poller {
     /// connection, and said once in the log (managed and locked-down servers
     /// refuse CONFIG, CLUSTER…).
     refused: HashSet<String>,
+    /// The server's TLS certificate (`rediss://` only).
+    certificate: CertificateWatch,
+    /// CLIENT LIST, on its own cadence.
+    clients: ClientList,
+    /// Whether a refused CLIENT SETNAME was logged already.
+    setname_refusal_said: bool,
 }
 
 impl Poller {
@@ -58,6 +66,8 @@ impl Poller {
             ..Default::default()
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
+        let certificate = CertificateWatch::new(&instance);
+        let clients = ClientList::new(&instance);
         Poller {
             index,
             instance,
@@ -70,6 +80,9 @@ impl Poller {
             databases: None,
             databases_seen: 0,
             refused: HashSet::new(),
+            certificate,
+            clients,
+            setname_refusal_said: false,
         }
     }
 
@@ -88,8 +101,17 @@ impl Poller {
         let started = Instant::now();
         let outcome = self.read().await;
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+        // Not in the poll's time: an hourly handshake would spike its graph.
+        if outcome.is_ok() {
+            self.certificate.refresh(&self.instance).await;
+        }
+        let now = unix_now();
+        self.status.certificate = self.certificate.status(now);
         let observation = match &outcome {
-            Ok((info, _)) => RedisObservation::from_info(info),
+            Ok((info, _)) => RedisObservation {
+                certificate_expiring: self.certificate.expiring(now),
+                ..RedisObservation::from_info(info)
+            },
             Err(_) => RedisObservation::down(),
         };
         let data = match outcome {
@@ -165,15 +187,29 @@ impl Poller {
     /// optional commands this server allows tell.
     async fn read_once(&mut self) -> Result<(Info, Extras), PollError> {
         if self.connection.is_none() {
-            let connected = connection::connect(&self.instance, &self.budget).await;
-            self.connection = Some(connected.map_err(|e| match e {
-                ConnectError::Redis(e) => describe(&e),
-                ConnectError::Other(text) => text,
-            })?);
+            let connected = connection::connect_seeing_certificate(&self.instance, &self.budget)
+                .await
+                .map_err(|e| match e {
+                    ConnectError::Redis(e) => describe(&e),
+                    ConnectError::Other(text) => text,
+                })?;
+            self.certificate
+                .connected(&self.instance.name, connected.certificate);
+            self.connection = Some(connected.connection);
             self.info_variant = 0;
             self.databases = None;
             // A fixed ACL or a new server may allow what was refused.
             self.refused.clear();
+            // Named, so operators tell the agent apart in CLIENT LIST.
+            if let Some(connection) = self.connection.as_mut() {
+                self.budget.renew();
+                clients::name_connection(
+                    connection,
+                    &self.status.name,
+                    &mut self.setname_refusal_said,
+                )
+                .await;
+            }
         }
         let info = self.read_info().await?;
         let mut extras = Extras::default();
@@ -216,10 +252,36 @@ impl Poller {
                     extras.slowlog_last = replies::slowlog_newest(&reply);
                 }
             }
+            // Valkey 8.1+ logs large requests and replies beside slow
+            // commands. Asked only of servers that have COMMANDLOG: on the
+            // others the refusal would count in the server's own error
+            // statistics (total_error_replies, errorstat_ERR).
+            if info.has_commandlog() {
+                if let Some(reply) = self
+                    .optional_query("COMMANDLOG", &["LEN", "large-request"])
+                    .await
+                {
+                    extras.large_requests = replies::slowlog_len(&reply);
+                    if let Some(reply) = self
+                        .optional_query("COMMANDLOG", &["LEN", "large-reply"])
+                        .await
+                    {
+                        extras.large_replies = replies::slowlog_len(&reply);
+                    }
+                }
+            }
             if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
                 extras.latency = replies::latency_latest(&reply);
             }
         }
+        if self.clients.due() {
+            let reply = self.optional_query("CLIENT", &["LIST"]).await;
+            let refused = self.refused.contains("CLIENT LIST");
+            let over_budget = reply.is_none() && self.budget.exceeded();
+            self.clients
+                .answered(&self.status.name, reply, refused, over_budget);
+        }
+        extras.clients = self.clients.latest();
         Ok((info, extras))
     }
 

@@ -1,12 +1,14 @@
 //! Turns what a poll learned (INFO, the instance's health) into snapshot
 //! parts, following the table in [`crate::metrics`].
 
+use super::certificate::ServerCertificate;
+use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
-    self, name_index, CommandField, Conversion, ErrorField, InstanceState, KeyspaceField,
-    LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SlowlogField, Source,
-    StatusField,
+    self, name_index, ClientField, CommandField, Conversion, ErrorField, InstanceState,
+    KeyspaceField, LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SlowlogField,
+    Source, StatusField,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -47,7 +49,23 @@ pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
             })
         }
         Conversion::AgeOf => Some(Value::SecondsSince(info.u64(fields)?)),
+        Conversion::PercentOf(whole) => Some(Value::Gauge32(saturate_u32(hundredths_percent(
+            info.u64(fields)?,
+            info.u64(whole)?,
+        )?))),
     }
+}
+
+/// `part` of `whole` in hundredths of a percent, rounded half up; `None`
+/// when `whole` is 0 (Redis says 0 for "no limit"). In u128, so no
+/// product overflows.
+fn hundredths_percent(part: u64, whole: u64) -> Option<u64> {
+    if whole == 0 {
+        return None;
+    }
+    let whole = u128::from(whole);
+    let value = (u128::from(part) * 10_000 + whole / 2) / whole;
+    Some(u64::try_from(value).unwrap_or(u64::MAX))
 }
 
 /// A non-negative decimal times `factor`, rounded; `None` for negative or
@@ -81,7 +99,7 @@ pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
         .iter()
         .filter_map(|def| {
             let value = info_value(def, info)?;
-            Some((layout.object_oid(def).child(&[0]), value))
+            Some((layout.row_oid(def, &[0])?, value))
         })
         .collect()
 }
@@ -103,8 +121,14 @@ pub struct Extras {
     pub slowlog_len: Option<u64>,
     /// The newest SLOWLOG entry: id, UNIX time, duration in µs.
     pub slowlog_last: Option<SlowlogEntry>,
+    /// COMMANDLOG LEN large-request (Valkey 8.1+).
+    pub large_requests: Option<u64>,
+    /// COMMANDLOG LEN large-reply (Valkey 8.1+).
+    pub large_replies: Option<u64>,
     /// LATENCY LATEST: event, UNIX time, latest ms, max ms.
     pub latency: Vec<LatencyEvent>,
+    /// CLIENT LIST per name and per user (as last asked).
+    pub clients: Option<ClientAggregates>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -124,7 +148,9 @@ pub fn instance_part(
     };
     for def in metrics::INFO_GROUPS.iter().flat_map(|group| group.iter()) {
         if let Some(value) = info_value(def, info) {
-            part.push((layout.object_oid(def).child(&[index]), value));
+            if let Some(oid) = layout.row_oid(def, &[index]) {
+                part.push((oid, value));
+            }
         }
     }
     keyspace_rows(index, info, layout, extras.databases, &mut part);
@@ -135,7 +161,57 @@ pub fn instance_part(
     sentinel_rows(&owner, extras, layout, &mut part);
     slowlog_row(index, extras, layout, &mut part);
     latency_rows(&owner, extras, layout, &mut part);
+    if let Some(clients) = &extras.clients {
+        client_rows(
+            &owner,
+            &clients.by_name,
+            metrics::CLIENT_NAME_COLUMNS,
+            layout,
+            &mut part,
+        );
+        client_rows(
+            &owner,
+            &clients.by_user,
+            metrics::CLIENT_USER_COLUMNS,
+            layout,
+            &mut part,
+        );
+    }
     part
+}
+
+/// The rows of `redisClientNameTable` or `redisClientUserTable`.
+fn client_rows(
+    owner: &RowOwner,
+    groups: &[(String, ClientGroup)],
+    columns: &[ObjectDef],
+    layout: &Layout,
+    part: &mut Part,
+) {
+    let gauge = |n: u64| Value::Gauge32(saturate_u32(n));
+    for (name, group) in groups {
+        let Some(suffix) = name_index(owner.index, name) else {
+            continue;
+        };
+        for def in columns {
+            let (Source::ClientName(field) | Source::ClientUser(field)) = def.source else {
+                continue;
+            };
+            let value = match field {
+                ClientField::Label => display_string(name),
+                ClientField::Key => owner.key(name),
+                ClientField::Count => gauge(group.count),
+                ClientField::OldestAge => gauge(group.oldest_age),
+                ClientField::MaxIdle => gauge(group.max_idle),
+                ClientField::MaxOutputMem => Value::Counter64(group.max_output_mem),
+                ClientField::MaxTotalMem => Value::Counter64(group.max_total_mem),
+                ClientField::Blocked => gauge(group.blocked),
+            };
+            if let Some(oid) = layout.row_oid(def, &suffix) {
+                part.push((oid, value));
+            }
+        }
+    }
 }
 
 /// The instance whose rows a string-indexed table holds.
@@ -213,7 +289,9 @@ fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut 
                 SentinelField::Quorum => gauge(master.quorum),
             };
             if let Some(v) = value {
-                part.push((layout.object_oid(def).child(&suffix), v));
+                if let Some(oid) = layout.row_oid(def, &suffix) {
+                    part.push((oid, v));
+                }
             }
         }
     }
@@ -229,9 +307,17 @@ fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
             SlowlogField::LastId => extras.slowlog_last.map(|e| Value::Counter64(e.id)),
             SlowlogField::LastTime => extras.slowlog_last.map(|e| Value::Counter64(e.unix_time)),
             SlowlogField::LastUsec => extras.slowlog_last.map(|e| Value::Counter64(e.micros)),
+            SlowlogField::LargeRequests => extras
+                .large_requests
+                .map(|v| Value::Gauge32(saturate_u32(v))),
+            SlowlogField::LargeReplies => extras
+                .large_replies
+                .map(|v| Value::Gauge32(saturate_u32(v))),
         };
         if let Some(v) = value {
-            part.push((layout.object_oid(def).child(&[index]), v));
+            if let Some(oid) = layout.row_oid(def, &[index]) {
+                part.push((oid, v));
+            }
         }
     }
 }
@@ -253,7 +339,9 @@ fn latency_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut P
                 LatencyField::LastMs => Value::Gauge32(saturate_u32(latency.latest_ms)),
                 LatencyField::MaxMs => Value::Gauge32(saturate_u32(latency.max_ms)),
             };
-            part.push((layout.object_oid(def).child(&suffix), value));
+            if let Some(oid) = layout.row_oid(def, &suffix) {
+                part.push((oid, value));
+            }
         }
     }
 }
@@ -292,10 +380,9 @@ fn keyspace_rows(
                 KeyspaceField::Subexpiry => row.subexpiry,
             };
             if let Some(v) = value {
-                part.push((
-                    layout.object_oid(def).child(&[index, row.db]),
-                    Value::Counter64(v),
-                ));
+                if let Some(oid) = layout.row_oid(def, &[index, row.db]) {
+                    part.push((oid, Value::Counter64(v)));
+                }
             }
         }
     }
@@ -313,6 +400,7 @@ fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
                 ReplicaField::Address => Some(display_string(&row.ip)),
                 ReplicaField::Port => Some(Value::Gauge32(u32::from(row.port))),
                 ReplicaField::State => Some(display_string(&row.state)),
+                ReplicaField::Kind => row.kind.as_deref().map(display_string),
                 ReplicaField::Offset => row.offset.map(Value::Counter64),
                 ReplicaField::LagSeconds => row.lag.map(|l| Value::Gauge32(saturate_u32(l))),
                 ReplicaField::LagBytes => match (master_offset, row.offset) {
@@ -323,7 +411,9 @@ fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
                 },
             };
             if let Some(v) = value {
-                part.push((layout.object_oid(def).child(&[index, slot]), v));
+                if let Some(oid) = layout.row_oid(def, &[index, slot]) {
+                    part.push((oid, v));
+                }
             }
         }
     }
@@ -355,7 +445,9 @@ fn command_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part)
                 CommandField::P999 => micros(row.p999_usec, field.scale()),
             };
             if let Some(v) = value {
-                part.push((layout.object_oid(def).child(&suffix), v));
+                if let Some(oid) = layout.row_oid(def, &suffix) {
+                    part.push((oid, v));
+                }
             }
         }
     }
@@ -375,7 +467,9 @@ fn error_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
                 ErrorField::Key => owner.key(&row.prefix),
                 ErrorField::Count => Value::Counter64(row.count),
             };
-            part.push((layout.object_oid(def).child(&suffix), value));
+            if let Some(oid) = layout.row_oid(def, &suffix) {
+                part.push((oid, value));
+            }
         }
     }
 }
@@ -396,6 +490,9 @@ pub struct InstanceStatus {
     pub last_error: String,
     pub polls_ok: u32,
     pub polls_failed: u32,
+    /// The certificate a `rediss://` server showed last, and the seconds
+    /// from the last poll until its end.
+    pub certificate: Option<(ServerCertificate, i64)>,
 }
 
 /// `redisInstanceState`: down when the last poll failed, loading when it
@@ -426,8 +523,18 @@ pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part
                 StatusField::LastError => display_string(&status.last_error),
                 StatusField::PollsOk => Value::Counter32(status.polls_ok),
                 StatusField::PollsFailed => Value::Counter32(status.polls_failed),
+                StatusField::CertSubject => display_string(&status.certificate.as_ref()?.0.subject),
+                StatusField::CertIssuer => display_string(&status.certificate.as_ref()?.0.issuer),
+                StatusField::CertNotAfter => {
+                    let not_after = status.certificate.as_ref()?.0.not_after;
+                    Value::Counter64(u64::try_from(not_after).unwrap_or(0))
+                }
+                StatusField::CertExpiresIn => {
+                    let left = status.certificate.as_ref()?.1;
+                    Value::Integer(left.clamp(i32::MIN.into(), i32::MAX.into()) as i32)
+                }
             };
-            Some((layout.object_oid(def).child(&[index]), value))
+            Some((layout.row_oid(def, &[index])?, value))
         })
         .collect()
 }
@@ -517,7 +624,7 @@ mod tests {
 
     #[test]
     fn custom_legacy_oid_moves_the_module_beside_it() {
-        let layout = Layout::from_legacy_oid("1.3.6.1.4.1.99.7".parse().unwrap());
+        let layout = Layout::from_legacy_oid("1.3.6.1.4.1.99.7".parse().unwrap()).unwrap();
         let values: Vec<String> = legacy_part(&fixture("2.4.15-info.txt"), &layout)
             .into_iter()
             .map(|(o, _)| o.to_string())
@@ -830,6 +937,34 @@ mod tests {
         assert!(v("3.7.1.1.1").is_none());
         assert!(v("3.5.1.1.1").is_none());
         assert_eq!(v("3.5.1.6.1"), Some(Value::Integer(2)));
+    }
+
+    #[test]
+    fn limits_are_shares_of_maxmemory_and_maxclients() {
+        let layout = Layout::default_layout();
+        let part = |info: &Info| instance_part(1, "main", info, &layout, &Extras::default());
+        // A real 7.0 master: 1 client of maxclients 10000 is 0.01 %;
+        // maxmemory 0 is no limit, so no share of it.
+        let real = part(&fixture("7.0-master-info.txt"));
+        let v = |p: &Part, suffix: &str| find(p, &format!("{ROOT}.{suffix}")).cloned();
+        assert_eq!(v(&real, "3.3.1.14.1"), Some(Value::Gauge32(1)));
+        assert_eq!(v(&real, "3.4.1.27.1"), None);
+        // 90.15 % of 1 GiB, rounded to the hundredth; over the limit shows.
+        let near = part(&Info::parse(
+            "used_memory:968000000\nmaxmemory:1073741824\nconnected_clients:10001\nmaxclients:10000\n",
+        ));
+        assert_eq!(v(&near, "3.4.1.27.1"), Some(Value::Gauge32(9015)));
+        assert_eq!(v(&near, "3.3.1.14.1"), Some(Value::Gauge32(10001)));
+        // Huge values do not overflow; a garbled limit leaves it absent.
+        let huge = part(&Info::parse(&format!(
+            "used_memory:{}\nmaxmemory:1\nconnected_clients:1\nmaxclients:x\n",
+            u64::MAX
+        )));
+        assert_eq!(v(&huge, "3.4.1.27.1"), Some(Value::Gauge32(u32::MAX)));
+        assert_eq!(v(&huge, "3.3.1.14.1"), None);
+        assert_eq!(hundredths_percent(1, 3), Some(3333));
+        assert_eq!(hundredths_percent(2, 3), Some(6667));
+        assert_eq!(hundredths_percent(5, 0), None);
     }
 
     #[test]

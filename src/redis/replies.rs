@@ -79,7 +79,7 @@ fn items(value: &Value) -> &[Value] {
     }
 }
 
-/// SLOWLOG LEN.
+/// SLOWLOG LEN, and COMMANDLOG LEN (the same integer reply).
 pub fn slowlog_len(reply: &Value) -> Option<u64> {
     number(reply)
 }

@@ -15,10 +15,9 @@ const RESPONSE_INDEX_AT: usize = HEADER_LEN + 6;
 ///
 /// The header's payload length is patched when the writer is finished or
 /// dropped, so the buffer always holds a complete PDU once the writer is
-/// gone. A name or OID value longer than [`MAX_SUBIDS`] (only possible
-/// through [`Oid::child`]) cannot be sent correctly: the name is cut at
-/// `MAX_SUBIDS`, such a value is sent as Null, and the response's error
-/// becomes genErr at that varbind unless an error was already set.
+/// gone. Every OID fits the encoding: [`Oid`] holds at most
+/// [`MAX_SUBIDS`] (128) sub-identifiers however it is built, and the
+/// count is one byte.
 pub struct ResponseWriter<'b> {
     buf: &'b mut Vec<u8>,
     count: usize,
@@ -48,10 +47,7 @@ impl<'b> ResponseWriter<'b> {
     /// Append one varbind; `SecondsSince` is resolved against `now_unix`.
     pub fn varbind(&mut self, name: &Oid, value: VarValue<'_>, now_unix: u64) {
         self.count = self.count.saturating_add(1);
-        if !put_varbind(self.buf, name, value, now_unix) && self.error == ErrorStatus::NoError {
-            let index = u16::try_from(self.count).unwrap_or(u16::MAX);
-            self.set_error(ErrorStatus::GenErr, index);
-        }
+        put_varbind(self.buf, name, value, now_unix);
     }
 
     /// Overwrite the error status and index (1-based varbind position, 0 for
@@ -131,8 +127,7 @@ pub fn encode_close(buf: &mut Vec<u8>, session_id: u32, packet_id: u32, reason: 
 }
 
 /// Notify PDU (RFC 2741 6.2.10), default context. The varbinds must start
-/// with sysUpTime.0 and snmpTrapOID.0 (the caller's job). An OID longer than
-/// [`MAX_SUBIDS`] is cut at `MAX_SUBIDS` (as a value: sent as Null).
+/// with sysUpTime.0 and snmpTrapOID.0 (the caller's job).
 pub fn encode_notify(
     buf: &mut Vec<u8>,
     session_id: u32,
@@ -186,11 +181,9 @@ fn patch_payload_len(buf: &mut [u8]) {
     patch(buf, PAYLOAD_LEN_AT, &len.to_le_bytes());
 }
 
-/// Encode an OID, prefix-compressed when possible. Returns false when it had
-/// to be cut at `MAX_SUBIDS`.
-fn put_oid(buf: &mut Vec<u8>, oid: &Oid, include: bool) -> bool {
-    let all = oid.as_slice();
-    let subids = all.get(..MAX_SUBIDS).unwrap_or(all);
+/// Encode an OID, prefix-compressed when possible.
+fn put_oid(buf: &mut Vec<u8>, oid: &Oid, include: bool) {
+    let subids = oid.as_slice();
     let (prefix, rest) = match subids {
         [1, 3, 6, 1, p, rest @ ..] if !rest.is_empty() => match u8::try_from(*p) {
             Ok(p) if p != 0 => (p, rest),
@@ -198,14 +191,15 @@ fn put_oid(buf: &mut Vec<u8>, oid: &Oid, include: bool) -> bool {
         },
         _ => (0, subids),
     };
-    // rest.len() <= MAX_SUBIDS = 128, so this never saturates.
+    // An Oid holds at most MAX_SUBIDS = 128 sub-identifiers (Oid::new and
+    // Oid::child refuse more), so the count always fits its byte.
+    const _: () = assert!(MAX_SUBIDS <= u8::MAX as usize);
     let n_subid = u8::try_from(rest.len()).unwrap_or(u8::MAX);
     buf.reserve(4 + 4 * rest.len());
     buf.extend_from_slice(&[n_subid, prefix, u8::from(include), 0]);
     for &subid in rest {
         put_u32(buf, subid);
     }
-    subids.len() == all.len()
 }
 
 fn put_octets(buf: &mut Vec<u8>, bytes: &[u8]) {
@@ -219,16 +213,15 @@ fn put_octets(buf: &mut Vec<u8>, bytes: &[u8]) {
     buf.extend_from_slice([0u8; 3].get(..pad).unwrap_or(&[]));
 }
 
-/// Type, reserved, name. Returns false if the name was cut.
-fn put_varbind_head(buf: &mut Vec<u8>, ty: u16, name: &Oid) -> bool {
+/// Type, reserved, name.
+fn put_varbind_head(buf: &mut Vec<u8>, ty: u16, name: &Oid) {
     put_u16(buf, ty);
     put_u16(buf, 0);
     put_oid(buf, name, false)
 }
 
-/// One varbind. Returns false if anything had to be cut (see
-/// [`ResponseWriter`]).
-fn put_varbind(buf: &mut Vec<u8>, name: &Oid, value: VarValue<'_>, now_unix: u64) -> bool {
+/// One varbind.
+fn put_varbind(buf: &mut Vec<u8>, name: &Oid, value: VarValue<'_>, now_unix: u64) {
     let value = match value {
         VarValue::Value(v) => v,
         VarValue::Null => return put_varbind_head(buf, tag::NULL, name),
@@ -238,9 +231,8 @@ fn put_varbind(buf: &mut Vec<u8>, name: &Oid, value: VarValue<'_>, now_unix: u64
     };
     let value = value.resolve(now_unix);
     let fixed = |buf: &mut Vec<u8>, ty: u16, data: &[u8]| {
-        let ok = put_varbind_head(buf, ty, name);
+        put_varbind_head(buf, ty, name);
         buf.extend_from_slice(data);
-        ok
     };
     match &*value {
         Value::Integer(v) => fixed(buf, tag::INTEGER, &v.to_le_bytes()),
@@ -254,27 +246,20 @@ fn put_varbind(buf: &mut Vec<u8>, name: &Oid, value: VarValue<'_>, now_unix: u64
             fixed(buf, tag::GAUGE32, &age.to_le_bytes())
         }
         Value::OctetString(bytes) => {
-            let ok = put_varbind_head(buf, tag::OCTET_STRING, name);
+            put_varbind_head(buf, tag::OCTET_STRING, name);
             put_octets(buf, bytes);
-            ok
         }
         Value::Opaque(bytes) => {
-            let ok = put_varbind_head(buf, tag::OPAQUE, name);
+            put_varbind_head(buf, tag::OPAQUE, name);
             put_octets(buf, bytes);
-            ok
         }
         Value::IpAddress(addr) => {
-            let ok = put_varbind_head(buf, tag::IP_ADDRESS, name);
+            put_varbind_head(buf, tag::IP_ADDRESS, name);
             put_octets(buf, addr);
-            ok
-        }
-        Value::ObjectIdentifier(oid) if oid.len() > MAX_SUBIDS => {
-            put_varbind_head(buf, tag::NULL, name);
-            false
         }
         Value::ObjectIdentifier(oid) => {
-            let ok = put_varbind_head(buf, tag::OBJECT_IDENTIFIER, name);
-            put_oid(buf, oid, false) && ok
+            put_varbind_head(buf, tag::OBJECT_IDENTIFIER, name);
+            put_oid(buf, oid, false);
         }
     }
 }
@@ -300,68 +285,35 @@ mod tests {
         ];
         for (subids, prefix, n) in cases {
             let mut buf = Vec::new();
-            assert!(put_oid(&mut buf, &oid(subids), false));
+            put_oid(&mut buf, &oid(subids), false);
             assert_eq!(&buf[..4], &[n as u8, prefix, 0, 0], "{subids:?}");
             assert_eq!(buf.len(), 4 + 4 * n);
         }
     }
 
     #[test]
-    fn overlong_oids_from_child_never_panic_and_set_generr() {
-        // Oid::child does not enforce MAX_SUBIDS: the encoder must cope.
-        let long = oid(&[1, 3, 6, 1, 4, 1]).child(&[7; 300]);
-        assert!(long.len() > 255);
-        let ok_value = Value::Integer(1);
-        let long_value = Value::ObjectIdentifier(long.clone());
+    fn the_longest_oid_there_can_be_round_trips() {
+        // Oid::new and Oid::child both stop at MAX_SUBIDS, so this is the
+        // longest name or value the encoder ever meets.
+        let base = oid(&[1, 3, 6, 1, 4, 1]);
+        assert!(base.child(&[7; MAX_SUBIDS]).is_err());
+        let longest = base.child(&vec![7; MAX_SUBIDS - 6]).unwrap();
+        let value = Value::ObjectIdentifier(longest.clone());
         let out = response(
             ErrorStatus::NoError,
             0,
-            &[
-                (oid(&[1, 1]), VarValue::Value(&ok_value)),
-                (long.clone(), VarValue::Value(&ok_value)),
-                (oid(&[1, 3]), VarValue::Value(&long_value)),
-            ],
+            &[(longest.clone(), VarValue::Value(&value))],
             0,
         );
         let Incoming::Response {
-            error,
-            index,
-            varbinds,
-            ..
+            error, varbinds, ..
         } = parse(&out).unwrap()
         else {
             panic!()
         };
-        assert_eq!((error, index), (ErrorStatus::GenErr as u16, 2));
-        assert_eq!(varbinds[1].name.as_slice(), &long.as_slice()[..MAX_SUBIDS]);
-        assert_eq!(varbinds[2].value, None);
-        // Already-set errors are kept.
-        let out = response(
-            ErrorStatus::TooBig,
-            0,
-            &[(oid(&[1]), VarValue::Value(&long_value))],
-            0,
-        );
-        assert!(matches!(
-            parse(&out),
-            Ok(Incoming::Response {
-                error: 1,
-                index: 0,
-                ..
-            })
-        ));
-        // Notify and Register cut too, and stay decodable.
-        let mut buf = Vec::new();
-        encode_notify(&mut buf, 1, 2, &[(long.clone(), long_value.clone())], 0);
-        assert_eq!(
-            head(&buf).unwrap().payload_len as usize,
-            buf.len() - HEADER_LEN
-        );
-        encode_register(&mut buf, 1, 2, 0, 127, &long);
-        assert_eq!(
-            head(&buf).unwrap().payload_len as usize,
-            buf.len() - HEADER_LEN
-        );
+        assert_eq!(error, 0);
+        assert_eq!(varbinds[0].name, longest);
+        assert_eq!(varbinds[0].value, Some(value));
     }
 
     // ----- encoding responses -----
@@ -499,7 +451,7 @@ mod tests {
     fn ip_address_bytes_are_exact() {
         let v = Value::IpAddress([192, 168, 200, 255]);
         let mut buf = Vec::new();
-        assert!(put_varbind(&mut buf, &oid(&[1, 2]), VarValue::Value(&v), 0));
+        put_varbind(&mut buf, &oid(&[1, 2]), VarValue::Value(&v), 0);
         assert_eq!(
             buf,
             [

@@ -105,7 +105,7 @@ pub fn oid(s: &[u32]) -> Oid {
 pub const REDIS: [u32; 8] = [1, 3, 6, 1, 4, 1, 20267, 400];
 
 pub fn redis(suffix: &[u32]) -> Oid {
-    oid(&REDIS).child(suffix)
+    oid(&REDIS).child(suffix).expect("a short test OID")
 }
 
 pub fn ids() -> Ids {

@@ -4,8 +4,10 @@
 //! into a per-user cache. A test asks [`ServerKind::binary`] for one and
 //! skips, saying why, when it is not there.
 
-use std::path::PathBuf;
-use std::process::Command;
+use super::{free_port, wait_until, Proc, Redis};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// A server program and version the tests run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,4 +126,36 @@ fn which(program: &str) -> Option<PathBuf> {
         .ok()?;
     let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
     (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
+}
+
+/// A sentinel of `kind` (the same program, run with `--sentinel`) watching
+/// `master` as `mymaster` with quorum 1, on a free port, its files in `dir`.
+/// Panics if the binary is not there: ask [`ServerKind::binary_or_skip`]
+/// first.
+pub fn start_sentinel(kind: ServerKind, master: &Redis, dir: &Path) -> (Proc, u16) {
+    let port = free_port();
+    let conf = dir.join("sentinel.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile {}\n\
+             sentinel monitor mymaster 127.0.0.1 {} 1\n",
+            dir.display(),
+            dir.join("sentinel.log").display(),
+            master.port()
+        ),
+    )
+    .unwrap();
+    let binary = kind.binary().unwrap_or_else(|why| panic!("{why}"));
+    let mut cmd = Command::new(binary);
+    cmd.arg(&conf).arg("--sentinel").stdout(Stdio::null());
+    let proc = Proc::spawn(&mut cmd, "sentinel");
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        }),
+        "the {} sentinel did not listen",
+        kind.label()
+    );
+    (proc, port)
 }

@@ -1,0 +1,45 @@
+//! The integration-test harness: real `redis-server`, real `snmpd`, the real
+//! agent binary and the real net-snmp command-line tools, all private to one
+//! test.
+//!
+//! Every integration test program uses it as the dev-dependency `testkit`. Each server binds only to
+//! 127.0.0.1 (or a unix socket in its own temp dir), on a port from
+//! [`free_port`], and is owned by a guard that kills it and reaps it by PID
+//! when dropped, also when the test panics. When a test panics, the guards
+//! print the tail of their logs to stderr, which the test runner shows with
+//! the failure.
+//!
+//! Nothing here uses system paths: no port 161/6379, no `/var/agentx`, no
+//! `/var/lib/snmp` (see [`Snmpd`] and [`SnmpClient`] for how net-snmp is kept
+//! away from its defaults).
+
+pub mod agent;
+pub mod agent_config;
+pub mod figures;
+pub mod files;
+pub mod oids;
+pub mod paths;
+pub mod ports;
+pub mod process;
+pub mod puppet;
+pub mod redis;
+pub mod servers;
+pub mod snmp_tools;
+pub mod snmpd;
+pub mod snmptrapd;
+pub mod sockets;
+
+pub use agent::*;
+pub use agent_config::AgentConfig;
+pub use figures::*;
+pub use files::*;
+pub use oids::*;
+pub use paths::*;
+pub use ports::*;
+pub use process::*;
+pub use puppet::*;
+pub use redis::*;
+pub use snmp_tools::*;
+pub use snmpd::*;
+pub use snmptrapd::*;
+pub use sockets::*;
