@@ -49,7 +49,7 @@ WINDOW=600
 STATE_FILE=/var/lib/redis-snmp/puppet-kick.state
 LOG_FILE=
 TYPE_OBJECT=puppetEventResourceType
-TITLE_OBJECT=puppetEventResourceTitle
+TITLE_OBJECT=puppetEventTitle
 TYPE_COLUMN=4
 TITLE_COLUMN=5
 

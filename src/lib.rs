@@ -41,8 +41,11 @@
 //!   [`redis::certificate_watch`]: looked at again, and how near its end).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read
 //!   safely, watched with inotify, and turned into PUPPET-AGENT-MIB rows
-//!   ([`puppet::objects`]) and observations; its events log followed line by
-//!   line on a thread of its own ([`puppet::events`]).
+//!   ([`puppet::objects`]) and observations; successive runs and their
+//!   convergence ([`puppet::runs`]); its events log (`--logdest …jsonl`)
+//!   parsed line by line ([`puppet::events_log`]), tailed across rotation
+//!   and truncation ([`puppet::tail`]) and followed on a thread of its own
+//!   ([`puppet::events`]).
 //! - [`notify`]: which transitions of a source are due as which typed
 //!   notification, with a baseline, rate limits and switches.
 //! - [`hub`]: takes every reading, stages its parts, and sends what is due

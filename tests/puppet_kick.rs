@@ -1,8 +1,9 @@
 //! The example traphandle `examples/puppet-kick-traphandle.sh` (issue 13,
 //! "reacting on the network") end to end: a real snmptrapd on loopback runs
-//! it for puppetResourceChanged notifications sent with net-snmp's
-//! `snmptrap`, as redis-snmp's would arrive; the handler's kick command
-//! records what it was asked to do.
+//! it for puppetResourceChanged notifications, sent with net-snmp's
+//! `snmptrap` and, in the last test, by the agent itself while a real
+//! `puppet apply` changes a `notify {'kick -> web':}`; the handler's kick
+//! command records what it was asked to do.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -11,7 +12,7 @@
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-use testkit::{repo_root, wait_until, Snmptrapd};
+use testkit::{repo_root, wait_until, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
 
 /// puppetResourceChanged: puppetNotifications 9.
 const RESOURCE_CHANGED: &str = ".1.3.6.1.4.1.20267.401.0.9";
@@ -169,7 +170,7 @@ fn columns_are_read_by_their_mib_names_too() {
                  DISMAN-EVENT-MIB::sysUpTimeInstance 0:0:01:00.00\n\
                  SNMPv2-MIB::snmpTrapOID.0 PUPPET-AGENT-MIB::puppetResourceChanged\n\
                  PUPPET-AGENT-MIB::puppetEventResourceType.3 \"Notify\"\n\
-                 PUPPET-AGENT-MIB::puppetEventResourceTitle.3 \"kick -> haproxy\"\n";
+                 PUPPET-AGENT-MIB::puppetEventTitle.3 \"kick -> haproxy\"\n";
     let run = || {
         let mut child = Command::new("/bin/sh")
             .arg(repo_root().join("examples/puppet-kick-traphandle.sh"))
@@ -216,4 +217,51 @@ fn the_handler_is_plain_posix_sh() {
         let out = Command::new("checkbashisms").arg(&script).output().unwrap();
         assert!(out.status.success(), "{out:?}");
     }
+}
+
+/// The whole path: `puppet apply --logdest …jsonl` changes a Notify titled
+/// `kick -> web`; the agent follows the log and sends puppetResourceChanged
+/// through a real snmpd to the snmptrapd running the handler, with the
+/// handler's defaults for the columns it reads; the handler kicks the hosts
+/// of role web. The run ends long before a second kick could be asked, and
+/// a second run within the window kicks no one again.
+#[test]
+fn a_real_puppet_run_kicks_the_roles_hosts_through_the_agent() {
+    let kick = Kick::start();
+    let snmpd =
+        Snmpd::start_with(SnmpdOptions::default().config_line(&kick.trapd.trap2sink_line()));
+    let puppet = PuppetApply::new();
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let _agent = AgentConfig::new(&snmpd)
+        .redis("main", "127.0.0.1:1", "")
+        .puppet(&puppet, &format!("events_log = \"{}\"", events.display()))
+        .start(dir.path());
+    // The agent follows the (still missing) log: puppetEventsLogStatus.0.
+    assert!(wait_until(Duration::from_secs(10), || {
+        snmpd
+            .numeric()
+            .get_one(".1.3.6.1.4.1.20267.401.1.37.0")
+            .value
+            == "2"
+    }));
+    let logdest = format!("{},console", events.display());
+    let manifest = "notify { 'kick -> web': }\n";
+    let (code, _) = puppet.apply("kick", manifest, &["--logdest", &logdest]);
+    assert_eq!(code, 2, "puppet apply --detailed-exitcodes: a change");
+    assert!(
+        wait_until(Duration::from_secs(15), || kick.kicked()
+            == ["web1.example.org web"]),
+        "kicked: {:?}; handler log:\n{}\nsnmptrapd:\n{}\nevents log:\n{}",
+        kick.kicked(),
+        kick.read("kick.log"),
+        kick.trapd.log(),
+        std::fs::read_to_string(&events).unwrap_or_default()
+    );
+    // Notify resources change on every run: the next run asks again, and
+    // the window refuses.
+    let (code, _) = puppet.apply("kick", manifest, &["--logdest", &logdest]);
+    assert_eq!(code, 2);
+    kick.wait_log("not kicking web1.example.org again");
+    assert_eq!(kick.kicked(), ["web1.example.org web"]);
 }

@@ -27,28 +27,35 @@ pub const AGENT_CLIENT_NAME: &str = "redis-snmp";
 /// Names a new connection [`AGENT_CLIENT_NAME`]. A refusal (an ACL user
 /// without `+client|setname`) leaves it unnamed and is said once for the
 /// agent's life (`refusal_said`), not at every reconnection: a user that
-/// may not even run INFO reconnects at every poll.
+/// may not even run INFO reconnects at every poll. Any other failure (the
+/// connection broke, the reply was over the budget) is the caller's: the
+/// connection is no good.
 pub async fn name_connection(
     connection: &mut redis::aio::MultiplexedConnection,
     instance: &str,
     refusal_said: &mut bool,
-) {
+) -> Result<(), redis::RedisError> {
     let reply: redis::RedisResult<redis::Value> = redis::cmd("CLIENT")
         .arg("SETNAME")
         .arg(AGENT_CLIENT_NAME)
         .query_async(connection)
         .await;
     match reply {
-        Ok(_) => {}
-        Err(e) if e.code().is_some() && !*refusal_said => {
-            info!(
-                instance = %instance,
-                "Redis refuses CLIENT SETNAME ({}); the agent's connection is unnamed in CLIENT LIST",
-                e.detail().unwrap_or("")
-            );
-            *refusal_said = true;
+        Ok(_) => Ok(()),
+        Err(e) if e.code().is_some() => {
+            if !*refusal_said {
+                info!(
+                    instance = %instance,
+                    "Redis refuses CLIENT SETNAME ({}); the agent's connection is unnamed in CLIENT LIST",
+                    e.detail().unwrap_or("")
+                );
+                *refusal_said = true;
+            } else {
+                debug!(instance = %instance, "CLIENT SETNAME: {e}");
+            }
+            Ok(())
         }
-        Err(e) => debug!(instance = %instance, "CLIENT SETNAME: {e}"),
+        Err(e) => Err(e),
     }
 }
 

@@ -203,12 +203,23 @@ impl Poller {
             // Named, so operators tell the agent apart in CLIENT LIST.
             if let Some(connection) = self.connection.as_mut() {
                 self.budget.renew();
-                clients::name_connection(
+                let named = clients::name_connection(
                     connection,
                     &self.status.name,
                     &mut self.setname_refusal_said,
                 )
                 .await;
+                if let Err(e) = named {
+                    self.connection = None;
+                    if self.budget.exceeded() {
+                        return Err(format!(
+                            "the reply to CLIENT SETNAME was over the {}-byte limit (max_reply_bytes)",
+                            self.budget.max()
+                        )
+                        .into());
+                    }
+                    return Err(PollError::from(&e));
+                }
             }
         }
         let info = self.read_info().await?;
