@@ -300,6 +300,54 @@ fn a_flood_is_held_back_and_counted() {
     assert_eq!(stack.get("1.41.0"), "4980");
 }
 
+/// The same through a real run: `puppet apply --logdest …jsonl` of 5,000
+/// Notify resources (about 10,000 lines: each resource's message, then its
+/// change) sends 20 puppetResourceChanged, then one
+/// puppetResourceEventsHeldBack saying 4,980, while snmpd keeps getting
+/// answers; the table ends with the run's last resource.
+#[test]
+fn a_real_5000_resource_run_is_held_back_and_counted() {
+    let stack = stack("resource_notifications_per_run = 20\nevent_rows = 40\n");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "2")); // missing(2)
+    let manifest = "5000.each |$i| { notify { \"flood ${i}\": } }\n";
+    let mut run = stack
+        .puppet
+        .spawn("flood", manifest, &["--logdest", &stack.logdest()]);
+    // Answers while the run floods the log.
+    let mut answered_during_run = 0;
+    while run.is_running() {
+        let seen = stack.get("1.39.0");
+        assert!(!seen.is_empty(), "no answer while the run went on");
+        answered_during_run += 1;
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let status = run.wait_timeout(Duration::from_secs(5)).expect("ended");
+    assert_eq!(status.code(), Some(2), "puppet apply --detailed-exitcodes");
+    let held = stack
+        .wait_trap(&["puppetResourceEventsHeldBack"], Duration::from_secs(20))
+        .unwrap_or_else(|| panic!("no puppetResourceEventsHeldBack:\n{}", stack.trapd.log()));
+    assert!(
+        held.contains("puppetEventsHeldBack.0 = Gauge32: 4980"),
+        "{held}"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        stack.trapd.received("puppetResourceChanged").len(),
+        20,
+        "{}",
+        stack.trapd.log()
+    );
+    assert_eq!(
+        stack.trapd.received("puppetResourceEventsHeldBack").len(),
+        1
+    );
+    assert_eq!(stack.get("1.39.0"), "5000");
+    let titles = stack.titles();
+    assert_eq!(titles.len(), 40, "{titles:?}");
+    assert_eq!(titles[39], (5000, "flood 4999".to_string()));
+    println!("{answered_during_run} GETs answered while puppet apply ran");
+}
+
 /// Rotation, truncation, garbage, a line of megabytes and a partial last
 /// line: the agent keeps serving, counts what it skipped, loses no
 /// complete line, and says each once.
