@@ -16,14 +16,23 @@
 //! (`snmpd -X`, C) serving 17 `override` scalars of its own through the
 //! same master. It shows what the AgentX hop costs any subagent, whatever
 //! it is written in: the master's share of that cost is not ours to cut.
+//!
+//! The floor, last in the same run: the project's own minimal AgentX
+//! responder (`support/floor.rs`: one read and one write per PDU, answers
+//! precomputed from the agent's own values for the same OIDs), registered
+//! with the same snmpd for the same subtree once the agent is stopped. The
+//! run prints agent ÷ floor for each phase's latency and the CPU per request
+//! of each (utime + stime from `/proc/PID/stat` over the phase).
 //! Set `BENCH_ROUNDS` to change the number of rounds (default 2000).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "support/floor.rs"]
+mod floor;
 #[path = "support/mod.rs"]
 mod support;
 
-use common::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
+use common::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT, REDIS_ROOT};
 use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use support::{arcs, oid, pin, user_sys_ticks, TICKS_PER_SECOND};
@@ -98,6 +107,52 @@ impl Drop for NetSnmpSubagent {
     }
 }
 
+/// The floor responder as a process of its own.
+struct Floor {
+    child: std::process::Child,
+}
+
+impl Floor {
+    fn start(agentx_address: &str, table: &std::path::Path) -> Floor {
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .arg(floor::FLOOR_FLAG)
+            .arg(agentx_address)
+            .arg(table)
+            .arg(REDIS_ROOT)
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("the floor responder");
+        Floor { child }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Floor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The agent's first `count` GetNext answers from `root`, as floor table lines.
+fn answers_from(session: &mut SyncSession, root: &[u64], count: usize) -> String {
+    let mut current = root.to_vec();
+    let mut lines = String::new();
+    for _ in 0..count {
+        let o = Oid::from(current.as_slice()).unwrap();
+        let mut pdu = session.getnext(&o).expect("GETNEXT");
+        let (name, value) = pdu.varbinds.next().expect("one varbind");
+        let next: Vec<u64> = name.iter().expect("arcs").collect();
+        lines.push_str(&floor::table_line(&next, &value).expect("a value the floor can serve"));
+        lines.push('\n');
+        current = next;
+    }
+    lines
+}
+
 struct Bench {
     session: SyncSession,
     agent_pid: u32,
@@ -110,6 +165,8 @@ struct Figure {
     per_request: Duration,
     agent_cpu_per_request: Duration,
     snmpd_cpu_per_request: Duration,
+    /// The subagent's utime + stime (/proc/PID/stat, 10 ms ticks) per request.
+    stat_cpu_per_request: Duration,
 }
 
 impl Bench {
@@ -123,6 +180,7 @@ impl Bench {
         }
         let cpu_before = cpu_ns(self.agent_pid);
         let snmpd_before = cpu_ns(self.snmpd_pid);
+        let ticks_before = user_sys_ticks(self.agent_pid);
         let start = Instant::now();
         for _ in 0..self.rounds {
             round(&mut self.session);
@@ -130,8 +188,13 @@ impl Bench {
         let elapsed = start.elapsed();
         let cpu = cpu_ns(self.agent_pid) - cpu_before;
         let snmpd_cpu = cpu_ns(self.snmpd_pid) - snmpd_before;
+        let ticks_after = user_sys_ticks(self.agent_pid);
+        let ticks = (ticks_after.0 + ticks_after.1) - (ticks_before.0 + ticks_before.1);
         let requests = (self.rounds * requests_per_round) as u32;
         Figure {
+            stat_cpu_per_request: Duration::from_secs_f64(
+                ticks as f64 / TICKS_PER_SECOND / f64::from(requests),
+            ),
             per_request: elapsed / requests,
             agent_cpu_per_request: Duration::from_nanos(cpu / u64::from(requests)),
             snmpd_cpu_per_request: Duration::from_nanos(snmpd_cpu / u64::from(requests)),
@@ -172,6 +235,11 @@ fn bulk(session: &mut SyncSession, root: &Oid<'static>) {
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // test runners asking for tests: this is not one
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(floor::FLOOR_FLAG) {
+        floor::serve(&args[2], &args[3], &args[4]);
+        return;
     }
     let rounds: usize = std::env::var("BENCH_ROUNDS")
         .ok()
@@ -257,6 +325,15 @@ fn main() {
             == 18),
         "net-snmp's subagent did not register"
     );
+
+    // The agent's answers to the walk, for the floor to serve later.
+    let floor_dir = tempfile::tempdir().unwrap();
+    let floor_table = floor_dir.path().join("table");
+    std::fs::write(
+        &floor_table,
+        answers_from(&mut bench.session, &ours_arcs, 18),
+    )
+    .unwrap();
 
     let (user_before, sys_before) = user_sys_ticks(agent.pid());
     let get_ours = bench.measure(17, |s| get_all(s, &ours));
@@ -345,5 +422,59 @@ fn main() {
         Some(s) => println!("registered {:.1} ms after the agent was spawned", s * 1e3),
         None => println!("registration time: not found in the log"),
     }
+
+    // The floor, for the same subtree through the same snmpd, once the
+    // agent is gone (snmpd drops its registrations with its session).
     drop(agent);
+    let floor = Floor::start(&agentx, &floor_table);
+    pin(floor.pid());
+    assert!(
+        common::wait_until(Duration::from_secs(5), || walk(
+            &mut bench.session,
+            &ours_arcs
+        ) == 18),
+        "the floor responder did not register"
+    );
+    bench.agent_pid = floor.pid();
+    let get_floor = bench.measure(17, |s| get_all(s, &ours));
+    let walk_floor = bench.measure(18, |s| assert_eq!(walk(s, &ours_arcs), 18));
+    let bulk_floor = bench.measure(1, |s| bulk(s, &ours_root));
+    drop(floor);
+    println!();
+    println!(
+        "the floor: a minimal AgentX responder (benches/support/floor.rs), same OIDs and values, same snmpd"
+    );
+    println!(
+        "{:<28} {:>12} {:>12} {:>12} {:>12} {:>12} {:>13} {:>16}",
+        "phase",
+        "agent/req",
+        "floor/req",
+        "agent/floor",
+        "agent CPU",
+        "floor CPU",
+        "CPU over",
+        "schedstat a / f"
+    );
+    for (name, o, f, varbinds) in [
+        ("GET (17 scalars)", &get_ours, &get_floor, 1.0),
+        ("GetNext walk (18 requests)", &walk_ours, &walk_floor, 1.0),
+        ("GetBulk walk (17 reps)", &bulk_ours, &bulk_floor, 17.0),
+    ] {
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        println!(
+            "{:<28} {:>9.1} µs {:>9.1} µs {:>11.3}x {:>9.2} µs {:>9.2} µs {:>10.2} µs {:>7.2} / {:>5.2} µs",
+            name,
+            us(o.per_request),
+            us(f.per_request),
+            o.per_request.as_secs_f64() / f.per_request.as_secs_f64(),
+            us(o.stat_cpu_per_request),
+            us(f.stat_cpu_per_request),
+            us(o.stat_cpu_per_request) - us(f.stat_cpu_per_request),
+            us(o.agent_cpu_per_request) / varbinds,
+            us(f.agent_cpu_per_request) / varbinds,
+        );
+    }
+    println!(
+        "(CPU: utime + stime per request from /proc/PID/stat, 10 ms ticks; schedstat: ns on CPU, per varbind)"
+    );
 }

@@ -18,6 +18,10 @@ use std::time::Duration;
 /// Environment variable holding the first instance's password.
 pub const PASSWORD_ENV: &str = "REDIS_SNMP_PASSWORD";
 pub const DEFAULT_REFRESH_SECS: u64 = 10;
+/// The costly parts of a poll (INFO's commandstats and latencystats, SLOWLOG,
+/// LATENCY LATEST) are asked every this many refresh intervals unless
+/// `slow_refresh` says otherwise.
+pub const DEFAULT_SLOW_REFRESH_FACTOR: u64 = 5;
 pub const DEFAULT_PID_FILE: &str = "/var/run/redis-snmp.pid";
 pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
 
@@ -148,6 +152,10 @@ pub struct RedisInstance {
     /// shows the command's arguments, keys and values included, to the
     /// agent's Redis user. Off, only `SLOWLOG LEN` is asked.
     pub slowlog_entries: bool,
+    /// How often to ask the costly parts (INFO's sections beyond the
+    /// default ones, SLOWLOG, LATENCY LATEST); `None`: the configuration's
+    /// `slow_refresh`. Between two such polls they are served as last read.
+    pub slow_refresh: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,6 +193,8 @@ impl Default for NotifyConfig {
 pub struct Config {
     pub agentx: AgentxAddress,
     pub refresh: Duration,
+    /// The default of every instance's `slow_refresh`: at least `refresh`.
+    pub slow_refresh: Duration,
     pub layout: Layout,
     pub instances: Vec<RedisInstance>,
     pub daemonize: bool,
@@ -219,6 +229,8 @@ pub enum ConfigError {
 struct FileConfig {
     agentx_socket: Option<String>,
     refresh: Option<u64>,
+    /// Seconds between two reads of the costly parts of a poll.
+    slow_refresh: Option<u64>,
     oid: Option<String>,
     daemon_pid: Option<PathBuf>,
     log: Option<String>,
@@ -267,6 +279,7 @@ struct FileInstance {
     tls_server_name: Option<String>,
     max_reply_bytes: Option<u64>,
     slowlog_entries: Option<bool>,
+    slow_refresh: Option<u64>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -381,6 +394,16 @@ impl Config {
             }
         }
         apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
+        let slow_refresh_secs = file
+            .slow_refresh
+            .unwrap_or((refresh_secs.saturating_mul(DEFAULT_SLOW_REFRESH_FACTOR)).min(86_400));
+        check_slow_refresh("slow_refresh", slow_refresh_secs, refresh_secs).map_err(in_file)?;
+        for (i, entry) in file.redis.iter().enumerate() {
+            if let Some(secs) = entry.slow_refresh {
+                check_slow_refresh(&format!("redis[{i}].slow_refresh"), secs, refresh_secs)
+                    .map_err(in_file)?;
+            }
+        }
         let mut notifications = notify_config(file.notifications.as_ref()).map_err(in_file)?;
         let mut layout = layout;
         let puppet = match &file.puppet {
@@ -427,6 +450,7 @@ impl Config {
         Ok(Config {
             agentx,
             refresh: Duration::from_secs(refresh_secs),
+            slow_refresh: Duration::from_secs(slow_refresh_secs),
             layout,
             instances,
             daemonize: !cli.no_daemon,
@@ -443,6 +467,17 @@ impl Config {
             warnings,
         })
     }
+}
+
+/// A `slow_refresh`: not more often than the refresh (the costly parts are
+/// read by a poll), at most a day.
+fn check_slow_refresh(key: &str, secs: u64, refresh_secs: u64) -> Result<(), String> {
+    if !(refresh_secs..=86_400).contains(&secs) {
+        return Err(format!(
+            "{key}: {secs} is not between the refresh ({refresh_secs}) and 86400 seconds"
+        ));
+    }
+    Ok(())
 }
 
 /// The `[notifications]` table: every disabled name must be one we send.
@@ -513,6 +548,7 @@ fn instance_from_file(
         tls,
         max_reply_bytes,
         slowlog_entries: entry.slowlog_entries.unwrap_or(true),
+        slow_refresh: entry.slow_refresh.map(Duration::from_secs),
     })
 }
 
@@ -587,6 +623,7 @@ fn apply_command_line(
             tls: TlsFiles::default(),
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             slowlog_entries: true,
+            slow_refresh: None,
         });
     }
     let first = &mut instances[0];
@@ -652,6 +689,44 @@ mod tests {
         assert_eq!(config.instances[0].address.to_string(), "127.0.0.1:6379");
         assert_eq!(config.layout.legacy.to_string(), ".1.3.6.1.4.1.20267.400.1");
         assert!(config.daemonize);
+    }
+
+    #[test]
+    fn slow_refresh_defaults_to_five_refreshes_and_is_checked() {
+        let config = Config::load(&cli(&["-r", "3"]), None).unwrap();
+        assert_eq!(config.slow_refresh, Duration::from_secs(15));
+        assert_eq!(config.instances[0].slow_refresh, None);
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(
+            &dir,
+            "refresh = 5\nslow_refresh = 60\n[[redis]]\naddress = \"redis://10.0.0.1:6380\"\nslow_refresh = 5\n",
+        );
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert_eq!(config.slow_refresh, Duration::from_secs(60));
+        assert_eq!(
+            config.instances[0].slow_refresh,
+            Some(Duration::from_secs(5))
+        );
+        for (text, wrong) in [
+            (
+                "refresh = 10\nslow_refresh = 5\n",
+                "slow_refresh: 5 is not between the refresh (10)",
+            ),
+            (
+                "slow_refresh = 90000\n",
+                "slow_refresh: 90000 is not between",
+            ),
+            (
+                "refresh = 10\n[[redis]]\naddress = \"redis://h:1\"\nslow_refresh = 2\n",
+                "redis[0].slow_refresh: 2 is not between the refresh (10)",
+            ),
+        ] {
+            let path = write_config(&dir, text);
+            let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(wrong), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -412,6 +412,7 @@ mod tests {
             tls: TlsFiles::default(),
             max_reply_bytes: 1 << 20,
             slowlog_entries: true,
+            slow_refresh: None,
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let mut connection = match connect(&instance, &budget).await {
