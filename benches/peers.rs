@@ -15,7 +15,9 @@
 //!   `redis.slowlog.count` and `redis.info` (passive checks, one TCP
 //!   connection each, as a Zabbix server makes them).
 //!
-//! Printed per tool: its CPU per poll (utime + stime, /proc/PID/stat), the
+//! Printed per tool: its CPU per poll (ns on a CPU, summed over its threads'
+//! /proc/PID/task/*/schedstat: /proc/PID/stat's 10 ms ticks are too coarse
+//! for 1 ms per poll), the
 //! time Redis spent answering it per poll (the `usec` deltas of that
 //! Redis's `INFO commandstats` after `CONFIG RESETSTAT`, per command and in
 //! all), RSS, the INFO fields it covers, what a poll does while its Redis
@@ -27,14 +29,14 @@ mod common;
 #[path = "support/mod.rs"]
 mod support;
 
-use common::{free_port, status_kib, Agent, Proc, Redis, RespConn, Snmpd, REDIS_ROOT};
+use common::{cpu_ns, free_port, status_kib, Agent, Proc, Redis, RespConn, Snmpd, REDIS_ROOT};
 use snmp2::{SyncSession, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{arcs, oid, user_sys_ticks, TICKS_PER_SECOND};
+use support::{arcs, oid};
 
 const DATABASES: u32 = 10;
 const KEYS_PER_DB: u32 = 3000;
@@ -374,12 +376,12 @@ fn session(snmpd: &Snmpd, timeout: Duration) -> SyncSession {
 }
 
 fn cpu_ticks(pid: u32) -> u64 {
-    let (user, system) = user_sys_ticks(pid);
-    user + system
+    cpu_ns(pid)
 }
 
-fn ms(ticks: u64, polls: u64) -> f64 {
-    ticks as f64 / TICKS_PER_SECOND * 1e3 / polls.max(1) as f64
+/// Milliseconds of CPU per poll.
+fn ms(ns: u64, polls: u64) -> f64 {
+    ns as f64 / 1e6 / polls.max(1) as f64
 }
 
 /// Redis time per poll from the commandstats after a reset, and the
@@ -457,8 +459,7 @@ fn main() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
 
-    let (mut redis_ours, mut redis_exp, mut redis_zbx) =
-        (filled_redis(), filled_redis(), filled_redis());
+    let (redis_ours, redis_exp, redis_zbx) = (filled_redis(), filled_redis(), filled_redis());
     let fields = info_fields(&redis_ours);
     let version = redis_ours
         .info_map()
@@ -487,6 +488,31 @@ fn main() {
         "agent did not register:\n{}",
         agent.log()
     );
+    // The agent as it was before issue 17: everything read at every poll
+    // (slow_refresh = refresh), on a Redis, an snmpd and a config of its own.
+    let redis_before = filled_redis();
+    let snmpd_before_change = Snmpd::start();
+    let before_dir = tempfile::tempdir().unwrap();
+    let before_conf = before_dir.path().join("agent.toml");
+    std::fs::write(&before_conf, "slow_refresh = 1\n").unwrap();
+    let before_port = redis_before.port().to_string();
+    let before_agentx = snmpd_before_change.agentx_address();
+    let agent_before = Agent::start_raw(
+        &[
+            "-n",
+            "-x",
+            &before_agentx,
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &before_port,
+            "-r",
+            "1",
+            "-c",
+            before_conf.to_str().unwrap(),
+        ],
+        &[],
+    );
     let exporter = Exporter::start(&redis_exp);
     let zabbix = Zabbix::start(&redis_zbx);
     let mut snmp = session(&snmpd, Duration::from_secs(2));
@@ -504,10 +530,11 @@ fn main() {
         last_info = zabbix.poll(Duration::from_secs(15)).unwrap().1;
         std::thread::sleep(Duration::from_secs(1));
     }
-    for redis in [&redis_ours, &redis_exp, &redis_zbx] {
+    for redis in [&redis_ours, &redis_exp, &redis_zbx, &redis_before] {
         redis.command(&["CONFIG", "RESETSTAT"]).unwrap();
     }
     let pids = [agent.pid(), exporter.proc.pid(), zabbix.proc.pid()];
+    let cpu_before_change = cpu_ticks(agent_before.pid());
     let before: Vec<u64> = pids.iter().map(|&p| cpu_ticks(p)).collect();
     let snmpd_before = cpu_ticks(snmpd.pid());
 
@@ -540,6 +567,13 @@ fn main() {
         let _ = t;
     }
     let after: Vec<u64> = pids.iter().map(|&p| cpu_ticks(p)).collect();
+    let cpu_before_change = cpu_ticks(agent_before.pid()) - cpu_before_change;
+    let polls_before_change = command_stats(&redis_before)
+        .get("info")
+        .map(|(calls, _)| *calls)
+        .unwrap_or(0);
+    let side_before_change = redis_side(&redis_before, polls_before_change);
+    drop(agent_before);
     let walk_agent = cpu_ticks(agent.pid()) - walk_agent_before;
     let walk_snmpd = cpu_ticks(snmpd.pid()) - walk_snmpd_before;
     let _ = snmpd_before;
@@ -559,11 +593,19 @@ fn main() {
         zabbix_covered(&last_info, &fields),
     ];
 
-    // Frozen: every Redis stopped for 10 s, each tool polled once a second.
-    for redis in [&mut redis_ours, &mut redis_exp, &mut redis_zbx] {
-        redis_signal(redis, libc::SIGSTOP);
+    // Frozen: every Redis stopped for 10 s (and continued by the clock, not
+    // when the polls end), each tool polled once a second meanwhile.
+    let redis_pids = [redis_ours.pid(), redis_exp.pid(), redis_zbx.pid()];
+    for pid in redis_pids {
+        signal(pid, libc::SIGSTOP);
     }
     let frozen = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(FREEZE);
+            for pid in redis_pids {
+                signal(pid, libc::SIGCONT);
+            }
+        });
         let snmpd = &snmpd;
         let ours = s.spawn(move || {
             let mut snmp = session(snmpd, Duration::from_secs(5));
@@ -581,9 +623,6 @@ fn main() {
             zbx.join().unwrap(),
         ]
     });
-    for redis in [&mut redis_ours, &mut redis_exp, &mut redis_zbx] {
-        redis_signal(redis, libc::SIGCONT);
-    }
     // Everyone up again before the kill.
     std::thread::sleep(Duration::from_secs(3));
     assert!(common::wait_until(Duration::from_secs(10), || ours_state(
@@ -593,8 +632,8 @@ fn main() {
     )));
 
     // Killed: SIGKILL, then each tool polled every 100 ms until it says down.
-    for redis in [&mut redis_ours, &mut redis_exp, &mut redis_zbx] {
-        redis_signal(redis, libc::SIGKILL);
+    for pid in redis_pids {
+        signal(pid, libc::SIGKILL);
     }
     let killed = std::thread::scope(|s| {
         let snmpd = &snmpd;
@@ -625,6 +664,7 @@ fn main() {
     println!(
         "peers benchmark, {started_at}: Redis {version}, {DATABASES} dbs × {KEYS_PER_DB} keys each, one Redis per tool, polls every 1 s for {seconds} s"
     );
+    println!("agent options: -r 1 {}", extra.join(" "));
     println!();
     println!(
         "{:<24} {:>9} {:>14} {:>9} {:>16} {:>9} {:>9} {:>12} {:>22} {:>14}",
@@ -644,7 +684,8 @@ fn main() {
     for i in 0..3 {
         let cpu = if i == 0 {
             // The agent's own polling, in the first half (no SNMP reads).
-            ms(agent_half, polls[0] * (seconds / 2) / seconds.max(1))
+            // (refresh 1 s: one poll a second).
+            ms(agent_half, seconds / 2)
         } else {
             ms(after[i] - before[i], polls[i])
         };
@@ -680,7 +721,15 @@ fn main() {
         ms(walk_agent, seconds - seconds / 2),
         ms(walk_snmpd, seconds - seconds / 2),
     );
+    println!(
+        "this agent as before issue 17 (slow_refresh = refresh: INFO everything, SLOWLOG, LATENCY at every poll): Redis time {:.0} µs per poll ({:.2}x zabbix_agent2, {:.2}x this agent now), agent CPU {:.2} ms per poll",
+        side_before_change.0,
+        side_before_change.0 / zabbix_redis,
+        side_before_change.0 / sides[0].0,
+        ms(cpu_before_change, polls_before_change),
+    );
     println!("Redis time per poll, by command (calls per poll × µs per poll):");
+    println!("  {:<24} {}", "this agent, as before", side_before_change.1);
     for i in 0..3 {
         println!("  {:<24} {}", names[i], sides[i].1);
     }
@@ -697,10 +746,10 @@ fn main() {
     drop(zabbix);
 }
 
-fn redis_signal(redis: &mut Redis, signal: libc::c_int) {
-    // SAFETY: kill(2) on a child we started.
+fn signal(pid: u32, signal: libc::c_int) {
+    // SAFETY: kill(2) on a redis-server this benchmark started.
     unsafe {
-        libc::kill(redis.pid() as libc::pid_t, signal);
+        libc::kill(pid as libc::pid_t, signal);
     }
 }
 
