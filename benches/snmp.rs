@@ -17,12 +17,15 @@
 //! same master. It shows what the AgentX hop costs any subagent, whatever
 //! it is written in: the master's share of that cost is not ours to cut.
 //!
-//! The floor, last in the same run: the project's own minimal AgentX
-//! responder (`support/floor.rs`: one read and one write per PDU, answers
-//! precomputed from the agent's own values for the same OIDs), registered
-//! with the same snmpd for the same subtree once the agent is stopped. The
-//! run prints agent ÷ floor for each phase's latency and the CPU per request
-//! of each (utime + stime from `/proc/PID/stat` over the phase).
+//! The floor, in the same run: the project's own minimal AgentX responder
+//! (`support/floor.rs`: one read and one write per PDU, answers precomputed
+//! from the agent's own answers), registered with the same snmpd beside the
+//! agent, its copy of the agent's objects under `.20267.497` instead of
+//! `.20267.400` (the same OIDs but for that one arc). Agent and floor
+//! rounds alternate, so that a machine whose speed drifts (a shared VM)
+//! slows both alike. The run prints agent ÷ floor for each phase's latency
+//! and the CPU per request of each (utime + stime from `/proc/PID/stat`
+//! over the phase, and ns on a CPU from schedstat).
 //! Set `BENCH_ROUNDS` to change the number of rounds (default 2000).
 
 #[path = "../tests/common/mod.rs"]
@@ -107,6 +110,10 @@ impl Drop for NetSnmpSubagent {
     }
 }
 
+/// Where the floor serves its copy of the agent's objects: the agent's root
+/// with `.400` replaced by `.497`.
+const FLOOR_ROOT: &str = ".1.3.6.1.4.1.20267.497";
+
 /// The floor responder as a process of its own.
 struct Floor {
     child: std::process::Child,
@@ -118,7 +125,7 @@ impl Floor {
             .arg(floor::FLOOR_FLAG)
             .arg(agentx_address)
             .arg(table)
-            .arg(REDIS_ROOT)
+            .arg(FLOOR_ROOT)
             .stdin(std::process::Stdio::null())
             .spawn()
             .expect("the floor responder");
@@ -170,6 +177,50 @@ struct Figure {
 }
 
 impl Bench {
+    /// Rounds of `a` (charged to `pid_a`) and of `b` (to `pid_b`), one of
+    /// each in turn.
+    fn measure_pair(
+        &mut self,
+        requests_per_round: usize,
+        (pid_a, mut a): (u32, impl FnMut(&mut SyncSession)),
+        (pid_b, mut b): (u32, impl FnMut(&mut SyncSession)),
+    ) -> (Figure, Figure) {
+        for _ in 0..self.rounds / 10 {
+            a(&mut self.session);
+            b(&mut self.session);
+        }
+        let (cpu_a, cpu_b) = (cpu_ns(pid_a), cpu_ns(pid_b));
+        let (ticks_a, ticks_b) = (user_sys_ticks(pid_a), user_sys_ticks(pid_b));
+        let (mut elapsed_a, mut elapsed_b) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..self.rounds {
+            let t = Instant::now();
+            a(&mut self.session);
+            elapsed_a += t.elapsed();
+            let t = Instant::now();
+            b(&mut self.session);
+            elapsed_b += t.elapsed();
+        }
+        let requests = (self.rounds * requests_per_round) as u32;
+        let figure = |pid: u32, cpu: u64, ticks: (u64, u64), elapsed: Duration| {
+            let after = user_sys_ticks(pid);
+            let ticks = (after.0 + after.1) - (ticks.0 + ticks.1);
+            Figure {
+                per_request: elapsed / requests,
+                agent_cpu_per_request: Duration::from_nanos(
+                    (cpu_ns(pid) - cpu) / u64::from(requests),
+                ),
+                snmpd_cpu_per_request: Duration::ZERO,
+                stat_cpu_per_request: Duration::from_secs_f64(
+                    ticks as f64 / TICKS_PER_SECOND / f64::from(requests),
+                ),
+            }
+        };
+        (
+            figure(pid_a, cpu_a, ticks_a, elapsed_a),
+            figure(pid_b, cpu_b, ticks_b, elapsed_b),
+        )
+    }
+
     fn measure(
         &mut self,
         requests_per_round: usize,
@@ -423,26 +474,46 @@ fn main() {
         None => println!("registration time: not found in the log"),
     }
 
-    // The floor, for the same subtree through the same snmpd, once the
-    // agent is gone (snmpd drops its registrations with its session).
-    drop(agent);
+    // The floor beside the agent, their rounds in turn.
     let floor = Floor::start(&agentx, &floor_table);
     pin(floor.pid());
+    let floor_arcs = arcs(&LEGACY_ROOT.replace(REDIS_ROOT, FLOOR_ROOT));
+    let floor_root = oid(&LEGACY_ROOT.replace(REDIS_ROOT, FLOOR_ROOT));
+    let floor_scalars: Vec<Oid<'static>> = (1..=17)
+        .map(|n| oid(&format!("{FLOOR_ROOT}.1.{n}.0")))
+        .collect();
     assert!(
         common::wait_until(Duration::from_secs(5), || walk(
             &mut bench.session,
-            &ours_arcs
+            &floor_arcs
         ) == 18),
         "the floor responder did not register"
     );
-    bench.agent_pid = floor.pid();
-    let get_floor = bench.measure(17, |s| get_all(s, &ours));
-    let walk_floor = bench.measure(18, |s| assert_eq!(walk(s, &ours_arcs), 18));
-    let bulk_floor = bench.measure(1, |s| bulk(s, &ours_root));
+    let (agent_pid, floor_pid) = (agent.pid(), floor.pid());
+    let (get_ours, get_floor) = bench.measure_pair(
+        17,
+        (agent_pid, |s: &mut SyncSession| get_all(s, &ours)),
+        (floor_pid, |s: &mut SyncSession| get_all(s, &floor_scalars)),
+    );
+    let (walk_ours, walk_floor) = bench.measure_pair(
+        18,
+        (agent_pid, |s: &mut SyncSession| {
+            assert_eq!(walk(s, &ours_arcs), 18)
+        }),
+        (floor_pid, |s: &mut SyncSession| {
+            assert_eq!(walk(s, &floor_arcs), 18)
+        }),
+    );
+    let (bulk_ours, bulk_floor) = bench.measure_pair(
+        1,
+        (agent_pid, |s: &mut SyncSession| bulk(s, &ours_root)),
+        (floor_pid, |s: &mut SyncSession| bulk(s, &floor_root)),
+    );
     drop(floor);
+    drop(agent);
     println!();
     println!(
-        "the floor: a minimal AgentX responder (benches/support/floor.rs), same OIDs and values, same snmpd"
+        "the floor: a minimal AgentX responder (benches/support/floor.rs), the agent's answers, same snmpd, rounds in turn"
     );
     println!(
         "{:<28} {:>12} {:>12} {:>12} {:>12} {:>12} {:>13} {:>16}",
