@@ -377,12 +377,14 @@ fn main() {
         "net-snmp's subagent did not register"
     );
 
-    // The agent's answers to the walk, for the floor to serve later.
+    // The agent's answers to the walk, for the floor to serve.
     let floor_dir = tempfile::tempdir().unwrap();
     let floor_table = floor_dir.path().join("table");
     std::fs::write(
         &floor_table,
-        answers_from(&mut bench.session, &ours_arcs, 18),
+        // The agent's answers, moved to where the floor serves them.
+        answers_from(&mut bench.session, &ours_arcs, 18)
+            .replace(&REDIS_ROOT[1..], &FLOOR_ROOT[1..]),
     )
     .unwrap();
 
@@ -482,12 +484,14 @@ fn main() {
     let floor_scalars: Vec<Oid<'static>> = (1..=17)
         .map(|n| oid(&format!("{FLOOR_ROOT}.1.{n}.0")))
         .collect();
+    let mut walked = 0;
     assert!(
-        common::wait_until(Duration::from_secs(5), || walk(
-            &mut bench.session,
-            &floor_arcs
-        ) == 18),
-        "the floor responder did not register"
+        common::wait_until(Duration::from_secs(5), || {
+            walked = walk(&mut bench.session, &floor_arcs);
+            walked == 18
+        }),
+        "the floor responder did not register: a walk of its copy made {walked} requests; its table:\n{}",
+        std::fs::read_to_string(&floor_table).unwrap_or_default()
     );
     let (agent_pid, floor_pid) = (agent.pid(), floor.pid());
     let (get_ours, get_floor) = bench.measure_pair(
