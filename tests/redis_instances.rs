@@ -198,12 +198,14 @@ fn command_and_error_tables_match_commandstats() {
     redis.cli(&["SET", "s", "x"]);
     redis.cli(&["LPUSH", "s", "y"]); // WRONGTYPE
     let dir = tempfile::tempdir().unwrap();
+    // The command table read at every poll (slow_refresh = refresh): the
+    // agent's own CONFIG GET, sent after its first read, shows at the next.
     let _agent = start_agent(
         &snmpd,
         &[Instance {
             name: "r",
             address: redis.address(),
-            extra: "",
+            extra: "slow_refresh = 1",
         }],
         dir.path(),
     );
