@@ -16,15 +16,27 @@
 //! (`snmpd -X`, C) serving 17 `override` scalars of its own through the
 //! same master. It shows what the AgentX hop costs any subagent, whatever
 //! it is written in: the master's share of that cost is not ours to cut.
+//!
+//! The floor, in the same run: the project's own minimal AgentX responder
+//! (`support/floor.rs`: one read and one write per PDU, answers precomputed
+//! from the agent's own answers), registered with the same snmpd beside the
+//! agent, its copy of the agent's objects under `.20267.497` instead of
+//! `.20267.400` (the same OIDs but for that one arc). Agent and floor
+//! rounds alternate, so that a machine whose speed drifts (a shared VM)
+//! slows both alike. The run prints agent ÷ floor for each phase's latency
+//! and the CPU per request of each (utime + stime from `/proc/PID/stat`
+//! over the phase, and ns on a CPU from schedstat).
 //! Set `BENCH_ROUNDS` to change the number of rounds (default 2000).
 
+#[path = "support/floor.rs"]
+mod floor;
 #[path = "support/mod.rs"]
 mod support;
 
 use snmp2::{Oid, SyncSession};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use support::{arcs, oid, pin, user_sys_ticks, TICKS_PER_SECOND};
-use testkit::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT};
+use testkit::{cpu_ns, status_kib, Agent, Redis, Snmpd, BASELINE_ROOT, LEGACY_ROOT, REDIS_ROOT};
 
 /// UNIX time in seconds of a tracing timestamp like 2026-11-22T15:34:57.407674Z.
 fn parse_log_time(line: &str) -> Option<f64> {
@@ -96,6 +108,56 @@ impl Drop for NetSnmpSubagent {
     }
 }
 
+/// Where the floor serves its copy of the agent's objects: the agent's root
+/// with `.400` replaced by `.497`.
+const FLOOR_ROOT: &str = ".1.3.6.1.4.1.20267.497";
+
+/// The floor responder as a process of its own.
+struct Floor {
+    child: std::process::Child,
+}
+
+impl Floor {
+    fn start(agentx_address: &str, table: &std::path::Path) -> Floor {
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .arg(floor::FLOOR_FLAG)
+            .arg(agentx_address)
+            .arg(table)
+            .arg(FLOOR_ROOT)
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("the floor responder");
+        Floor { child }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Floor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The agent's first `count` GetNext answers from `root`, as floor table lines.
+fn answers_from(session: &mut SyncSession, root: &[u64], count: usize) -> String {
+    let mut current = root.to_vec();
+    let mut lines = String::new();
+    for _ in 0..count {
+        let o = Oid::from(current.as_slice()).unwrap();
+        let mut pdu = session.getnext(&o).expect("GETNEXT");
+        let (name, value) = pdu.varbinds.next().expect("one varbind");
+        let next: Vec<u64> = name.iter().expect("arcs").collect();
+        lines.push_str(&floor::table_line(&next, &value).expect("a value the floor can serve"));
+        lines.push('\n');
+        current = next;
+    }
+    lines
+}
+
 struct Bench {
     session: SyncSession,
     agent_pid: u32,
@@ -108,9 +170,55 @@ struct Figure {
     per_request: Duration,
     agent_cpu_per_request: Duration,
     snmpd_cpu_per_request: Duration,
+    /// The subagent's utime + stime (/proc/PID/stat, 10 ms ticks) per request.
+    stat_cpu_per_request: Duration,
 }
 
 impl Bench {
+    /// Rounds of `a` (charged to `pid_a`) and of `b` (to `pid_b`), one of
+    /// each in turn.
+    fn measure_pair(
+        &mut self,
+        requests_per_round: usize,
+        (pid_a, mut a): (u32, impl FnMut(&mut SyncSession)),
+        (pid_b, mut b): (u32, impl FnMut(&mut SyncSession)),
+    ) -> (Figure, Figure) {
+        for _ in 0..self.rounds / 10 {
+            a(&mut self.session);
+            b(&mut self.session);
+        }
+        let (cpu_a, cpu_b) = (cpu_ns(pid_a), cpu_ns(pid_b));
+        let (ticks_a, ticks_b) = (user_sys_ticks(pid_a), user_sys_ticks(pid_b));
+        let (mut elapsed_a, mut elapsed_b) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..self.rounds {
+            let t = Instant::now();
+            a(&mut self.session);
+            elapsed_a += t.elapsed();
+            let t = Instant::now();
+            b(&mut self.session);
+            elapsed_b += t.elapsed();
+        }
+        let requests = (self.rounds * requests_per_round) as u32;
+        let figure = |pid: u32, cpu: u64, ticks: (u64, u64), elapsed: Duration| {
+            let after = user_sys_ticks(pid);
+            let ticks = (after.0 + after.1) - (ticks.0 + ticks.1);
+            Figure {
+                per_request: elapsed / requests,
+                agent_cpu_per_request: Duration::from_nanos(
+                    (cpu_ns(pid) - cpu) / u64::from(requests),
+                ),
+                snmpd_cpu_per_request: Duration::ZERO,
+                stat_cpu_per_request: Duration::from_secs_f64(
+                    ticks as f64 / TICKS_PER_SECOND / f64::from(requests),
+                ),
+            }
+        };
+        (
+            figure(pid_a, cpu_a, ticks_a, elapsed_a),
+            figure(pid_b, cpu_b, ticks_b, elapsed_b),
+        )
+    }
+
     fn measure(
         &mut self,
         requests_per_round: usize,
@@ -121,6 +229,7 @@ impl Bench {
         }
         let cpu_before = cpu_ns(self.agent_pid);
         let snmpd_before = cpu_ns(self.snmpd_pid);
+        let ticks_before = user_sys_ticks(self.agent_pid);
         let start = Instant::now();
         for _ in 0..self.rounds {
             round(&mut self.session);
@@ -128,8 +237,13 @@ impl Bench {
         let elapsed = start.elapsed();
         let cpu = cpu_ns(self.agent_pid) - cpu_before;
         let snmpd_cpu = cpu_ns(self.snmpd_pid) - snmpd_before;
+        let ticks_after = user_sys_ticks(self.agent_pid);
+        let ticks = (ticks_after.0 + ticks_after.1) - (ticks_before.0 + ticks_before.1);
         let requests = (self.rounds * requests_per_round) as u32;
         Figure {
+            stat_cpu_per_request: Duration::from_secs_f64(
+                ticks as f64 / TICKS_PER_SECOND / f64::from(requests),
+            ),
             per_request: elapsed / requests,
             agent_cpu_per_request: Duration::from_nanos(cpu / u64::from(requests)),
             snmpd_cpu_per_request: Duration::from_nanos(snmpd_cpu / u64::from(requests)),
@@ -170,6 +284,11 @@ fn bulk(session: &mut SyncSession, root: &Oid<'static>) {
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // test runners asking for tests: this is not one
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(floor::FLOOR_FLAG) {
+        floor::serve(&args[2], &args[3], &args[4]);
+        return;
     }
     let rounds: usize = std::env::var("BENCH_ROUNDS")
         .ok()
@@ -255,6 +374,17 @@ fn main() {
             == 18),
         "net-snmp's subagent did not register"
     );
+
+    // The agent's answers to the walk, for the floor to serve.
+    let floor_dir = tempfile::tempdir().unwrap();
+    let floor_table = floor_dir.path().join("table");
+    std::fs::write(
+        &floor_table,
+        // The agent's answers, moved to where the floor serves them.
+        answers_from(&mut bench.session, &ours_arcs, 18)
+            .replace(&REDIS_ROOT[1..], &FLOOR_ROOT[1..]),
+    )
+    .unwrap();
 
     let (user_before, sys_before) = user_sys_ticks(agent.pid());
     let get_ours = bench.measure(17, |s| get_all(s, &ours));
@@ -343,5 +473,81 @@ fn main() {
         Some(s) => println!("registered {:.1} ms after the agent was spawned", s * 1e3),
         None => println!("registration time: not found in the log"),
     }
+
+    // The floor beside the agent, their rounds in turn.
+    let floor = Floor::start(&agentx, &floor_table);
+    pin(floor.pid());
+    let floor_arcs = arcs(&LEGACY_ROOT.replace(REDIS_ROOT, FLOOR_ROOT));
+    let floor_root = oid(&LEGACY_ROOT.replace(REDIS_ROOT, FLOOR_ROOT));
+    let floor_scalars: Vec<Oid<'static>> = (1..=17)
+        .map(|n| oid(&format!("{FLOOR_ROOT}.1.{n}.0")))
+        .collect();
+    let mut walked = 0;
+    assert!(
+        testkit::wait_until(Duration::from_secs(5), || {
+            walked = walk(&mut bench.session, &floor_arcs);
+            walked == 18
+        }),
+        "the floor responder did not register: a walk of its copy made {walked} requests; its table:\n{}",
+        std::fs::read_to_string(&floor_table).unwrap_or_default()
+    );
+    let (agent_pid, floor_pid) = (agent.pid(), floor.pid());
+    let (get_ours, get_floor) = bench.measure_pair(
+        17,
+        (agent_pid, |s: &mut SyncSession| get_all(s, &ours)),
+        (floor_pid, |s: &mut SyncSession| get_all(s, &floor_scalars)),
+    );
+    let (walk_ours, walk_floor) = bench.measure_pair(
+        18,
+        (agent_pid, |s: &mut SyncSession| {
+            assert_eq!(walk(s, &ours_arcs), 18)
+        }),
+        (floor_pid, |s: &mut SyncSession| {
+            assert_eq!(walk(s, &floor_arcs), 18)
+        }),
+    );
+    let (bulk_ours, bulk_floor) = bench.measure_pair(
+        1,
+        (agent_pid, |s: &mut SyncSession| bulk(s, &ours_root)),
+        (floor_pid, |s: &mut SyncSession| bulk(s, &floor_root)),
+    );
+    drop(floor);
     drop(agent);
+    println!();
+    println!(
+        "the floor: a minimal AgentX responder (benches/support/floor.rs), the agent's answers, same snmpd, rounds in turn"
+    );
+    println!(
+        "{:<28} {:>12} {:>12} {:>12} {:>12} {:>12} {:>13} {:>16}",
+        "phase",
+        "agent/req",
+        "floor/req",
+        "agent/floor",
+        "agent CPU",
+        "floor CPU",
+        "CPU over",
+        "schedstat a / f"
+    );
+    for (name, o, f, varbinds) in [
+        ("GET (17 scalars)", &get_ours, &get_floor, 1.0),
+        ("GetNext walk (18 requests)", &walk_ours, &walk_floor, 1.0),
+        ("GetBulk walk (17 reps)", &bulk_ours, &bulk_floor, 17.0),
+    ] {
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        println!(
+            "{:<28} {:>9.1} µs {:>9.1} µs {:>11.3}x {:>9.2} µs {:>9.2} µs {:>10.2} µs {:>7.2} / {:>5.2} µs",
+            name,
+            us(o.per_request),
+            us(f.per_request),
+            o.per_request.as_secs_f64() / f.per_request.as_secs_f64(),
+            us(o.stat_cpu_per_request),
+            us(f.stat_cpu_per_request),
+            us(o.stat_cpu_per_request) - us(f.stat_cpu_per_request),
+            us(o.agent_cpu_per_request) / varbinds,
+            us(f.agent_cpu_per_request) / varbinds,
+        );
+    }
+    println!(
+        "(CPU: utime + stime per request from /proc/PID/stat, 10 ms ticks; schedstat: ns on CPU, per varbind)"
+    );
 }

@@ -19,6 +19,13 @@ use std::time::Duration;
 /// Environment variable holding the first instance's password.
 pub const PASSWORD_ENV: &str = "REDIS_SNMP_PASSWORD";
 pub const DEFAULT_REFRESH_SECS: u64 = 10;
+/// The costly parts of a poll (INFO's commandstats and latencystats, SLOWLOG,
+/// LATENCY LATEST) are asked every this many refresh intervals unless
+/// `slow_refresh` says otherwise. 15: what they add per poll (their cost
+/// over plain INFO, about 64 µs of Redis's time on Redis 7.0, / 15) is then
+/// no more than what zabbix_agent2's template adds to the same INFO with
+/// its PING and SLOWLOG GET (`scripts/bench-peers.sh`; README).
+pub const DEFAULT_SLOW_REFRESH_FACTOR: u64 = 15;
 pub const DEFAULT_PID_FILE: &str = "/var/run/redis-snmp.pid";
 pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
 
@@ -172,6 +179,10 @@ pub struct RedisInstance {
     pub client_list_interval: Duration,
     /// Rows of each aggregate table at most; the rest are summed in one.
     pub client_list_rows: usize,
+    /// How often to ask the costly parts (INFO's sections beyond the
+    /// default ones, SLOWLOG, LATENCY LATEST); `None`: the configuration's
+    /// `slow_refresh`. Between two such polls they are served as last read.
+    pub slow_refresh: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,6 +235,8 @@ impl Default for NotifyConfig {
 pub struct Config {
     pub agentx: AgentxAddress,
     pub refresh: Duration,
+    /// The default of every instance's `slow_refresh`: at least `refresh`.
+    pub slow_refresh: Duration,
     pub layout: Layout,
     pub instances: Vec<RedisInstance>,
     pub daemonize: bool,
@@ -261,6 +274,8 @@ pub enum ConfigError {
 struct FileConfig {
     agentx_socket: Option<String>,
     refresh: Option<u64>,
+    /// Seconds between two reads of the costly parts of a poll.
+    slow_refresh: Option<u64>,
     oid: Option<String>,
     daemon_pid: Option<PathBuf>,
     log: Option<String>,
@@ -335,6 +350,8 @@ struct FileInstance {
     client_list: Option<bool>,
     client_list_interval: Option<u64>,
     client_list_rows: Option<usize>,
+    /// This instance's own `slow_refresh`.
+    slow_refresh: Option<u64>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -446,6 +463,16 @@ impl Config {
             }
         }
         apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
+        let slow_refresh_secs = file
+            .slow_refresh
+            .unwrap_or((refresh_secs.saturating_mul(DEFAULT_SLOW_REFRESH_FACTOR)).min(86_400));
+        check_slow_refresh("slow_refresh", slow_refresh_secs, refresh_secs).map_err(in_file)?;
+        for (i, entry) in file.redis.iter().enumerate() {
+            if let Some(secs) = entry.slow_refresh {
+                check_slow_refresh(&format!("redis[{i}].slow_refresh"), secs, refresh_secs)
+                    .map_err(in_file)?;
+            }
+        }
         let mut notifications = notify_config(file.notifications.as_ref()).map_err(in_file)?;
         let mut layout = layout;
         let puppet_events = match &file.puppet {
@@ -521,6 +548,7 @@ impl Config {
         Ok(Config {
             agentx,
             refresh: Duration::from_secs(refresh_secs),
+            slow_refresh: Duration::from_secs(slow_refresh_secs),
             layout,
             instances,
             daemonize: !cli.no_daemon,
@@ -567,6 +595,17 @@ fn events_config(p: &FilePuppet) -> Result<Option<EventsConfig>, String> {
         config.rows = n;
     }
     Ok(Some(config))
+}
+
+/// A `slow_refresh`: not more often than the refresh (the costly parts are
+/// read by a poll), at most a day.
+fn check_slow_refresh(key: &str, secs: u64, refresh_secs: u64) -> Result<(), String> {
+    if !(refresh_secs..=86_400).contains(&secs) {
+        return Err(format!(
+            "{key}: {secs} is not between the refresh ({refresh_secs}) and 86400 seconds"
+        ));
+    }
+    Ok(())
 }
 
 /// The `[notifications]` table: every disabled name must be one we send.
@@ -669,6 +708,7 @@ fn instance_from_file(
         client_list: entry.client_list.unwrap_or(true),
         client_list_interval,
         client_list_rows,
+        slow_refresh: entry.slow_refresh.map(Duration::from_secs),
     })
 }
 
@@ -748,6 +788,7 @@ fn apply_command_line(
             client_list: true,
             client_list_interval: Duration::from_secs(DEFAULT_CLIENT_LIST_SECS),
             client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
+            slow_refresh: None,
         });
     }
     let first = &mut instances[0];
@@ -856,6 +897,44 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(err.contains(&format!("redis[0].{key}")), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn slow_refresh_defaults_to_fifteen_refreshes_and_is_checked() {
+        let config = Config::load(&cli(&["-r", "3"]), None).unwrap();
+        assert_eq!(config.slow_refresh, Duration::from_secs(45));
+        assert_eq!(config.instances[0].slow_refresh, None);
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(
+            &dir,
+            "refresh = 5\nslow_refresh = 60\n[[redis]]\naddress = \"redis://10.0.0.1:6380\"\nslow_refresh = 5\n",
+        );
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert_eq!(config.slow_refresh, Duration::from_secs(60));
+        assert_eq!(
+            config.instances[0].slow_refresh,
+            Some(Duration::from_secs(5))
+        );
+        for (text, wrong) in [
+            (
+                "refresh = 10\nslow_refresh = 5\n",
+                "slow_refresh: 5 is not between the refresh (10)",
+            ),
+            (
+                "slow_refresh = 90000\n",
+                "slow_refresh: 90000 is not between",
+            ),
+            (
+                "refresh = 10\n[[redis]]\naddress = \"redis://h:1\"\nslow_refresh = 2\n",
+                "redis[0].slow_refresh: 2 is not between the refresh (10)",
+            ),
+        ] {
+            let path = write_config(&dir, text);
+            let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(wrong), "{text}: {err}");
         }
     }
 

@@ -134,6 +134,7 @@ async fn run(config: &Config) -> ExitCode {
             instance.clone(),
             config.layout.clone(),
             config.refresh,
+            instance.slow_refresh.unwrap_or(config.slow_refresh),
         );
         tokio::spawn(hub.clone().follow_redis(poller, shutdown.clone()));
     }

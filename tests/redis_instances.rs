@@ -191,12 +191,14 @@ fn command_and_error_tables_match_commandstats() {
     redis.cli(&["SET", "s", "x"]);
     redis.cli(&["LPUSH", "s", "y"]); // WRONGTYPE
     let dir = tempfile::tempdir().unwrap();
+    // The command table read at every poll (slow_refresh = refresh): the
+    // agent's own CONFIG GET, sent after its first read, shows at the next.
     let _agent = start_agent(
         &snmpd,
         &[Instance {
             name: "r",
             address: redis.address(),
-            extra: "",
+            extra: "slow_refresh = 1",
         }],
         dir.path(),
     );
@@ -580,4 +582,63 @@ fn tls_with_client_certificate_and_server_name() {
         reason.contains("certificate") || reason.contains("name"),
         "{reason}"
     );
+}
+
+/// Issue 17: the costly parts of a poll (INFO's commandstats, SLOWLOG,
+/// LATENCY) are read every `slow_refresh`, the rest every `refresh`; in
+/// between, the agent keeps serving the costly parts as last read.
+#[test]
+fn costly_sections_are_served_between_reads_and_refreshed_on_their_cadence() {
+    let snmpd = Snmpd::start();
+    let redis = Redis::start();
+    redis.cli(&["SET", "k", "0"]);
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = start_agent(
+        &snmpd,
+        &[Instance {
+            name: "r",
+            address: redis.address(),
+            extra: "slow_refresh = 5",
+        }],
+        dir.path(),
+    );
+    // redisCmdCalls of "set" (3 letters), redisSlowlogLen, redisCommandsProcessed.
+    let set_calls = "3.12.1.2.1.3.115.101.116";
+    let (slowlog_len, processed) = ("3.16.1.1.1", "1.6.0");
+    expect_value(&snmpd, set_calls, "1");
+    // A SET every 250 ms for 12 s: the agent's own INFO moves the processed
+    // count at every poll (1 s), the command table only at every slow read.
+    let (mut set_changes, mut processed_changes) = (0, 0);
+    let (mut last_set, mut last_processed) = (get(&snmpd, set_calls), get(&snmpd, processed));
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(12) {
+        redis.cli(&["SET", "k", "1"]);
+        let (set, done) = (get(&snmpd, set_calls), get(&snmpd, processed));
+        assert!(set.parse::<u64>().is_ok(), "the set row vanished: {set:?}");
+        assert!(
+            get(&snmpd, slowlog_len).parse::<u64>().is_ok(),
+            "redisSlowlogLen vanished between two slow reads"
+        );
+        set_changes += usize::from(set != last_set);
+        processed_changes += usize::from(done != last_processed);
+        (last_set, last_processed) = (set, done);
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert!(
+        (1..=3).contains(&set_changes),
+        "the command table changed {set_changes} times in 12 s with slow_refresh = 5"
+    );
+    assert!(
+        processed_changes >= 6,
+        "redisCommandsProcessed changed only {processed_changes} times in 12 s with refresh = 1"
+    );
+    // And what it shows is what Redis counted at the last slow read.
+    let calls: u64 = last_set.parse().unwrap();
+    let now: u64 = redis
+        .info_section("commandstats")
+        .lines()
+        .find_map(|l| l.strip_prefix("cmdstat_set:calls="))
+        .and_then(|rest| rest.split(',').next()?.parse().ok())
+        .unwrap();
+    assert!(calls > 1 && calls <= now, "{calls} of {now}");
 }

@@ -487,6 +487,7 @@ mod tests {
             client_list: true,
             client_list_interval: Duration::from_secs(60),
             client_list_rows: 50,
+            slow_refresh: None,
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let mut connection = match connect(&instance, &budget).await {

@@ -6,6 +6,13 @@
 //! while the fault does not (`describe`). A connection the server closed
 //! since the last poll is replaced at once, not reported as an outage; a
 //! server still loading its dataset is reachable, and reported as loading.
+//!
+//! What a poll costs Redis: plain `INFO` (its default sections) on every
+//! poll; every `slow_refresh` also the costly parts, `INFO everything`
+//! (commandstats and latencystats: a line, and percentiles, per command
+//! ever run), `SLOWLOG LEN` (and `GET 1`) and `LATENCY LATEST`, which are
+//! served as last read in between. `CONFIG GET databases` is asked once
+//! per connection, and the connection lives as long as the server keeps it.
 
 use super::certificate_watch::CertificateWatch;
 use super::clients::{self, ClientList};
@@ -56,10 +63,36 @@ pub struct Poller {
     clients: ClientList,
     /// Whether a refused CLIENT SETNAME was logged already.
     setname_refusal_said: bool,
+    /// Polls between two reads of the costly parts (1: every poll).
+    slow_every: u32,
+    /// The costly parts as last read, and the polls since.
+    slow: Option<SlowParts>,
+    polls_since_slow: u32,
+}
+
+/// What the slow cadence read: INFO's sections that plain `INFO` does not
+/// return (raw text, `# Section` headers included), and the optional
+/// commands' answers.
+#[derive(Default)]
+struct SlowParts {
+    sections: Vec<(String, Vec<u8>)>,
+    slowlog_len: Option<u64>,
+    slowlog_last: Option<replies::SlowlogEntry>,
+    large_requests: Option<u64>,
+    large_replies: Option<u64>,
+    latency: Vec<replies::LatencyEvent>,
 }
 
 impl Poller {
-    pub fn new(index: u32, instance: RedisInstance, layout: Layout, refresh: Duration) -> Self {
+    /// `slow_refresh`: how often the costly parts are read (rounded to a
+    /// whole number of refresh intervals, at least one).
+    pub fn new(
+        index: u32,
+        instance: RedisInstance,
+        layout: Layout,
+        refresh: Duration,
+        slow_refresh: Duration,
+    ) -> Self {
         let status = InstanceStatus {
             name: instance.name.clone(),
             address: instance.address.to_string(),
@@ -83,6 +116,9 @@ impl Poller {
             certificate,
             clients,
             setname_refusal_said: false,
+            slow_every: slow_every(refresh, slow_refresh),
+            slow: None,
+            polls_since_slow: 0,
         }
     }
 
@@ -200,6 +236,8 @@ impl Poller {
             self.databases = None;
             // A fixed ACL or a new server may allow what was refused.
             self.refused.clear();
+            // A new connection may be a new server: everything read afresh.
+            self.slow = None;
             // Named, so operators tell the agent apart in CLIENT LIST.
             if let Some(connection) = self.connection.as_mut() {
                 self.budget.renew();
@@ -222,7 +260,8 @@ impl Poller {
                 }
             }
         }
-        let info = self.read_info().await?;
+        let slow_due = self.slow.is_none() || self.polls_since_slow + 1 >= self.slow_every;
+        let info = self.read_info(slow_due).await?;
         let mut extras = Extras::default();
         if info.first(&["redis_mode", "server_mode"]) == Some("sentinel") {
             // A user that may not run SENTINEL MASTERS still sees INFO's
@@ -255,36 +294,22 @@ impl Poller {
                 .databases
                 .flatten()
                 .or((self.databases_seen > 0).then_some(self.databases_seen));
-            if let Some(reply) = self.optional_query("SLOWLOG", &["LEN"]).await {
-                extras.slowlog_len = replies::slowlog_len(&reply);
+            if slow_due {
+                self.read_slow_commands(&info).await;
             }
-            if self.instance.slowlog_entries {
-                if let Some(reply) = self.optional_query("SLOWLOG", &["GET", "1"]).await {
-                    extras.slowlog_last = replies::slowlog_newest(&reply);
-                }
-            }
-            // Valkey 8.1+ logs large requests and replies beside slow
-            // commands. Asked only of servers that have COMMANDLOG: on the
-            // others the refusal would count in the server's own error
-            // statistics (total_error_replies, errorstat_ERR).
-            if info.has_commandlog() {
-                if let Some(reply) = self
-                    .optional_query("COMMANDLOG", &["LEN", "large-request"])
-                    .await
-                {
-                    extras.large_requests = replies::slowlog_len(&reply);
-                    if let Some(reply) = self
-                        .optional_query("COMMANDLOG", &["LEN", "large-reply"])
-                        .await
-                    {
-                        extras.large_replies = replies::slowlog_len(&reply);
-                    }
-                }
-            }
-            if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
-                extras.latency = replies::latency_latest(&reply);
+            if let Some(slow) = &self.slow {
+                extras.slowlog_len = slow.slowlog_len;
+                extras.slowlog_last = slow.slowlog_last;
+                extras.large_requests = slow.large_requests;
+                extras.large_replies = slow.large_replies;
+                extras.latency = slow.latency.clone();
             }
         }
+        self.polls_since_slow = if slow_due {
+            0
+        } else {
+            self.polls_since_slow.saturating_add(1)
+        };
         if self.clients.due() {
             let reply = self.optional_query("CLIENT", &["LIST"]).await;
             let refused = self.refused.contains("CLIENT LIST");
@@ -296,9 +321,69 @@ impl Poller {
         Ok((info, extras))
     }
 
-    /// INFO, with the fields of CLUSTER INFO added on cluster nodes.
-    async fn read_info(&mut self) -> Result<Info, PollError> {
-        let mut text = self.read_info_text().await?;
+    /// The costly optional commands, on the slow cadence: SLOWLOG, Valkey's
+    /// COMMANDLOG lengths, LATENCY LATEST. What a command does not answer
+    /// is absent until the next slow read.
+    async fn read_slow_commands(&mut self, info: &Info) {
+        let slow = self.slow_parts();
+        slow.slowlog_len = None;
+        slow.slowlog_last = None;
+        slow.large_requests = None;
+        slow.large_replies = None;
+        slow.latency.clear();
+        if let Some(reply) = self.optional_query("SLOWLOG", &["LEN"]).await {
+            self.slow_parts().slowlog_len = replies::slowlog_len(&reply);
+        }
+        if self.instance.slowlog_entries {
+            if let Some(reply) = self.optional_query("SLOWLOG", &["GET", "1"]).await {
+                self.slow_parts().slowlog_last = replies::slowlog_newest(&reply);
+            }
+        }
+        // Valkey 8.1+ logs large requests and replies beside slow
+        // commands. Asked only of servers that have COMMANDLOG: on the
+        // others the refusal would count in the server's own error
+        // statistics (total_error_replies, errorstat_ERR).
+        if info.has_commandlog() {
+            if let Some(reply) = self
+                .optional_query("COMMANDLOG", &["LEN", "large-request"])
+                .await
+            {
+                self.slow_parts().large_requests = replies::slowlog_len(&reply);
+                if let Some(reply) = self
+                    .optional_query("COMMANDLOG", &["LEN", "large-reply"])
+                    .await
+                {
+                    self.slow_parts().large_replies = replies::slowlog_len(&reply);
+                }
+            }
+        }
+        if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
+            self.slow_parts().latency = replies::latency_latest(&reply);
+        }
+    }
+
+    fn slow_parts(&mut self) -> &mut SlowParts {
+        self.slow.get_or_insert_with(SlowParts::default)
+    }
+
+    /// INFO, with the fields of CLUSTER INFO added on cluster nodes. When
+    /// the costly parts are not `slow_due`, plain `INFO`, with the sections
+    /// only the richer variant returns added as last read.
+    async fn read_info(&mut self, slow_due: bool) -> Result<Info, PollError> {
+        let richer = self.info_variant + 1 < INFO_SECTIONS.len();
+        let mut text = if slow_due || !richer {
+            let text = self.read_info_text().await?;
+            if richer {
+                self.slow_parts().sections = sections(&text);
+            }
+            text
+        } else {
+            let text = self.query_info(None).await?;
+            match &self.slow {
+                Some(slow) => with_slow_sections(text, &slow.sections),
+                None => text,
+            }
+        };
         let info = Info::parse_bytes(&text);
         if info.get("cluster_enabled") != Some("1") {
             return Ok(info);
@@ -370,6 +455,29 @@ impl Poller {
         }
     }
 
+    /// One `INFO [section]`, its reply checked against the reply budget.
+    async fn query_info(&mut self, section: Option<&str>) -> Result<Vec<u8>, PollError> {
+        let Some(connection) = self.connection.as_mut() else {
+            return Err("not connected".to_string().into());
+        };
+        let mut command = redis::cmd("INFO");
+        if let Some(section) = section {
+            command.arg(section);
+        }
+        self.budget.renew();
+        let reply: redis::RedisResult<Vec<u8>> = command.query_async(connection).await;
+        match reply {
+            Ok(text) if !text.is_empty() => Ok(text),
+            Ok(_) => Err("INFO returned nothing".to_string().into()),
+            Err(_) if self.budget.exceeded() => Err(format!(
+                "the reply to INFO was over the {}-byte limit (max_reply_bytes)",
+                self.budget.max()
+            )
+            .into()),
+            Err(e) => Err(PollError::from(&e)),
+        }
+    }
+
     async fn read_info_text(&mut self) -> Result<Vec<u8>, PollError> {
         let Some(connection) = self.connection.as_mut() else {
             return Err("not connected".to_string().into());
@@ -401,6 +509,49 @@ impl Poller {
             }
         }
     }
+}
+
+/// Polls per read of the costly parts: `slow_refresh` in refresh intervals,
+/// rounded to the nearest, at least 1.
+fn slow_every(refresh: Duration, slow_refresh: Duration) -> u32 {
+    let refresh = refresh.as_secs_f64().max(0.001);
+    let polls = (slow_refresh.as_secs_f64() / refresh).round();
+    if polls.is_finite() && polls >= 1.0 {
+        polls.min(f64::from(u32::MAX)) as u32
+    } else {
+        1
+    }
+}
+
+/// An INFO reply cut into its sections: (lower-case name, raw text with
+/// its `# Name` header).
+fn sections(text: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut sections: Vec<(String, Vec<u8>)> = Vec::new();
+    for line in text.split(|&b| b == b'\n') {
+        if let Some(name) = line.strip_prefix(b"# ") {
+            let name = String::from_utf8_lossy(name).trim().to_ascii_lowercase();
+            sections.push((name, Vec::new()));
+        }
+        if let Some((_, body)) = sections.last_mut() {
+            body.extend_from_slice(line);
+            body.push(b'\n');
+        }
+    }
+    sections
+}
+
+/// `fast` (a plain `INFO` reply) with the sections of the last rich reply
+/// that it lacks (commandstats, latencystats, whatever else the server
+/// leaves out of its default set), as they were then.
+fn with_slow_sections(mut fast: Vec<u8>, slow: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let present: HashSet<String> = sections(&fast).into_iter().map(|(name, _)| name).collect();
+    for (name, body) in slow {
+        if !present.contains(name) {
+            fast.extend_from_slice(b"\r\n");
+            fast.extend_from_slice(body);
+        }
+    }
+    fast
 }
 
 /// Why a poll failed: the words for the log and `redisInstanceLastError`,
@@ -474,6 +625,78 @@ fn escape_controls(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A real `INFO everything` of Redis 7.0.
+    const EVERYTHING_70: &str = include_str!("../../tests/fixtures/redis/7.0-master-info.txt");
+
+    /// What plain `INFO` of the same server returns: the same text without
+    /// the two sections Redis 7.0 leaves out of its default set.
+    fn plain_info(everything: &str) -> String {
+        sections(everything.as_bytes())
+            .into_iter()
+            .filter(|(name, _)| name != "commandstats" && name != "latencystats")
+            .map(|(_, body)| String::from_utf8(body).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_fast_poll_serves_the_slow_sections_as_last_read() {
+        let slow = sections(EVERYTHING_70.as_bytes());
+        let fast = plain_info(EVERYTHING_70)
+            .replace("total_commands_processed:", "total_commands_processed:9");
+        let merged = Info::parse_bytes(&with_slow_sections(fast.into_bytes(), &slow));
+        let full = Info::parse(EVERYTHING_70);
+        assert_eq!(merged.command_stats(), full.command_stats());
+        assert!(!merged.command_stats().is_empty());
+        // latencystats lines land in the same rows (percentiles).
+        assert_eq!(
+            merged.get("latency_percentiles_usec_lpush"),
+            full.get("latency_percentiles_usec_lpush")
+        );
+        // The fast reply's own sections win, and none is there twice.
+        assert_eq!(
+            merged.get("total_commands_processed"),
+            Some(format!("9{}", full.get("total_commands_processed").unwrap()).as_str())
+        );
+        assert_eq!(merged.keyspace(), full.keyspace());
+        assert_eq!(merged.error_stats(), full.error_stats());
+    }
+
+    #[test]
+    fn an_info_reply_splits_into_its_sections() {
+        let names: Vec<String> = sections(EVERYTHING_70.as_bytes())
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "server",
+                "clients",
+                "memory",
+                "persistence",
+                "stats",
+                "replication",
+                "cpu",
+                "modules",
+                "commandstats",
+                "errorstats",
+                "latencystats",
+                "cluster",
+                "keyspace"
+            ]
+        );
+    }
+
+    #[test]
+    fn slow_refresh_counts_in_whole_polls() {
+        let s = Duration::from_secs;
+        assert_eq!(slow_every(s(10), s(50)), 5);
+        assert_eq!(slow_every(s(1), s(1)), 1);
+        assert_eq!(slow_every(s(10), s(14)), 1);
+        assert_eq!(slow_every(s(10), s(16)), 2);
+        assert_eq!(slow_every(s(10), s(86_400)), 8_640);
+    }
 
     /// The error a server's reply `-LINE` becomes.
     fn server_error(line: &str) -> redis::RedisError {
