@@ -466,19 +466,9 @@ fn main() {
         .to_string();
 
     let snmpd = Snmpd::start();
-    let port = redis_ours.port().to_string();
-    let agentx = snmpd.agentx_address();
-    let mut args: Vec<&str> = vec![
-        "-n",
-        "-x",
-        &agentx,
-        "-h",
-        "127.0.0.1",
-        "-P",
-        &port,
-        "-r",
-        "1",
-    ];
+    let shared = testkit::agent_args(&snmpd, &redis_ours, 1);
+    let mut args: Vec<&str> = vec!["-n"];
+    args.extend(shared.iter().map(String::as_str));
     args.extend(extra.iter().map(String::as_str));
     let mut agent = Agent::start_raw(&args, &[]);
     assert!(

@@ -304,22 +304,11 @@ fn main() {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    let port = redis.port().to_string();
     let agentx = snmpd.agentx_address();
-    let mut agent = Agent::start_raw(
-        &[
-            "-n",
-            "-x",
-            &agentx,
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-r",
-            "10",
-        ],
-        &[],
-    );
+    let shared = testkit::agent_args(&snmpd, &redis, 10);
+    let mut args = vec!["-n"];
+    args.extend(shared.iter().map(String::as_str));
+    let mut agent = Agent::start_raw(&args, &[]);
     assert!(
         agent.wait_registered(Duration::from_secs(10)),
         "agent did not register:\n{}",

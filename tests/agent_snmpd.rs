@@ -551,24 +551,10 @@ fn password_file_works_and_stays_out_of_the_log() {
 fn password_from_the_environment_works() {
     let redis = Redis::start_with(&[&format!("requirepass {ENV_PW}")]);
     let snmpd = Snmpd::start();
-    let port = redis.port().to_string();
-    let agentx = snmpd.agentx_address();
-    let mut agent = Agent::start_raw(
-        &[
-            "-n",
-            "-x",
-            &agentx,
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-r",
-            "1",
-            "-v",
-            "-v",
-        ],
-        &[("REDIS_SNMP_PASSWORD", ENV_PW)],
-    );
+    let shared = agent_args(&snmpd, &redis, 1);
+    let mut args = vec!["-n", "-v", "-v"];
+    args.extend(shared.iter().map(String::as_str));
+    let mut agent = Agent::start_raw(&args, &[("REDIS_SNMP_PASSWORD", ENV_PW)]);
     agent.expect_registered(Duration::from_secs(10));
     wait_served(&snmpd);
     let log = agent.log();

@@ -449,23 +449,10 @@ fn the_pid_file_is_made_anew_and_the_daemon_leaves_the_starting_directory() {
     let pid_file = dir.path().join("agent.pid");
     let victim = dir.path().join("victim");
     std::fs::write(&victim, "keep\n").unwrap();
-    let (port, agentx) = (redis.port().to_string(), snmpd.agentx_address());
     let args = |pid_file: &Path| -> Vec<String> {
-        [
-            "-x",
-            &agentx,
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-r",
-            "1",
-            "--daemon-pid",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([pid_file.display().to_string()])
-        .collect()
+        let mut args = agent_args(&snmpd, &redis, 1);
+        args.extend(["--daemon-pid".to_string(), pid_file.display().to_string()]);
+        args
     };
     let start = |pid_file: &Path| {
         let args = args(pid_file);

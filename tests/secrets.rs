@@ -144,22 +144,9 @@ fn config(dir: &Path, agentx: &str, instances: &[(&str, String, &Path)]) -> Path
 /// The agent in the foreground at the highest verbosity, on the command
 /// line's Redis, the password given by `args` or `env`.
 fn start_cli(snmpd: &Snmpd, redis: &Redis, args: &[&str], env: &[(&str, &str)]) -> Agent {
-    let port = redis.port().to_string();
-    let agentx = snmpd.agentx_address();
-    let mut all = vec![
-        "-n",
-        "-vvv",
-        "--log",
-        "stderr",
-        "-x",
-        &agentx,
-        "-h",
-        "127.0.0.1",
-        "-P",
-        &port,
-        "-r",
-        "1",
-    ];
+    let shared = agent_args(snmpd, redis, 1);
+    let mut all = vec!["-n", "-vvv", "--log", "stderr"];
+    all.extend(shared.iter().map(String::as_str));
     all.extend_from_slice(args);
     let mut agent = Agent::start_raw(&all, env);
     agent.expect_registered(Duration::from_secs(10));

@@ -36,6 +36,24 @@ pub fn agent_bin() -> PathBuf {
     .clone()
 }
 
+/// `-x <snmpd's AgentX> -h 127.0.0.1 -P <redis port> -r <refresh>`: the
+/// agent pointed at one Redis through one snmpd, the part of its command
+/// line the tests and benchmarks share (each adds `-n`, verbosity and the
+/// rest of its own).
+pub fn agent_args(snmpd: &Snmpd, redis: &Redis, refresh_secs: u32) -> Vec<String> {
+    [
+        "-x".to_string(),
+        snmpd.agentx_address(),
+        "-h".to_string(),
+        "127.0.0.1".to_string(),
+        "-P".to_string(),
+        redis.port().to_string(),
+        "-r".to_string(),
+        refresh_secs.to_string(),
+    ]
+    .into()
+}
+
 /// Whether a log contains the agent's "registered" line (not an
 /// "unregistered" or "not registered" one).
 pub fn log_shows_registered(log: &str) -> bool {
@@ -57,23 +75,13 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// `redis-snmp -n -x <snmpd's AgentX> -h 127.0.0.1 -P <redis port> -r 1
-    /// -v EXTRA...`, and waits (10 s at most) for its "registered" line.
+    /// `redis-snmp -n` [`agent_args`]` -v EXTRA...` (a 1 s refresh), and
+    /// waits (10 s at most) for its "registered" line.
     pub fn start(snmpd: &Snmpd, redis: &Redis, extra_args: &[&str]) -> Agent {
-        let port = redis.port().to_string();
-        let agentx = snmpd.agentx_address();
-        let mut args: Vec<&str> = vec![
-            "-n",
-            "-x",
-            &agentx,
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-r",
-            "1",
-            "-v",
-        ];
+        let shared = agent_args(snmpd, redis, 1);
+        let mut args: Vec<&str> = vec!["-n"];
+        args.extend(shared.iter().map(String::as_str));
+        args.push("-v");
         args.extend_from_slice(extra_args);
         let mut agent = Agent::start_raw(&args, &[]);
         agent.expect_registered(Duration::from_secs(10));
