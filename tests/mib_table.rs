@@ -27,8 +27,8 @@
 mod mibtool;
 
 use mibtool::{
-    mib, mib_file, named_numbers, parse_tp, ranges, repo_dir, snmptranslate, text, Mib, Node, Py,
-    ResolvedType, MODULE, SMILINT,
+    mib_file, named_numbers, parse_tp, ranges, repo_dir, snmptranslate, text, Mib, Node,
+    ResolvedType, SMILINT,
 };
 use redis_snmp::metrics::{
     redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField,
@@ -43,6 +43,14 @@ use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceSt
 use redis_snmp::redis::replies::{sentinel_masters, LatencyEvent, SlowlogEntry, WatchedMaster};
 use redis_snmp::smi::{Syntax, Value, WireType};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The module under test.
+const MODULE: &str = "REDIS-SERVER-MIB";
+
+/// REDIS-SERVER-MIB as libsmi reads it, dumped once for all tests.
+fn mib() -> &'static Mib {
+    Mib::load(MODULE)
+}
 
 fn root() -> Oid {
     DEFAULT_REDIS_ROOT.parse().unwrap()
@@ -550,8 +558,7 @@ fn descriptions_name_the_sources_and_units_fit() {
         let Some(node) = mib.nodes.get(o.name) else {
             continue; // reported by the test above
         };
-        let description = node.description.as_deref().unwrap_or_default();
-        let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+        let description = node.description_words();
         for name in source_names(o) {
             if !mentions(&description, name) {
                 problems.push(format!(
@@ -736,8 +743,7 @@ fn check_index_object(mib: &Mib, entry: &Oid, ix: &IndexObject) -> Result<(), St
             ranges(ty)
         ));
     }
-    let description = node.description.as_deref().unwrap_or_default();
-    let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let description = node.description_words();
     for name in ix.source {
         if !mentions(&description, name) {
             return Err(format!(
@@ -1238,8 +1244,7 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
                 )),
             }
         }
-        let description = node.description.as_deref().unwrap_or_default();
-        let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+        let description = node.description_words();
         let Some(transition) = transition_names(def) else {
             problems.push(format!(
                 "{}: describe in transition_names what sends it",
@@ -1498,10 +1503,7 @@ fn the_layout_and_the_legacy_definitions_hold() {
         (parent.str("name"), parent.str("type")),
         (Some("SNMPv2-SMI"), Some("Counter64"))
     );
-    let revisions: Vec<&str> = match mib.dump.get(MODULE).and_then(|m| m.get("revisions")) {
-        Some(Py::List(r)) => r.iter().filter_map(|r| r.str("date")).collect(),
-        _ => Vec::new(),
-    };
+    let revisions = mib.revisions();
     for date in [
         "2026-11-22 16:10",
         "2026-11-22 16:00",
@@ -1512,7 +1514,7 @@ fn the_layout_and_the_legacy_definitions_hold() {
     }
     // LAST-UPDATED is the newest revision (smidump does not show it).
     let newest = revisions.iter().max().expect("revisions");
-    let source = std::fs::read_to_string(mib_file()).unwrap();
+    let source = std::fs::read_to_string(mib_file(MODULE)).unwrap();
     let last_updated = source
         .lines()
         .find_map(|l| l.trim().strip_prefix("LAST-UPDATED"))
@@ -1566,7 +1568,7 @@ const SMILINT_ALLOWED: &[AllowedLint] = &[];
 
 #[test]
 fn smilint_reports_only_allowed_messages() {
-    let out = SMILINT.run_libsmi(&["-l", "6", "-m", "-s"]);
+    let out = SMILINT.run_libsmi(MODULE, &["-l", "6", "-m", "-s"]);
     assert!(
         out.status.code().is_some(),
         "smilint died: {}\n{}",
@@ -1586,7 +1588,7 @@ fn smilint_reports_only_allowed_messages() {
     assert!(
         unexpected.is_empty(),
         "smilint -l 6 on {}:\n{}",
-        mib_file().display(),
+        mib_file(MODULE).display(),
         unexpected.join("\n")
     );
 }
@@ -1630,7 +1632,7 @@ fn net_snmp_labels(syntax: Syntax) -> &'static [&'static str] {
 fn net_snmp_loads_the_module_and_resolves_every_object() {
     let mib = mib();
     let root = root();
-    let (out, complaints) = snmptranslate(&["-Tp", &root.to_string()]);
+    let (out, complaints) = snmptranslate(MODULE, &["-Tp", &root.to_string()]);
     assert!(
         out.status.success() && complaints.is_empty(),
         "snmptranslate -Tp {root} ({}):\n{}",
@@ -1713,7 +1715,7 @@ fn net_snmp_loads_the_module_and_resolves_every_object() {
         .collect();
     let mut args = vec!["-On"];
     args.extend(names.iter().map(String::as_str));
-    let (out, complaints) = snmptranslate(&args);
+    let (out, complaints) = snmptranslate(MODULE, &args);
     let got = text(&out.stdout);
     let got: Vec<&str> = got.lines().filter(|l| !l.trim().is_empty()).collect();
     if !out.status.success() || !complaints.is_empty() || got.len() != names.len() {
@@ -1747,7 +1749,7 @@ fn net_snmp_notification_problems(root: &Oid) -> Vec<String> {
         .collect();
     let mut args = vec!["-On"];
     args.extend(names.iter().map(String::as_str));
-    let (out, complaints) = snmptranslate(&args);
+    let (out, complaints) = snmptranslate(MODULE, &args);
     let got = text(&out.stdout);
     let got: Vec<&str> = got.lines().filter(|l| !l.trim().is_empty()).collect();
     if !out.status.success() || !complaints.is_empty() || got.len() != names.len() {
@@ -1769,7 +1771,7 @@ fn net_snmp_notification_problems(root: &Oid) -> Vec<String> {
     }
     // `-Td`: one block per name, with `OBJECTS\t{ a, b }`.
     args[0] = "-Td";
-    let (out, complaints) = snmptranslate(&args);
+    let (out, complaints) = snmptranslate(MODULE, &args);
     if !out.status.success() || !complaints.is_empty() {
         problems.push(format!(
             "snmptranslate -Td ({}): {complaints:?}",

@@ -28,12 +28,11 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-#[allow(dead_code)] // this test uses only the module-independent helpers
 mod mibtool;
 
 use mibtool::{
-    base_mibs, mib_dir, named_numbers, parse_python_dump, parse_tp, ranges, repo_dir, text, Py,
-    SMIDUMP, SMILINT,
+    mib_file, named_numbers, parse_tp, ranges, repo_dir, snmptranslate, text, Mib, ResolvedType,
+    SMILINT,
 };
 use redis_snmp::metrics::PuppetEventField;
 use redis_snmp::metrics::{all_notifications, Mib as NotifyMib, PUPPET_NOTIFICATIONS};
@@ -53,16 +52,10 @@ use redis_snmp::puppet::summary::parse_summary;
 use redis_snmp::puppet::{FileStatus, PuppetState, RunLock};
 use redis_snmp::smi::{Syntax, Value, WireType};
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::Output;
-use std::sync::OnceLock;
 
+/// The module under test.
 const MODULE: &str = "PUPPET-AGENT-MIB";
-
-fn mib_file() -> PathBuf {
-    mib_dir().join(format!("{MODULE}.txt"))
-}
 
 fn root() -> Oid {
     DEFAULT_PUPPET_ROOT.parse().unwrap()
@@ -85,221 +78,9 @@ fn empty_events_part(layout: &Layout) -> Vec<(Oid, Value)> {
     EventTable::new(EventsConfig::default()).part(layout)
 }
 
-// ---------------------------------------------------------------------------
-// Running the tools on this module.
-
-/// smidump or smilint on PUPPET-AGENT-MIB, with only the base modules and
-/// `mibs/` on `SMIPATH` and no configuration file (`/etc/smi.conf`).
-fn libsmi(tool: mibtool::Tool, args: &[&str]) -> Output {
-    let smipath = std::env::join_paths([base_mibs().to_path_buf(), mib_dir()])
-        .expect("MIB directories must not contain ':'");
-    let mut all: Vec<OsString> = vec!["-c".into(), "/dev/null".into()];
-    all.extend(args.iter().map(OsString::from));
-    all.push(mib_file().into());
-    tool.run(all, &[("SMIPATH", smipath.as_os_str())], &[])
-}
-
-/// net-snmp's `snmptranslate` with only PUPPET-AGENT-MIB loaded.
-fn snmptranslate(args: &[&str]) -> (Output, Vec<String>) {
-    mibtool::snmptranslate_module(MODULE, args)
-}
-
-// ---------------------------------------------------------------------------
-// The module as libsmi sees it.
-
-/// One registered node: an object, a notification, a group, a compliance
-/// statement or a plain OBJECT IDENTIFIER.
-#[derive(Debug, Clone)]
-struct PNode {
-    /// libsmi's kind: `node`, `scalar`, `table`, `row`, `column`,
-    /// `notification`, `group`, `compliance`.
-    kind: String,
-    oid: Oid,
-    access: Option<String>,
-    /// The `syntax.type` of an object.
-    syntax: Option<Py>,
-    /// The INDEX of a row, as names.
-    index: Vec<String>,
-    /// Whether a row has anything but a plain INDEX (AUGMENTS, IMPLIED).
-    odd_linkage: bool,
-    units: Option<String>,
-    /// The DESCRIPTION with its white space collapsed.
-    description: String,
-    status: Option<String>,
-    /// OBJECTS of a notification, members of a group: in the module's
-    /// order.
-    members: Vec<String>,
-}
-
-impl PNode {
-    fn is_readable(&self) -> bool {
-        matches!(self.access.as_deref(), Some(a) if a != "noaccess" && a != "notifyonly")
-    }
-}
-
-struct PuppetMib {
-    dump: Py,
-    nodes: BTreeMap<String, PNode>,
-}
-
-fn mib() -> &'static PuppetMib {
-    static MIB: OnceLock<PuppetMib> = OnceLock::new();
-    MIB.get_or_init(PuppetMib::load)
-}
-
-impl PuppetMib {
-    fn load() -> PuppetMib {
-        let out = libsmi(SMIDUMP, &["-l", "2", "-f", "python"]);
-        let stderr = text(&out.stderr);
-        assert!(
-            out.status.success() && !stderr.contains("contains errors"),
-            "smidump cannot read {MODULE} ({}); smilint tells more:\n{stderr}",
-            out.status,
-        );
-        let dump = parse_python_dump(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            dump.str("moduleName"),
-            Some(MODULE),
-            "smidump read another module"
-        );
-        assert_eq!(
-            dump.get(MODULE).and_then(|m| m.str("language")),
-            Some("SMIv2"),
-            "{MODULE} is not read as SMIv2"
-        );
-        let mut nodes = BTreeMap::new();
-        for section in ["nodes", "notifications", "groups", "compliances"] {
-            for (name, n) in dump.get(section).map(Py::entries).unwrap_or_default() {
-                let oid = n
-                    .str("oid")
-                    .unwrap_or_else(|| panic!("{name} has no OID"))
-                    .parse()
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
-                let (mut index, mut odd_linkage) = (Vec::new(), n.str("implied") == Some("true"));
-                if let Some(Py::List(items)) = n.get("linkage") {
-                    for item in items {
-                        match item {
-                            Py::Str(s) => index.push(s.clone()),
-                            _ => odd_linkage = true,
-                        }
-                    }
-                }
-                let mut members = n.keys("objects");
-                members.extend(n.keys("members"));
-                let node = PNode {
-                    kind: n.str("nodetype").unwrap_or_default().to_string(),
-                    oid,
-                    access: n.str("access").map(str::to_string),
-                    syntax: n.get("syntax").and_then(|s| s.get("type")).cloned(),
-                    index,
-                    odd_linkage,
-                    units: n.str("units").map(str::to_string),
-                    description: n
-                        .str("description")
-                        .unwrap_or_default()
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    status: n.str("status").map(str::to_string),
-                    members: members.into_iter().map(str::to_string).collect(),
-                };
-                assert!(
-                    nodes.insert(name.clone(), node).is_none(),
-                    "{name} twice in the dump"
-                );
-            }
-        }
-        PuppetMib { dump, nodes }
-    }
-
-    fn node_at(&self, oid: &Oid) -> Option<(&str, &PNode)> {
-        self.nodes
-            .iter()
-            .find(|(_, n)| &n.oid == oid)
-            .map(|(k, n)| (k.as_str(), n))
-    }
-
-    /// Follows a `syntax.type` down to its base type, collecting the named
-    /// types on the way (most derived first).
-    fn resolve(&self, ty: &Py) -> Result<Resolved, String> {
-        if let Some(basetype) = ty.str("basetype") {
-            let mut names = Vec::new();
-            if let Some(parent) = ty.get("parent module") {
-                match (parent.str("name"), parent.str("type")) {
-                    (Some(module), Some(name)) => names = self.resolve_named(module, name)?.names,
-                    _ => return Err(format!("odd parent in {ty:?}")),
-                }
-            }
-            return Ok(Resolved {
-                basetype: basetype.to_string(),
-                names,
-            });
-        }
-        match (ty.str("module"), ty.str("name")) {
-            (Some(module), Some(name)) => self.resolve_named(module, name),
-            _ => Err(format!("cannot read type {ty:?}")),
-        }
-    }
-
-    fn resolve_named(&self, module: &str, name: &str) -> Result<Resolved, String> {
-        let qualified = format!("{module}::{name}");
-        let mut resolved = if module.is_empty() {
-            return Ok(Resolved {
-                basetype: name.to_string(),
-                names: Vec::new(),
-            });
-        } else if module == MODULE {
-            let def = self
-                .dump
-                .get("typedefs")
-                .and_then(|t| t.get(name))
-                .ok_or_else(|| format!("{qualified} is not among the module's typedefs"))?;
-            self.resolve(def)?
-        } else {
-            let (_, _, base) = BASE_TYPES
-                .iter()
-                .find(|(m, n, _)| *m == module && *n == name)
-                .ok_or_else(|| format!("{qualified}: base type unknown; add it to BASE_TYPES"))?;
-            Resolved {
-                basetype: base.to_string(),
-                names: Vec::new(),
-            }
-        };
-        resolved.names.insert(0, qualified);
-        Ok(resolved)
-    }
-
-    fn revisions(&self) -> Vec<&str> {
-        match self.dump.get(MODULE).and_then(|m| m.get("revisions")) {
-            Some(Py::List(r)) => r.iter().filter_map(|r| r.str("date")).collect(),
-            _ => Vec::new(),
-        }
-    }
-}
-
-/// The types of the base modules this module may use, with libsmi's base
-/// type (smidump cannot dump SNMPv2-SMI, which libsmi builds in).
-const BASE_TYPES: &[(&str, &str, &str)] = &[
-    ("SNMPv2-SMI", "Integer32", "Integer32"),
-    ("SNMPv2-SMI", "Unsigned32", "Unsigned32"),
-    ("SNMPv2-SMI", "Gauge32", "Unsigned32"),
-    ("SNMPv2-SMI", "Counter32", "Unsigned32"),
-    ("SNMPv2-SMI", "TimeTicks", "Unsigned32"),
-    ("SNMPv2-SMI", "Counter64", "Unsigned64"),
-    ("SNMPv2-TC", "DisplayString", "OctetString"),
-    ("SNMPv2-TC", "TruthValue", "Enumeration"),
-];
-
-#[derive(Debug)]
-struct Resolved {
-    basetype: String,
-    names: Vec<String>,
-}
-
-impl Resolved {
-    fn derives_from(&self, qualified: &str) -> bool {
-        self.names.iter().any(|n| n == qualified)
-    }
+/// PUPPET-AGENT-MIB as libsmi reads it, dumped once for all tests.
+fn mib() -> &'static Mib {
+    Mib::load(MODULE)
 }
 
 // ---------------------------------------------------------------------------
@@ -357,7 +138,7 @@ fn descriptor_problem(name: &str) -> Option<String> {
     None
 }
 
-fn check_type(syntax: Syntax, t: &Resolved) -> Result<(), String> {
+fn check_type(syntax: Syntax, t: &ResolvedType) -> Result<(), String> {
     let (ok, want) = match syntax {
         Syntax::Gauge32 => (
             t.basetype == "Unsigned32" && t.derives_from("SNMPv2-SMI::Gauge32"),
@@ -502,9 +283,9 @@ fn the_mib_defines_no_readable_object_the_agent_does_not_serve() {
     let served: BTreeSet<&str> = puppet_objects().map(|o| o.name).collect();
     let unserved: Vec<String> = mib()
         .nodes
-        .iter()
-        .filter(|(name, n)| n.is_readable() && !served.contains(name.as_str()))
-        .map(|(name, n)| format!("{name} ({}, {:?})", n.oid, n.access))
+        .values()
+        .filter(|n| n.is_readable() && !served.contains(n.name.as_str()))
+        .map(|n| format!("{} ({}, {:?})", n.name, n.oid, n.access))
         .collect();
     assert!(
         unserved.is_empty(),
@@ -656,9 +437,10 @@ fn descriptions_name_the_source_and_when_there_is_no_instance_and_units_fit() {
         let Some(node) = mib.nodes.get(o.name) else {
             continue; // reported by the test above
         };
+        let description = node.description_words();
         let field = field(o);
         for word in sources(field) {
-            if !mentions(&node.description, &word) {
+            if !mentions(&description, &word) {
                 problems.push(format!("{}: the DESCRIPTION does not name {word}", o.name));
             }
         }
@@ -675,7 +457,7 @@ fn descriptions_name_the_source_and_when_there_is_no_instance_and_units_fit() {
             } else {
                 ("No instance", "always has an instance")
             };
-            if !node.description.contains(want) || node.description.contains(other) {
+            if !description.contains(want) || description.contains(other) {
                 problems.push(format!(
                     "{}: the agent serves it {} data; the DESCRIPTION must say {want:?}",
                     o.name,
@@ -688,7 +470,7 @@ fn descriptions_name_the_source_and_when_there_is_no_instance_and_units_fit() {
             // (or the rule the agent applies).
             for (word, number) in table {
                 let label = format!("{}({number})", smi_label(word));
-                if !node.description.contains(&label) && !mentions(&node.description, word) {
+                if !description.contains(&label) && !mentions(&description, word) {
                     problems.push(format!(
                         "{}: the DESCRIPTION explains neither {label} nor {word}",
                         o.name
@@ -727,7 +509,7 @@ fn the_module_identity_documents_the_root_and_its_dates() {
     // LAST-UPDATED is the newest REVISION (smidump does not show it).
     let revisions = mib.revisions();
     let newest = *revisions.iter().max().expect("a REVISION");
-    let source = std::fs::read_to_string(mib_file()).unwrap();
+    let source = std::fs::read_to_string(mib_file(MODULE)).unwrap();
     let last_updated = source
         .lines()
         .find_map(|l| l.trim().strip_prefix("LAST-UPDATED"))
@@ -812,11 +594,11 @@ fn the_resource_table_is_indexed_as_the_agent_builds_it() {
     let entry_oid = root.child(&[2, 1]).unwrap();
     let mut problems = Vec::new();
     let entry = &mib.nodes["puppetResourceEntry"];
-    if entry.index != ["puppetResourceIndex"] || entry.odd_linkage {
+    if entry.index != ["puppetResourceIndex"] || entry.implied || entry.augments.is_some() {
         problems.push(format!(
-            "puppetResourceEntry: INDEX {:?} (AUGMENTS or IMPLIED: {}), the agent builds \
+            "puppetResourceEntry: INDEX {:?} (IMPLIED: {}, AUGMENTS {:?}), the agent builds \
              INDEX {{ puppetResourceIndex }}",
-            entry.index, entry.odd_linkage
+            entry.index, entry.implied, entry.augments
         ));
     }
     // The index: column 1, not-accessible, Integer32 (1..100).
@@ -906,13 +688,13 @@ fn notifications_are_the_agents_with_the_same_objects_in_order() {
                 def.name, node.kind, node.oid
             ));
         }
-        if node.members != def.objects {
+        if node.objects != def.objects {
             problems.push(format!(
                 "{}: OBJECTS {:?}, the agent sends {:?}",
-                def.name, node.members, def.objects
+                def.name, node.objects, def.objects
             ));
         }
-        if node.status.as_deref() != Some("current") || node.description.is_empty() {
+        if node.status.as_deref() != Some("current") || node.description_words().is_empty() {
             problems.push(format!(
                 "{}: status {:?} or no DESCRIPTION",
                 def.name, node.status
@@ -947,15 +729,9 @@ fn notifications_are_the_agents_with_the_same_objects_in_order() {
 fn groups_and_a_compliance_statement_cover_everything() {
     let mib = mib();
     let groups: BTreeMap<&str, BTreeSet<&str>> = mib
-        .nodes
-        .iter()
-        .filter(|(_, n)| n.kind == "group")
-        .map(|(name, n)| {
-            (
-                name.as_str(),
-                n.members.iter().map(String::as_str).collect(),
-            )
-        })
+        .groups()
+        .into_iter()
+        .map(|(name, members)| (name, members.into_iter().collect()))
         .collect();
     let scalars: BTreeSet<&str> = PUPPET_SCALARS.iter().map(|o| o.name).collect();
     let columns: BTreeSet<&str> = PUPPET_RESOURCE_COLUMNS.iter().map(|o| o.name).collect();
@@ -1014,21 +790,12 @@ fn groups_and_a_compliance_statement_cover_everything() {
         }
     }
     let compliant: Vec<&str> = mib
-        .dump
-        .get("compliances")
-        .map(Py::entries)
-        .unwrap_or_default()
-        .iter()
-        .filter(|(_, c)| c.str("status") == Some("current"))
-        .filter(|(_, c)| {
-            let requires = c.get("requires").map(Py::entries).unwrap_or_default();
-            covering.iter().all(|g| {
-                requires
-                    .iter()
-                    .any(|(name, r)| name == g && r.str("nodetype") == Some("mandatory"))
-            })
+        .compliances()
+        .into_iter()
+        .filter(|(_, (status, mandatory))| {
+            *status == "current" && covering.iter().all(|g| mandatory.contains(g))
         })
-        .map(|(name, _)| name.as_str())
+        .map(|(name, _)| name)
         .collect();
     if compliant.is_empty() {
         problems.push(format!(
@@ -1049,7 +816,7 @@ const SMILINT_ALLOWED: &[(&str, &str, &str)] = &[];
 
 #[test]
 fn smilint_reports_nothing() {
-    let out = libsmi(SMILINT, &["-l", "6", "-m", "-s"]);
+    let out = SMILINT.run_libsmi(MODULE, &["-l", "6", "-m", "-s"]);
     assert!(
         out.status.code().is_some(),
         "smilint died: {}\n{}",
@@ -1069,7 +836,7 @@ fn smilint_reports_nothing() {
     assert!(
         unexpected.is_empty() && out.status.success(),
         "smilint -l 6 on {} ({}):\n{}",
-        mib_file().display(),
+        mib_file(MODULE).display(),
         out.status,
         unexpected.join("\n")
     );
@@ -1111,7 +878,7 @@ fn net_snmp_label(syntax: Syntax) -> &'static str {
 #[test]
 fn net_snmp_loads_the_module_and_resolves_every_object() {
     let root = root();
-    let (out, complaints) = snmptranslate(&["-Tp", &root.to_string()]);
+    let (out, complaints) = snmptranslate(MODULE, &["-Tp", &root.to_string()]);
     assert!(
         out.status.success() && complaints.is_empty(),
         "snmptranslate -Tp {root} ({}):\n{}",
@@ -1192,7 +959,7 @@ fn net_snmp_loads_the_module_and_resolves_every_object() {
     let names: Vec<String> = want.iter().map(|(n, _)| format!("{MODULE}::{n}")).collect();
     let mut args = vec!["-On"];
     args.extend(names.iter().map(String::as_str));
-    let (out, complaints) = snmptranslate(&args);
+    let (out, complaints) = snmptranslate(MODULE, &args);
     let got = text(&out.stdout);
     let got: Vec<&str> = got.lines().filter(|l| !l.trim().is_empty()).collect();
     if !out.status.success() || !complaints.is_empty() || got.len() != want.len() {
@@ -1384,7 +1151,7 @@ fn the_oids_the_agent_builds_from_real_runs_are_instances_of_the_mib() {
             } else {
                 let row = mib.node_at(&def_oid.parent().unwrap());
                 let index_ok = match (row, suffix) {
-                    (Some((_, row)), [ix]) if row.kind == "row" => {
+                    (Some(row), [ix]) if row.kind == "row" => {
                         row.index == ["puppetResourceIndex"]
                             && index_ranges
                                 .iter()
@@ -1464,7 +1231,7 @@ fn the_event_table_is_indexed_and_built_as_the_mib_says() {
     let entry_oid = root.child(&[4, 1]).unwrap();
     let mut problems = Vec::new();
     let entry = &mib.nodes["puppetEventEntry"];
-    if entry.index != ["puppetEventIndex"] || entry.odd_linkage {
+    if entry.index != ["puppetEventIndex"] || entry.implied || entry.augments.is_some() {
         problems.push(format!(
             "puppetEventEntry: INDEX {:?}, the agent builds INDEX {{ puppetEventIndex }}",
             entry.index

@@ -8,15 +8,12 @@
 //! check would be a silent one.
 
 use redis_snmp::oid::Oid;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
-
-/// The module under test and where it lives in the repository.
-pub const MODULE: &str = "REDIS-SERVER-MIB";
+use std::sync::{Mutex, OnceLock};
 
 pub fn repo_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -26,8 +23,9 @@ pub fn mib_dir() -> PathBuf {
     repo_dir().join("mibs")
 }
 
-pub fn mib_file() -> PathBuf {
-    mib_dir().join(format!("{MODULE}.txt"))
+/// Where one of our modules lives: `mibs/MODULE.txt`.
+pub fn mib_file(module: &str) -> PathBuf {
+    mib_dir().join(format!("{module}.txt"))
 }
 
 /// The directory holding SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF, ... as
@@ -112,30 +110,30 @@ impl Tool {
         }
     }
 
-    /// Runs a libsmi tool (`smidump`, `smilint`) on our module, with only the
-    /// base modules and `mibs/` on its path and no configuration file, so
-    /// that neither `/etc/smi.conf` nor the host's MIB directories change the
-    /// result.
-    pub fn run_libsmi(self, args: &[&str]) -> Output {
+    /// Runs a libsmi tool (`smidump`, `smilint`) on one of our modules
+    /// (`mibs/MODULE.txt`), with only the base modules and `mibs/` on its
+    /// path and no configuration file, so that neither `/etc/smi.conf` nor
+    /// the host's MIB directories change the result.
+    pub fn run_libsmi(self, module: &str, args: &[&str]) -> Output {
+        self.run_libsmi_on(&mib_file(module), args)
+    }
+
+    /// [`Tool::run_libsmi`] on a module file anywhere (a broken copy, say).
+    pub fn run_libsmi_on(self, file: &Path, args: &[&str]) -> Output {
         let smipath = std::env::join_paths([base_mibs().to_path_buf(), mib_dir()])
             .expect("MIB directories must not contain ':'");
         let mut all: Vec<OsString> = vec!["-c".into(), "/dev/null".into()];
         all.extend(args.iter().map(OsString::from));
-        all.push(mib_file().into());
+        all.push(file.into());
         self.run(all, &[("SMIPATH", smipath.as_os_str())], &[])
     }
 }
 
 /// Runs net-snmp's `snmptranslate` with only the base modules and `mibs/`
-/// as MIB directories, only REDIS-SERVER-MIB loaded, and no configuration
-/// file (`/etc/snmp/snmp.conf`, `~/.snmp`) or `MIBS`/`MIBDIRS` from the
-/// host. Returns the output and the lines of stderr that are complaints.
-pub fn snmptranslate(args: &[&str]) -> (Output, Vec<String>) {
-    snmptranslate_module(MODULE, args)
-}
-
-/// [`snmptranslate`] with another of our modules loaded instead.
-pub fn snmptranslate_module(module: &str, args: &[&str]) -> (Output, Vec<String>) {
+/// as MIB directories, only `module` loaded, and no configuration file
+/// (`/etc/snmp/snmp.conf`, `~/.snmp`) or `MIBS`/`MIBDIRS` from the host.
+/// Returns the output and the lines of stderr that are complaints.
+pub fn snmptranslate(module: &str, args: &[&str]) -> (Output, Vec<String>) {
     let scratch = tempfile::tempdir().expect("temporary directory");
     let mibdirs = std::env::join_paths([base_mibs().to_path_buf(), mib_dir()])
         .expect("MIB directories must not contain ':'");
@@ -400,6 +398,15 @@ impl Node {
     }
 }
 
+impl Node {
+    /// The DESCRIPTION with its white space collapsed to single spaces, for
+    /// looking for words in it; empty when there is none.
+    pub fn description_words(&self) -> String {
+        let text = self.description.as_deref().unwrap_or_default();
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
 /// A type as libsmi resolves it: the SMI base type, and the named types it
 /// derives from, most derived first (`REDIS-SERVER-MIB::REDISUnsigned64`,
 /// `SNMPv2-SMI::Counter64`).
@@ -444,43 +451,69 @@ const BASE_MODULE_TYPES: &[(&str, &str, &str, Option<&str>)] = &[
     ),
 ];
 
-/// What `smidump -f python` says about our module.
+/// What `smidump -f python` says about one of our modules.
 pub struct Mib {
+    /// The module's name, e.g. `REDIS-SERVER-MIB`.
+    pub module: String,
     pub dump: Py,
     /// Every OID the module registers: nodes, objects, notifications,
     /// groups and compliance statements.
     pub nodes: BTreeMap<String, Node>,
 }
 
-/// The module, dumped once for all tests of the binary.
-pub fn mib() -> &'static Mib {
-    static MIB: OnceLock<Mib> = OnceLock::new();
-    MIB.get_or_init(Mib::load)
-}
-
 impl Mib {
-    /// Dumps `mibs/REDIS-SERVER-MIB.txt` with smidump and reads the result.
-    pub fn load() -> Mib {
-        // `-l 2`: print the errors that make smidump refuse the module.
-        let out = SMIDUMP.run_libsmi(&["-l", "2", "-f", "python"]);
-        let stderr = text(&out.stderr);
-        assert!(
-            out.status.success() && !stderr.contains("contains errors"),
-            "smidump cannot read the module ({}); smilint tells more:\n{stderr}",
-            out.status,
-        );
-        let dump = parse_python_dump(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}"));
-        Mib::from_dump(dump).unwrap_or_else(|e| panic!("{e}"))
+    /// `mibs/MODULE.txt` as smidump reads it, dumped once per module for all
+    /// tests of the binary. A module smidump refuses, or that is not the
+    /// SMIv2 module of that name, fails the test.
+    pub fn load(module: &str) -> &'static Mib {
+        static LOADED: OnceLock<Mutex<HashMap<String, &'static Mib>>> = OnceLock::new();
+        let loaded = LOADED.get_or_init(Default::default);
+        // A test that panicked while holding the lock leaves the map whole.
+        let cached = |m: &str| {
+            loaded
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(m)
+                .copied()
+        };
+        if let Some(mib) = cached(module) {
+            return mib;
+        }
+        // Dumped without the lock, so that a module that fails to load fails
+        // only the tests that use it; two threads may dump the same module,
+        // and the first one's result stays. One `Mib` per module lives as
+        // long as the test program.
+        let mib = Mib::dump_file(module, &mib_file(module)).unwrap_or_else(|e| panic!("{e}"));
+        let mut map = loaded.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(module.to_string())
+            .or_insert_with(|| Box::leak(Box::new(mib)))
     }
 
-    pub fn from_dump(dump: Py) -> Result<Mib, String> {
-        let module = dump.str("moduleName").ok_or("no moduleName")?;
-        if module != MODULE {
-            return Err(format!("smidump read module {module}, not {MODULE}"));
+    /// Dumps a module file with smidump and reads the result, which must be
+    /// the SMIv2 module `module`.
+    pub fn dump_file(module: &str, file: &Path) -> Result<Mib, String> {
+        // `-l 2`: print the errors that make smidump refuse the module.
+        let out = SMIDUMP.run_libsmi_on(file, &["-l", "2", "-f", "python"]);
+        let stderr = text(&out.stderr);
+        if !out.status.success() || stderr.contains("contains errors") {
+            return Err(format!(
+                "smidump cannot read {} ({}); smilint tells more:\n{stderr}",
+                file.display(),
+                out.status,
+            ));
         }
-        let language = dump.get(MODULE).and_then(|m| m.str("language"));
+        Mib::from_dump(parse_python_dump(&text(&out.stdout))?, module)
+    }
+
+    /// Reads a dump, which must be of the SMIv2 module `module`.
+    pub fn from_dump(dump: Py, module: &str) -> Result<Mib, String> {
+        let read = dump.str("moduleName").ok_or("no moduleName")?;
+        if read != module {
+            return Err(format!("smidump read module {read}, not {module}"));
+        }
+        let language = dump.get(module).and_then(|m| m.str("language"));
         if language != Some("SMIv2") {
-            return Err(format!("{MODULE} is read as {language:?}, not SMIv2"));
+            return Err(format!("{module} is read as {language:?}, not SMIv2"));
         }
         let mut nodes = BTreeMap::new();
         let sections = ["nodes", "notifications", "groups", "compliances"];
@@ -527,9 +560,15 @@ impl Mib {
                 status: n.str("status").map(str::to_string),
                 objects: n.keys("objects").into_iter().map(str::to_string).collect(),
             };
-            nodes.insert(name.clone(), node);
+            if nodes.insert(name.clone(), node).is_some() {
+                return Err(format!("{name} twice in the dump"));
+            }
         }
-        Ok(Mib { dump, nodes })
+        Ok(Mib {
+            module: module.to_string(),
+            dump,
+            nodes,
+        })
     }
 
     /// Follows a `syntax.type` (or a typedef's parent) down to its base type.
@@ -565,11 +604,9 @@ impl Mib {
             });
         }
         let qualified = format!("{module}::{name}");
-        let mut resolved = if module == MODULE {
+        let mut resolved = if module == self.module {
             let def = self
-                .dump
-                .get("typedefs")
-                .and_then(|t| t.get(name))
+                .typedef(name)
                 .ok_or_else(|| format!("{qualified} is not among the module's typedefs"))?;
             self.resolve(def)?
         } else {
@@ -591,6 +628,15 @@ impl Mib {
     /// The node at an OID, if the module registers one there.
     pub fn node_at(&self, oid: &Oid) -> Option<&Node> {
         self.nodes.values().find(|n| &n.oid == oid)
+    }
+
+    /// The dates of the module's REVISION clauses, newest first as the
+    /// module lists them (`2026-11-22 16:10`).
+    pub fn revisions(&self) -> Vec<&str> {
+        match self.dump.get(&self.module).and_then(|m| m.get("revisions")) {
+            Some(Py::List(r)) => r.iter().filter_map(|r| r.str("date")).collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// A textual convention of the module.
@@ -738,7 +784,7 @@ three \ back""",
     },
 }
 "#;
-        let mib = Mib::from_dump(parse_python_dump(dump).unwrap()).unwrap();
+        let mib = Mib::from_dump(parse_python_dump(dump).unwrap(), "REDIS-SERVER-MIB").unwrap();
         let e = &mib.nodes["e"];
         assert_eq!(e.index, ["i", "n"]);
         assert!(e.implied);
@@ -757,7 +803,17 @@ three \ back""",
         assert_eq!(t.objects, ["c", "b"]);
         assert!(c.objects.is_empty());
         let odd = dump.replace("\"augments\"", "\"other\"");
-        assert!(Mib::from_dump(parse_python_dump(&odd).unwrap()).is_err());
+        let odd = parse_python_dump(&odd).unwrap();
+        assert!(Mib::from_dump(odd, "REDIS-SERVER-MIB").is_err());
+        // Another module's dump, or a node twice, is refused too.
+        let dumped = parse_python_dump(dump).unwrap();
+        assert!(Mib::from_dump(dumped, "PUPPET-AGENT-MIB").is_err());
+        let twice = dump.replace(
+            "\"notifications\" : {\n        \"t\"",
+            "\"groups\" : {\n        \"c\"",
+        );
+        let twice = Mib::from_dump(parse_python_dump(&twice).unwrap(), "REDIS-SERVER-MIB");
+        assert!(twice.is_err_and(|e| e.contains("c twice")));
     }
 
     #[test]
