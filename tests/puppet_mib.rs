@@ -1348,3 +1348,11 @@ fn the_event_table_is_indexed_and_built_as_the_mib_says() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The loader behind every test here refuses what smidump cannot read and a
+/// module that is not the one asked for, so a broken MIB fails these tests
+/// rather than passing them on an empty dump.
+#[test]
+fn the_loader_refuses_a_broken_copy_and_another_module() {
+    mibtool::check_loader_refuses_broken_copies(MODULE);
+}

@@ -156,6 +156,25 @@ pub fn snmptranslate(module: &str, args: &[&str]) -> (Output, Vec<String>) {
     (out, complaints)
 }
 
+/// Writes a copy of `mibs/MODULE.txt` into `dir` and returns its path; with
+/// `broken`, the copy lacks the closing brace of its first OID assignment
+/// (`::= { parent N }`), a syntax error smidump must refuse.
+pub fn copy_of(module: &str, dir: &Path, broken: bool) -> PathBuf {
+    let source = mib_file(module);
+    let mut text = std::fs::read_to_string(&source)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", source.display()));
+    if broken {
+        let at = text
+            .find("::= {")
+            .and_then(|start| Some(start + text[start..].find('}')?))
+            .unwrap_or_else(|| panic!("{module} has no `::= {{ .. }}` to break"));
+        text.remove(at);
+    }
+    let copy = dir.join(format!("{module}.txt"));
+    std::fs::write(&copy, text).unwrap_or_else(|e| panic!("writing {}: {e}", copy.display()));
+    copy
+}
+
 /// Output of a tool as text, for messages.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -679,6 +698,31 @@ impl Mib {
             })
             .collect()
     }
+}
+
+/// Checks that [`Mib::dump_file`] reads an intact copy of `module` as
+/// [`Mib::load`] does, refuses it under another module's name, and refuses
+/// a broken copy (see [`copy_of`]): what keeps a broken MIB from passing the
+/// MIB tests on an empty or foreign dump.
+pub fn check_loader_refuses_broken_copies(module: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let intact = copy_of(module, dir.path(), false);
+    let read = Mib::dump_file(module, &intact).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read.nodes.len(), Mib::load(module).nodes.len());
+    let err = Mib::dump_file("OTHER-MIB", &intact).err();
+    assert!(
+        err.as_ref()
+            .is_some_and(|e| e.contains(&format!("read module {module}, not OTHER-MIB"))),
+        "{err:?}"
+    );
+    // The same file, now broken.
+    let broken = copy_of(module, dir.path(), true);
+    let err = Mib::dump_file(module, &broken).err();
+    assert!(
+        err.as_ref()
+            .is_some_and(|e| e.contains("smidump cannot read")),
+        "{err:?}"
+    );
 }
 
 #[cfg(test)]
