@@ -20,9 +20,9 @@
 //!
 //! The tools come from the Debian packages smitools and snmp (a missing one
 //! fails the test and names the package); the SMIv2 base modules from
-//! `scripts/base-mibs.sh`. The generic helpers (base modules, tools, the
-//! reader of smidump's Python output) are those of `tests/mibtool`; what is
-//! specific to this module is here.
+//! `scripts/base-mibs.sh`. The tools, the reader of smidump's Python output
+//! and the module loader (`Mib::load`, shared with tests/mib_table.rs) are
+//! those of `tests/mibtool`; what is specific to this module is here.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.

@@ -2,6 +2,9 @@
 //! the external MIB tools (libsmi's `smidump`/`smilint`, net-snmp's
 //! `snmptranslate`), and a reader for `smidump -f python`, the format in
 //! which libsmi reports every node with its OID, kind, access and syntax.
+//! Nothing here is tied to one module: `Mib::load("PUPPET-AGENT-MIB")`
+//! reads any module of `mibs/` by name (tests/mib_table.rs and
+//! tests/puppet_mib.rs each load theirs, and may load the other).
 //!
 //! The tools are required: when one is missing the test fails and names the
 //! Debian package to install, because CI installs them and a skipped MIB
