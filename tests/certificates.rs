@@ -12,7 +12,7 @@
 
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use testkit::{openssl, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, REDIS_ROOT};
+use testkit::{pki, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, REDIS_ROOT};
 
 const DAY: i64 = 86_400;
 /// The warning the agent is configured with: 5 days.
@@ -22,60 +22,16 @@ const WARNING_DAYS: i64 = 5;
 /// that validity, all for one server key (`server.key`), so that Redis can
 /// switch between them.
 fn make_certificates(dir: &Path, servers: &[(&str, u32)]) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "90",
-            "-subj",
-            "/CN=test CA",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-            "-subj",
-            "/O=Example/CN=redis.test",
-        ],
-    );
-    std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:redis.test\n").unwrap();
+    pki::make_ca(dir, "ca", "test CA", 90);
+    pki::make_request(dir, "server", "/O=Example/CN=redis.test");
     for (file, days) in servers {
-        openssl(
+        pki::sign(
             dir,
-            &[
-                "x509",
-                "-req",
-                "-in",
-                "server.csr",
-                "-CA",
-                "ca.pem",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-out",
-                file,
-                "-days",
-                &days.to_string(),
-                "-extfile",
-                "san.ext",
-            ],
+            "server.csr",
+            "ca",
+            file,
+            *days,
+            "subjectAltName=DNS:redis.test",
         );
     }
 }

@@ -7,7 +7,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::time::Duration;
-use testkit::{wait_until, Agent, AgentConfig, Redis, Snmpd, REDIS_ROOT};
+use testkit::{pki, wait_until, Agent, AgentConfig, Redis, Snmpd, REDIS_ROOT};
 
 /// One `[[redis]]` entry of the agent's configuration file.
 struct Instance<'a> {
@@ -422,98 +422,26 @@ fn slowlog_and_latency_where_allowed() {
 /// A CA, a server certificate for `redis.test` only (so connecting to
 /// 127.0.0.1 needs `tls_server_name`), and a client certificate, by openssl.
 fn make_certificates(dir: &std::path::Path) {
-    let run = |args: &[&str]| testkit::openssl(dir, args);
-    run(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=test CA",
-    ]);
-    run(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "other-ca.key",
-        "-out",
-        "other-ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=other CA",
-    ]);
-    std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:redis.test\n").unwrap();
-    run(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "server.key",
-        "-out",
+    pki::make_ca(dir, "ca", "test CA", 2);
+    pki::make_ca(dir, "other-ca", "other CA", 2);
+    pki::make_request(dir, "server", "/CN=redis.test");
+    pki::sign(
+        dir,
         "server.csr",
-        "-subj",
-        "/CN=redis.test",
-    ]);
-    run(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
+        "ca",
         "server.pem",
-        "-days",
-        "2",
-        "-extfile",
-        "san.ext",
-    ]);
-    run(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "client.key",
-        "-out",
+        2,
+        "subjectAltName=DNS:redis.test",
+    );
+    pki::make_request(dir, "client", "/CN=redis-snmp");
+    pki::sign(
+        dir,
         "client.csr",
-        "-subj",
-        "/CN=redis-snmp",
-    ]);
-    // An extension makes it an X.509 v3 certificate: rustls refuses v1.
-    std::fs::write(dir.join("client.ext"), "extendedKeyUsage=clientAuth\n").unwrap();
-    run(&[
-        "x509",
-        "-req",
-        "-in",
-        "client.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
+        "ca",
         "client.pem",
-        "-days",
-        "2",
-        "-extfile",
-        "client.ext",
-    ]);
+        2,
+        "extendedKeyUsage=clientAuth",
+    );
     let key = dir.join("client.key");
     std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
 }

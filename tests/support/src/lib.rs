@@ -19,6 +19,7 @@ pub mod figures;
 pub mod files;
 pub mod oids;
 pub mod paths;
+pub mod pki;
 pub mod ports;
 pub mod process;
 pub mod puppet;

@@ -1,0 +1,76 @@
+//! Certificates for TLS tests, made by `openssl` in a test's directory: a
+//! CA, keys with their signing requests, certificates a CA signs.
+
+use crate::openssl;
+use std::path::Path;
+
+/// A self-signed CA: `STEM.key` and `STEM.pem`, valid for `days`.
+pub fn make_ca(dir: &Path, stem: &str, common_name: &str, days: u32) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            &format!("{stem}.key"),
+            "-out",
+            &format!("{stem}.pem"),
+            "-days",
+            &days.to_string(),
+            "-subj",
+            &format!("/CN={common_name}"),
+        ],
+    );
+}
+
+/// A key and its signing request: `STEM.key` and `STEM.csr` for `subject`
+/// (`/O=Example/CN=redis.test`).
+pub fn make_request(dir: &Path, stem: &str, subject: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            &format!("{stem}.key"),
+            "-out",
+            &format!("{stem}.csr"),
+            "-subj",
+            subject,
+        ],
+    );
+}
+
+/// `request` (a `.csr`) signed by the CA `ca` (`ca.pem`, `ca.key`) into
+/// `out`, valid for `days`, with the X.509 v3 extensions `extensions`
+/// (e.g. `subjectAltName=DNS:redis.test`; an extension also makes it a v3
+/// certificate, which rustls requires).
+pub fn sign(dir: &Path, request: &str, ca: &str, out: &str, days: u32, extensions: &str) {
+    let ext_file = format!("{out}.ext");
+    std::fs::write(dir.join(&ext_file), format!("{extensions}\n")).expect("extensions file");
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            request,
+            "-CA",
+            &format!("{ca}.pem"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-CAcreateserial",
+            "-out",
+            out,
+            "-days",
+            &days.to_string(),
+            "-extfile",
+            &ext_file,
+        ],
+    );
+}
