@@ -24,6 +24,9 @@
 //! - the graphs: `reports=` names exactly the reports defined; every column is
 //!   a collected alias of the report's resource type; every `{rrdN}` of a
 //!   command is a column and reads that column's data source.
+//! - the threshold snippets (`opennms/snippets/`, issue 16) validate against
+//!   `thresholding.xsd` (with its `\$` corrected for libxml2), and broken
+//!   copies do not; `loader` checks them against the collection.
 //!
 //! With servers, once for each server kind of `tests/common/servers.rs`
 //! (Redis 6.2, Redis 7.0, Valkey 8.0, Valkey 9.1; a kind whose binary is not
@@ -76,6 +79,11 @@ use testkit::{repo_root, wait_until, AgentConfig, Proc, PuppetApply, Redis, Snmp
 const GROUP_FILE: &str = "etc/datacollection/redis-snmp.xml";
 const EVENTS_FILE: &str = "etc/events/redis-snmp.events.xml";
 const GRAPH_FILE: &str = "etc/snmp-graph.properties.d/redis-snmp-graph.properties";
+/// Issue 16: a threshold group for `etc/thresholds.xml` and a package for
+/// `etc/threshd-configuration.xml` (OpenNMS reads one file each, no `.d`
+/// directory, so these are snippets to merge, not files to copy).
+const THRESHOLDS_FILE: &str = "snippets/thresholds.xml";
+const THRESHD_FILE: &str = "snippets/threshd-configuration.xml";
 
 /// Objects of the agent that the OpenNMS files deliberately leave out, and
 /// why.
@@ -898,6 +906,8 @@ fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
     let files = [
         (GROUP_FILE, "datacollection-config.xsd"),
         (EVENTS_FILE, "eventconf.xsd"),
+        (THRESHOLDS_FILE, "thresholding.xsd"),
+        (THRESHD_FILE, "thresholding.xsd"),
     ];
     for (file, _) in files {
         let path = opennms_path(file);
@@ -916,12 +926,24 @@ fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
         );
         return;
     };
+    // thresholding.xsd does not compile in libxml2 as OpenNMS ships it: its
+    // `value`/`rearm` patterns escape `$` as `\$`, no XML Schema regex
+    // escape (../shared/opennms-xsd/README.md). Validate against a copy with
+    // `\$` written `$`, which is what the pattern means.
+    let fixed_dir = tempfile::tempdir().unwrap();
     for (file, schema) in files {
         let path = opennms_path(file);
+        let mut schema_path = xsd.join(schema);
+        if schema == "thresholding.xsd" {
+            let text = std::fs::read_to_string(&schema_path).unwrap();
+            assert!(text.contains("\\$"), "thresholding.xsd no longer escapes $");
+            schema_path = fixed_dir.path().join(schema);
+            std::fs::write(&schema_path, text.replace("\\$", "$")).unwrap();
+        }
         let out = xmllint(&[
             "--noout",
             "--schema",
-            xsd.join(schema).to_str().unwrap(),
+            schema_path.to_str().unwrap(),
             path.to_str().unwrap(),
         ]);
         assert!(
@@ -930,6 +952,29 @@ fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
             String::from_utf8_lossy(&out.stderr)
         );
         println!("{file}: validates against {schema}");
+    }
+    // The corrected schema still refuses what OpenNMS's refuses: a trigger
+    // of 0 (`[0-9]*[1-9][0-9]*`), a type the evaluators do not know, a value
+    // that is no number.
+    let thresholds = read_opennms(THRESHOLDS_FILE);
+    for (from, to) in [
+        (r#"trigger="2""#, r#"trigger="0""#),
+        (r#"type="high""#, r#"type="above""#),
+        (r#"value="9000""#, r#"value="90 %""#),
+    ] {
+        assert!(thresholds.contains(from), "{from} not in {THRESHOLDS_FILE}");
+        let copy = fixed_dir.path().join("broken-thresholds.xml");
+        std::fs::write(&copy, thresholds.replacen(from, to, 1)).unwrap();
+        let out = xmllint(&[
+            "--noout",
+            "--schema",
+            fixed_dir.path().join("thresholding.xsd").to_str().unwrap(),
+            copy.to_str().unwrap(),
+        ]);
+        assert!(
+            !out.status.success(),
+            "{from} -> {to} validates against thresholding.xsd"
+        );
     }
 }
 
@@ -1452,7 +1497,13 @@ fn every_report_is_listed_and_reads_collected_aliases() {
 #[test]
 fn the_readme_names_every_file() {
     let readme = read_opennms("README.md");
-    for file in [GROUP_FILE, EVENTS_FILE, GRAPH_FILE] {
+    for file in [
+        GROUP_FILE,
+        EVENTS_FILE,
+        GRAPH_FILE,
+        THRESHOLDS_FILE,
+        THRESHD_FILE,
+    ] {
         assert!(
             readme.contains(file),
             "opennms/README.md does not mention {file}"
