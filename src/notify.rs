@@ -296,6 +296,21 @@ impl Notifier {
         }
     }
 
+    /// Forgets instance `index`, removed from the configuration: its
+    /// baseline and its rate limits. Its index is never used again.
+    pub fn forget_redis(&self, index: u32) {
+        let mut state = self.lock();
+        state.redis.remove(&index);
+        // Puppet's sources are numbered too (0): only Redis's are this
+        // instance's.
+        let of_it = |(name, i): &(&'static str, u32)| {
+            *i == index
+                && all_notifications().any(|d| d.name == *name && matches!(d.mib, Mib::Redis))
+        };
+        state.sent.retain(|key, _| !of_it(key));
+        state.suppressed.retain(|key, _| !of_it(key));
+    }
+
     /// The notifications due now that the Puppet files changed (or were
     /// read for the first time: the baseline, which judges no run but one
     /// still waiting for its report).
