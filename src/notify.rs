@@ -586,6 +586,40 @@ mod tests {
     }
 
     #[test]
+    fn a_forgotten_instance_leaves_no_baseline_and_no_rate_limit() {
+        let (tx, mut rx) = mpsc::channel(100);
+        let config = NotifyConfig {
+            max_per_minute: 1,
+            ..NotifyConfig::default()
+        };
+        let notifier = Notifier::new(config, Layout::default_layout(), tx);
+        let observe = |index: u32, seen: &RedisObservation| {
+            for event in notifier.redis_due(index, seen) {
+                notifier.send(event.def(), index, |_| None);
+            }
+        };
+        let up = obs(true, "a", "master", None, Some(false));
+        for index in [1, 2] {
+            observe(index, &up);
+            observe(index, &RedisObservation::down());
+        }
+        assert_eq!(sent(&mut rx), ["redisInstanceDown", "redisInstanceDown"]);
+        notifier.forget_redis(2);
+        let state = notifier.lock();
+        assert!(!state.redis.contains_key(&2) && state.redis.contains_key(&1));
+        assert!(state.sent.keys().all(|(_, i)| *i == 1), "{:?}", state.sent);
+        drop(state);
+        // Instance 1 is still judged and limited (its second Down within
+        // the minute is dropped); 2 is as if new: its first observation is
+        // a baseline again, and its Down passes.
+        for index in [1, 2] {
+            observe(index, &up);
+            observe(index, &RedisObservation::down());
+        }
+        assert_eq!(sent(&mut rx), ["redisInstanceUp", "redisInstanceDown"]);
+    }
+
+    #[test]
     fn known_values_survive_an_outage() {
         let mut known = obs(true, "a", "master", None, Some(false));
         known.remember(&RedisObservation::down());

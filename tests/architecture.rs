@@ -62,7 +62,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ),
     ("notify", &["hub", "doctor", "snapshot"]),
     ("hub", &["doctor", "agentx", "config"]),
-    ("reload", &["doctor", "agentx", "notify", "puppet", "snapshot"]),
+    (
+        "reload",
+        &["doctor", "agentx", "notify", "puppet", "snapshot"],
+    ),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
