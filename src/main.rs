@@ -26,6 +26,7 @@ fn main() -> ExitCode {
     // No core dump and no ptrace by other processes of our user: either
     // would hand out the Redis passwords this process holds.
     daemon::forbid_dumps();
+    daemon::ignore_hangup_until_ready();
     let mut cli = Cli::parse();
     // clap has copied the password; out of argv with it, in every spelling.
     secret::wipe_from_argv(&redis_snmp::cli::arg_shapes());

@@ -113,7 +113,7 @@ fn reload(agent: &mut Agent, says: &str) -> String {
 }
 
 #[test]
-fn sighup_drops_b_keeps_a_untouched_adds_c_and_refuses_a_broken_file() {
+fn sighup_drops_b_keeps_a_adds_c_refuses_a_broken_file_and_restarts_a_changed_instance() {
     let snmpd = Snmpd::start();
     let (a, b, c) = (Redis::start(), Redis::start(), Redis::start());
     let dir = tempfile::tempdir().unwrap();
@@ -200,6 +200,38 @@ fn sighup_drops_b_keeps_a_untouched_adds_c_and_refuses_a_broken_file() {
     expect_up(&snmpd, 3, "c");
     assert_eq!(indexes_served(&snmpd), [1, 3].into());
     assert_eq!(agent_connection(&a).as_deref(), Some(a_connection.as_str()));
-    assert!(agent_connection(&c).is_some());
+    let c_connection = agent_connection(&c).expect("the agent's connection to c");
+    assert_eq!(registrations(&agent), registered);
+
+    // c's timeout changed: restarted at its index, on a new connection. The
+    // MIB's root changed too: that needs a restart, says the log, and the
+    // agent goes on serving where it registered.
+    AgentConfig::new(&snmpd)
+        .top("oid", "\".1.3.6.1.4.1.99999.1\"")
+        .redis("a", &a.address(), "")
+        .redis("c", &c.address(), "timeout = 3.0\n")
+        .write(dir.path());
+    let said = reload(&mut agent, "configuration reloaded");
+    assert!(
+        said.contains("\"a\" kept (index 1), \"c\" restarted (index 3)"),
+        "{said}"
+    );
+    assert!(
+        agent
+            .log()
+            .contains("the MIB roots (oid, puppet.oid) changed in the file"),
+        "{}",
+        agent.log()
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || agent_connection(&c)
+            .is_some_and(|id| id != c_connection)),
+        "{}",
+        c.cli(&["CLIENT", "LIST"])
+    );
+    expect_up(&snmpd, 3, "c");
+    expect_up(&snmpd, 1, "a");
+    assert_eq!(agent_connection(&a).as_deref(), Some(a_connection.as_str()));
+    assert_eq!(indexes_served(&snmpd), [1, 3].into());
     assert_eq!(registrations(&agent), registered);
 }
