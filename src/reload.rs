@@ -175,11 +175,6 @@ impl Running {
         running
     }
 
-    /// The configuration in force.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// Applies the file read again (`loaded`); one that did not load is
     /// refused, and logged with the loader's words (file, line, key).
     pub async fn reload(&mut self, loaded: Result<Config, ConfigError>) -> Option<Vec<Change>> {
