@@ -331,7 +331,13 @@ fn extra_sections() -> Roff {
     paragraph(
         &mut r,
         [roman(
-            "SIGTERM and SIGINT close the AgentX session and end the agent.",
+            "SIGTERM and SIGINT close the AgentX session and end the agent. \
+             SIGHUP (systemctl reload) reads the configuration again and applies \
+             its Redis instances without leaving the AgentX session: unchanged \
+             ones keep their index and data, changed ones restart at their index, \
+             removed ones leave the tables, new ones take an index never used \
+             before; a file that does not load is refused and the running \
+             configuration kept. Other settings need a restart, as the log says.",
         )],
     );
 

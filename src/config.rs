@@ -153,8 +153,9 @@ pub struct TlsFiles {
     pub server_name: Option<String>,
 }
 
-/// One Redis server to poll.
-#[derive(Debug, Clone)]
+/// One Redis server to poll. Compared whole when the configuration is
+/// reloaded: any difference restarts its poller.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RedisInstance {
     pub name: String,
     pub address: RedisAddress,
@@ -200,7 +201,7 @@ pub enum LogTarget {
 pub const DEFAULT_MIN_RUN_INTERVAL: u64 = 300;
 
 /// Settings of the notifier.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NotifyConfig {
     /// Names of notifications not to send.
     pub disabled: HashSet<String>,

@@ -74,6 +74,17 @@ fn write_pid_file(path: &Path, pid: libc::pid_t) -> std::io::Result<()> {
     writeln!(file, "{pid}")
 }
 
+/// Ignores SIGHUP until the runtime's handler replaces this (a reload,
+/// see [`crate::reload`]): by default it ends the process, and a
+/// `systemctl reload` that comes while the agent still starts would stop
+/// the service for good (systemd counts SIGHUP as a clean exit, so
+/// `Restart=on-failure` does not restart it).
+pub fn ignore_hangup_until_ready() {
+    // SAFETY: setting a signal's disposition to SIG_IGN on our own process,
+    // before any thread exists.
+    unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };
+}
+
 /// Makes the process non-dumpable: no core file, and no ptrace or
 /// `/proc/PID/mem`, `environ` reads by other processes of the same user.
 pub fn forbid_dumps() {

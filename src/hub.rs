@@ -46,6 +46,16 @@ impl Hub {
         }
     }
 
+    /// Instance `index` was removed from the configuration (its task has
+    /// ended): its rows leave the snapshot at once, and the notifier
+    /// forgets it.
+    pub fn forget_redis(&self, index: u32) {
+        self.store.stage(PartKey::RedisInstance(index), Vec::new());
+        self.store.stage(PartKey::RedisStatus(index), Vec::new());
+        self.store.rebuild();
+        self.notifier.forget_redis(index);
+    }
+
     /// A new state of Puppet's files.
     pub fn puppet(&self, reading: Reading<PuppetObservation>, now_unix: i64) {
         let due = self.notifier.puppet_due(&reading.observation, now_unix);

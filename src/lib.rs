@@ -52,6 +52,10 @@
 //!   with the reading's own values; the polling and Puppet-following tasks.
 //! - [`config`]: the TOML file and the command line merged into one
 //!   validated configuration; [`cli`] holds the clap definition.
+//! - [`reload`]: SIGHUP: the configuration read again and its Redis
+//!   instances matched by name (kept, restarted, removed, added at a new
+//!   index) without touching the AgentX session; what needs a restart is
+//!   said in the log. `main.rs` hands it the hub's tasks.
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
 //!   installed, each problem with its fix; only `main.rs` uses it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
@@ -75,6 +79,7 @@ pub mod oid;
 pub mod process;
 pub mod puppet;
 pub mod redis;
+pub mod reload;
 pub mod secret;
 pub mod smi;
 pub mod snapshot;

@@ -1,5 +1,5 @@
 //! Wires the modules together: configuration, logging, the pollers, the
-//! AgentX session, and shutdown on SIGTERM/SIGINT.
+//! AgentX session, shutdown on SIGTERM/SIGINT and reload on SIGHUP.
 
 use clap::Parser;
 use redis_snmp::agentx::session::{Session, SessionConfig};
@@ -11,7 +11,7 @@ use redis_snmp::puppet;
 use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret;
 use redis_snmp::snapshot::Store;
-use redis_snmp::{daemon, doctor, logging};
+use redis_snmp::{daemon, doctor, logging, reload};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +26,8 @@ fn main() -> ExitCode {
     // No core dump and no ptrace by other processes of our user: either
     // would hand out the Redis passwords this process holds.
     daemon::forbid_dumps();
-    let cli = Cli::parse();
+    daemon::ignore_hangup_until_ready();
+    let mut cli = Cli::parse();
     // clap has copied the password; out of argv with it, in every spelling.
     secret::wipe_from_argv(&redis_snmp::cli::arg_shapes());
     let env_password = std::env::var(PASSWORD_ENV).ok();
@@ -35,13 +36,18 @@ fn main() -> ExitCode {
     // which shows the strings we started with whatever remove_var does.
     secret::wipe_from_environ(PASSWORD_ENV);
     std::env::remove_var(PASSWORD_ENV);
-    let config = match Config::load(&cli, env_password) {
+    // Kept for a reload (SIGHUP), which loads the configuration as start-up did.
+    let config = match Config::load(&cli, env_password.clone()) {
         Ok(config) => config,
         Err(e) => {
             eprintln!("redis-snmp: {e}");
             return ExitCode::from(2);
         }
     };
+    // A reload reads the same file, also once the daemon has moved to /.
+    cli.config = cli
+        .config
+        .map(|path| std::path::absolute(&path).unwrap_or(path));
     if let Some(Command::Doctor(args)) = &cli.command {
         let findings = doctor::checks::run(&config, args);
         if args.json {
@@ -90,7 +96,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(run(&config));
+    let code = runtime.block_on(run(config.clone(), cli, env_password));
     // A reader stuck in a blocking task must not keep the process alive
     // after SIGTERM.
     runtime.shutdown_timeout(Duration::from_secs(1));
@@ -100,12 +106,15 @@ fn main() -> ExitCode {
     code
 }
 
-async fn run(config: &Config) -> ExitCode {
-    let (mut sigterm, mut sigint) = match (
+/// Serves until SIGTERM or SIGINT; on SIGHUP, loads the configuration
+/// again from `cli` and `env_password`, as at start-up.
+async fn run(config: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
+    let (mut sigterm, mut sigint, mut sighup) = match (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
     ) {
-        (Ok(term), Ok(int)) => (term, int),
+        (Ok(term), Ok(int), Ok(hup)) => (term, int, hup),
         _ => {
             error!("cannot install signal handlers");
             return ExitCode::FAILURE;
@@ -127,17 +136,14 @@ async fn run(config: &Config) -> ExitCode {
     );
     let hub = Arc::new(Hub::new(store.clone(), notifier));
 
-    for (i, instance) in config.instances.iter().enumerate() {
-        let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let poller = Poller::new(
-            index,
-            instance.clone(),
-            config.layout.clone(),
-            config.refresh,
-            instance.slow_refresh.unwrap_or(config.slow_refresh),
-        );
-        tokio::spawn(hub.clone().follow_redis(poller, shutdown.clone()));
-    }
+    let (for_start, for_forget, on_shutdown) = (hub.clone(), hub.clone(), shutdown.clone());
+    let mut running = reload::Running::start(
+        config.clone(),
+        Box::new(move |poller: Poller| {
+            tokio::spawn(for_start.clone().follow_redis(poller, on_shutdown.clone()))
+        }),
+        Box::new(move |index| for_forget.forget_redis(index)),
+    );
     if let Some(paths) = &config.puppet {
         let options = puppet::WatcherOptions {
             converge_runs: config.notifications.puppet_converge_runs,
@@ -183,9 +189,30 @@ async fn run(config: &Config) -> ExitCode {
         config.agentx
     );
 
-    tokio::select! {
-        _ = sigterm.recv() => info!("SIGTERM received"),
-        _ = sigint.recv() => info!("SIGINT received"),
+    let cli = Arc::new(cli);
+    loop {
+        tokio::select! {
+            _ = sigterm.recv() => {
+                info!("SIGTERM received");
+                break;
+            }
+            _ = sigint.recv() => {
+                info!("SIGINT received");
+                break;
+            }
+            _ = sighup.recv() => {
+                info!("SIGHUP received: reloading the configuration");
+                // Files are read off the runtime's thread, which answers snmpd.
+                let (cli, env_password) = (cli.clone(), env_password.clone());
+                let loaded = tokio::task::spawn_blocking(move || Config::load(&cli, env_password)).await;
+                match loaded {
+                    Ok(loaded) => {
+                        running.reload(loaded).await;
+                    }
+                    Err(e) => error!("reload refused: reading the configuration failed: {e}"),
+                }
+            }
+        }
     }
     shutdown.cancel();
     if tokio::time::timeout(Duration::from_secs(2), session_task)

@@ -296,6 +296,21 @@ impl Notifier {
         }
     }
 
+    /// Forgets instance `index`, removed from the configuration: its
+    /// baseline and its rate limits. Its index is never used again.
+    pub fn forget_redis(&self, index: u32) {
+        let mut state = self.lock();
+        state.redis.remove(&index);
+        // Puppet's sources are numbered too (0): only Redis's are this
+        // instance's.
+        let of_it = |(name, i): &(&'static str, u32)| {
+            *i == index
+                && all_notifications().any(|d| d.name == *name && matches!(d.mib, Mib::Redis))
+        };
+        state.sent.retain(|key, _| !of_it(key));
+        state.suppressed.retain(|key, _| !of_it(key));
+    }
+
     /// The notifications due now that the Puppet files changed (or were
     /// read for the first time: the baseline, which judges no run but one
     /// still waiting for its report).
@@ -568,6 +583,40 @@ mod tests {
         let mut known = expiring.clone();
         known.remember(&RedisObservation::down());
         assert_eq!(known.certificate_expiring, Some(true));
+    }
+
+    #[test]
+    fn a_forgotten_instance_leaves_no_baseline_and_no_rate_limit() {
+        let (tx, mut rx) = mpsc::channel(100);
+        let config = NotifyConfig {
+            max_per_minute: 1,
+            ..NotifyConfig::default()
+        };
+        let notifier = Notifier::new(config, Layout::default_layout(), tx);
+        let observe = |index: u32, seen: &RedisObservation| {
+            for event in notifier.redis_due(index, seen) {
+                notifier.send(event.def(), index, |_| None);
+            }
+        };
+        let up = obs(true, "a", "master", None, Some(false));
+        for index in [1, 2] {
+            observe(index, &up);
+            observe(index, &RedisObservation::down());
+        }
+        assert_eq!(sent(&mut rx), ["redisInstanceDown", "redisInstanceDown"]);
+        notifier.forget_redis(2);
+        let state = notifier.lock();
+        assert!(!state.redis.contains_key(&2) && state.redis.contains_key(&1));
+        assert!(state.sent.keys().all(|(_, i)| *i == 1), "{:?}", state.sent);
+        drop(state);
+        // Instance 1 is still judged and limited (its second Down within
+        // the minute is dropped); 2 is as if new: its first observation is
+        // a baseline again, and its Down passes.
+        for index in [1, 2] {
+            observe(index, &up);
+            observe(index, &RedisObservation::down());
+        }
+        assert_eq!(sent(&mut rx), ["redisInstanceUp", "redisInstanceDown"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //!  sources:   redis, puppet            (produce readings; know no consumer)
 //!  protocol:  agentx                   (serves snapshots; knows no source)
 //!  consumers: notify ─▶ hub            (notify judges, hub wires readings)
+//!  reload:    config ─▶ redis pollers   (SIGHUP; knows no hub: main.rs wires it)
 //!  tools:     doctor                   (reads everything; nothing reads it)
 //! ```
 
@@ -61,6 +62,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ),
     ("notify", &["hub", "doctor", "snapshot"]),
     ("hub", &["doctor", "agentx", "config"]),
+    (
+        "reload",
+        &["doctor", "agentx", "notify", "puppet", "snapshot"],
+    ),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -1324,6 +1324,7 @@ fn package_installs_serves_and_purges_cleanly() {
         "After=network.target snmpd.service redis-server.service",
         "User=redis-snmp",
         "Restart=on-failure",
+        "ExecReload=/bin/kill -HUP $MAINPID",
         "NoNewPrivileges=yes",
         "ProtectSystem=strict",
         "ProtectHome=yes",
