@@ -117,6 +117,24 @@ impl Hub {
         }
     }
 
+    /// Takes the events log follower's readings, until it stops or
+    /// `shutdown`.
+    pub async fn follow_puppet_events(
+        self: Arc<Self>,
+        mut readings: tokio::sync::mpsc::Receiver<Reading<EventsObservation>>,
+        shutdown: CancellationToken,
+    ) {
+        loop {
+            tokio::select! {
+                reading = readings.recv() => match reading {
+                    Some(reading) => self.puppet_events(reading),
+                    None => return,
+                },
+                _ = shutdown.cancelled() => return,
+            }
+        }
+    }
+
     /// Follows the Puppet watcher: each state becomes a reading; staleness
     /// and the end of a run storm are checked every quarter of the shorter
     /// of their thresholds (1 to 30 s) meanwhile.
@@ -145,24 +163,6 @@ impl Hub {
                 _ = tick.tick() => self.puppet_tick(now()),
                 _ = shutdown.cancelled() => return,
             }
-        }
-    }
-}
-
-/// Takes the events log follower's readings to the hub, until it stops or
-/// `shutdown`.
-pub async fn follow_puppet_events(
-    hub: Arc<Hub>,
-    mut readings: tokio::sync::mpsc::Receiver<Reading<EventsObservation>>,
-    shutdown: CancellationToken,
-) {
-    loop {
-        tokio::select! {
-            reading = readings.recv() => match reading {
-                Some(reading) => hub.puppet_events(reading),
-                None => return,
-            },
-            _ = shutdown.cancelled() => return,
         }
     }
 }

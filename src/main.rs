@@ -165,11 +165,7 @@ async fn run(config: Config, cli: Cli, env_password: Option<String>) -> ExitCode
             shutdown.clone(),
         ) {
             Ok(readings) => {
-                tokio::spawn(redis_snmp::hub::follow_puppet_events(
-                    hub.clone(),
-                    readings,
-                    shutdown.clone(),
-                ));
+                tokio::spawn(hub.clone().follow_puppet_events(readings, shutdown.clone()));
             }
             Err(e) => error!("cannot start following the Puppet events log: {e}"),
         }

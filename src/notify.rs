@@ -681,6 +681,20 @@ mod tests {
         names
     }
 
+    /// What the hub does with a new Puppet state: send what is due.
+    fn puppet_observed(notifier: &Notifier, seen: &PuppetObservation, now: i64) {
+        for event in notifier.puppet_due(seen, now) {
+            notifier.send(event.def(), 0, |_| None);
+        }
+    }
+
+    /// What the hub does on its Puppet tick.
+    fn puppet_ticked(notifier: &Notifier, now: i64) {
+        for event in notifier.puppet_tick_due(now) {
+            notifier.send(event.def(), 0, |_| None);
+        }
+    }
+
     #[test]
     fn puppet_runs_disable_and_staleness() {
         use crate::puppet::RunStatus::*;
@@ -690,16 +704,8 @@ mod tests {
             ..NotifyConfig::default()
         };
         let notifier = Notifier::new(config, Layout::default_layout(), tx);
-        let observe = |seen: &PuppetObservation, now| {
-            for event in notifier.puppet_due(seen, now) {
-                notifier.send(event.def(), 0, |_| None);
-            }
-        };
-        let tick = |now| {
-            for event in notifier.puppet_tick_due(now) {
-                notifier.send(event.def(), 0, |_| None);
-            }
-        };
+        let observe = |seen: &PuppetObservation, now| puppet_observed(&notifier, seen, now);
+        let tick = |now| puppet_ticked(&notifier, now);
         let t = 1_795_336_000;
         observe(&run(t, Failed), t); // baseline: an old failure does not fire
         observe(&run(t, Failed), t + 5); // same run again: nothing
@@ -741,16 +747,8 @@ mod tests {
             ..NotifyConfig::default()
         };
         let notifier = Notifier::new(config, Layout::default_layout(), tx);
-        let observe = |seen: &PuppetObservation, now| {
-            for event in notifier.puppet_due(seen, now) {
-                notifier.send(event.def(), 0, |_| None);
-            }
-        };
-        let tick = |now| {
-            for event in notifier.puppet_tick_due(now) {
-                notifier.send(event.def(), 0, |_| None);
-            }
-        };
+        let observe = |seen: &PuppetObservation, now| puppet_observed(&notifier, seen, now);
+        let tick = |now| puppet_ticked(&notifier, now);
         // `interval` after the run before; `looping`: K changing runs in a row.
         let run = |end: i64, interval: Option<u64>, looping: bool, status| PuppetObservation {
             run_interval: interval,

@@ -262,6 +262,15 @@ fn merge(parts: Vec<Arc<Part>>, objects: Arc<Vec<Oid>>) -> Snapshot {
     }
 }
 
+/// The value at the OID written `oid` (`.1.3.6…`) in `part`: how the unit
+/// tests of the sources look at what a reading holds.
+#[cfg(test)]
+pub(crate) fn value_at<'a>(part: &'a Part, oid: &str) -> Option<&'a Value> {
+    part.iter()
+        .find(|(o, _)| o.to_string() == oid)
+        .map(|(_, v)| v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -681,10 +681,7 @@ mod tests {
     }
 
     fn value(part: &Part, suffix: &str) -> Option<Value> {
-        let oid = format!(".1.3.6.1.4.1.20267.401.{suffix}");
-        part.iter()
-            .find(|(o, _)| o.to_string() == oid)
-            .map(|(_, v)| v.clone())
+        crate::snapshot::value_at(part, &format!(".1.3.6.1.4.1.20267.401.{suffix}")).cloned()
     }
 
     #[test]

@@ -250,11 +250,7 @@ impl Poller {
                 if let Err(e) = named {
                     self.connection = None;
                     if self.budget.exceeded() {
-                        return Err(format!(
-                            "the reply to CLIENT SETNAME was over the {}-byte limit (max_reply_bytes)",
-                            self.budget.max()
-                        )
-                        .into());
+                        return Err(self.over_budget("CLIENT SETNAME"));
                     }
                     return Err(PollError::from(&e));
                 }
@@ -455,8 +451,12 @@ impl Poller {
         }
     }
 
-    /// One `INFO [section]`, its reply checked against the reply budget.
-    async fn query_info(&mut self, section: Option<&str>) -> Result<Vec<u8>, PollError> {
+    /// `INFO [section]`, the budget renewed for its reply: the reply as
+    /// the server gave it, or, when it ran over the budget, why not.
+    async fn info_reply(
+        &mut self,
+        section: Option<&str>,
+    ) -> Result<redis::RedisResult<Vec<u8>>, PollError> {
         let Some(connection) = self.connection.as_mut() else {
             return Err("not connected".to_string().into());
         };
@@ -465,38 +465,28 @@ impl Poller {
             command.arg(section);
         }
         self.budget.renew();
-        let reply: redis::RedisResult<Vec<u8>> = command.query_async(connection).await;
-        match reply {
+        let reply = command.query_async(connection).await;
+        if reply.is_err() && self.budget.exceeded() {
+            return Err(self.over_budget("INFO"));
+        }
+        Ok(reply)
+    }
+
+    /// One `INFO [section]`, its reply checked against the reply budget.
+    async fn query_info(&mut self, section: Option<&str>) -> Result<Vec<u8>, PollError> {
+        match self.info_reply(section).await? {
             Ok(text) if !text.is_empty() => Ok(text),
             Ok(_) => Err("INFO returned nothing".to_string().into()),
-            Err(_) if self.budget.exceeded() => Err(format!(
-                "the reply to INFO was over the {}-byte limit (max_reply_bytes)",
-                self.budget.max()
-            )
-            .into()),
             Err(e) => Err(PollError::from(&e)),
         }
     }
 
+    /// INFO in the richest variant this server understands, trying the
+    /// next of `INFO_SECTIONS` when an old server refuses a section.
     async fn read_info_text(&mut self) -> Result<Vec<u8>, PollError> {
-        let Some(connection) = self.connection.as_mut() else {
-            return Err("not connected".to_string().into());
-        };
         loop {
             let section = INFO_SECTIONS.get(self.info_variant).copied().flatten();
-            let mut command = redis::cmd("INFO");
-            if let Some(section) = section {
-                command.arg(section);
-            }
-            self.budget.renew();
-            let reply: redis::RedisResult<Vec<u8>> = command.query_async(connection).await;
-            if reply.is_err() && self.budget.exceeded() {
-                return Err(format!(
-                    "the reply to INFO was over the {}-byte limit (max_reply_bytes)",
-                    self.budget.max()
-                )
-                .into());
-            }
+            let reply = self.info_reply(section).await?;
             let last_variant = self.info_variant + 1 >= INFO_SECTIONS.len();
             match reply {
                 Ok(text) if !text.is_empty() => return Ok(text),
@@ -508,6 +498,16 @@ impl Poller {
                 Err(e) => return Err(PollError::from(&e)),
             }
         }
+    }
+
+    /// Why a poll failed when the reply to `what` ran over the budget
+    /// (the connection ends with it).
+    fn over_budget(&self, what: &str) -> PollError {
+        format!(
+            "the reply to {what} was over the {}-byte limit (max_reply_bytes)",
+            self.budget.max()
+        )
+        .into()
     }
 }
 

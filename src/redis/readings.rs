@@ -639,12 +639,6 @@ mod tests {
         assert_eq!(layout.subtrees(true).len(), 2);
     }
 
-    fn find<'a>(part: &'a Part, oid: &str) -> Option<&'a Value> {
-        part.iter()
-            .find(|(o, _)| o.to_string() == oid)
-            .map(|(_, v)| v)
-    }
-
     const ROOT: &str = ".1.3.6.1.4.1.20267.400";
 
     fn dbs(databases: u32) -> Extras {
@@ -730,7 +724,8 @@ mod tests {
             &Layout::default_layout(),
             &extras,
         );
-        let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
+        let v =
+            |suffix: &str| crate::snapshot::value_at(&part, &format!("{ROOT}.{suffix}")).cloned();
         let mymaster = "1.8.109.121.109.97.115.116.101.114";
         assert_eq!(v(&format!("3.14.1.2.{mymaster}")), Some(Value::Integer(2))); // sdown
         assert_eq!(v(&format!("3.14.1.4.{mymaster}")), Some(Value::text("::1")));
@@ -770,7 +765,8 @@ mod tests {
             &Layout::default_layout(),
             &dbs(16),
         );
-        let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
+        let v =
+            |suffix: &str| crate::snapshot::value_at(&part, &format!("{ROOT}.{suffix}")).cloned();
         // Not instance 1: no legacy scalars.
         assert!(v("1.1.0").is_none());
         assert_eq!(v("3.2.1.1.2"), Some(Value::text("7.0.15")));
@@ -843,7 +839,8 @@ mod tests {
             &Layout::default_layout(),
             &Extras::default(),
         );
-        let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
+        let v =
+            |suffix: &str| crate::snapshot::value_at(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert_eq!(v("3.7.1.1.1"), Some(Value::Integer(2))); // replica
         assert_eq!(v("3.7.1.5.1"), Some(Value::Integer(1))); // link up
         assert_eq!(v("3.7.1.3.1"), Some(Value::text("127.0.0.1")));
@@ -865,7 +862,8 @@ mod tests {
             &Layout::default_layout(),
             &Extras::default(),
         );
-        let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
+        let v =
+            |suffix: &str| crate::snapshot::value_at(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert_eq!(v("3.5.1.2.1"), Some(Value::Counter64(3180))); // changes_since_last_save
         assert_eq!(v("3.7.1.1.1"), Some(Value::Integer(1)));
         assert_eq!(v("3.10.1.2.1.0"), Some(Value::Counter64(71424)));
@@ -933,7 +931,8 @@ mod tests {
             &Layout::default_layout(),
             &Extras::default(),
         );
-        let v = |suffix: &str| find(&part, &format!("{ROOT}.{suffix}")).cloned();
+        let v =
+            |suffix: &str| crate::snapshot::value_at(&part, &format!("{ROOT}.{suffix}")).cloned();
         assert!(v("3.7.1.1.1").is_none());
         assert!(v("3.5.1.1.1").is_none());
         assert_eq!(v("3.5.1.6.1"), Some(Value::Integer(2)));
@@ -946,7 +945,9 @@ mod tests {
         // A real 7.0 master: 1 client of maxclients 10000 is 0.01 %;
         // maxmemory 0 is no limit, so no share of it.
         let real = part(&fixture("7.0-master-info.txt"));
-        let v = |p: &Part, suffix: &str| find(p, &format!("{ROOT}.{suffix}")).cloned();
+        let v = |p: &Part, suffix: &str| {
+            crate::snapshot::value_at(p, &format!("{ROOT}.{suffix}")).cloned()
+        };
         assert_eq!(v(&real, "3.3.1.14.1"), Some(Value::Gauge32(1)));
         assert_eq!(v(&real, "3.4.1.27.1"), None);
         // 90.15 % of 1 GiB, rounded to the hundredth; over the limit shows.
