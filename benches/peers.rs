@@ -119,7 +119,7 @@ fn family(key: &str) -> String {
     key.to_string()
 }
 
-/// The INFO fields the catalogue reads (`src/metrics.rs`).
+/// The INFO fields the catalogue reads (`src/metrics/`).
 fn ours_covered(fields: &BTreeMap<String, String>) -> BTreeSet<String> {
     use redis_snmp::metrics::{redis_objects, Source};
     let mut covered = BTreeSet::new();

@@ -1,5 +1,5 @@
 //! Every field of every tested server's `INFO everything` is either
-//! exported (read by a row of the agent's object table, `src/metrics.rs`,
+//! exported (read by a row of the agent's object table, `src/metrics/`,
 //! or by one of the row tables the parser builds from INFO's repeated
 //! lines, `src/redis/info.rs`) or deliberately skipped, with the reason, in
 //! [`SKIPPED`]. A new server version with a new field fails here at once,
@@ -254,7 +254,7 @@ fn every_field_of_every_server_is_exported_or_skipped_with_a_reason() {
                     exported[name]
                 )),
                 (false, false) => unknown.push(format!(
-                    "{capture}: {name}:{value} is new: add a row to src/metrics.rs (and the MIB), or to SKIPPED with the reason"
+                    "{capture}: {name}:{value} is new: add a row to src/metrics/ (and the MIB), or to SKIPPED with the reason"
                 )),
             }
         }

@@ -71,7 +71,7 @@ fn expected_kind(o: &ObjectDef) -> &'static str {
 }
 
 // ---------------------------------------------------------------------------
-// What the MIB must say about an object, derived from its row in metrics.rs.
+// What the MIB must say about an object, derived from its row in the catalogue (src/metrics/).
 
 /// The factor a value is multiplied by before it is served (`1.84` × 100 =
 /// 184), which the MIB's DISPLAY-HINT must undo: the `Scaled` conversion of
@@ -307,7 +307,7 @@ fn every_served_object_is_in_the_mib_with_its_oid_kind_access_and_type() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// metrics.rs itself: each conversion produces the syntax its row declares,
+/// the catalogue itself: each conversion produces the syntax its row declares,
 /// so that the MIB type checked above is what goes on the wire.
 #[test]
 fn conversions_fit_the_declared_syntax() {
@@ -569,7 +569,7 @@ fn descriptions_name_the_sources_and_units_fit() {
         }
         if node.units.as_deref() != o.units {
             problems.push(format!(
-                "{}: UNITS {:?} in the MIB, {:?} in the catalogue (src/metrics.rs)",
+                "{}: UNITS {:?} in the MIB, {:?} in the catalogue (src/metrics/)",
                 o.name, node.units, o.units
             ));
         }
@@ -602,7 +602,7 @@ fn the_mib_defines_no_readable_object_the_agent_does_not_serve() {
     assert!(
         unserved.is_empty(),
         "{MODULE} defines objects the agent does not serve (add them to \
-         src/metrics.rs or remove them from the MIB): {unserved:?}"
+         src/metrics/ or remove them from the MIB): {unserved:?}"
     );
 }
 

@@ -84,7 +84,7 @@ fn mib() -> &'static Mib {
 }
 
 // ---------------------------------------------------------------------------
-// What the MIB must say about an object, from its row in metrics.rs.
+// What the MIB must say about an object, from its row in the catalogue (src/metrics/).
 
 /// The table of named numbers an enumerated object is served with.
 fn enumeration(field: PuppetField) -> Option<&'static [(&'static str, i32)]> {
@@ -290,7 +290,7 @@ fn the_mib_defines_no_readable_object_the_agent_does_not_serve() {
     assert!(
         unserved.is_empty(),
         "{MODULE} defines objects the agent does not serve (add them to \
-         src/metrics.rs or remove them from the MIB): {unserved:?}"
+         src/metrics/ or remove them from the MIB): {unserved:?}"
     );
 }
 
@@ -456,7 +456,7 @@ fn descriptions_name_the_source_and_when_there_is_no_instance_and_units_fit() {
         }
         if node.units.as_deref() != o.units {
             problems.push(format!(
-                "{}: UNITS {:?} in the MIB, {:?} in the catalogue (src/metrics.rs)",
+                "{}: UNITS {:?} in the MIB, {:?} in the catalogue (src/metrics/)",
                 o.name, node.units, o.units
             ));
         }

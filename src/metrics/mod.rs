@@ -1,0 +1,493 @@
+//! The one table of what the agent serves.
+//!
+//! Every object of REDIS-SERVER-MIB and PUPPET-AGENT-MIB that the agent
+//! answers for is one row here: its MIB name, its OID below the module root,
+//! its SMI syntax and where its value comes from. The sources build
+//! snapshots from these rows, and the tests check the MIB modules
+//! (`tests/mib_table.rs`, `tests/puppet_mib.rs`) and the OpenNMS files
+//! (`tests/opennms.rs`) against them, so none can drift apart. Adding a
+//! Redis field is adding a row.
+
+//!
+//! The catalogue is split by what each part declares: the objects of
+//! REDIS-SERVER-MIB ([`redis_server`]) and of PUPPET-AGENT-MIB
+//! ([`puppet_agent`]) with their enumerations, the tables and their
+//! indexes ([`tables`]), the notifications ([`notifications`]) and where a
+//! module's objects sit ([`layout`]). Everything is re-exported here, so a
+//! reader names `metrics::X` whatever file declares it.
+
+use crate::smi::Syntax;
+
+/// Where the default module root sits: `enterprises.daysofwonder(20267).400`.
+pub const DEFAULT_REDIS_ROOT: &str = "1.3.6.1.4.1.20267.400";
+
+/// The default root of PUPPET-AGENT-MIB: `enterprises.daysofwonder(20267).401`,
+/// beside REDIS-SERVER-MIB.
+pub const DEFAULT_PUPPET_ROOT: &str = "1.3.6.1.4.1.20267.401";
+
+/// Arc of the 17 legacy scalars below the root (the old `-o` pointed here).
+pub const LEGACY_BRANCH: u32 = 1;
+
+/// `redisInstanceTable` and its entry, below the root: `redis.3.1.1`.
+pub const INSTANCE_ENTRY: &[u32] = &[3, 1, 1];
+
+/// How an INFO value becomes an SNMP value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conversion {
+    /// A non-negative integer, as is: gauges latch at their maximum,
+    /// Counter32 wraps.
+    Unsigned,
+    /// A signed integer, where Redis says `-1` for "none" (Integer32,
+    /// clamped to its range).
+    Signed,
+    /// Text, as a DisplayString.
+    Text,
+    /// `0`/`1` as a TruthValue: true(1), false(2).
+    Truth,
+    /// Text mapped to a named number; unknown text leaves the object absent.
+    Enum(&'static [(&'static str, i32)]),
+    /// A decimal times a factor, as an integer gauge (`1.84` × 100 = 184):
+    /// the MIB's DISPLAY-HINT puts the point back.
+    Scaled(u32),
+    /// Seconds with a fraction (`16364.80`) to centiseconds; a Counter32
+    /// wraps, a Counter64 does not need to.
+    SecondsToCentiseconds,
+    /// A UNIX time, served as the seconds elapsed since, computed when asked.
+    AgeOf,
+    /// The field as a share of another field (the first present of these
+    /// names), in hundredths of a percent (`used_memory` of `maxmemory`:
+    /// 9015 is 90.15 %), rounded; absent when the other field is absent or
+    /// 0 (no limit), never a division by zero. Not capped at 100 %: a
+    /// server over its limit shows by how much.
+    PercentOf(&'static [&'static str]),
+}
+
+/// Declares an enumeration of the MIB (`INTEGER { name(n), ... }`) as a
+/// Rust enum with its numbers and the labels the sources use for each
+/// (Redis's INFO text, Puppet's words), and its `LABELS` table for
+/// [`Conversion::Enum`] and the tests. A label not in it has no number:
+/// the object is absent, never a made-up value.
+macro_rules! enumeration {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $number:literal => [$($label:literal),+],)+ }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(i32)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant = $number,)+
+        }
+
+        impl $name {
+            /// Every label with its number.
+            pub const LABELS: &'static [(&'static str, i32)] = &[$($(($label, $number),)+)+];
+
+            /// The value a source's label stands for.
+            pub fn from_label(label: &str) -> Option<Self> {
+                match label {
+                    $($($label)|+ => Some(Self::$variant),)+
+                    _ => None,
+                }
+            }
+
+            /// Its number in the MIB.
+            pub const fn number(self) -> i32 {
+                self as i32
+            }
+        }
+    };
+}
+
+// The parts of the catalogue come after the macro, which they use.
+mod layout;
+mod notifications;
+mod puppet_agent;
+mod redis_server;
+mod tables;
+
+pub use layout::*;
+pub use notifications::*;
+pub use puppet_agent::*;
+pub use redis_server::*;
+pub use tables::*;
+
+/// Values the poller knows about an instance itself, not read from INFO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusField {
+    Name,
+    Address,
+    /// up(1) / down(2) / loading(3): [`INSTANCE_STATE`].
+    Up,
+    /// Seconds since the last successful poll.
+    DataAge,
+    /// Milliseconds the last poll took.
+    PollDuration,
+    /// Why the last poll failed, empty when it did not.
+    LastError,
+    /// Successful polls since the agent started.
+    PollsOk,
+    /// Failed polls since the agent started.
+    PollsFailed,
+    /// The subject of the certificate a `rediss://` server showed.
+    CertSubject,
+    /// Its issuer.
+    CertIssuer,
+    /// Its notAfter, in UNIX seconds.
+    CertNotAfter,
+    /// Seconds from the poll until its notAfter; negative once passed.
+    CertExpiresIn,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// An INFO field. Several names are aliases across Redis versions; the
+    /// first one present wins.
+    Info {
+        fields: &'static [&'static str],
+        conversion: Conversion,
+    },
+    Status(StatusField),
+    /// A column of `redisKeyspaceTable`, from the `db<N>` lines.
+    Keyspace(KeyspaceField),
+    /// A column of `redisReplicaTable`, from the `slave<N>` lines.
+    Replica(ReplicaField),
+    /// A column of `redisCommandTable`, from `cmdstat_*` and
+    /// `latency_percentiles_usec_*`.
+    Command(CommandField),
+    /// A column of `redisErrorTable`, from `errorstat_*`.
+    Error(ErrorField),
+    /// A column of `redisSentinelTable`, from SENTINEL MASTERS.
+    SentinelMaster(SentinelField),
+    /// A column of `redisSlowlogTable`, from SLOWLOG LEN and SLOWLOG GET 1.
+    Slowlog(SlowlogField),
+    /// A column of `redisLatencyTable`, from LATENCY LATEST.
+    Latency(LatencyField),
+    /// A column of `redisClientNameTable`, from CLIENT LIST per name.
+    ClientName(ClientField),
+    /// A column of `redisClientUserTable`, from CLIENT LIST per ACL user.
+    ClientUser(ClientField),
+    /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
+    /// agent's run summary, run report and lock files.
+    Puppet(PuppetField),
+}
+
+/// What a PUPPET-AGENT-MIB object reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PuppetField {
+    LastRunTime,
+    LastRunAge,
+    /// unchanged(1), changed(2), failed(3), unknown(4)
+    Status,
+    ResourcesTotal,
+    ResourcesChanged,
+    ResourcesFailed,
+    ResourcesFailedToRestart,
+    ResourcesSkipped,
+    ResourcesOutOfSync,
+    ResourcesRestarted,
+    ResourcesScheduled,
+    ResourcesCorrective,
+    EventsTotal,
+    EventsFailure,
+    EventsSuccess,
+    ChangesTotal,
+    /// A phase of `time:` in the summary, in milliseconds.
+    Phase(&'static str),
+    ConfigVersion,
+    PuppetVersion,
+    /// notUsed(1), explicitlyRequested(2), onFailure(3), unknown(4)
+    CachedCatalog,
+    Noop,
+    NoopPending,
+    CorrectiveChange,
+    /// agent(1), user(2): `puppet agent` or an ad-hoc `puppet apply`.
+    RunMode,
+    FirstError,
+    Disabled,
+    DisabledMessage,
+    RunInProgress,
+    /// Why the files could not be read, empty when they could.
+    ReadError,
+    /// Columns of `puppetResourceTable`.
+    ResourceType,
+    ResourceTitle,
+    ResourceState,
+    ResourceMessage,
+    /// Successive runs (`puppet::runs`): runs seen since the subagent
+    /// started, counted.
+    RunsObserved,
+    /// The last runs that each changed resources, in a row.
+    ChangingRuns,
+    /// Runs that ended within the last hour.
+    RunsLastHour,
+    /// Seconds between the ends of the last two runs.
+    RunInterval,
+    /// `converge_runs` of the configuration.
+    ConvergeRuns,
+    /// The resources that changed in each of the last `converge_runs` runs.
+    LoopResources,
+    /// How many those are (the text may be cut).
+    LoopResourceCount,
+    /// The events log (`--logdest …/events.jsonl`), issue 13: its state
+    /// and counts (`puppet.1.37`…), and the columns of `puppetEventTable`.
+    Events(PuppetEventField),
+}
+
+/// What an object of the events log reports (scalars and the columns of
+/// `puppetEventTable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PuppetEventField {
+    /// following(1), missing(2), unreadable(3): [`PuppetEventsLogStatus`].
+    LogStatus,
+    /// Why the log cannot be followed, empty when it can.
+    LogError,
+    /// Resource events read since the agent started.
+    Seen,
+    /// Lines that were not usable: not JSON, over-long, unknown level.
+    Refused,
+    /// Resource notifications held back in the current run.
+    HeldBack,
+    /// The configuration version of the current run, from the log.
+    RunVersion,
+    /// Columns of `puppetEventTable`.
+    Time,
+    Level,
+    ResourceType,
+    Title,
+    Property,
+    Message,
+    ConfigVersion,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentinelField {
+    /// The master's name, the row's index as a readable column.
+    Name,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
+    Key,
+    /// ok(1), sdown(2), odown(3), from the flags.
+    State,
+    Flags,
+    Address,
+    Port,
+    Replicas,
+    OtherSentinels,
+    Quorum,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowlogField {
+    Length,
+    LastId,
+    LastTime,
+    LastUsec,
+    /// COMMANDLOG LEN large-request (Valkey 8.1+): commands whose request
+    /// was over commandlog-request-larger-than.
+    LargeRequests,
+    /// COMMANDLOG LEN large-reply (Valkey 8.1+): commands whose reply was
+    /// over commandlog-reply-larger-than.
+    LargeReplies,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencyField {
+    /// The event's name, the row's index as a readable column.
+    Name,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
+    Key,
+    LastTime,
+    LastMs,
+    MaxMs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorField {
+    /// The error prefix, the row's index as a readable column.
+    Name,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
+    Key,
+    Count,
+}
+
+/// A column of the CLIENT LIST aggregates (per name, per user).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientField {
+    /// The name (or user), the row's index as a readable column.
+    Label,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, and fit to be a file name. Managers store rows under it.
+    Key,
+    Count,
+    OldestAge,
+    MaxIdle,
+    MaxOutputMem,
+    MaxTotalMem,
+    Blocked,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyspaceField {
+    Keys,
+    Expires,
+    AvgTtl,
+    Subexpiry,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplicaField {
+    Address,
+    Port,
+    State,
+    Offset,
+    LagSeconds,
+    /// How far the replica is behind: master_repl_offset minus its offset.
+    LagBytes,
+    /// Valkey's `type=`: replica, rdb-channel, main-channel.
+    Kind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandField {
+    /// The command's name, the row's index as a readable column.
+    Name,
+    /// The instance's name and the row's, escaped and joined by `.`
+    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// table, where the name alone repeats across instances (every instance
+    /// runs `info`), and fit to be a file name. Managers store rows under it.
+    Key,
+    Calls,
+    Usec,
+    UsecPerCall,
+    Rejected,
+    Failed,
+    P50,
+    P99,
+    P999,
+}
+
+impl CommandField {
+    /// What the decimal INFO value is multiplied by (the MIB's DISPLAY-HINT
+    /// divides it back): µs per call in hundredths, percentiles in
+    /// thousandths of a µs; 1 for integer counts.
+    pub const fn scale(self) -> u32 {
+        match self {
+            CommandField::UsecPerCall => 100,
+            CommandField::P50 | CommandField::P99 | CommandField::P999 => 1000,
+            CommandField::Name
+            | CommandField::Key
+            | CommandField::Calls
+            | CommandField::Usec
+            | CommandField::Rejected
+            | CommandField::Failed => 1,
+        }
+    }
+}
+
+/// One object of the MIB.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjectDef {
+    /// The MIB descriptor, e.g. `redisConnectedClients`.
+    pub name: &'static str,
+    /// OID below the module root, without instance suffix.
+    pub arcs: &'static [u32],
+    pub syntax: Syntax,
+    pub source: Source,
+    /// The MIB's UNITS clause, when the value has one (`bytes`, `seconds`,
+    /// `clients`…): what a manager shows beside the number.
+    pub units: Option<&'static str>,
+}
+
+impl ObjectDef {
+    /// This object with a UNITS clause.
+    const fn units(self, units: &'static str) -> ObjectDef {
+        ObjectDef {
+            units: Some(units),
+            ..self
+        }
+    }
+}
+
+const fn info(
+    name: &'static str,
+    arcs: &'static [u32],
+    syntax: Syntax,
+    fields: &'static [&'static str],
+) -> ObjectDef {
+    field(name, arcs, syntax, Conversion::Unsigned, fields)
+}
+
+const fn field(
+    name: &'static str,
+    arcs: &'static [u32],
+    syntax: Syntax,
+    conversion: Conversion,
+    fields: &'static [&'static str],
+) -> ObjectDef {
+    ObjectDef {
+        name,
+        arcs,
+        syntax,
+        source: Source::Info { fields, conversion },
+        units: None,
+    }
+}
+
+const fn centiseconds(
+    name: &'static str,
+    arcs: &'static [u32],
+    fields: &'static [&'static str],
+) -> ObjectDef {
+    field(
+        name,
+        arcs,
+        Syntax::Counter32,
+        Conversion::SecondsToCentiseconds,
+        fields,
+    )
+}
+
+const fn column(
+    name: &'static str,
+    arcs: &'static [u32],
+    syntax: Syntax,
+    source: Source,
+) -> ObjectDef {
+    ObjectDef {
+        name,
+        arcs,
+        syntax,
+        source,
+        units: None,
+    }
+}
+
+const fn status(
+    name: &'static str,
+    arcs: &'static [u32],
+    syntax: Syntax,
+    field: StatusField,
+) -> ObjectDef {
+    ObjectDef {
+        name,
+        arcs,
+        syntax,
+        source: Source::Status(field),
+        units: None,
+    }
+}
+
+/// The number a named value has in one of the enumerations above.
+pub fn enum_number(names: &[(&str, i32)], name: &str) -> Option<i32> {
+    names.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+#[cfg(test)]
+mod tests;

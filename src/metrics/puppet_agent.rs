@@ -1,0 +1,205 @@
+//! PUPPET-AGENT-MIB's objects: the last run's scalars, the resource and
+//! event tables, and their enumerations.
+
+use super::*;
+use crate::smi::Syntax;
+
+use Syntax::*;
+
+const fn puppet(
+    name: &'static str,
+    arcs: &'static [u32],
+    syntax: Syntax,
+    field: PuppetField,
+) -> ObjectDef {
+    ObjectDef {
+        name,
+        arcs,
+        syntax,
+        source: Source::Puppet(field),
+        units: None,
+    }
+}
+
+/// PUPPET-AGENT-MIB's scalars (`puppet.1.N`, served with `.0`): the last run
+/// of the Puppet agent, and the agent's state now. Arcs are below the
+/// Puppet root, not the Redis one.
+#[rustfmt::skip]
+pub const PUPPET_SCALARS: &[ObjectDef] = &[
+    puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime).units("seconds"),
+    puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge).units("seconds"),
+    puppet("puppetLastRunStatus", &[1, 3], Enum, PuppetField::Status),
+    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal).units("resources"),
+    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged).units("resources"),
+    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed).units("resources"),
+    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart).units("resources"),
+    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped).units("resources"),
+    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync).units("resources"),
+    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted).units("resources"),
+    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled).units("resources"),
+    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective).units("resources"),
+    puppet("puppetEventsTotal", &[1, 13], Gauge32, PuppetField::EventsTotal).units("events"),
+    puppet("puppetEventsFailure", &[1, 14], Gauge32, PuppetField::EventsFailure).units("events"),
+    puppet("puppetEventsSuccess", &[1, 15], Gauge32, PuppetField::EventsSuccess).units("events"),
+    puppet("puppetChangesTotal", &[1, 16], Gauge32, PuppetField::ChangesTotal).units("changes"),
+    puppet("puppetTimeTotal", &[1, 17], Gauge32, PuppetField::Phase("total")).units("milliseconds"),
+    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")).units("milliseconds"),
+    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")).units("milliseconds"),
+    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")).units("milliseconds"),
+    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")).units("milliseconds"),
+    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")).units("milliseconds"),
+    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")).units("milliseconds"),
+    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")).units("milliseconds"),
+    puppet("puppetConfigVersion", &[1, 25], DisplayString, PuppetField::ConfigVersion),
+    puppet("puppetVersion", &[1, 26], DisplayString, PuppetField::PuppetVersion),
+    puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog),
+    puppet("puppetNoop", &[1, 28], TruthValue, PuppetField::Noop),
+    puppet("puppetNoopPending", &[1, 29], TruthValue, PuppetField::NoopPending),
+    puppet("puppetCorrectiveChange", &[1, 30], TruthValue, PuppetField::CorrectiveChange),
+    puppet("puppetRunMode", &[1, 31], Enum, PuppetField::RunMode),
+    puppet("puppetFirstError", &[1, 32], DisplayString, PuppetField::FirstError),
+    puppet("puppetDisabled", &[1, 33], TruthValue, PuppetField::Disabled),
+    puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage),
+    puppet("puppetRunInProgress", &[1, 35], TruthValue, PuppetField::RunInProgress),
+    puppet("puppetReadError", &[1, 36], DisplayString, PuppetField::ReadError),
+    // Successive runs: convergence and run storms (issue 13).
+    puppet("puppetRunsObserved", &[1, 45], Counter32, PuppetField::RunsObserved).units("runs"),
+    puppet("puppetChangingRuns", &[1, 46], Gauge32, PuppetField::ChangingRuns).units("runs"),
+    puppet("puppetRunsLastHour", &[1, 47], Gauge32, PuppetField::RunsLastHour).units("runs"),
+    puppet("puppetRunInterval", &[1, 48], Gauge32, PuppetField::RunInterval).units("seconds"),
+    puppet("puppetConvergeRuns", &[1, 49], Gauge32, PuppetField::ConvergeRuns).units("runs"),
+    puppet("puppetLoopResources", &[1, 50], DisplayString, PuppetField::LoopResources),
+    puppet("puppetLoopResourceCount", &[1, 51], Gauge32, PuppetField::LoopResourceCount).units("resources"),
+];
+
+/// `puppetResourceTable` (`puppet.2`), INDEX { puppetResourceIndex }: the
+/// last run's failed, skipped and changed resources (failures first), at
+/// most `MAX_PUPPET_RESOURCES` rows.
+#[rustfmt::skip]
+pub const PUPPET_RESOURCE_COLUMNS: &[ObjectDef] = &[
+    puppet("puppetResourceType", &[2, 1, 2], DisplayString, PuppetField::ResourceType),
+    puppet("puppetResourceTitle", &[2, 1, 3], DisplayString, PuppetField::ResourceTitle),
+    puppet("puppetResourceState", &[2, 1, 4], Enum, PuppetField::ResourceState),
+    puppet("puppetResourceMessage", &[2, 1, 5], DisplayString, PuppetField::ResourceMessage),
+];
+
+/// Rows of `puppetResourceTable` at most.
+pub const MAX_PUPPET_RESOURCES: usize = 100;
+
+/// The events log's scalars (`puppet.1.37`…, served with `.0`), served
+/// when the log is followed (`events_log` of `[puppet]`).
+#[rustfmt::skip]
+pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
+    puppet("puppetEventsLogStatus", &[1, 37], Enum, PuppetField::Events(PuppetEventField::LogStatus)),
+    puppet("puppetEventsLogError", &[1, 38], DisplayString, PuppetField::Events(PuppetEventField::LogError)),
+    puppet("puppetEventsSeen", &[1, 39], Counter32, PuppetField::Events(PuppetEventField::Seen)).units("events"),
+    puppet("puppetEventsRefused", &[1, 40], Counter32, PuppetField::Events(PuppetEventField::Refused)).units("lines"),
+    puppet("puppetEventsHeldBack", &[1, 41], Gauge32, PuppetField::Events(PuppetEventField::HeldBack)).units("notifications"),
+    puppet("puppetEventsRunVersion", &[1, 42], DisplayString, PuppetField::Events(PuppetEventField::RunVersion)),
+];
+
+/// `puppetEventTable` (`puppet.4`), INDEX { puppetEventIndex }: the last
+/// resource events of the log, numbered in the order they were read (the
+/// index grows by one per event, so rows age out at the low end).
+#[rustfmt::skip]
+pub const PUPPET_EVENT_COLUMNS: &[ObjectDef] = &[
+    puppet("puppetEventTime", &[4, 1, 2], Gauge32, PuppetField::Events(PuppetEventField::Time)).units("seconds"),
+    puppet("puppetEventLevel", &[4, 1, 3], Enum, PuppetField::Events(PuppetEventField::Level)),
+    puppet("puppetEventResourceType", &[4, 1, 4], DisplayString, PuppetField::Events(PuppetEventField::ResourceType)),
+    puppet("puppetEventTitle", &[4, 1, 5], DisplayString, PuppetField::Events(PuppetEventField::Title)),
+    puppet("puppetEventProperty", &[4, 1, 6], DisplayString, PuppetField::Events(PuppetEventField::Property)),
+    puppet("puppetEventMessage", &[4, 1, 7], DisplayString, PuppetField::Events(PuppetEventField::Message)),
+    puppet("puppetEventConfigVersion", &[4, 1, 8], DisplayString, PuppetField::Events(PuppetEventField::ConfigVersion)),
+];
+
+/// The notifications about the events log, `puppetEventNotificationGroup`.
+pub const PUPPET_EVENT_NOTIFICATIONS: &[&str] = &[
+    "puppetResourceChanged",
+    "puppetResourceFailed",
+    "puppetResourceEventsHeldBack",
+];
+
+enumeration! {
+    /// `puppetEventsLogStatus`: whether the events log is being followed.
+    PuppetEventsLogStatus {
+        Following = 1 => ["following"],
+        Missing = 2 => ["missing"],
+        Unreadable = 3 => ["unreadable"],
+    }
+}
+
+enumeration! {
+    /// `puppetEventLevel`: Puppet's log levels, least severe first.
+    PuppetEventLevel {
+        Debug = 1 => ["debug"],
+        Info = 2 => ["info"],
+        Notice = 3 => ["notice"],
+        Warning = 4 => ["warning"],
+        Err = 5 => ["err"],
+        Crit = 6 => ["crit"],
+        Alert = 7 => ["alert"],
+        Emerg = 8 => ["emerg"],
+    }
+}
+
+/// `puppetEventsLogStatus`.
+pub const EVENTS_LOG_STATUS: &[(&str, i32)] = PuppetEventsLogStatus::LABELS;
+/// `puppetEventLevel`.
+pub const EVENT_LEVELS: &[(&str, i32)] = PuppetEventLevel::LABELS;
+
+enumeration! {
+    /// `puppetLastRunStatus`.
+    PuppetRunStatus {
+        Unchanged = 1 => ["unchanged"],
+        Changed = 2 => ["changed"],
+        Failed = 3 => ["failed"],
+        Unknown = 4 => ["unknown"],
+    }
+}
+
+enumeration! {
+    /// `puppetCachedCatalogStatus`.
+    PuppetCachedCatalog {
+        NotUsed = 1 => ["not_used"],
+        ExplicitlyRequested = 2 => ["explicitly_requested"],
+        OnFailure = 3 => ["on_failure"],
+        Unknown = 4 => ["unknown"],
+    }
+}
+
+enumeration! {
+    /// `puppetRunMode`: `puppet agent` or an ad-hoc `puppet apply`.
+    PuppetRunMode {
+        Agent = 1 => ["agent"],
+        User = 2 => ["user"],
+    }
+}
+
+enumeration! {
+    /// `puppetResourceState`.
+    PuppetResourceState {
+        Failed = 1 => ["failed"],
+        FailedToRestart = 2 => ["failed_to_restart"],
+        Skipped = 3 => ["skipped"],
+        Changed = 4 => ["changed"],
+        OutOfSync = 5 => ["out_of_sync"],
+    }
+}
+
+/// `puppetLastRunStatus`.
+pub const PUPPET_STATUS: &[(&str, i32)] = PuppetRunStatus::LABELS;
+/// `puppetCachedCatalogStatus`.
+pub const CACHED_CATALOG: &[(&str, i32)] = PuppetCachedCatalog::LABELS;
+/// `puppetRunMode`.
+pub const RUN_MODES: &[(&str, i32)] = PuppetRunMode::LABELS;
+/// `puppetResourceState`.
+pub const RESOURCE_STATES: &[(&str, i32)] = PuppetResourceState::LABELS;
+
+/// Every object PUPPET-AGENT-MIB defines that the agent serves.
+pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
+    PUPPET_SCALARS
+        .iter()
+        .chain(PUPPET_RESOURCE_COLUMNS)
+        .chain(PUPPET_EVENT_SCALARS)
+        .chain(PUPPET_EVENT_COLUMNS)
+}

@@ -1,0 +1,237 @@
+use super::*;
+use crate::oid::Oid;
+use std::collections::HashSet;
+
+#[test]
+fn names_and_oids_are_unique() {
+    let mut names = HashSet::new();
+    let mut oids = HashSet::new();
+    for o in redis_objects() {
+        assert!(names.insert(o.name), "duplicate name {}", o.name);
+        assert!(oids.insert(o.arcs), "duplicate OID for {}", o.name);
+    }
+}
+
+#[test]
+fn legacy_objects_keep_their_numbers() {
+    for (n, o) in LEGACY_SCALARS.iter().enumerate() {
+        assert_eq!(o.arcs, &[LEGACY_BRANCH, n as u32 + 1], "{}", o.name);
+    }
+    assert_eq!(LEGACY_SCALARS.len(), 17);
+}
+
+/// The unit a source implies, where it implies one: a conversion's
+/// own, a field of the agent's whose meaning fixes it, or an INFO
+/// field's name (`…_bytes`, `…_usec`, `used_memory…`).
+fn implied_units(def: &ObjectDef) -> Option<&'static str> {
+    match def.source {
+        Source::Info {
+            conversion: Conversion::SecondsToCentiseconds,
+            ..
+        } => Some("centiseconds"),
+        Source::Info {
+            conversion: Conversion::AgeOf,
+            ..
+        } => Some("seconds"),
+        Source::Info {
+            conversion: Conversion::Unsigned | Conversion::Signed,
+            fields,
+        } => {
+            let field = fields.first()?;
+            if field.ends_with("_bytes") || field.starts_with("used_memory") {
+                Some("bytes")
+            } else if field.ends_with("_usec") {
+                Some("microseconds")
+            } else if field.ends_with("_milliseconds") {
+                Some("milliseconds")
+            } else if field.ends_with("_seconds")
+                || field.ends_with("_ago")
+                || (field.ends_with("_sec") && !field.ends_with("_per_sec"))
+            {
+                Some("seconds")
+            } else {
+                None
+            }
+        }
+        Source::Status(StatusField::DataAge) => Some("seconds"),
+        Source::Status(StatusField::PollDuration) => Some("milliseconds"),
+        Source::Keyspace(KeyspaceField::AvgTtl) => Some("milliseconds"),
+        Source::Replica(ReplicaField::LagSeconds) => Some("seconds"),
+        Source::Replica(ReplicaField::Offset | ReplicaField::LagBytes) => Some("bytes"),
+        Source::Command(
+            CommandField::Usec
+            | CommandField::UsecPerCall
+            | CommandField::P50
+            | CommandField::P99
+            | CommandField::P999,
+        ) => Some("microseconds"),
+        // UNIX times, served as seconds.
+        Source::Slowlog(SlowlogField::LastTime) | Source::Latency(LatencyField::LastTime) => {
+            Some("seconds")
+        }
+        Source::Slowlog(SlowlogField::LastUsec) => Some("microseconds"),
+        Source::Latency(LatencyField::LastMs | LatencyField::MaxMs) => Some("milliseconds"),
+        Source::Puppet(PuppetField::LastRunTime | PuppetField::LastRunAge) => Some("seconds"),
+        Source::Puppet(PuppetField::Phase(_)) => Some("milliseconds"),
+        _ => None,
+    }
+}
+
+#[test]
+fn units_are_what_the_source_implies_and_only_on_numbers() {
+    let mut problems = Vec::new();
+    for def in redis_objects().chain(puppet_objects()) {
+        if let Some(implied) = implied_units(def) {
+            if def.units != Some(implied) {
+                problems.push(format!(
+                    "{}: units {:?}, the source says {implied:?}",
+                    def.name, def.units
+                ));
+            }
+        }
+        let number = matches!(
+            def.syntax,
+            Syntax::Counter32
+                | Syntax::Counter64
+                | Syntax::Gauge32
+                | Syntax::Gauge64
+                | Syntax::Integer32
+                | Syntax::TimeTicks
+        );
+        if def.units.is_some() && !number {
+            problems.push(format!("{}: units on a {:?}", def.name, def.syntax));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_longest_root_leaves_room_for_every_row() {
+    // The longest suffix a row shape makes: an instance and a name
+    // index (its length, then one arc per byte).
+    let longest_suffix = 2 + MAX_NAME_INDEX_LEN;
+    let long_root = Oid::new(vec![9; MAX_ROOT_SUBIDS]).unwrap();
+    let layout = Layout::from_legacy_oid(long_root.clone())
+        .and_then(|l| l.with_puppet_root(long_root.clone()))
+        .unwrap();
+    for def in redis_objects().chain(puppet_objects()) {
+        let oid = layout.object_oid(def);
+        assert!(
+            oid.len() + longest_suffix <= crate::oid::MAX_SUBIDS,
+            "{}",
+            def.name
+        );
+        assert!(layout.row_oid(def, &[1; 2 + MAX_NAME_INDEX_LEN]).is_some());
+    }
+    let too_long = Oid::new(vec![9; MAX_ROOT_SUBIDS + 1]).unwrap();
+    assert_eq!(
+        Layout::from_legacy_oid(too_long.clone()),
+        Err(LayoutError::TooLong(too_long.clone()))
+    );
+    assert!(Layout::default_layout().with_puppet_root(too_long).is_err());
+    let one: Oid = "1".parse().unwrap();
+    assert_eq!(
+        Layout::from_legacy_oid(one.clone()),
+        Err(LayoutError::TooShort(one))
+    );
+}
+
+#[test]
+fn no_object_oid_prefixes_another() {
+    let mut oids = Layout::default_layout().object_oids();
+    oids.sort();
+    for w in oids.windows(2) {
+        assert!(!w[1].starts_with(&w[0]), "{:?} prefixes {:?}", w[0], w[1]);
+    }
+}
+
+#[test]
+fn enumerations_read_every_label_and_nothing_else() {
+    for (label, number) in Role::LABELS {
+        assert_eq!(Role::from_label(label).map(Role::number), Some(*number));
+    }
+    assert_eq!(Role::from_label("slave"), Some(Role::Replica));
+    assert_eq!(Role::from_label("replica"), Some(Role::Replica));
+    assert_eq!(Role::from_label("leader"), None);
+    assert_eq!(enum_number(ROLES, "leader"), None);
+    assert_eq!(InstanceState::Loading.number(), 3);
+    assert_eq!(enum_number(INSTANCE_STATE, "down"), Some(2));
+    for (label, number) in PuppetResourceState::LABELS {
+        let state = PuppetResourceState::from_label(label).unwrap();
+        assert_eq!(state.number(), *number);
+    }
+}
+
+#[test]
+fn every_column_is_in_exactly_one_table_and_every_table_in_the_lists() {
+    let tabled: Vec<&str> = TABLES
+        .iter()
+        .flat_map(|t| t.columns.iter().map(|c| c.name))
+        .collect();
+    let columns: Vec<&str> = redis_objects()
+        .filter(|o| !LEGACY_SCALARS.iter().any(|l| l.name == o.name))
+        .map(|o| o.name)
+        .collect();
+    assert_eq!(tabled, {
+        let mut sorted_in_table_order = Vec::new();
+        for t in TABLES {
+            for c in t.columns {
+                assert!(columns.contains(&c.name), "{} is not served", c.name);
+                sorted_in_table_order.push(c.name);
+            }
+        }
+        sorted_in_table_order
+    });
+    assert_eq!(
+        tabled.len(),
+        columns.len(),
+        "a served column is in no table"
+    );
+    for t in TABLES {
+        let entry = &t.columns[0].arcs[..t.columns[0].arcs.len() - 1];
+        for c in t.columns {
+            assert!(
+                c.arcs.starts_with(entry) && c.arcs.len() == entry.len() + 1,
+                "{}",
+                c.name
+            );
+        }
+        assert_eq!(
+            t.augments.is_some(),
+            t.index == RowIndex::Instance && t.table != "redisInstanceTable"
+        );
+    }
+}
+
+#[test]
+fn row_indexes_are_built_and_recognised_alike() {
+    let name = RowIndex::InstanceAndName {
+        object: "redisCmdName",
+    };
+    let suffix = name_index(2, "get").unwrap();
+    assert_eq!(suffix, [2, 3, 103, 101, 116]);
+    assert!(name.fits(&suffix));
+    assert!(!name.fits(&[2, 4, 103, 101, 116]));
+    assert_eq!(name_index(1, ""), None);
+    assert_eq!(name_index(1, &"x".repeat(MAX_NAME_INDEX_LEN + 1)), None);
+    assert_eq!(name_index(1, "caf\u{e9}"), None);
+    let db = RowIndex::InstanceAndNumber {
+        object: "redisKsDb",
+        min: 0,
+    };
+    assert!(db.fits(&[1, 0]) && !db.fits(&[0, 0]) && !db.fits(&[1]));
+    let slot = RowIndex::InstanceAndNumber {
+        object: "redisRpSlot",
+        min: 1,
+    };
+    assert!(!slot.fits(&[1, 0]));
+    assert!(RowIndex::Instance.fits(&[3]) && !RowIndex::Instance.fits(&[3, 1]));
+}
+
+#[test]
+fn instance_columns_live_in_the_entry() {
+    for o in INSTANCE_COLUMNS {
+        assert!(o.arcs.starts_with(INSTANCE_ENTRY), "{}", o.name);
+        assert_eq!(o.arcs.len(), INSTANCE_ENTRY.len() + 1, "{}", o.name);
+    }
+}
