@@ -7,15 +7,12 @@
 //!   required) and validates against the OpenNMS schemas in
 //!   `../shared/opennms-xsd/`; when that folder is missing the schema checks
 //!   are skipped, and said so, and everything else still runs;
-//! - the data collection against `redis_snmp::metrics`, the single table of
-//!   what the agent serves: every `mibObj` is an object of `redis_objects()`
-//!   or `puppet_objects()` at its `Layout::default_layout()` OID, with an
-//!   OpenNMS type that fits its SMI syntax and the resource type of its
-//!   table; every object is collected once or named in [`NOT_COLLECTED`];
-//!   aliases are at most 19 characters of `[A-Za-z0-9_-]` and unique, and
-//!   the shortened ones are listed in `opennms/README.md`; the resource types
-//!   and system definitions hang together, and the resource labels come out
-//!   as intended for real indexes;
+//! - the data collection and the alias table of `opennms/README.md` are
+//!   generated from `redis_snmp::metrics` (`collection`,
+//!   `tests/opennms/collection.rs`): the shipped files must be what it
+//!   writes, and a changed copy fails; what generation cannot vouch for is
+//!   checked here: each `mibObj`'s type fits its SMI syntax, rows are stored
+//!   apart, and the resource labels come out as intended for real indexes;
 //! - the events against `redis_snmp::notify`: exactly one event per
 //!   notification and no other, matched the way OpenNMS matches an SNMPv2
 //!   notification (enterprise, generic 6, specific: RFC 3584), every object
@@ -62,6 +59,11 @@
 #[path = "opennms/loader.rs"]
 mod loader;
 
+/// Issue 15: the data collection and `opennms/README.md`'s alias table,
+/// written from the catalogue (`tests/opennms/collection.rs`).
+#[path = "opennms/collection.rs"]
+mod collection;
+
 use redis_snmp::metrics::{
     self, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
     NotificationDef, ObjectDef, PuppetEventField, PuppetField, ReplicaField, RowIndex,
@@ -84,25 +86,6 @@ const GRAPH_FILE: &str = "etc/snmp-graph.properties.d/redis-snmp-graph.propertie
 /// directory, so these are snippets to merge, not files to copy).
 const THRESHOLDS_FILE: &str = "snippets/thresholds.xml";
 const THRESHD_FILE: &str = "snippets/threshd-configuration.xml";
-
-/// Objects of the agent that the OpenNMS files deliberately leave out, and
-/// why.
-const NOT_COLLECTED: &[&str] = &[
-    "puppetResourceType",
-    "puppetResourceTitle",
-    "puppetResourceState",
-    "puppetResourceMessage",
-    "puppetEventTime",
-    "puppetEventLevel",
-    "puppetEventResourceType",
-    "puppetEventTitle",
-    "puppetEventProperty",
-    "puppetEventMessage",
-    "puppetEventConfigVersion",
-];
-const NOT_COLLECTED_BECAUSE: &str = "puppetResourceTable lists the last run's resources, \
-     renumbered on every run: a time series per row would mix unrelated resources; \
-     puppetEventTable's rows are single events, seen once, which its notifications carry";
 
 /// Each Down notification and the Up that must clear its alarm.
 const CLEARED_BY: &[(&str, &str)] = &[
@@ -472,47 +455,25 @@ struct MibObj {
 
 struct Collection {
     objs: Vec<MibObj>,
-    groups: Vec<String>,
-    system_defs: Vec<(String, Vec<String>)>,
 }
 
 fn collection() -> Collection {
-    let root = xml_file(
-        GROUP_FILE,
-        &["mibObj", "group", "systemDef", "includeGroup"],
-    );
+    let root = xml_file(GROUP_FILE, &["mibObj", "group"]);
     assert_eq!(root.name, "datacollection-group");
     let mut objs = Vec::new();
-    let mut groups = Vec::new();
     for group in root.all("group") {
-        let name = group.req("name").to_string();
+        let name = group.req("name");
         for o in group.all("mibObj") {
             objs.push(MibObj {
-                group: name.clone(),
+                group: name.to_string(),
                 oid: o.req("oid").to_string(),
                 instance: o.req("instance").to_string(),
                 alias: o.req("alias").to_string(),
                 ty: o.req("type").to_string(),
             });
         }
-        groups.push(name);
     }
-    let system_defs = root
-        .all("systemDef")
-        .map(|s| {
-            let collect = s.child("collect").expect("systemDef without collect");
-            let included = collect
-                .all("includeGroup")
-                .map(|g| g.text.trim().to_string())
-                .collect();
-            (s.req("name").to_string(), included)
-        })
-        .collect();
-    Collection {
-        objs,
-        groups,
-        system_defs,
-    }
+    Collection { objs }
 }
 
 /// The resource types of the data collection group, read as the loader
@@ -666,21 +627,6 @@ fn object_at(oid: &str) -> Option<&'static ObjectDef> {
     all_objects().find(|d| object_oid(d) == oid)
 }
 
-/// The `instance` a `mibObj` of this object must have: `0` for scalars, the
-/// resource type of its table otherwise (`None`: not collectable), as the
-/// table in `redis_snmp::metrics` (`TABLES`) says.
-fn expected_instance(def: &ObjectDef) -> Option<&'static str> {
-    let within = |table: &[ObjectDef]| table.iter().any(|d| d.name == def.name);
-    if within(metrics::LEGACY_SCALARS)
-        || within(metrics::PUPPET_SCALARS)
-        || within(metrics::PUPPET_EVENT_SCALARS)
-    {
-        Some("0")
-    } else {
-        metrics::table_of(def).map(|t| t.resource_type)
-    }
-}
-
 /// Whether the object named `alias` is the key column of a string-indexed
 /// table (the instance's name, `/`, the row's string). The match is
 /// exhaustive over the tables' fields, so a new table must be placed here.
@@ -791,14 +737,6 @@ fn mask_trap_oid(mask: &[(String, Vec<String>)]) -> Option<String> {
     Some(format!("{}.0.{}", one("id")?, one("specific")?))
 }
 
-fn alias_ok(alias: &str) -> bool {
-    !alias.is_empty()
-        && alias.len() <= 19
-        && alias
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
 // ---------------------------------------------------------------------------
 // Resource labels, evaluated the way OpenNMS evaluates resourceLabel:
 // ${index}, ${subIndex(start[,count|n])}, ${string(...)}, ${hex(...)} and
@@ -902,6 +840,55 @@ fn string_index(s: &str) -> String {
 // Static checks
 
 #[test]
+fn generated_data_collection_and_readme_tables_are_the_shipped_ones() {
+    let readme = opennms_path("README.md");
+    let problems: Vec<String> = [
+        (opennms_path(GROUP_FILE), collection::data_collection()),
+        (readme, collection::readme(&read_opennms("README.md"))),
+    ]
+    .iter()
+    .filter_map(|(path, generated)| collection::check(path, generated, true).err())
+    .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The check above fails on a changed alias, and on a lost row of the
+/// README's table, and says how to regenerate.
+#[test]
+fn generated_files_check_catches_a_changed_alias_and_a_lost_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy");
+    let xml = collection::data_collection();
+    let readme = collection::readme(&read_opennms("README.md"));
+    for (generated, from, to) in [
+        (
+            &xml,
+            r#"alias="redisConnectedClnts""#,
+            r#"alias="redisConnectedClients""#,
+        ),
+        (
+            &readme,
+            "| `redisCliMaxOutputBuf` | `redisCliMaxOutBuf` |\n",
+            "",
+        ),
+    ] {
+        assert!(generated.contains(from), "{from} is not generated");
+        std::fs::write(&copy, generated.replacen(from, to, 1)).unwrap();
+        let err = collection::check(&copy, generated, false).expect_err(from);
+        // The diff takes the copy's line out and puts the generated one in.
+        let diff_has = |sign: char, text: &str| {
+            err.lines()
+                .any(|l| l.starts_with(sign) && l.contains(text.trim_end()))
+        };
+        assert!(
+            diff_has('+', from) && (to.is_empty() || diff_has('-', to)),
+            "{err}"
+        );
+        assert!(err.contains(collection::REGENERATE), "{err}");
+    }
+}
+
+#[test]
 fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
     let files = [
         (GROUP_FILE, "datacollection-config.xsd"),
@@ -978,32 +965,17 @@ fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
     }
 }
 
+/// What the generator cannot vouch for: the OpenNMS `type` of every
+/// `mibObj` fits its object's syntax (a string stored as a number fails
+/// OpenNMS's NumericAttributeType, a counter stored as a gauge graphs
+/// nonsense). The aliases, resource types and system definitions are
+/// checked the way OpenNMS loads them in `loader.rs`.
 #[test]
-fn data_collection_matches_the_agents_object_table() {
+fn collected_types_fit_the_objects_syntax() {
     let collection = collection();
     let mut problems = Vec::new();
-    let mut aliases = BTreeSet::new();
-    let mut collected: BTreeMap<&str, &MibObj> = BTreeMap::new();
     for o in &collection.objs {
-        if !alias_ok(&o.alias) {
-            problems.push(format!(
-                "alias {} is not 1..19 characters of [A-Za-z0-9_-]",
-                o.alias
-            ));
-        }
-        if !aliases.insert(o.alias.as_str()) {
-            problems.push(format!("alias {} is used twice", o.alias));
-        }
-        let Some(def) = object_at(&o.oid) else {
-            problems.push(format!(
-                "{} ({}) is no object the agent serves",
-                o.oid, o.alias
-            ));
-            continue;
-        };
-        if collected.insert(def.name, o).is_some() {
-            problems.push(format!("{} is collected twice", def.name));
-        }
+        let def = object_at(&o.oid).unwrap_or_else(|| panic!("{} is no object", o.oid));
         if !opennms_types(def.syntax).contains(&o.ty.as_str()) {
             problems.push(format!(
                 "{} ({:?}) is collected as {}; it takes {:?}",
@@ -1013,185 +985,38 @@ fn data_collection_matches_the_agents_object_table() {
                 opennms_types(def.syntax)
             ));
         }
-        match expected_instance(def) {
-            Some(instance) if instance == o.instance => {}
-            expected => problems.push(format!(
-                "{} has instance {}, its table needs {expected:?}",
-                def.name, o.instance
-            )),
-        }
-    }
-    for def in all_objects() {
-        let skipped = NOT_COLLECTED.contains(&def.name);
-        match (collected.contains_key(def.name), skipped) {
-            (true, true) => problems.push(format!(
-                "{} is collected and listed in NOT_COLLECTED",
-                def.name
-            )),
-            (false, false) => problems.push(format!(
-                "{} is neither collected nor listed in NOT_COLLECTED",
-                def.name
-            )),
-            _ => {}
-        }
-    }
-    for name in NOT_COLLECTED {
-        object_named(name);
-    }
-    // The six aliases the old OpenNMS files used.
-    for (name, alias) in [
-        ("redisConnectedClients", "redisConnectedClnts"),
-        ("redisConnectedSlaves", "redisConnectedSlavs"),
-        ("redisUsedMemory", "redisUsedMemory"),
-        ("redisChangesSinceLastSave", "redisChangsSncLstSv"),
-        ("redisTotalConnections", "redisTotalConnectns"),
-        ("redisCommandsProcessed", "redisCommandsPrcssd"),
-    ] {
-        let found = collected.get(name).map(|o| o.alias.as_str());
-        if found != Some(alias) {
-            problems.push(format!(
-                "legacy {name} must keep alias {alias}, has {found:?}"
-            ));
-        }
-    }
-    // Every alias other than the MIB name is in the README's table.
-    let readme = read_opennms("README.md");
-    let listed: BTreeSet<(String, String)> = readme
-        .lines()
-        .filter_map(alias_row)
-        .filter(|(name, _)| all_objects().any(|d| d.name == name))
-        .collect();
-    let renamed: BTreeSet<(String, String)> = collected
-        .iter()
-        .filter(|(name, o)| **name != o.alias)
-        .map(|(name, o)| (name.to_string(), o.alias.clone()))
-        .collect();
-    for missing in renamed.difference(&listed) {
-        problems.push(format!(
-            "opennms/README.md does not list the alias of {} ({})",
-            missing.0, missing.1
-        ));
-    }
-    for extra in listed.difference(&renamed) {
-        problems.push(format!(
-            "opennms/README.md lists {} as {}, which the data collection does not",
-            extra.0, extra.1
-        ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    println!(
-        "{} objects collected in {} groups, {} aliases shortened; left out: {} ({NOT_COLLECTED_BECAUSE})",
-        collection.objs.len(),
-        collection.groups.len(),
-        renamed.len(),
-        NOT_COLLECTED.join(", ")
-    );
 }
 
-/// A row `| `name` | `alias` |` of a Markdown table.
-fn alias_row(line: &str) -> Option<(String, String)> {
-    let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-    let code = |s: &str| {
-        s.strip_prefix('`')
-            .and_then(|s| s.strip_suffix('`'))
-            .map(String::from)
-    };
-    if cells.len() != 4 {
-        return None;
-    }
-    Some((code(cells[1])?, code(cells[2])?))
-}
-
+/// Rows are stored where no two rows of the node meet, and every resource
+/// type labels real indexes readably, as the web UI evaluates the labels.
 #[test]
-fn resource_types_and_system_definitions_hang_together() {
-    let collection = collection();
+fn resource_types_store_rows_apart_and_label_them() {
     let types = resource_types();
     let mut problems = Vec::new();
-    let names: BTreeSet<&str> = types.iter().map(|t| t.name.as_str()).collect();
-    let used: BTreeSet<&str> = collection
-        .objs
-        .iter()
-        .map(|o| o.instance.as_str())
-        .filter(|i| *i != "0")
-        .collect();
-    if names != used {
-        problems.push(format!(
-            "resource types {names:?}, used by the groups {used:?}"
-        ));
-    }
     for t in &types {
-        if t.label.is_empty() {
-            problems.push(format!("{}: empty label", t.name));
+        // SiblingColumnStorageStrategy names the directory after the value
+        // alone, so the value must be unique on the node: the instance's
+        // name is (names are unique in the agent's configuration), and so
+        // are the key columns of the string-indexed tables (the instance's
+        // name and the row's string, escaped, joined by `.`: see loader.rs
+        // for their folders). Their name columns are not: they repeat
+        // across instances (every instance runs `info`), and would write
+        // two instances' rows into one set of RRD files.
+        let sibling = t.param("sibling-column-name");
+        let unique_on_node = match row_index(&t.name) {
+            Some(RowIndex::Instance) => sibling == Some("redisInstanceName"),
+            Some(RowIndex::InstanceAndName { .. }) => sibling.is_some_and(is_row_key),
+            Some(RowIndex::InstanceAndNumber { .. }) => sibling.is_none(),
+            None => false,
+        };
+        if !unique_on_node {
+            problems.push(format!(
+                "{}: sibling column {sibling:?} is not unique on the node",
+                t.name
+            ));
         }
-        if t.persistence != "org.opennms.netmgt.collection.support.PersistAllSelectorStrategy" {
-            problems.push(format!("{}: persistence {}", t.name, t.persistence));
-        }
-        match t.storage.as_str() {
-            "org.opennms.netmgt.collection.support.IndexStorageStrategy" => {
-                if !t.params.is_empty() {
-                    problems.push(format!(
-                        "{}: IndexStorageStrategy takes no parameters",
-                        t.name
-                    ));
-                }
-            }
-            "org.opennms.netmgt.dao.support.SiblingColumnStorageStrategy" => {
-                let sibling = t.param("sibling-column-name");
-                let is_string_here = collection.objs.iter().any(|o| {
-                    Some(o.alias.as_str()) == sibling && o.instance == t.name && o.ty == "string"
-                });
-                if !is_string_here {
-                    problems.push(format!(
-                        "{}: sibling-column-name {sibling:?} is no string collected for it",
-                        t.name
-                    ));
-                }
-                // The strategy names the directory after the value alone, so
-                // the value must be unique on the node: the instance's name
-                // is (names are unique in the agent's configuration), and so
-                // are the key columns of the string-indexed tables (the
-                // instance's name and the row's string, escaped, joined by
-                // `.`: see loader.rs for their folders). Their name columns
-                // are not: they repeat across instances (every instance runs
-                // `info`), and would write two instances' rows into one set
-                // of RRD files.
-                let unique_on_node = match row_index(&t.name) {
-                    Some(RowIndex::Instance) => sibling == Some("redisInstanceName"),
-                    Some(RowIndex::InstanceAndName { .. }) => sibling.is_some_and(is_row_key),
-                    Some(RowIndex::InstanceAndNumber { .. }) | None => false,
-                };
-                if !unique_on_node {
-                    problems.push(format!(
-                        "{}: sibling column {sibling:?} is not unique on the node",
-                        t.name
-                    ));
-                }
-                for (key, value) in &t.params {
-                    let spec_ok = value.starts_with("s/")
-                        && value.ends_with('/')
-                        && value.matches('/').count() == 3;
-                    if key != "sibling-column-name" && !(key.starts_with("replace-") && spec_ok) {
-                        problems.push(format!("{}: parameter {key}={value}", t.name));
-                    }
-                }
-            }
-            other => problems.push(format!("{}: storage strategy {other}", t.name)),
-        }
-    }
-    // Every group is collected by a system definition, which names no other.
-    let groups: BTreeSet<&str> = collection.groups.iter().map(String::as_str).collect();
-    let included: BTreeSet<&str> = collection
-        .system_defs
-        .iter()
-        .flat_map(|(_, g)| g.iter().map(String::as_str))
-        .collect();
-    if groups != included {
-        problems.push(format!(
-            "groups {groups:?}, included by systemDefs {included:?}"
-        ));
-    }
-    if groups.len() != collection.groups.len() {
-        problems.push("a group name is used twice".into());
     }
     // The labels, for real indexes, as the web UI makes them: from the
     // resource's directory name and its string properties.

@@ -40,7 +40,8 @@ use redis_snmp::metrics::{
     puppet_objects, redis_objects, Layout, ObjectDef, PuppetField, Source, CACHED_CATALOG,
     DEFAULT_PUPPET_ROOT, EVENTS_LOG_STATUS, EVENT_LEVELS, MAX_PUPPET_RESOURCES,
     PUPPET_EVENT_COLUMNS, PUPPET_EVENT_NOTIFICATIONS, PUPPET_EVENT_SCALARS,
-    PUPPET_RESOURCE_COLUMNS, PUPPET_SCALARS, PUPPET_STATUS, RESOURCE_STATES, RUN_MODES,
+    PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS, PUPPET_STATUS, RESOURCE_STATES,
+    RUN_MODES,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::puppet::events::{EventTable, EventsConfig};
@@ -64,6 +65,7 @@ fn root() -> Oid {
 fn is_scalar(o: &ObjectDef) -> bool {
     PUPPET_SCALARS
         .iter()
+        .chain(PUPPET_RUN_SCALARS)
         .chain(PUPPET_EVENT_SCALARS)
         .any(|s| s.name == o.name)
 }
@@ -270,6 +272,7 @@ fn every_served_object_is_in_the_mib_with_its_oid_kind_access_and_type() {
     assert_eq!(
         count,
         PUPPET_SCALARS.len()
+            + PUPPET_RUN_SCALARS.len()
             + PUPPET_RESOURCE_COLUMNS.len()
             + PUPPET_EVENT_SCALARS.len()
             + PUPPET_EVENT_COLUMNS.len(),
@@ -716,6 +719,7 @@ fn notifications_are_the_agents_with_the_same_objects_in_order() {
         let scalar = |o: &&str| {
             PUPPET_SCALARS
                 .iter()
+                .chain(PUPPET_RUN_SCALARS)
                 .chain(PUPPET_EVENT_SCALARS)
                 .any(|s| s.name == *o)
         };
@@ -743,7 +747,11 @@ fn groups_and_a_compliance_statement_cover_everything() {
         .into_iter()
         .map(|(name, members)| (name, members.into_iter().collect()))
         .collect();
-    let scalars: BTreeSet<&str> = PUPPET_SCALARS.iter().map(|o| o.name).collect();
+    let scalars: BTreeSet<&str> = PUPPET_SCALARS
+        .iter()
+        .chain(PUPPET_RUN_SCALARS)
+        .map(|o| o.name)
+        .collect();
     let columns: BTreeSet<&str> = PUPPET_RESOURCE_COLUMNS.iter().map(|o| o.name).collect();
     let notifications: BTreeSet<&str> = PUPPET_NOTIFICATIONS
         .iter()

@@ -12,8 +12,9 @@
 //! The catalogue is split by what each part declares: the objects of
 //! REDIS-SERVER-MIB ([`redis_server`]) and of PUPPET-AGENT-MIB
 //! ([`puppet_agent`]) with their enumerations, the tables and their
-//! indexes ([`tables`]), the notifications ([`notifications`]) and where a
-//! module's objects sit ([`layout`]). Everything is re-exported here, so a
+//! indexes ([`tables`]), the notifications ([`notifications`]), what
+//! OpenNMS collects ([`opennms`]) and where a module's objects sit
+//! ([`layout`]). Everything is re-exported here, so a
 //! reader names `metrics::X` whatever file declares it.
 
 use crate::smi::Syntax;
@@ -99,12 +100,14 @@ macro_rules! enumeration {
 // The parts of the catalogue come after the macro, which they use.
 mod layout;
 mod notifications;
+mod opennms;
 mod puppet_agent;
 mod redis_server;
 mod tables;
 
 pub use layout::*;
 pub use notifications::*;
+pub use opennms::*;
 pub use puppet_agent::*;
 pub use redis_server::*;
 pub use tables::*;
@@ -403,6 +406,10 @@ pub struct ObjectDef {
     /// The MIB's UNITS clause, when the value has one (`bytes`, `seconds`,
     /// `clients`…): what a manager shows beside the number.
     pub units: Option<&'static str>,
+    /// The OpenNMS alias (RRD file and data source name), where the name
+    /// does not fit in its 19 characters or an older alias is kept: set
+    /// once, as users' RRD files are named after it. See [`Self::opennms_alias`].
+    pub alias: Option<&'static str>,
 }
 
 impl ObjectDef {
@@ -412,6 +419,19 @@ impl ObjectDef {
             units: Some(units),
             ..self
         }
+    }
+
+    /// This object with an OpenNMS alias other than its name.
+    const fn alias(self, alias: &'static str) -> ObjectDef {
+        ObjectDef {
+            alias: Some(alias),
+            ..self
+        }
+    }
+
+    /// What OpenNMS collects this object as: its alias, or its name.
+    pub fn opennms_alias(&self) -> &'static str {
+        self.alias.unwrap_or(self.name)
     }
 }
 
@@ -437,6 +457,7 @@ const fn field(
         syntax,
         source: Source::Info { fields, conversion },
         units: None,
+        alias: None,
     }
 }
 
@@ -466,6 +487,7 @@ const fn column(
         syntax,
         source,
         units: None,
+        alias: None,
     }
 }
 
@@ -481,6 +503,7 @@ const fn status(
         syntax,
         source: Source::Status(field),
         units: None,
+        alias: None,
     }
 }
 

@@ -18,6 +18,7 @@ const fn puppet(
         syntax,
         source: Source::Puppet(field),
         units: None,
+        alias: None,
     }
 }
 
@@ -29,47 +30,52 @@ pub const PUPPET_SCALARS: &[ObjectDef] = &[
     puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime).units("seconds"),
     puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge).units("seconds"),
     puppet("puppetLastRunStatus", &[1, 3], Enum, PuppetField::Status),
-    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal).units("resources"),
-    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged).units("resources"),
-    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed).units("resources"),
-    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart).units("resources"),
-    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped).units("resources"),
-    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync).units("resources"),
-    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted).units("resources"),
-    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled).units("resources"),
-    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective).units("resources"),
+    puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal).units("resources").alias("puppetResTotal"),
+    puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged).units("resources").alias("puppetResChanged"),
+    puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed).units("resources").alias("puppetResFailed"),
+    puppet("puppetResourcesFailRestart", &[1, 7], Gauge32, PuppetField::ResourcesFailedToRestart).units("resources").alias("puppetResFailRestrt"),
+    puppet("puppetResourcesSkipped", &[1, 8], Gauge32, PuppetField::ResourcesSkipped).units("resources").alias("puppetResSkipped"),
+    puppet("puppetResourcesOutOfSync", &[1, 9], Gauge32, PuppetField::ResourcesOutOfSync).units("resources").alias("puppetResOutOfSync"),
+    puppet("puppetResourcesRestarted", &[1, 10], Gauge32, PuppetField::ResourcesRestarted).units("resources").alias("puppetResRestarted"),
+    puppet("puppetResourcesScheduled", &[1, 11], Gauge32, PuppetField::ResourcesScheduled).units("resources").alias("puppetResScheduled"),
+    puppet("puppetResourcesCorrective", &[1, 12], Gauge32, PuppetField::ResourcesCorrective).units("resources").alias("puppetResCorrective"),
     puppet("puppetEventsTotal", &[1, 13], Gauge32, PuppetField::EventsTotal).units("events"),
     puppet("puppetEventsFailure", &[1, 14], Gauge32, PuppetField::EventsFailure).units("events"),
     puppet("puppetEventsSuccess", &[1, 15], Gauge32, PuppetField::EventsSuccess).units("events"),
     puppet("puppetChangesTotal", &[1, 16], Gauge32, PuppetField::ChangesTotal).units("changes"),
     puppet("puppetTimeTotal", &[1, 17], Gauge32, PuppetField::Phase("total")).units("milliseconds"),
-    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")).units("milliseconds"),
-    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")).units("milliseconds"),
-    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")).units("milliseconds"),
-    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")).units("milliseconds"),
-    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")).units("milliseconds"),
-    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")).units("milliseconds"),
-    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")).units("milliseconds"),
+    puppet("puppetTimeConfigRetrieval", &[1, 18], Gauge32, PuppetField::Phase("config_retrieval")).units("milliseconds").alias("puppetTimeConfig"),
+    puppet("puppetTimeCatalogApply", &[1, 19], Gauge32, PuppetField::Phase("catalog_application")).units("milliseconds").alias("puppetTimeCatApply"),
+    puppet("puppetTimeFactGeneration", &[1, 20], Gauge32, PuppetField::Phase("fact_generation")).units("milliseconds").alias("puppetTimeFacts"),
+    puppet("puppetTimePluginSync", &[1, 21], Gauge32, PuppetField::Phase("plugin_sync")).units("milliseconds").alias("puppetTimePlugins"),
+    puppet("puppetTimeTransaction", &[1, 22], Gauge32, PuppetField::Phase("transaction_evaluation")).units("milliseconds").alias("puppetTimeTransact"),
+    puppet("puppetTimeConvertCatalog", &[1, 23], Gauge32, PuppetField::Phase("convert_catalog")).units("milliseconds").alias("puppetTimeConvert"),
+    puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")).units("milliseconds").alias("puppetTimeNode"),
     puppet("puppetConfigVersion", &[1, 25], DisplayString, PuppetField::ConfigVersion),
     puppet("puppetVersion", &[1, 26], DisplayString, PuppetField::PuppetVersion),
-    puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog),
+    puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog).alias("puppetCachedCatalog"),
     puppet("puppetNoop", &[1, 28], TruthValue, PuppetField::Noop),
     puppet("puppetNoopPending", &[1, 29], TruthValue, PuppetField::NoopPending),
-    puppet("puppetCorrectiveChange", &[1, 30], TruthValue, PuppetField::CorrectiveChange),
+    puppet("puppetCorrectiveChange", &[1, 30], TruthValue, PuppetField::CorrectiveChange).alias("puppetCorrective"),
     puppet("puppetRunMode", &[1, 31], Enum, PuppetField::RunMode),
     puppet("puppetFirstError", &[1, 32], DisplayString, PuppetField::FirstError),
     puppet("puppetDisabled", &[1, 33], TruthValue, PuppetField::Disabled),
-    puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage),
+    puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage).alias("puppetDisabledMsg"),
     puppet("puppetRunInProgress", &[1, 35], TruthValue, PuppetField::RunInProgress),
     puppet("puppetReadError", &[1, 36], DisplayString, PuppetField::ReadError),
-    // Successive runs: convergence and run storms (issue 13).
+];
+
+/// PUPPET-AGENT-MIB's scalars about successive runs (`puppet.1.45`…,
+/// served with `.0`): convergence and run storms (issue 13).
+#[rustfmt::skip]
+pub const PUPPET_RUN_SCALARS: &[ObjectDef] = &[
     puppet("puppetRunsObserved", &[1, 45], Counter32, PuppetField::RunsObserved).units("runs"),
     puppet("puppetChangingRuns", &[1, 46], Gauge32, PuppetField::ChangingRuns).units("runs"),
     puppet("puppetRunsLastHour", &[1, 47], Gauge32, PuppetField::RunsLastHour).units("runs"),
     puppet("puppetRunInterval", &[1, 48], Gauge32, PuppetField::RunInterval).units("seconds"),
     puppet("puppetConvergeRuns", &[1, 49], Gauge32, PuppetField::ConvergeRuns).units("runs"),
     puppet("puppetLoopResources", &[1, 50], DisplayString, PuppetField::LoopResources),
-    puppet("puppetLoopResourceCount", &[1, 51], Gauge32, PuppetField::LoopResourceCount).units("resources"),
+    puppet("puppetLoopResourceCount", &[1, 51], Gauge32, PuppetField::LoopResourceCount).units("resources").alias("puppetLoopResCount"),
 ];
 
 /// `puppetResourceTable` (`puppet.2`), INDEX { puppetResourceIndex }: the
@@ -90,12 +96,12 @@ pub const MAX_PUPPET_RESOURCES: usize = 100;
 /// when the log is followed (`events_log` of `[puppet]`).
 #[rustfmt::skip]
 pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
-    puppet("puppetEventsLogStatus", &[1, 37], Enum, PuppetField::Events(PuppetEventField::LogStatus)),
-    puppet("puppetEventsLogError", &[1, 38], DisplayString, PuppetField::Events(PuppetEventField::LogError)),
+    puppet("puppetEventsLogStatus", &[1, 37], Enum, PuppetField::Events(PuppetEventField::LogStatus)).alias("puppetEvLogStatus"),
+    puppet("puppetEventsLogError", &[1, 38], DisplayString, PuppetField::Events(PuppetEventField::LogError)).alias("puppetEvLogError"),
     puppet("puppetEventsSeen", &[1, 39], Counter32, PuppetField::Events(PuppetEventField::Seen)).units("events"),
     puppet("puppetEventsRefused", &[1, 40], Counter32, PuppetField::Events(PuppetEventField::Refused)).units("lines"),
-    puppet("puppetEventsHeldBack", &[1, 41], Gauge32, PuppetField::Events(PuppetEventField::HeldBack)).units("notifications"),
-    puppet("puppetEventsRunVersion", &[1, 42], DisplayString, PuppetField::Events(PuppetEventField::RunVersion)),
+    puppet("puppetEventsHeldBack", &[1, 41], Gauge32, PuppetField::Events(PuppetEventField::HeldBack)).units("notifications").alias("puppetEvHeldBack"),
+    puppet("puppetEventsRunVersion", &[1, 42], DisplayString, PuppetField::Events(PuppetEventField::RunVersion)).alias("puppetEvRunVersion"),
 ];
 
 /// `puppetEventTable` (`puppet.4`), INDEX { puppetEventIndex }: the last
@@ -199,6 +205,7 @@ pub const RESOURCE_STATES: &[(&str, i32)] = PuppetResourceState::LABELS;
 pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
     PUPPET_SCALARS
         .iter()
+        .chain(PUPPET_RUN_SCALARS)
         .chain(PUPPET_RESOURCE_COLUMNS)
         .chain(PUPPET_EVENT_SCALARS)
         .chain(PUPPET_EVENT_COLUMNS)

@@ -18,6 +18,23 @@ fn legacy_objects_keep_their_numbers() {
         assert_eq!(o.arcs, &[LEGACY_BRANCH, n as u32 + 1], "{}", o.name);
     }
     assert_eq!(LEGACY_SCALARS.len(), 17);
+    // The OpenNMS aliases of the Perl agent's files, which users' RRD files
+    // are named after.
+    let aliases: Vec<&str> = LEGACY_SCALARS[..6]
+        .iter()
+        .map(|o| o.opennms_alias())
+        .collect();
+    assert_eq!(
+        aliases,
+        [
+            "redisConnectedClnts",
+            "redisConnectedSlavs",
+            "redisUsedMemory",
+            "redisChangsSncLstSv",
+            "redisTotalConnectns",
+            "redisCommandsPrcssd",
+        ]
+    );
 }
 
 /// The unit a source implies, where it implies one: a conversion's
@@ -233,5 +250,71 @@ fn instance_columns_live_in_the_entry() {
     for o in INSTANCE_COLUMNS {
         assert!(o.arcs.starts_with(INSTANCE_ENTRY), "{}", o.name);
         assert_eq!(o.arcs.len(), INSTANCE_ENTRY.len() + 1, "{}", o.name);
+    }
+}
+
+/// The OpenNMS lists (`opennms.rs`) cover the catalogue: every object is
+/// collected by exactly one group or left out with a reason, a group holds
+/// scalars or table columns but not both, and the tables' resource types
+/// are declared, each used, each stored under a text column of its own.
+#[test]
+fn every_object_is_collected_once_or_left_out_and_every_resource_type_declared() {
+    let mut placed: Vec<&str> = COLLECTION_GROUPS
+        .iter()
+        .flat_map(|g| g.objects.iter().flat_map(|a| a.iter()))
+        .chain(NOT_COLLECTED.iter().flat_map(|n| n.objects.iter()))
+        .map(|o| o.name)
+        .collect();
+    let mut all: Vec<&str> = redis_objects()
+        .chain(puppet_objects())
+        .map(|o| o.name)
+        .collect();
+    placed.sort_unstable();
+    all.sort_unstable();
+    assert_eq!(placed, all, "objects in no group or in two");
+    for n in NOT_COLLECTED {
+        assert!(!n.why.is_empty() && !n.objects.is_empty());
+    }
+    let mut names: Vec<&str> = COLLECTION_GROUPS.iter().map(|g| g.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), COLLECTION_GROUPS.len(), "a group name twice");
+    for g in COLLECTION_GROUPS {
+        let instances: std::collections::BTreeSet<bool> = g
+            .objects
+            .iter()
+            .flat_map(|a| a.iter())
+            .map(|o| opennms_instance(o) == "0")
+            .collect();
+        assert_eq!(instances.len(), 1, "{} mixes scalars and columns", g.name);
+    }
+    for t in RESOURCE_TYPES {
+        let tables: Vec<&TableDef> = TABLES
+            .iter()
+            .filter(|x| x.resource_type == t.name)
+            .collect();
+        assert!(
+            !tables.is_empty(),
+            "resource type {} is used by no table",
+            t.name
+        );
+        if let Storage::Sibling(column) = t.storage {
+            assert!(
+                tables.iter().any(|x| x
+                    .columns
+                    .iter()
+                    .any(|c| c.name == column && c.syntax == Syntax::DisplayString)),
+                "{}: {column} is no text column of its tables",
+                t.name
+            );
+        }
+    }
+    for t in TABLES {
+        assert!(
+            RESOURCE_TYPES.iter().any(|r| r.name == t.resource_type),
+            "{}: resource type {} is not declared",
+            t.table,
+            t.resource_type
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Turns a [`PuppetState`] into PUPPET-AGENT-MIB's part of the snapshot,
 //! following the table in [`crate::metrics`] (`PUPPET_SCALARS`,
-//! `PUPPET_RESOURCE_COLUMNS`).
+//! `PUPPET_RUN_SCALARS`, `PUPPET_RESOURCE_COLUMNS`).
 
 use super::observation::PuppetObservation;
 use super::report::{CachedCatalogStatus, ResourceState};
@@ -25,7 +25,10 @@ pub fn reading(state: &PuppetState, layout: &Layout) -> Reading<PuppetObservatio
 /// The Puppet scalars (`.0`) and the resource table rows.
 pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
     let mut part = Part::new();
-    for def in metrics::PUPPET_SCALARS {
+    for def in metrics::PUPPET_SCALARS
+        .iter()
+        .chain(metrics::PUPPET_RUN_SCALARS)
+    {
         let Source::Puppet(field) = def.source else {
             continue;
         };
