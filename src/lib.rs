@@ -19,9 +19,10 @@
 //! - [`metrics`]: the catalogue: every served object (name, OID, syntax,
 //!   source), every table (INDEX or AUGMENTS, the shape of its rows, its
 //!   OpenNMS resource type), the enumerations as typed enums, the
-//!   notifications, and where each module's objects sit
-//!   ([`metrics::Layout`]). The MIB files and the OpenNMS files are tested
-//!   against it.
+//!   notifications, what OpenNMS collects (groups, aliases, resource
+//!   types), and where each module's objects sit ([`metrics::Layout`]). The
+//!   MIB files are tested against it; the OpenNMS data collection is
+//!   generated from it.
 //! - [`snapshot`]: the immutable, sorted view the agent answers from, the
 //!   store that merges the sources' parts into it, and [`snapshot::Reading`],
 //!   what a source produces.
