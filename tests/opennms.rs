@@ -453,11 +453,8 @@ struct MibObj {
     ty: String,
 }
 
-struct Collection {
-    objs: Vec<MibObj>,
-}
-
-fn collection() -> Collection {
+/// The `mibObj`s of the data collection, with their groups.
+fn collection() -> Vec<MibObj> {
     let root = xml_file(GROUP_FILE, &["mibObj", "group"]);
     assert_eq!(root.name, "datacollection-group");
     let mut objs = Vec::new();
@@ -473,7 +470,7 @@ fn collection() -> Collection {
             });
         }
     }
-    Collection { objs }
+    objs
 }
 
 /// The resource types of the data collection group, read as the loader
@@ -972,9 +969,9 @@ fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
 /// checked the way OpenNMS loads them in `loader.rs`.
 #[test]
 fn collected_types_fit_the_objects_syntax() {
-    let collection = collection();
+    let objs = collection();
     let mut problems = Vec::new();
-    for o in &collection.objs {
+    for o in &objs {
         let def = object_at(&o.oid).unwrap_or_else(|| panic!("{} is no object", o.oid));
         if !opennms_types(def.syntax).contains(&o.ty.as_str()) {
             problems.push(format!(
@@ -1242,7 +1239,7 @@ fn one_event_per_notification_and_downs_cleared_by_ups() {
 
 #[test]
 fn every_report_is_listed_and_reads_collected_aliases() {
-    let collection = collection();
+    let objs = collection();
     let (listed, defined) = reports();
     let mut problems = Vec::new();
     let listed_set: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
@@ -1257,11 +1254,7 @@ fn every_report_is_listed_and_reads_collected_aliases() {
         problems.push(format!("{id} is defined but not in reports="));
     }
     let types: BTreeSet<String> = resource_types().into_iter().map(|t| t.name).collect();
-    let by_alias: BTreeMap<&str, &MibObj> = collection
-        .objs
-        .iter()
-        .map(|o| (o.alias.as_str(), o))
-        .collect();
+    let by_alias: BTreeMap<&str, &MibObj> = objs.iter().map(|o| (o.alias.as_str(), o)).collect();
     for r in &defined {
         if r.name.is_empty() || r.command.is_empty() || r.columns.is_empty() {
             problems.push(format!("{}: name, columns and command are needed", r.id));
@@ -1579,7 +1572,7 @@ fn collect_and_draw(kind: ServerKind) {
         return;
     };
     let started = Instant::now();
-    let collection = collection();
+    let objs = collection();
     let types = resource_types();
     let (_, reports) = reports();
     run_tool("rrdtool", "rrdtool", &["--version"]);
@@ -1715,7 +1708,7 @@ fn collect_and_draw(kind: ServerKind) {
     // Every collected object is served, with the wire type of its syntax.
     let mut problems = Vec::new();
     let mut explained: BTreeMap<&str, String> = BTreeMap::new();
-    for o in &collection.objs {
+    for o in &objs {
         let def = object_at(&o.oid).expect("checked by the static tests");
         let shape = row_index(&o.instance);
         let mut served = false;
@@ -1766,8 +1759,7 @@ fn collect_and_draw(kind: ServerKind) {
         let alias = type_of(ty)
             .param("sibling-column-name")
             .unwrap_or_else(|| panic!("{ty}: no sibling-column-name"));
-        let o = collection
-            .objs
+        let o = objs
             .iter()
             .find(|o| o.alias == alias && o.instance == ty)
             .unwrap_or_else(|| panic!("{ty}: sibling column {alias} is not collected"));
@@ -1779,7 +1771,7 @@ fn collect_and_draw(kind: ServerKind) {
     let mut stored_by_sibling: BTreeMap<(String, String), String> = BTreeMap::new();
     for (k, s) in samples.iter().enumerate() {
         let t = t0 + k as u64 * STEP;
-        for o in &collection.objs {
+        for o in &objs {
             for (suffix, var) in below(s, &o.oid) {
                 let key = match o.instance.as_str() {
                     "0" => (NODE.to_string(), String::new()),
