@@ -1655,18 +1655,18 @@ fn collect_and_draw(kind: ServerKind) {
 
     // Samples, while Puppet runs now and then.
     let mut samples: Vec<Sample> = Vec::new();
+    let t = puppet.target().display().to_string();
+    let runs = [
+        format!(
+            "file {{ '{t}/a': content => \"a\\n\" }}\nfile {{ '{t}/b': content => \"b\\n\" }}\nnotify {{ 'hello': }}\n"
+        ),
+        format!(
+            "file {{ '{t}/a': content => \"A\\n\" }}\nexec {{ 'fails': command => '/bin/false' }}\nnotify {{ 'after': require => Exec['fails'] }}\n"
+        ),
+        format!("file {{ '{t}/a': content => \"A\\n\" }}\nfile {{ '{t}/c': content => \"c\\n\" }}\n"),
+    ];
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let t = puppet.target().display().to_string();
-            let runs = [
-                format!(
-                    "file {{ '{t}/a': content => \"a\\n\" }}\nfile {{ '{t}/b': content => \"b\\n\" }}\nnotify {{ 'hello': }}\n"
-                ),
-                format!(
-                    "file {{ '{t}/a': content => \"A\\n\" }}\nexec {{ 'fails': command => '/bin/false' }}\nnotify {{ 'after': require => Exec['fails'] }}\n"
-                ),
-                format!("file {{ '{t}/a': content => \"A\\n\" }}\nfile {{ '{t}/c': content => \"c\\n\" }}\n"),
-            ];
+        let runner = scope.spawn(|| {
             for (i, manifest) in runs.iter().enumerate() {
                 puppet.apply(&format!("run{i}"), manifest, &[]);
                 // Runs apart as an agent's are: time.last_run counts whole
@@ -1689,6 +1689,22 @@ fn collect_and_draw(kind: ServerKind) {
             }
             load(main.port(), round);
             std::thread::sleep(Duration::from_millis(1100));
+            if round == SAMPLES - 1 {
+                // The last sample comes once the watcher has counted every
+                // run: on a loaded machine `puppet apply` can outlast the
+                // other samples, and puppetRunInterval needs two runs.
+                let runs_observed = ".1.3.6.1.4.1.20267.401.1.45.0";
+                let counted = wait_until(Duration::from_secs(120), || {
+                    runner.is_finished()
+                        && snmpd.numeric().get_one(runs_observed).number()
+                            >= Some(runs.len() as u64)
+                });
+                assert!(
+                    counted,
+                    "the watcher did not count the {} Puppet runs",
+                    runs.len()
+                );
+            }
             samples.push(sample(&snmpd));
         }
     });
