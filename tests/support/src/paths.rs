@@ -6,14 +6,28 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// The repository: two levels above this crate (`tests/support`).
+/// The repository under test.
+///
+/// Cargo and nextest tell a test program its package's directory at run
+/// time (`CARGO_MANIFEST_DIR`): that is the checkout being tested even when
+/// this crate was compiled from another one sharing the target directory
+/// (a worktree); the compile-time path, two levels above this crate
+/// (`tests/support`), is the fallback for a program run by hand.
 pub fn repo_root() -> PathBuf {
-    let support = Path::new(env!("CARGO_MANIFEST_DIR"));
-    support
-        .parent()
-        .and_then(Path::parent)
-        .expect("tests/support sits two levels below the repository")
-        .to_path_buf()
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .filter(|dir| dir.join("scripts/test.sh").is_file())
+            .unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .parent()
+                    .and_then(Path::parent)
+                    .expect("tests/support sits two levels below the repository")
+                    .to_path_buf()
+            })
+    })
+    .clone()
 }
 
 /// A directory of this user's, under the system temp dir, for state the
