@@ -99,15 +99,27 @@ const NOT_COLLECTED: &[&str] = &[
     "puppetEventProperty",
     "puppetEventMessage",
     "puppetEventConfigVersion",
+    "redisAlarmName",
+    "redisAlarmObject",
+    "redisAlarmObjectName",
+    "redisAlarmValue",
+    "redisAlarmRaisedValue",
+    "redisAlarmTrigger",
+    "redisAlarmRearm",
+    "redisAlarmAge",
 ];
 const NOT_COLLECTED_BECAUSE: &str = "puppetResourceTable lists the last run's resources, \
      renumbered on every run: a time series per row would mix unrelated resources; \
-     puppetEventTable's rows are single events, seen once, which its notifications carry";
+     puppetEventTable's rows are single events, seen once, which its notifications carry; \
+     redisAlarmTable's rows are the agent's alarms raised now, each gone once rearmed, with \
+     text values: OpenNMS keeps them as the alarms of redisThresholdCrossed, cleared by \
+     redisThresholdRearmed, not as a time series";
 
 /// Each Down notification and the Up that must clear its alarm.
 const CLEARED_BY: &[(&str, &str)] = &[
     ("redisInstanceDown", "redisInstanceUp"),
     ("redisReplicationLinkDown", "redisReplicationLinkUp"),
+    ("redisThresholdCrossed", "redisThresholdRearmed"),
     ("puppetRunFailed", "puppetRunRecovered"),
     ("puppetAgentStale", "puppetAgentStaleCleared"),
     ("puppetAgentDisabled", "puppetAgentEnabled"),
@@ -699,7 +711,8 @@ fn is_row_key(alias: &str) -> bool {
         | Source::Keyspace(_)
         | Source::Replica(_)
         | Source::Slowlog(_)
-        | Source::Puppet(_) => false,
+        | Source::Puppet(_)
+        | Source::Alarm(_) => false,
     }
 }
 
