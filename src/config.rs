@@ -1162,6 +1162,78 @@ mod tests {
     }
 
     #[test]
+    fn alarms_default_replace_add_and_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let names = |config: &Config| -> Vec<String> {
+            config
+                .notifications
+                .alarms
+                .iter()
+                .map(|a| a.name.clone())
+                .collect()
+        };
+        let defaults = load("").unwrap();
+        assert_eq!(
+            names(&defaults),
+            ["memory", "clients", "replica-lag", "certificate"]
+        );
+        let memory = &defaults.notifications.alarms[0];
+        assert_eq!(
+            (memory.object, memory.trigger, memory.rearm, memory.count),
+            ("redisMemUsedOfMax", 9000, 8500, 2)
+        );
+        // An entry of a default's name replaces it; another is added.
+        let config = load(
+            "[[redis]]\nname = \"cache\"\naddress = \"127.0.0.1:6379\"\n\
+             [[alarm]]\nname = \"memory\"\nobject = \"redisMemUsedOfMax\"\n\
+             direction = \"above\"\ntrigger = 8000\nrearm = 7000\ncount = 3\n\
+             [[alarm]]\nname = \"evictions-soon\"\nobject = \"redisMemUsed\"\n\
+             direction = \"above\"\ntrigger = 1000000000\nrearm = 900000000\n\
+             instances = [\"cache\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            names(&config),
+            [
+                "memory",
+                "clients",
+                "replica-lag",
+                "certificate",
+                "evictions-soon"
+            ]
+        );
+        assert_eq!(config.notifications.alarms[0].trigger, 8000);
+        assert_eq!(config.notifications.alarms[4].count, 1);
+        // Without the defaults; and none at all.
+        let config = load(
+            "[alarms]\ndefaults = false\n[[alarm]]\nname = \"lag\"\nobject = \"redisRpLag\"\n\
+             direction = \"above\"\ntrigger = 30\nrearm = 5\n",
+        )
+        .unwrap();
+        assert_eq!(names(&config), ["lag"]);
+        let config = load("[alarms]\nenabled = false\n").unwrap();
+        assert!(config.notifications.alarms.is_empty());
+        // Mistakes, each said with its key.
+        let alarm = |body: &str| format!("[[alarm]]\nname = \"a\"\n{body}");
+        for (text, expected) in [
+            (alarm("object = \"redisMemUsed\"\ndirection = \"up\"\ntrigger = 2\nrearm = 1\n"), "alarm[0].direction: \"up\" is not above or below"),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\ntrigger = 2\nrearm = 3\n"), "rearm 3 must be below the trigger 2"),
+            (alarm("object = \"redisStCommands\"\ndirection = \"above\"\ntrigger = 2\nrearm = 1\n"), "a counter"),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\ntrigger = 2\nrearm = 1\ninstances = [\"nope\"]\n"), "no [[redis]] instance is named \"nope\""),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\ntrigger = 2\nrearm = 1\nhysteresis = 1\n"), "unknown field `hysteresis`"),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\nrearm = 1\n"), "missing field `trigger`"),
+            ("[alarms]\nenable = false\n".to_string(), "unknown field `enable`"),
+        ] {
+            let err = load(&text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+
+    #[test]
     fn puppet_section_and_flag() {
         assert!(Config::load(&cli(&[]), None).unwrap().puppet.is_none());
         let flagged = Config::load(&cli(&["--puppet"]), None).unwrap();
