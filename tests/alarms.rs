@@ -5,14 +5,19 @@
 //! rearmed at 85 %), sends one `redisThresholdCrossed` through a real
 //! snmpd to a real snmptrapd, lists the alarm in `redisAlarmTable`, stays
 //! quiet while the value hovers, and sends one `redisThresholdRearmed`
-//! when it falls, the row gone.
+//! when it falls, the row gone. And an alarm of the configuration's own
+//! (`[[alarm]]`, the defaults off) on the certificate a `rediss://` server
+//! shows, made by openssl in the test: raised at start-up (there is no
+//! baseline), quiet between rearm and trigger, rearmed by a renewal.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
 use std::time::Duration;
-use testkit::{wait_until, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd, REDIS_ROOT};
+use testkit::{
+    free_port, pki, wait_until, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd, REDIS_ROOT,
+};
 
 /// `redisAlarmTable`'s entry below the module root.
 const ALARM_ENTRY: &str = "3.23.1";
@@ -173,4 +178,130 @@ fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
     assert_eq!(trapd.received("redisThresholdRearmed").len(), 1);
+}
+
+/// The seconds `redisInstanceCertExpiresIn` of instance 1 says.
+fn cert_expires_in(snmpd: &Snmpd) -> Option<i64> {
+    snmpd
+        .numeric()
+        .get_one(&format!("{REDIS_ROOT}.3.1.1.13.1"))
+        .value
+        .parse()
+        .ok()
+}
+
+#[test]
+fn a_configured_alarm_on_the_certificate_is_raised_at_start_and_rearmed_by_a_renewal() {
+    const DAY: i64 = 86_400;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // One server key, three certificates: 10, 18 and 60 days.
+    pki::make_ca(d, "ca", "test CA", 90);
+    pki::make_request(d, "server", "/O=Example/CN=redis.test");
+    for (file, days) in [("soon.pem", 10), ("later.pem", 18), ("renewed.pem", 60)] {
+        pki::sign(
+            d,
+            "server.csr",
+            "ca",
+            file,
+            days,
+            "subjectAltName=DNS:redis.test",
+        );
+    }
+    let tls_port = free_port();
+    let redis = Redis::start_with(&[
+        &format!("tls-port {tls_port}"),
+        &format!("tls-cert-file {}/soon.pem", d.display()),
+        &format!("tls-key-file {}/server.key", d.display()),
+        &format!("tls-ca-cert-file {}/ca.pem", d.display()),
+        "tls-auth-clients no",
+    ]);
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let _agent = AgentConfig::new(&snmpd)
+        .redis(
+            "tls",
+            &format!("rediss://127.0.0.1:{tls_port}"),
+            &format!(
+                "tls_ca_file = \"{}/ca.pem\"\ntls_server_name = \"redis.test\"\n\
+                 cert_check_interval = 1\ntimeout = 2.0",
+                d.display()
+            ),
+        )
+        .table(
+            "[alarms]\ndefaults = false\n\n[[alarm]]\nname = \"tls-cert\"\n\
+             object = \"redisInstanceCertExpiresIn\"\ndirection = \"below\"\n\
+             trigger = 1209600\nrearm = 1814400\ninstances = [\"tls\"]",
+        )
+        .start(d);
+
+    // 10 days left, under 14: raised at the first poll.
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdCrossed")
+            .is_empty()),
+        "no redisThresholdCrossed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    let line = &trapd.received("redisThresholdCrossed")[0];
+    for expected in [
+        "redisInstanceName.1 = STRING: tls",
+        "redisAlarmName.1.1 = STRING: tls-cert",
+        "redisAlarmObjectName.1.1 = STRING: redisInstanceCertExpiresIn",
+        "redisAlarmTrigger.1.1 = STRING: 1209600",
+        "redisAlarmRearm.1.1 = STRING: 1814400",
+    ] {
+        assert!(line.contains(expected), "{expected} not in {line}");
+    }
+    let raised = i64::from(number_after(line, "redisAlarmRaisedValue.1.1 = STRING: "));
+    assert!((9 * DAY..=10 * DAY).contains(&raised), "{raised}");
+    assert!(
+        alarm_rows(&snmpd).contains(&"2.1.1 = tls-cert".to_string()),
+        "{:?}",
+        alarm_rows(&snmpd)
+    );
+
+    // 18 days: between the trigger (14) and the rearm value (21).
+    redis.cli(&[
+        "CONFIG",
+        "SET",
+        "tls-cert-file",
+        &format!("{}/later.pem", d.display()),
+    ]);
+    assert!(
+        wait_until(Duration::from_secs(8), || cert_expires_in(&snmpd)
+            .is_some_and(|s| s > 17 * DAY)),
+        "redisInstanceCertExpiresIn = {:?}",
+        cert_expires_in(&snmpd)
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        trapd.received("redisThresholdRearmed").is_empty(),
+        "{}",
+        trapd.log()
+    );
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
+
+    // Renewed for 60 days: rearmed, the row gone.
+    redis.cli(&[
+        "CONFIG",
+        "SET",
+        "tls-cert-file",
+        &format!("{}/renewed.pem", d.display()),
+    ]);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdRearmed")
+            .is_empty()),
+        "no redisThresholdRearmed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    let line = &trapd.received("redisThresholdRearmed")[0];
+    assert!(
+        line.contains("redisAlarmName.1.1 = STRING: tls-cert"),
+        "{line}"
+    );
+    let value = i64::from(number_after(line, "redisAlarmValue.1.1 = STRING: "));
+    assert!((59 * DAY..=60 * DAY).contains(&value), "{value}");
+    assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
 }
