@@ -936,6 +936,93 @@ mod tests {
     }
 
     #[test]
+    fn alarm_notifications_carry_the_row_and_the_instance_name_without_rate_limit() {
+        use crate::alarms::{AlarmSpec, Direction};
+        let (tx, mut rx) = mpsc::channel(100);
+        let layout = Layout::default_layout();
+        let memory = AlarmSpec::new(
+            "memory",
+            "redisMemUsedOfMax",
+            Direction::Above,
+            9000,
+            8500,
+            1,
+            None,
+        )
+        .unwrap();
+        let config = NotifyConfig {
+            max_per_minute: 1,
+            alarms: vec![memory],
+            ..NotifyConfig::default()
+        };
+        let notifier = Notifier::new(config, layout.clone(), tx);
+        let oid = |name: &str, suffix: &[u32]| {
+            let def = metrics::redis_objects().find(|o| o.name == name).unwrap();
+            layout.row_oid(def, suffix).unwrap()
+        };
+        let name_oid = oid("redisInstanceName", &[4]);
+        // used_memory 1043392 of maxmemory 1100000 (94.85 %), then 80 %.
+        let poll = |hundredths: u32| {
+            let mut part = vec![
+                (name_oid.clone(), Value::text("cache")),
+                (oid("redisMemUsedOfMax", &[4]), Value::Gauge32(hundredths)),
+            ];
+            part.sort_by(|a, b| a.0.cmp(&b.0));
+            let found = notifier.redis_alarms(4, true, &[&part], 1_795_400_000);
+            for event in &found.events {
+                notifier.send_alarm(event, 4, |o| {
+                    part.iter().find(|(p, _)| p == o).map(|(_, v)| v.clone())
+                });
+            }
+        };
+        // Three raises and rearms in a minute: none is held back.
+        for _ in 0..3 {
+            poll(9485);
+            poll(8000);
+        }
+        assert_eq!(
+            sent(&mut rx),
+            [
+                "redisThresholdCrossed",
+                "redisThresholdRearmed",
+                "redisThresholdCrossed",
+                "redisThresholdRearmed",
+                "redisThresholdCrossed",
+                "redisThresholdRearmed"
+            ]
+        );
+        poll(9485);
+        let varbinds = rx.try_recv().unwrap();
+        // The fourth raise is alarm number 4 of instance 4: numbers are not
+        // reused at once.
+        assert_eq!(varbinds[1], (name_oid, Value::text("cache")));
+        assert_eq!(
+            varbinds[2],
+            (oid("redisAlarmName", &[4, 4]), Value::text("memory"))
+        );
+        assert!(
+            varbinds.contains(&(oid("redisAlarmRaisedValue", &[4, 4]), Value::text("9485"))),
+            "{varbinds:?}"
+        );
+        assert_eq!(varbinds.len(), 1 + REDIS_NOTIFICATIONS[9].objects.len());
+        // Disabled, it is not sent; the alarm is still judged.
+        let (tx, mut rx) = mpsc::channel(100);
+        let config = NotifyConfig {
+            disabled: ["redisThresholdCrossed".to_string()].into_iter().collect(),
+            ..NotifyConfig::default()
+        };
+        let quiet = Notifier::new(config, layout.clone(), tx);
+        let part = vec![(oid("redisCliUsedOfMax", &[1]), Value::Gauge32(9900))];
+        for _ in 0..2 {
+            let found = quiet.redis_alarms(1, true, &[&part], 1_795_400_000);
+            for event in &found.events {
+                quiet.send_alarm(event, 1, |_| None);
+            }
+        }
+        assert!(sent(&mut rx).is_empty());
+    }
+
+    #[test]
     fn varbinds_carry_the_values_given_at_the_objects_of_the_notification() {
         let (tx, mut rx) = mpsc::channel(10);
         let layout = Layout::default_layout();
