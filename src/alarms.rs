@@ -78,6 +78,15 @@ fn unfit(def: &ObjectDef) -> Option<&'static str> {
     if matches!(def.source, Source::Alarm(_)) {
         return Some("a column of redisAlarmTable itself");
     }
+    // The 17 scalars of redisStatus describe the first instance only, at
+    // `.0`; the same values are columns of the tables, one row per instance.
+    if def.arcs.first() == Some(&metrics::LEGACY_BRANCH) {
+        return Some(
+            "a scalar of redisStatus, which describes the first instance only: name \
+             the column of the same value in the tables (redisCliConnected for \
+             redisConnectedClients, redisMemUsed for redisUsedMemory)",
+        );
+    }
     match def.syntax {
         Syntax::Integer32 | Syntax::Gauge32 | Syntax::Gauge64 => None,
         Syntax::Counter32 | Syntax::Counter64 => {
@@ -89,7 +98,9 @@ fn unfit(def: &ObjectDef) -> Option<&'static str> {
         Syntax::TimeTicks
         | Syntax::DisplayString
         | Syntax::OctetString
-        | Syntax::ObjectIdentifier => Some("not a number"),
+        | Syntax::ObjectIdentifier => {
+            Some("not a number: an alarm needs an Integer32, a Gauge32 or a 64-bit gauge")
+        }
     }
 }
 
@@ -119,10 +130,7 @@ impl AlarmSpec {
             ));
         };
         if let Some(why) = unfit(def) {
-            return Err(format!(
-                "object {object} cannot be watched: it is {why}; an alarm needs an \
-                 Integer32, Gauge32 or 64-bit gauge"
-            ));
+            return Err(format!("object {object} cannot be watched: it is {why}"));
         }
         let rearm_fits = match direction {
             Direction::Above => rearm < trigger,
