@@ -8,7 +8,9 @@
 //! when it falls, the row gone. And an alarm of the configuration's own
 //! (`[[alarm]]`, the defaults off) on the certificate a `rediss://` server
 //! shows, made by openssl in the test: raised at start-up (there is no
-//! baseline), quiet between rearm and trigger, rearmed by a renewal.
+//! baseline), quiet between rearm and trigger, rearmed by a renewal. And
+//! an instance removed by a reload (SIGHUP) with an alarm raised: rearmed,
+//! with its name.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -304,4 +306,55 @@ fn a_configured_alarm_on_the_certificate_is_raised_at_start_and_rearmed_by_a_ren
     let value = i64::from(number_after(line, "redisAlarmValue.1.1 = STRING: "));
     assert!((59 * DAY..=60 * DAY).contains(&value), "{value}");
     assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+}
+
+#[test]
+fn an_instance_removed_by_a_reload_has_its_alarm_rearmed() {
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let (kept, removed) = (Redis::start(), Redis::start());
+    assert_eq!(
+        removed.cli(&["SETRANGE", "ballast", "4000000", "x"]),
+        "4000001"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = AgentConfig::new(&snmpd)
+        .redis("kept", &kept.address(), "")
+        .redis("removed", &removed.address(), "")
+        .start(dir.path());
+    use_percent_of_maxmemory(&removed, 95);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdCrossed")
+            .is_empty()),
+        "no redisThresholdCrossed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    assert!(
+        trapd.received("redisThresholdCrossed")[0].contains("redisAlarmName.2.1 = STRING: memory"),
+        "{}",
+        trapd.log()
+    );
+    assert!(alarm_rows(&snmpd).contains(&"2.2.1 = memory".to_string()));
+
+    AgentConfig::new(&snmpd)
+        .redis("kept", &kept.address(), "")
+        .write(dir.path());
+    agent.signal(libc::SIGHUP);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdRearmed")
+            .is_empty()),
+        "no redisThresholdRearmed after the reload; agent log:\n{}",
+        agent.log()
+    );
+    let line = &trapd.received("redisThresholdRearmed")[0];
+    for expected in [
+        "redisInstanceName.2 = STRING: removed",
+        "redisAlarmName.2.1 = STRING: memory",
+    ] {
+        assert!(line.contains(expected), "{expected} not in {line}");
+    }
+    assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+    assert!(agent.is_running(), "{}", agent.log());
 }
