@@ -1,5 +1,5 @@
 //! The agent's own thresholds (`[[alarm]]`): for sites without a manager
-//! that evaluates them (OpenNMS does, with `opennms/etc/thresholds.xml`).
+//! that evaluates them (OpenNMS does, with `opennms/snippets/thresholds.xml`).
 //!
 //! An alarm watches one numeric object of REDIS-SERVER-MIB on every
 //! instance (or the instances it names), on every row the object has (a
@@ -177,12 +177,17 @@ impl AlarmSpec {
     /// - `clients`: connections at or above 90 % of maxclients
     ///   (`redisCliUsedOfMax`), likewise: beyond 100 % new clients are
     ///   refused.
-    /// - `replica-lag`: a replica's last acknowledgement 10 s or more ago
-    ///   (`redisRpLag`, on the master) on 3 polls in a row; rearmed at 2 s.
-    ///   Replicas acknowledge every second.
+    /// - `replica-lag`: a replica's last acknowledgement 30 s or more ago
+    ///   (`redisRpLag`, on the master; replicas acknowledge every second)
+    ///   on 3 polls in a row; rearmed at 10 s.
     /// - `certificate`: the certificate a `rediss://` server shows expires
-    ///   within 14 days (`redisInstanceCertExpiresIn`); rearmed beyond 21
+    ///   within 14 days (`redisInstanceCertExpiresIn`); rearmed beyond 15
     ///   days, which a renewal crosses at once.
+    ///
+    /// The triggers and rearm values are those of the OpenNMS thresholds
+    /// shipped in `opennms/snippets/thresholds.xml`, so the two ways agree;
+    /// the counts are in polls of the agent (10 s by default), not of
+    /// OpenNMS (300 s).
     pub fn defaults() -> Vec<AlarmSpec> {
         let spec = |name: &str, object, direction, trigger, rearm, count| {
             AlarmSpec::new(name, object, direction, trigger, rearm, count, None)
@@ -205,13 +210,13 @@ impl AlarmSpec {
                 8500,
                 2,
             ),
-            spec("replica-lag", "redisRpLag", Direction::Above, 10, 2, 3),
+            spec("replica-lag", "redisRpLag", Direction::Above, 30, 10, 3),
             spec(
                 "certificate",
                 "redisInstanceCertExpiresIn",
                 Direction::Below,
                 14 * 86_400,
-                21 * 86_400,
+                15 * 86_400,
                 1,
             ),
         ]
@@ -723,7 +728,9 @@ mod tests {
         };
         assert!(judge(&mut alarms, 2, &cert(30 * 86_400)).events.is_empty());
         assert_eq!(kinds(&judge(&mut alarms, 2, &cert(10 * 86_400))), [true]);
-        assert!(judge(&mut alarms, 2, &cert(20 * 86_400)).events.is_empty());
+        assert!(judge(&mut alarms, 2, &cert(14 * 86_400 + 43_200))
+            .events
+            .is_empty());
         assert_eq!(kinds(&judge(&mut alarms, 2, &cert(365 * 86_400))), [false]);
         // A replica's lag, per replica row (slot 1 and 2 of redisReplicaTable).
         let lag = AlarmSpec::defaults()
@@ -742,9 +749,9 @@ mod tests {
             )
         };
         for _ in 0..2 {
-            assert!(judge(&mut alarms, 3, &replicas(0, 12)).events.is_empty());
+            assert!(judge(&mut alarms, 3, &replicas(0, 31)).events.is_empty());
         }
-        let raised = judge(&mut alarms, 3, &replicas(1, 15));
+        let raised = judge(&mut alarms, 3, &replicas(1, 45));
         assert_eq!(kinds(&raised), [true]);
         assert_eq!(
             column(&raised.rows, "redisAlarmObject", 3, 1),
