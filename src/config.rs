@@ -3,6 +3,7 @@
 //! starts. Every error names the file, line and key.
 
 use crate::agentx::address::AgentxAddress;
+use crate::alarms::{AlarmSpec, Direction};
 use crate::cli::Cli;
 use crate::metrics::all_notifications;
 use crate::metrics::Layout;
@@ -217,6 +218,10 @@ pub struct NotifyConfig {
     /// are quick; [`crate::notify::STORM_QUICK_RUNS`] quick runs in a row
     /// are a run storm, over once no run ended for this long.
     pub puppet_min_run_interval: Duration,
+    /// The agent's own thresholds (`[alarms]`, `[[alarm]]`): the defaults
+    /// ([`AlarmSpec::defaults`]) unless turned off, as the file changes
+    /// them.
+    pub alarms: Vec<AlarmSpec>,
 }
 
 impl Default for NotifyConfig {
@@ -227,6 +232,7 @@ impl Default for NotifyConfig {
             puppet_stale_after: Duration::from_secs(2 * 3600),
             puppet_converge_runs: crate::puppet::runs::DEFAULT_CONVERGE_RUNS,
             puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
+            alarms: AlarmSpec::defaults(),
         }
     }
 }
@@ -284,6 +290,39 @@ struct FileConfig {
     redis: Vec<FileInstance>,
     notifications: Option<FileNotifications>,
     puppet: Option<FilePuppet>,
+    /// `[alarms]`: the agent's own thresholds on or off, with or without
+    /// the default ones.
+    alarms: Option<FileAlarms>,
+    /// `[[alarm]]`: one threshold each.
+    #[serde(default)]
+    alarm: Vec<FileAlarm>,
+}
+
+/// `[alarms]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileAlarms {
+    /// `false`: no alarm at all, not even a `[[alarm]]`.
+    enabled: Option<bool>,
+    /// `false`: only the `[[alarm]]` entries, not the defaults.
+    defaults: Option<bool>,
+}
+
+/// `[[alarm]]`: a threshold on one object of REDIS-SERVER-MIB.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileAlarm {
+    name: String,
+    /// Its MIB name, e.g. `redisMemUsedOfMax`.
+    object: String,
+    /// `above` or `below`.
+    direction: String,
+    trigger: i64,
+    rearm: i64,
+    /// Polls in a row beyond the trigger; 1 unless said.
+    count: Option<u32>,
+    /// Instance names; all unless said.
+    instances: Option<Vec<String>>,
 }
 
 /// `[puppet]`: watch the Puppet agent's files. Present means on, unless
@@ -475,6 +514,8 @@ impl Config {
             }
         }
         let mut notifications = notify_config(file.notifications.as_ref()).map_err(in_file)?;
+        notifications.alarms =
+            alarms_config(file.alarms.as_ref(), &file.alarm, &instances).map_err(in_file)?;
         let mut layout = layout;
         let puppet_events = match &file.puppet {
             Some(p) if p.enabled != Some(false) => events_config(p).map_err(in_file)?,
@@ -628,6 +669,74 @@ fn notify_config(file: Option<&FileNotifications>) -> Result<NotifyConfig, Strin
         config.max_per_minute = max;
     }
     Ok(config)
+}
+
+/// `[alarms]` and the `[[alarm]]` entries: the defaults (unless
+/// `defaults = false`), each replaced by an entry of the same name, then
+/// the other entries; none with `enabled = false`.
+fn alarms_config(
+    section: Option<&FileAlarms>,
+    entries: &[FileAlarm],
+    instances: &[RedisInstance],
+) -> Result<Vec<AlarmSpec>, String> {
+    let section = section.unwrap_or(&FileAlarms {
+        enabled: None,
+        defaults: None,
+    });
+    if section.enabled == Some(false) {
+        return Ok(Vec::new());
+    }
+    let mut alarms = if section.defaults == Some(false) {
+        Vec::new()
+    } else {
+        AlarmSpec::defaults()
+    };
+    let mut named = HashSet::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let key = |k: &str| format!("alarm[{i}].{k}");
+        let direction = match entry.direction.as_str() {
+            "above" => Direction::Above,
+            "below" => Direction::Below,
+            other => {
+                return Err(format!(
+                    "{}: {other:?} is not above or below",
+                    key("direction")
+                ))
+            }
+        };
+        if let Some(names) = &entry.instances {
+            for name in names {
+                if !instances.iter().any(|r| &r.name == name) {
+                    return Err(format!(
+                        "{}: no [[redis]] instance is named {name:?}",
+                        key("instances")
+                    ));
+                }
+            }
+        }
+        let spec = AlarmSpec::new(
+            &entry.name,
+            &entry.object,
+            direction,
+            entry.trigger,
+            entry.rearm,
+            entry.count.unwrap_or(1),
+            entry.instances.clone(),
+        )
+        .map_err(|e| format!("alarm[{i}] ({}): {e}", entry.name))?;
+        if !named.insert(spec.name.clone()) {
+            return Err(format!(
+                "{}: the name {:?} is used twice",
+                key("name"),
+                spec.name
+            ));
+        }
+        match alarms.iter_mut().find(|a| a.name == spec.name) {
+            Some(default) => *default = spec,
+            None => alarms.push(spec),
+        }
+    }
+    Ok(alarms)
 }
 
 /// One `[[redis]]` entry, validated; errors are messages that name the key.
@@ -1050,6 +1159,78 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("redisRoleChange"), "{err}");
+    }
+
+    #[test]
+    fn alarms_default_replace_add_and_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let names = |config: &Config| -> Vec<String> {
+            config
+                .notifications
+                .alarms
+                .iter()
+                .map(|a| a.name.clone())
+                .collect()
+        };
+        let defaults = load("").unwrap();
+        assert_eq!(
+            names(&defaults),
+            ["memory", "clients", "replica-lag", "certificate"]
+        );
+        let memory = &defaults.notifications.alarms[0];
+        assert_eq!(
+            (memory.object, memory.trigger, memory.rearm, memory.count),
+            ("redisMemUsedOfMax", 9000, 8500, 2)
+        );
+        // An entry of a default's name replaces it; another is added.
+        let config = load(
+            "[[redis]]\nname = \"cache\"\naddress = \"127.0.0.1:6379\"\n\
+             [[alarm]]\nname = \"memory\"\nobject = \"redisMemUsedOfMax\"\n\
+             direction = \"above\"\ntrigger = 8000\nrearm = 7000\ncount = 3\n\
+             [[alarm]]\nname = \"evictions-soon\"\nobject = \"redisMemUsed\"\n\
+             direction = \"above\"\ntrigger = 1000000000\nrearm = 900000000\n\
+             instances = [\"cache\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            names(&config),
+            [
+                "memory",
+                "clients",
+                "replica-lag",
+                "certificate",
+                "evictions-soon"
+            ]
+        );
+        assert_eq!(config.notifications.alarms[0].trigger, 8000);
+        assert_eq!(config.notifications.alarms[4].count, 1);
+        // Without the defaults; and none at all.
+        let config = load(
+            "[alarms]\ndefaults = false\n[[alarm]]\nname = \"lag\"\nobject = \"redisRpLag\"\n\
+             direction = \"above\"\ntrigger = 30\nrearm = 5\n",
+        )
+        .unwrap();
+        assert_eq!(names(&config), ["lag"]);
+        let config = load("[alarms]\nenabled = false\n").unwrap();
+        assert!(config.notifications.alarms.is_empty());
+        // Mistakes, each said with its key.
+        let alarm = |body: &str| format!("[[alarm]]\nname = \"a\"\n{body}");
+        for (text, expected) in [
+            (alarm("object = \"redisMemUsed\"\ndirection = \"up\"\ntrigger = 2\nrearm = 1\n"), "alarm[0].direction: \"up\" is not above or below"),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\ntrigger = 2\nrearm = 3\n"), "rearm 3 must be below the trigger 2"),
+            (alarm("object = \"redisStCommands\"\ndirection = \"above\"\ntrigger = 2\nrearm = 1\n"), "a counter"),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\ntrigger = 2\nrearm = 1\ninstances = [\"nope\"]\n"), "no [[redis]] instance is named \"nope\""),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\ntrigger = 2\nrearm = 1\nhysteresis = 1\n"), "unknown field `hysteresis`"),
+            (alarm("object = \"redisMemUsed\"\ndirection = \"above\"\nrearm = 1\n"), "missing field `trigger`"),
+            ("[alarms]\nenable = false\n".to_string(), "unknown field `enable`"),
+        ] {
+            let err = load(&text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -37,23 +37,42 @@ impl Hub {
     }
 
     /// A poll of Redis instance `index`.
+    /// Its values are judged against the alarms too, whose rows of
+    /// `redisAlarmTable` are staged with the reading's parts.
     pub fn redis(&self, index: u32, reading: Reading<RedisObservation>) {
         let due = self.notifier.redis_due(index, &reading.observation);
-        let parts = self.stage(reading.parts, !due.is_empty());
+        let mut parts = self.stage(reading.parts, false);
+        let views: Vec<&[(Oid, Value)]> = parts.iter().map(|p| p.as_slice()).collect();
+        let alarms = self
+            .notifier
+            .redis_alarms(index, reading.observation.up, &views, unix_now());
+        parts.push(self.store.stage(PartKey::RedisAlarms(index), alarms.rows));
+        if !due.is_empty() || !alarms.events.is_empty() {
+            self.store.rebuild();
+        }
         for event in due {
             self.notifier
                 .send(event.def(), index, |oid| value_in(&parts, oid));
+        }
+        for event in &alarms.events {
+            self.notifier
+                .send_alarm(event, index, |oid| value_in(&parts, oid));
         }
     }
 
     /// Instance `index` was removed from the configuration (its task has
     /// ended): its rows leave the snapshot at once, and the notifier
     /// forgets it.
+    /// Its raised alarms are rearmed, sent while its name is still there.
     pub fn forget_redis(&self, index: u32) {
+        for event in self.notifier.forget_redis(index) {
+            self.notifier
+                .send_alarm(&event, index, |oid| self.store.latest_value(oid));
+        }
         self.store.stage(PartKey::RedisInstance(index), Vec::new());
         self.store.stage(PartKey::RedisStatus(index), Vec::new());
+        self.store.stage(PartKey::RedisAlarms(index), Vec::new());
         self.store.rebuild();
-        self.notifier.forget_redis(index);
     }
 
     /// A new state of Puppet's files.

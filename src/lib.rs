@@ -49,6 +49,9 @@
 //!   ([`puppet::events`]).
 //! - [`notify`]: which transitions of a source are due as which typed
 //!   notification, with a baseline, rate limits and switches.
+//! - [`alarms`]: the agent's own thresholds (`[[alarm]]`): each value a
+//!   poll produced judged against a trigger, a count and a rearm value,
+//!   the raised ones the rows of `redisAlarmTable`; [`notify`] runs it.
 //! - [`hub`]: takes every reading, stages its parts, and sends what is due
 //!   with the reading's own values; the polling and Puppet-following tasks.
 //! - [`config`]: the TOML file and the command line merged into one
@@ -68,6 +71,7 @@
 //! `main.rs` only wires these together.
 
 pub mod agentx;
+pub mod alarms;
 pub mod cli;
 pub mod config;
 pub mod daemon;

@@ -10,6 +10,7 @@
 //! carries exactly what a GET returns.
 
 use crate::agentx::session::Notification;
+use crate::alarms::{AlarmEvent, Alarms, Evaluation};
 use crate::config::NotifyConfig;
 use crate::metrics::{
     self, all_notifications, Layout, Mib, NotificationDef, PUPPET_NOTIFICATIONS,
@@ -40,10 +41,14 @@ pub enum RedisEvent {
     PersistenceFailed,
     CertificateExpiring,
     CertificateExpiringCleared,
+    /// An alarm of `[[alarm]]` raised ([`crate::alarms`]), not a transition.
+    ThresholdCrossed,
+    /// An alarm rearmed.
+    ThresholdRearmed,
 }
 
 impl RedisEvent {
-    pub const ALL: [RedisEvent; 9] = [
+    pub const ALL: [RedisEvent; 11] = [
         RedisEvent::InstanceDown,
         RedisEvent::InstanceUp,
         RedisEvent::Restarted,
@@ -53,6 +58,8 @@ impl RedisEvent {
         RedisEvent::PersistenceFailed,
         RedisEvent::CertificateExpiring,
         RedisEvent::CertificateExpiringCleared,
+        RedisEvent::ThresholdCrossed,
+        RedisEvent::ThresholdRearmed,
     ];
 
     pub fn def(self) -> &'static NotificationDef {
@@ -238,6 +245,9 @@ pub struct Notifier {
     objects: HashMap<&'static str, (Oid, bool)>,
     tx: mpsc::Sender<Notification>,
     state: Mutex<NotifierState>,
+    /// The agent's own thresholds and what each instance's values did to
+    /// them.
+    alarms: Mutex<Alarms>,
 }
 
 #[derive(Default)]
@@ -262,16 +272,19 @@ impl Notifier {
             .map(|o| {
                 let column = metrics::PUPPET_EVENT_COLUMNS
                     .iter()
+                    .chain(metrics::ALARM_COLUMNS)
                     .any(|c| c.name == o.name);
                 (o.name, (layout.object_oid(o), column))
             })
             .collect();
+        let alarms = Mutex::new(Alarms::new(&config.alarms, &layout));
         Notifier {
             config,
             layout,
             objects,
             tx,
             state: Mutex::new(NotifierState::default()),
+            alarms,
         }
     }
 
@@ -296,9 +309,31 @@ impl Notifier {
         }
     }
 
+    /// Judges the values a poll of instance `index` produced (`parts`,
+    /// each sorted by OID) against the alarms: the notifications due and
+    /// the instance's rows of `redisAlarmTable`.
+    pub fn redis_alarms(
+        &self,
+        index: u32,
+        up: bool,
+        parts: &[&[(Oid, Value)]],
+        now_unix: u64,
+    ) -> Evaluation {
+        self.alarms
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .evaluate(index, up, parts, now_unix)
+    }
+
     /// Forgets instance `index`, removed from the configuration: its
-    /// baseline and its rate limits. Its index is never used again.
-    pub fn forget_redis(&self, index: u32) {
+    /// baseline and its rate limits. Its index is never used again. Its
+    /// raised alarms are returned, rearmed, for the hub to send.
+    pub fn forget_redis(&self, index: u32) -> Vec<AlarmEvent> {
+        let rearmed = self
+            .alarms
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .forget(index);
         let mut state = self.lock();
         state.redis.remove(&index);
         // Puppet's sources are numbered too (0): only Redis's are this
@@ -309,6 +344,7 @@ impl Notifier {
         };
         state.sent.retain(|key, _| !of_it(key));
         state.suppressed.retain(|key, _| !of_it(key));
+        rearmed
     }
 
     /// The notifications due now that the Puppet files changed (or were
@@ -434,15 +470,75 @@ impl Notifier {
             Mib::Redis => index,
             Mib::Puppet => 0,
         };
+        // A table's column is sent with the row's index; a scalar, `.0`.
+        self.queue(
+            def,
+            index,
+            |column| vec![if column { index } else { suffix }],
+            value,
+        );
+    }
+
+    /// Sends the notification of an alarm of instance `index` raised
+    /// (`redisThresholdCrossed`) or rearmed (`redisThresholdRearmed`): the
+    /// columns of `redisAlarmTable` at the alarm's row (from the event,
+    /// which holds it even once the row is gone), `redisInstanceName` at
+    /// the instance (looked up with `value`). Not rate limited: the trigger
+    /// count and the rearm value keep an alarm from flapping, and a crossing
+    /// sent without its rearm would leave a manager's alarm standing.
+    pub fn send_alarm(
+        &self,
+        event: &AlarmEvent,
+        index: u32,
+        value: impl Fn(&Oid) -> Option<Value>,
+    ) {
+        let def = if event.crossed {
+            RedisEvent::ThresholdCrossed.def()
+        } else {
+            RedisEvent::ThresholdRearmed.def()
+        };
+        if self.config.disabled.contains(def.name) {
+            return;
+        }
+        let in_row = |oid: &Oid| {
+            event
+                .row
+                .iter()
+                .find(|(o, _)| o == oid)
+                .map(|(_, v)| v.clone())
+                .or_else(|| value(oid))
+        };
+        self.queue(
+            def,
+            index,
+            |column| {
+                if column {
+                    vec![index, event.number]
+                } else {
+                    vec![index]
+                }
+            },
+            in_row,
+        );
+    }
+
+    /// Queues `def` with its objects at the suffix `suffix` gives each
+    /// (by whether it is a column of a table with an index of its own),
+    /// valued by `value` (absent ones are left out).
+    fn queue(
+        &self,
+        def: &'static NotificationDef,
+        index: u32,
+        suffix: impl Fn(bool) -> Vec<u32>,
+        value: impl Fn(&Oid) -> Option<Value>,
+    ) {
         let trap_oid = self.layout.notification_oid(def);
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
         for name in def.objects {
             let Some((object, column)) = self.objects.get(name) else {
                 continue;
             };
-            // A table's column is sent with the row's index; a scalar, `.0`.
-            let suffix = if *column { index } else { suffix };
-            let Ok(oid) = object.child(&[suffix]) else {
+            let Ok(oid) = object.child(&suffix(*column)) else {
                 continue;
             };
             if let Some(v) = value(&oid) {
@@ -837,6 +933,93 @@ mod tests {
                 "redisInstanceDown"
             ]
         );
+    }
+
+    #[test]
+    fn alarm_notifications_carry_the_row_and_the_instance_name_without_rate_limit() {
+        use crate::alarms::{AlarmSpec, Direction};
+        let (tx, mut rx) = mpsc::channel(100);
+        let layout = Layout::default_layout();
+        let memory = AlarmSpec::new(
+            "memory",
+            "redisMemUsedOfMax",
+            Direction::Above,
+            9000,
+            8500,
+            1,
+            None,
+        )
+        .unwrap();
+        let config = NotifyConfig {
+            max_per_minute: 1,
+            alarms: vec![memory],
+            ..NotifyConfig::default()
+        };
+        let notifier = Notifier::new(config, layout.clone(), tx);
+        let oid = |name: &str, suffix: &[u32]| {
+            let def = metrics::redis_objects().find(|o| o.name == name).unwrap();
+            layout.row_oid(def, suffix).unwrap()
+        };
+        let name_oid = oid("redisInstanceName", &[4]);
+        // used_memory 1043392 of maxmemory 1100000 (94.85 %), then 80 %.
+        let poll = |hundredths: u32| {
+            let mut part = vec![
+                (name_oid.clone(), Value::text("cache")),
+                (oid("redisMemUsedOfMax", &[4]), Value::Gauge32(hundredths)),
+            ];
+            part.sort_by(|a, b| a.0.cmp(&b.0));
+            let found = notifier.redis_alarms(4, true, &[&part], 1_795_400_000);
+            for event in &found.events {
+                notifier.send_alarm(event, 4, |o| {
+                    part.iter().find(|(p, _)| p == o).map(|(_, v)| v.clone())
+                });
+            }
+        };
+        // Three raises and rearms in a minute: none is held back.
+        for _ in 0..3 {
+            poll(9485);
+            poll(8000);
+        }
+        assert_eq!(
+            sent(&mut rx),
+            [
+                "redisThresholdCrossed",
+                "redisThresholdRearmed",
+                "redisThresholdCrossed",
+                "redisThresholdRearmed",
+                "redisThresholdCrossed",
+                "redisThresholdRearmed"
+            ]
+        );
+        poll(9485);
+        let varbinds = rx.try_recv().unwrap();
+        // The fourth raise is alarm number 4 of instance 4: numbers are not
+        // reused at once.
+        assert_eq!(varbinds[1], (name_oid, Value::text("cache")));
+        assert_eq!(
+            varbinds[2],
+            (oid("redisAlarmName", &[4, 4]), Value::text("memory"))
+        );
+        assert!(
+            varbinds.contains(&(oid("redisAlarmRaisedValue", &[4, 4]), Value::text("9485"))),
+            "{varbinds:?}"
+        );
+        assert_eq!(varbinds.len(), 1 + REDIS_NOTIFICATIONS[9].objects.len());
+        // Disabled, it is not sent; the alarm is still judged.
+        let (tx, mut rx) = mpsc::channel(100);
+        let config = NotifyConfig {
+            disabled: ["redisThresholdCrossed".to_string()].into_iter().collect(),
+            ..NotifyConfig::default()
+        };
+        let quiet = Notifier::new(config, layout.clone(), tx);
+        let part = vec![(oid("redisCliUsedOfMax", &[1]), Value::Gauge32(9900))];
+        for _ in 0..2 {
+            let found = quiet.redis_alarms(1, true, &[&part], 1_795_400_000);
+            for event in &found.events {
+                quiet.send_alarm(event, 1, |_| None);
+            }
+        }
+        assert!(sent(&mut rx).is_empty());
     }
 
     #[test]

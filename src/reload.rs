@@ -122,7 +122,7 @@ pub fn needing_restart(running: &Config, loaded: &Config) -> Vec<&'static str> {
         differ.push("[puppet]");
     }
     if running.notifications != loaded.notifications {
-        differ.push("[notifications] (and [puppet]'s notification settings)");
+        differ.push("[notifications] and [alarms] (and [puppet]'s notification settings)");
     }
     if running.log_target != loaded.log_target {
         differ.push("log");
@@ -419,7 +419,7 @@ mod tests {
                 "agentx_socket",
                 "the MIB roots (oid, puppet.oid)",
                 "[puppet]",
-                "[notifications] (and [puppet]'s notification settings)"
+                "[notifications] and [alarms] (and [puppet]'s notification settings)"
             ]
         );
     }

@@ -35,6 +35,9 @@ pub enum PartKey {
     RedisInstance(u32),
     /// The agent's view of an instance's health (up, data age, last error).
     RedisStatus(u32),
+    /// The rows of `redisAlarmTable` of one instance: its alarms active
+    /// now, owned by the notifier's threshold evaluation.
+    RedisAlarms(u32),
     /// Values read from Puppet's files.
     Puppet,
     /// Puppet's events log: its scalars and `puppetEventTable`.

@@ -61,6 +61,14 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         ],
     ),
     ("notify", &["hub", "doctor", "snapshot"]),
+    // The agent's own thresholds judge values as the catalogue places
+    // them; the notifier runs them, the configuration builds them.
+    (
+        "alarms",
+        &[
+            "snapshot", "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
+        ],
+    ),
     ("hub", &["doctor", "agentx", "config"]),
     (
         "reload",

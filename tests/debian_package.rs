@@ -963,10 +963,12 @@ fn shipped_config_shows_every_setting() {
     // The tables, each with the fields of its struct.
     let tables = [
         ("notifications", "FileNotifications"),
+        ("alarms", "FileAlarms"),
         ("puppet", "FilePuppet"),
     ];
     let mut want_top = top.clone();
     want_top.remove("redis");
+    want_top.remove("alarm");
     for (key, _) in tables {
         assert!(want_top.remove(key), "FileConfig has no {key}");
     }
@@ -983,6 +985,17 @@ fn shipped_config_shows_every_setting() {
     assert_eq!(redis.len(), 1, "one example [[redis]] table");
     let got_instance: BTreeSet<String> = redis[0].as_table().unwrap().keys().cloned().collect();
     assert_eq!(got_instance, instance, "[[redis]] settings");
+    let alarm = value
+        .get("alarm")
+        .and_then(|v| v.as_array())
+        .expect("a commented [[alarm]] table");
+    assert_eq!(alarm.len(), 1, "one example [[alarm]] table");
+    let got_alarm: BTreeSet<String> = alarm[0].as_table().unwrap().keys().cloned().collect();
+    assert_eq!(
+        got_alarm,
+        struct_fields(&source, "FileAlarm"),
+        "[[alarm]] settings"
+    );
     for (key, name) in tables {
         let table = value
             .get(key)
@@ -998,7 +1011,7 @@ fn shipped_config_shows_every_setting() {
         .collect();
     assert_eq!(
         tables_and_arrays,
-        BTreeSet::from(["notifications", "puppet", "redis"]),
+        BTreeSet::from(["notifications", "alarms", "alarm", "puppet", "redis"]),
         "tables"
     );
 }

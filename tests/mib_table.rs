@@ -30,11 +30,12 @@ use mibtool::{
     mib_file, named_numbers, parse_tp, ranges, repo_dir, snmptranslate, text, Mib, Node,
     ResolvedType, SMILINT,
 };
+use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
     redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField,
     Layout, ObjectDef, ReplicaField, RowIndex, SentinelField, SlowlogField, Source, StatusField,
-    DEFAULT_REDIS_ROOT, INSTANCE_ENTRY, INSTANCE_STATE, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
-    SENTINEL_STATE, TABLES,
+    ALARM_COLUMNS, DEFAULT_REDIS_ROOT, INSTANCE_ENTRY, INSTANCE_STATE, LEGACY_SCALARS,
+    MAX_NAME_INDEX_LEN, SENTINEL_STATE, TABLES,
 };
 use redis_snmp::metrics::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
 use redis_snmp::oid::Oid;
@@ -98,7 +99,8 @@ fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Slowlog(_)
         | Source::Latency(_)
         | Source::ClientName(_)
-        | Source::ClientUser(_) => None,
+        | Source::ClientUser(_)
+        | Source::Alarm(_) => None,
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => None,
     }
@@ -446,6 +448,9 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         }
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => Vec::new(),
+        // The agent's own alarms: the table's DESCRIPTION says where they
+        // come from ([[alarm]]).
+        Source::Alarm(_) => Vec::new(),
     }
 }
 
@@ -535,7 +540,8 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         | Source::Keyspace(_)
         | Source::Replica(_)
         | Source::Slowlog(_)
-        | Source::Puppet(_) => None,
+        | Source::Puppet(_)
+        | Source::Alarm(_) => None,
     }
 }
 
@@ -1049,6 +1055,34 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             served.push((index, oid, value));
         }
     }
+    // The rows of redisAlarmTable the agent's own alarms make of these
+    // values: one raised on the master's used memory, one per replica of
+    // its lag.
+    let alarms = [
+        AlarmSpec::new(
+            "memory-used",
+            "redisMemUsed",
+            Direction::Above,
+            1,
+            0,
+            1,
+            None,
+        )
+        .unwrap(),
+        AlarmSpec::new("lag", "redisRpLag", Direction::Above, 0, -1, 1, None).unwrap(),
+    ];
+    let mut evaluator = Alarms::new(&alarms, &layout);
+    let mut part: Vec<(Oid, Value)> = served
+        .iter()
+        .filter(|(i, _, _)| *i == 1)
+        .map(|(_, o, v)| (o.clone(), v.clone()))
+        .collect();
+    part.sort_by(|a, b| a.0.cmp(&b.0));
+    let raised = evaluator.evaluate(1, true, &[&part], 1_795_362_900);
+    assert!(raised.events.len() >= 2, "{:?}", raised.events);
+    for (oid, value) in raised.rows {
+        served.push((1, oid, value));
+    }
 
     let root = root();
     let defs: Vec<(Oid, &ObjectDef)> = redis_objects()
@@ -1161,6 +1195,8 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         5 | 6 => &["master_link_status", "up", "down"],
         7 => &["rdb_last_bgsave_status", "aof_last_write_status", "err"],
         8 | 9 => &["cert_expiry_warning", "redisInstanceCertExpiresIn"],
+        10 => &["[[alarm]]", "redisAlarmTrigger", "count"],
+        11 => &["redisAlarmRearm", "redisThresholdCrossed"],
         _ => return None,
     })
 }
@@ -1218,25 +1254,29 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
             ));
         }
         // Each object goes out as `<column>.<instance>`: that must be a
-        // whole instance of a served column, decoded by the MIB's INDEX.
+        // whole instance of a served column, decoded by the MIB's INDEX;
+        // the columns of redisAlarmTable go out with the alarm's row,
+        // `<column>.<instance>.<number>` (`Notifier::send_alarm`).
         for name in def.objects {
             let Some(object) = redis_objects().find(|o| o.name == *name) else {
                 problems.push(format!("{}: {name} is not served", def.name));
                 continue;
             };
-            if !per_instance_table(name) {
+            let alarm_row = ALARM_COLUMNS.iter().any(|c| c.name == *name);
+            if !per_instance_table(name) && !alarm_row {
                 problems.push(format!(
                     "{}: {name} is not a column of a table with one row per instance",
                     def.name
                 ));
                 continue;
             }
+            let suffix: &[u32] = if alarm_row { &[5, 7] } else { &[5] };
             let row = root
                 .child(object.arcs)
                 .unwrap()
                 .parent()
                 .and_then(|r| mib.node_at(&r).cloned());
-            match row.map(|row| decode_index(mib, &row, &[5])) {
+            match row.map(|row| decode_index(mib, &row, suffix)) {
                 Some(Ok(5)) => {}
                 other => problems.push(format!(
                     "{}: {name}.5 does not decode as instance 5: {other:?}",

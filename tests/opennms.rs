@@ -91,6 +91,7 @@ const THRESHD_FILE: &str = "snippets/threshd-configuration.xml";
 const CLEARED_BY: &[(&str, &str)] = &[
     ("redisInstanceDown", "redisInstanceUp"),
     ("redisReplicationLinkDown", "redisReplicationLinkUp"),
+    ("redisThresholdCrossed", "redisThresholdRearmed"),
     ("puppetRunFailed", "puppetRunRecovered"),
     ("puppetAgentStale", "puppetAgentStaleCleared"),
     ("puppetAgentDisabled", "puppetAgentEnabled"),
@@ -642,7 +643,8 @@ fn is_row_key(alias: &str) -> bool {
         | Source::Keyspace(_)
         | Source::Replica(_)
         | Source::Slowlog(_)
-        | Source::Puppet(_) => false,
+        | Source::Puppet(_)
+        | Source::Alarm(_) => false,
     }
 }
 

@@ -170,6 +170,30 @@ pub enum Source {
     /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
     /// agent's run summary, run report and lock files.
     Puppet(PuppetField),
+    /// A column of `redisAlarmTable`: the agent's own thresholds that are
+    /// crossed now (`crate::alarms`), not a value read from Redis.
+    Alarm(AlarmField),
+}
+
+/// A column of `redisAlarmTable`, one row per active alarm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlarmField {
+    /// The alarm's name in the configuration (`[[alarm]] name`).
+    Name,
+    /// The OID of the value it watches, with the value's row index.
+    Object,
+    /// The MIB name of the object it watches.
+    ObjectName,
+    /// The value at the last poll, in decimal.
+    Value,
+    /// The value that raised it, in decimal.
+    RaisedValue,
+    /// The configured trigger, in decimal.
+    Trigger,
+    /// The configured rearm value, in decimal.
+    Rearm,
+    /// Seconds since it was raised.
+    Age,
 }
 
 /// What a PUPPET-AGENT-MIB object reports.

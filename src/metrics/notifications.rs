@@ -64,6 +64,23 @@ pub const REDIS_NOTIFICATIONS: &[NotificationDef] = &[
     redis_notification("redisPersistenceFailed", 7, &["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"]),
     redis_notification("redisCertificateExpiring", 8, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
     redis_notification("redisCertificateExpiringCleared", 9, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
+    // Sent with the alarm's row of redisAlarmTable (instance.number) for
+    // its columns, the instance alone for redisInstanceName.
+    redis_notification("redisThresholdCrossed", 10, REDIS_ALARM_ROW),
+    redis_notification("redisThresholdRearmed", 11, REDIS_ALARM_ROW),
+];
+
+/// The objects of a threshold notification: the instance's name and the
+/// alarm's row of `redisAlarmTable`.
+const REDIS_ALARM_ROW: &[&str] = &[
+    "redisInstanceName",
+    "redisAlarmName",
+    "redisAlarmObject",
+    "redisAlarmObjectName",
+    "redisAlarmValue",
+    "redisAlarmRaisedValue",
+    "redisAlarmTrigger",
+    "redisAlarmRearm",
 ];
 
 /// The notifications of PUPPET-AGENT-MIB.

@@ -81,6 +81,10 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: PUPPET_EVENT_COLUMNS,
         why: "puppetEventTable (.401.4), the last resource events of the events log: each row is one event, seen once; the puppetResourceChanged and puppetResourceFailed events carry them instead.",
     },
+    NotCollected {
+        objects: ALARM_COLUMNS,
+        why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; OpenNMS keeps them as the alarms of redisThresholdCrossed, cleared by redisThresholdRearmed, not as a time series.",
+    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.

@@ -582,6 +582,23 @@ pub const CLIENT_USER_COLUMNS: &[ObjectDef] = &[
     column("redisCuKey", &[3, 20, 1, 9], DisplayString, Source::ClientUser(ClientField::Key)),
 ];
 
+/// `redisAlarmTable` (`redis.3.23`), INDEX { redisInstanceIndex,
+/// redisAlarmNumber }: the agent's own thresholds crossed now, one row per
+/// alarm (`crate::alarms`). The values are decimal text: an alarm may watch
+/// an Integer32 (negative), a Gauge32 or a 64-bit gauge, and no one SMIv2
+/// integer holds them all.
+#[rustfmt::skip]
+pub const ALARM_COLUMNS: &[ObjectDef] = &[
+    column("redisAlarmName", &[3, 23, 1, 2], DisplayString, Source::Alarm(AlarmField::Name)),
+    column("redisAlarmObject", &[3, 23, 1, 3], ObjectIdentifier, Source::Alarm(AlarmField::Object)),
+    column("redisAlarmObjectName", &[3, 23, 1, 4], DisplayString, Source::Alarm(AlarmField::ObjectName)),
+    column("redisAlarmValue", &[3, 23, 1, 5], DisplayString, Source::Alarm(AlarmField::Value)),
+    column("redisAlarmRaisedValue", &[3, 23, 1, 6], DisplayString, Source::Alarm(AlarmField::RaisedValue)),
+    column("redisAlarmTrigger", &[3, 23, 1, 7], DisplayString, Source::Alarm(AlarmField::Trigger)),
+    column("redisAlarmRearm", &[3, 23, 1, 8], DisplayString, Source::Alarm(AlarmField::Rearm)),
+    column("redisAlarmAge", &[3, 23, 1, 9], Gauge32, Source::Alarm(AlarmField::Age)).units("seconds"),
+];
+
 enumeration! {
     /// `redisInstanceState`: whether the last poll succeeded, and whether
     /// the server was still loading its dataset then (it answers INFO, but
@@ -628,4 +645,5 @@ pub fn redis_objects() -> impl Iterator<Item = &'static ObjectDef> {
         .chain(INSTANCE_COLUMNS)
         .chain(INFO_GROUPS.iter().flat_map(|g| g.iter()))
         .chain(ROW_TABLES.iter().flat_map(|t| t.iter()))
+        .chain(ALARM_COLUMNS)
 }

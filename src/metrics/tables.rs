@@ -202,6 +202,15 @@ pub const TABLES: &[TableDef] = &[
         resource_type: "redisClientUser",
         columns: CLIENT_USER_COLUMNS,
     },
+    TableDef {
+        table: "redisAlarmTable",
+        entry: "redisAlarmEntry",
+        augments: None,
+        index: RowIndex::InstanceAndNumber { object: "redisAlarmNumber", min: 1 },
+        rows_from: &["[[alarm]]"],
+        resource_type: "redisAlarm",
+        columns: ALARM_COLUMNS,
+    },
 ];
 
 /// The table an object is a column of.

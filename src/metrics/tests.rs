@@ -313,7 +313,13 @@ fn every_object_is_collected_once_or_left_out_and_every_resource_type_declared()
             );
         }
     }
-    for t in TABLES {
+    // A table OpenNMS does not collect needs no resource type there.
+    let left_out = |t: &TableDef| {
+        NOT_COLLECTED
+            .iter()
+            .any(|n| n.objects.iter().any(|o| o.name == t.columns[0].name))
+    };
+    for t in TABLES.iter().filter(|t| !left_out(t)) {
         assert!(
             RESOURCE_TYPES.iter().any(|r| r.name == t.resource_type),
             "{}: resource type {} is not declared",

@@ -1,0 +1,360 @@
+//! Issue 16 part 5 end to end: the agent's own thresholds. A real Redis
+//! whose maxmemory is set (CONFIG SET) so the memory it uses is above 90 %
+//! of it, then between the rearm value and the trigger, then far below;
+//! the agent, with its default alarms (memory: 90 % on 2 polls in a row,
+//! rearmed at 85 %), sends one `redisThresholdCrossed` through a real
+//! snmpd to a real snmptrapd, lists the alarm in `redisAlarmTable`, stays
+//! quiet while the value hovers, and sends one `redisThresholdRearmed`
+//! when it falls, the row gone. And an alarm of the configuration's own
+//! (`[[alarm]]`, the defaults off) on the certificate a `rediss://` server
+//! shows, made by openssl in the test: raised at start-up (there is no
+//! baseline), quiet between rearm and trigger, rearmed by a renewal. And
+//! an instance removed by a reload (SIGHUP) with an alarm raised: rearmed,
+//! with its name.
+
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
+use std::time::Duration;
+use testkit::{
+    free_port, pki, wait_until, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd, REDIS_ROOT,
+};
+
+/// `redisAlarmTable`'s entry below the module root.
+const ALARM_ENTRY: &str = "3.23.1";
+
+/// The rows of `redisAlarmTable` as `column.instance.number = value`.
+fn alarm_rows(snmpd: &Snmpd) -> Vec<String> {
+    let prefix = format!("{REDIS_ROOT}.{ALARM_ENTRY}.");
+    snmpd
+        .numeric()
+        .bulkwalk(&format!("{REDIS_ROOT}.{ALARM_ENTRY}"))
+        .vars()
+        .into_iter()
+        // An empty table walks as "No Such Object" at the entry itself.
+        .filter_map(|v| {
+            let short = v
+                .name
+                .trim_start_matches('.')
+                .strip_prefix(prefix.trim_start_matches('.'))?
+                .to_string();
+            Some(format!("{short} = {}", v.value.trim_matches('"')))
+        })
+        .collect()
+}
+
+/// Sets maxmemory so that what Redis uses now is `percent` of it.
+fn use_percent_of_maxmemory(redis: &Redis, percent: u64) -> u64 {
+    let used: u64 = redis
+        .info_map()
+        .get("used_memory")
+        .and_then(|v| v.parse().ok())
+        .expect("used_memory");
+    let max = used * 100 / percent;
+    assert_eq!(
+        redis.cli(&["CONFIG", "SET", "maxmemory", &max.to_string()]),
+        "OK"
+    );
+    max
+}
+
+/// The value the agent serves for `redisMemUsedOfMax` of instance 1, in
+/// hundredths of a percent.
+fn used_of_max(snmpd: &Snmpd) -> Option<u64> {
+    snmpd
+        .numeric()
+        .get_one(&format!("{REDIS_ROOT}.3.4.1.27.1"))
+        .value
+        .parse()
+        .ok()
+}
+
+/// The decimal number that follows `label` in `line`.
+fn number_after(line: &str, label: &str) -> u32 {
+    line.split(label)
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {label} in {line}"))
+}
+
+#[test]
+fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let redis = Redis::start();
+    // Some 4 MB of data, so the few kilobytes a connection moves do not
+    // move the percentage: noeviction (the default) keeps it all.
+    assert_eq!(
+        redis.cli(&["SETRANGE", "ballast", "4000000", "x"]),
+        "4000001"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let _agent = AgentConfig::new(&snmpd)
+        .redis("cache", &redis.address(), "")
+        .start(dir.path());
+    // No maxmemory: redisMemUsedOfMax has no value, nothing is judged.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+
+    // 95 %: beyond the trigger (9000) at two polls in a row.
+    use_percent_of_maxmemory(&redis, 95);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdCrossed")
+            .is_empty()),
+        "no redisThresholdCrossed; agent serves {:?}; snmptrapd log:\n{}",
+        used_of_max(&snmpd),
+        trapd.log()
+    );
+    let crossed = trapd.received("redisThresholdCrossed");
+    let line = &crossed[0];
+    for expected in [
+        "redisInstanceName.1 = STRING: cache",
+        "redisAlarmName.1.1 = STRING: memory",
+        "redisAlarmObjectName.1.1 = STRING: redisMemUsedOfMax",
+        "redisAlarmTrigger.1.1 = STRING: 9000",
+        "redisAlarmRearm.1.1 = STRING: 8500",
+        // The value that raised it: 95 %, give or take what moved.
+        "redisAlarmRaisedValue.1.1 = STRING: 9",
+    ] {
+        assert!(line.contains(expected), "{expected} not in {line}");
+    }
+    assert!(
+        line.contains("redisAlarmObject.1.1 = OID: REDIS-SERVER-MIB::redisMemUsedOfMax.1"),
+        "{line}"
+    );
+    let raised = number_after(line, "redisAlarmRaisedValue.1.1 = STRING: ");
+    assert!((9400..=9600).contains(&raised), "{raised}");
+    // The row, as a manager walks it.
+    let rows = alarm_rows(&snmpd);
+    assert!(rows.contains(&"2.1.1 = memory".to_string()), "{rows:?}");
+    assert!(
+        rows.contains(&"4.1.1 = redisMemUsedOfMax".to_string()),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("3.1.1 = ") && r.ends_with(".3.4.1.27.1")),
+        "{rows:?}"
+    );
+    assert!(rows.contains(&"7.1.1 = 9000".to_string()), "{rows:?}");
+
+    // 87 %: between the rearm value and the trigger. Three polls later,
+    // nothing more was sent, and the row shows the value now.
+    use_percent_of_maxmemory(&redis, 87);
+    assert!(wait_until(Duration::from_secs(5), || used_of_max(&snmpd)
+        .is_some_and(|v| (8501..=8999).contains(&v))));
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
+    assert!(trapd.received("redisThresholdRearmed").is_empty());
+    let rows = alarm_rows(&snmpd);
+    let now = rows
+        .iter()
+        .find_map(|r| r.strip_prefix("5.1.1 = ")?.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("no redisAlarmValue in {rows:?}"));
+    assert!((8501..=8999).contains(&now), "{rows:?}");
+
+    // 10 %: rearmed, once; the row leaves.
+    use_percent_of_maxmemory(&redis, 10);
+    assert!(
+        wait_until(Duration::from_secs(5), || !trapd
+            .received("redisThresholdRearmed")
+            .is_empty()),
+        "no redisThresholdRearmed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    let rearmed = trapd.received("redisThresholdRearmed");
+    let line = &rearmed[0];
+    for expected in [
+        "redisInstanceName.1 = STRING: cache",
+        "redisAlarmName.1.1 = STRING: memory",
+    ] {
+        assert!(line.contains(expected), "{expected} not in {line}");
+    }
+    // The value that rearmed it: 10 %.
+    let value = number_after(line, "redisAlarmValue.1.1 = STRING: ");
+    assert!((950..=1050).contains(&value), "{value}");
+    assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
+    assert_eq!(trapd.received("redisThresholdRearmed").len(), 1);
+}
+
+/// The seconds `redisInstanceCertExpiresIn` of instance 1 says.
+fn cert_expires_in(snmpd: &Snmpd) -> Option<i64> {
+    snmpd
+        .numeric()
+        .get_one(&format!("{REDIS_ROOT}.3.1.1.13.1"))
+        .value
+        .parse()
+        .ok()
+}
+
+#[test]
+fn a_configured_alarm_on_the_certificate_is_raised_at_start_and_rearmed_by_a_renewal() {
+    const DAY: i64 = 86_400;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // One server key, three certificates: 10, 18 and 60 days.
+    pki::make_ca(d, "ca", "test CA", 90);
+    pki::make_request(d, "server", "/O=Example/CN=redis.test");
+    for (file, days) in [("soon.pem", 10), ("later.pem", 18), ("renewed.pem", 60)] {
+        pki::sign(
+            d,
+            "server.csr",
+            "ca",
+            file,
+            days,
+            "subjectAltName=DNS:redis.test",
+        );
+    }
+    let tls_port = free_port();
+    let redis = Redis::start_with(&[
+        &format!("tls-port {tls_port}"),
+        &format!("tls-cert-file {}/soon.pem", d.display()),
+        &format!("tls-key-file {}/server.key", d.display()),
+        &format!("tls-ca-cert-file {}/ca.pem", d.display()),
+        "tls-auth-clients no",
+    ]);
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let _agent = AgentConfig::new(&snmpd)
+        .redis(
+            "tls",
+            &format!("rediss://127.0.0.1:{tls_port}"),
+            &format!(
+                "tls_ca_file = \"{}/ca.pem\"\ntls_server_name = \"redis.test\"\n\
+                 cert_check_interval = 1\ntimeout = 2.0",
+                d.display()
+            ),
+        )
+        .table(
+            "[alarms]\ndefaults = false\n\n[[alarm]]\nname = \"tls-cert\"\n\
+             object = \"redisInstanceCertExpiresIn\"\ndirection = \"below\"\n\
+             trigger = 1209600\nrearm = 1814400\ninstances = [\"tls\"]",
+        )
+        .start(d);
+
+    // 10 days left, under 14: raised at the first poll.
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdCrossed")
+            .is_empty()),
+        "no redisThresholdCrossed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    let line = &trapd.received("redisThresholdCrossed")[0];
+    for expected in [
+        "redisInstanceName.1 = STRING: tls",
+        "redisAlarmName.1.1 = STRING: tls-cert",
+        "redisAlarmObjectName.1.1 = STRING: redisInstanceCertExpiresIn",
+        "redisAlarmTrigger.1.1 = STRING: 1209600",
+        "redisAlarmRearm.1.1 = STRING: 1814400",
+    ] {
+        assert!(line.contains(expected), "{expected} not in {line}");
+    }
+    let raised = i64::from(number_after(line, "redisAlarmRaisedValue.1.1 = STRING: "));
+    assert!((9 * DAY..=10 * DAY).contains(&raised), "{raised}");
+    assert!(
+        alarm_rows(&snmpd).contains(&"2.1.1 = tls-cert".to_string()),
+        "{:?}",
+        alarm_rows(&snmpd)
+    );
+
+    // 18 days: between the trigger (14) and the rearm value (21).
+    redis.cli(&[
+        "CONFIG",
+        "SET",
+        "tls-cert-file",
+        &format!("{}/later.pem", d.display()),
+    ]);
+    assert!(
+        wait_until(Duration::from_secs(8), || cert_expires_in(&snmpd)
+            .is_some_and(|s| s > 17 * DAY)),
+        "redisInstanceCertExpiresIn = {:?}",
+        cert_expires_in(&snmpd)
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        trapd.received("redisThresholdRearmed").is_empty(),
+        "{}",
+        trapd.log()
+    );
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
+
+    // Renewed for 60 days: rearmed, the row gone.
+    redis.cli(&[
+        "CONFIG",
+        "SET",
+        "tls-cert-file",
+        &format!("{}/renewed.pem", d.display()),
+    ]);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdRearmed")
+            .is_empty()),
+        "no redisThresholdRearmed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    let line = &trapd.received("redisThresholdRearmed")[0];
+    assert!(
+        line.contains("redisAlarmName.1.1 = STRING: tls-cert"),
+        "{line}"
+    );
+    let value = i64::from(number_after(line, "redisAlarmValue.1.1 = STRING: "));
+    assert!((59 * DAY..=60 * DAY).contains(&value), "{value}");
+    assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+}
+
+#[test]
+fn an_instance_removed_by_a_reload_has_its_alarm_rearmed() {
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let (kept, removed) = (Redis::start(), Redis::start());
+    assert_eq!(
+        removed.cli(&["SETRANGE", "ballast", "4000000", "x"]),
+        "4000001"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = AgentConfig::new(&snmpd)
+        .redis("kept", &kept.address(), "")
+        .redis("removed", &removed.address(), "")
+        .start(dir.path());
+    use_percent_of_maxmemory(&removed, 95);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdCrossed")
+            .is_empty()),
+        "no redisThresholdCrossed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    assert!(
+        trapd.received("redisThresholdCrossed")[0].contains("redisAlarmName.2.1 = STRING: memory"),
+        "{}",
+        trapd.log()
+    );
+    assert!(alarm_rows(&snmpd).contains(&"2.2.1 = memory".to_string()));
+
+    AgentConfig::new(&snmpd)
+        .redis("kept", &kept.address(), "")
+        .write(dir.path());
+    agent.signal(libc::SIGHUP);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdRearmed")
+            .is_empty()),
+        "no redisThresholdRearmed after the reload; agent log:\n{}",
+        agent.log()
+    );
+    let line = &trapd.received("redisThresholdRearmed")[0];
+    for expected in [
+        "redisInstanceName.2 = STRING: removed",
+        "redisAlarmName.2.1 = STRING: memory",
+    ] {
+        assert!(line.contains(expected), "{expected} not in {line}");
+    }
+    assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+    assert!(agent.is_running(), "{}", agent.log());
+}
