@@ -19,6 +19,13 @@ pub enum RowIndex {
     /// `redisInstanceIndex` and a `DisplayString (SIZE (1..64))` column of
     /// the entry's own, not IMPLIED: its length, then one arc per byte.
     InstanceAndName { object: &'static str },
+    /// `redisInstanceIndex`, the name that indexes a row of another table
+    /// (`parent`: the row this one belongs to) and a name of the entry's
+    /// own, both `DisplayString (SIZE (1..64))`, each its length and bytes.
+    InstanceNameAndName {
+        parent: &'static str,
+        object: &'static str,
+    },
 }
 
 impl RowIndex {
@@ -26,9 +33,9 @@ impl RowIndex {
     pub fn own_object(self) -> Option<&'static str> {
         match self {
             RowIndex::Instance => None,
-            RowIndex::InstanceAndNumber { object, .. } | RowIndex::InstanceAndName { object } => {
-                Some(object)
-            }
+            RowIndex::InstanceAndNumber { object, .. }
+            | RowIndex::InstanceAndName { object }
+            | RowIndex::InstanceNameAndName { object, .. } => Some(object),
         }
     }
 
@@ -41,14 +48,25 @@ impl RowIndex {
                 *instance >= 1 && *n >= min && i32::try_from(*n).is_ok()
             }
             (RowIndex::InstanceAndName { .. }, [instance, len, bytes @ ..]) => {
+                *instance >= 1 && name_fits(*len, bytes)
+            }
+            (RowIndex::InstanceNameAndName { .. }, [instance, len, rest @ ..]) => {
+                let len = *len as usize;
                 *instance >= 1
-                    && *len as usize == bytes.len()
-                    && (1..=MAX_NAME_INDEX_LEN).contains(&bytes.len())
-                    && bytes.iter().all(|b| (0x20..0x7f).contains(b))
+                    && len < rest.len()
+                    && name_fits(len as u32, &rest[..len])
+                    && matches!(&rest[len..], [len2, bytes @ ..] if name_fits(*len2, bytes))
             }
             _ => false,
         }
     }
+}
+
+/// Whether `bytes` are a name index's bytes of length `len`.
+fn name_fits(len: u32, bytes: &[u32]) -> bool {
+    len as usize == bytes.len()
+        && (1..=MAX_NAME_INDEX_LEN).contains(&bytes.len())
+        && bytes.iter().all(|b| (0x20..0x7f).contains(b))
 }
 
 /// The index `instance.len.b1.b2…` of a row named by a string, or `None`
@@ -202,6 +220,25 @@ pub const TABLES: &[TableDef] = &[
         resource_type: "redisClientUser",
         columns: CLIENT_USER_COLUMNS,
     },
+    TableDef {
+        table: "redisKeyTable",
+        entry: "redisKeyEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisKeyName" },
+        rows_from: &["check_keys"],
+        resource_type: "redisKey",
+        columns: KEY_COLUMNS,
+    },
+    TableDef {
+        table: "redisKeyStreamGroupTable",
+        entry: "redisKeyStreamGroupEntry",
+        augments: None,
+        index: RowIndex::InstanceNameAndName { parent: "redisKeyName", object: "redisKgName" },
+        rows_from: &["XINFO GROUPS", "name"],
+        resource_type: "redisKeyStreamGroup",
+        columns: STREAM_GROUP_COLUMNS,
+    },
+    augmenting("redisKeyCheckTable", "redisKeyCheckEntry", KEY_CHECK_COLUMNS),
 ];
 
 /// The table an object is a column of.
