@@ -583,21 +583,21 @@ pub const CLIENT_USER_COLUMNS: &[ObjectDef] = &[
 ];
 
 /// `redisKeyTable` (`redis.3.21`), INDEX { redisInstanceIndex,
-/// redisKeyName }: the keys `check_keys` names or matches (issue 16).
+/// redisCkName }: the keys `check_keys` names or matches (issue 16).
 #[rustfmt::skip]
 pub const KEY_COLUMNS: &[ObjectDef] = &[
-    column("redisKeyType", &[3, 21, 1, 2], Enum, Source::Key(KeyField::Type)),
-    column("redisKeyLength", &[3, 21, 1, 3], Gauge64, Source::Key(KeyField::Length)).units("elements"),
-    column("redisKeyTtl", &[3, 21, 1, 4], Integer32, Source::Key(KeyField::Ttl)).units("seconds"),
-    column("redisKeyMemory", &[3, 21, 1, 5], Gauge64, Source::Key(KeyField::Memory)).units("bytes"),
-    column("redisKeyEntry", &[3, 21, 1, 6], DisplayString, Source::Key(KeyField::Entry)),
-    column("redisKeyLabel", &[3, 21, 1, 7], DisplayString, Source::Key(KeyField::Label)),
-    column("redisKeyKey", &[3, 21, 1, 8], DisplayString, Source::Key(KeyField::Key)),
-    column("redisKeyError", &[3, 21, 1, 9], DisplayString, Source::Key(KeyField::Error)),
+    column("redisCkType", &[3, 21, 1, 2], Enum, Source::Key(KeyField::Type)),
+    column("redisCkLength", &[3, 21, 1, 3], Gauge64, Source::Key(KeyField::Length)).units("elements"),
+    column("redisCkTtl", &[3, 21, 1, 4], Integer32, Source::Key(KeyField::Ttl)).units("seconds"),
+    column("redisCkMemory", &[3, 21, 1, 5], Gauge64, Source::Key(KeyField::Memory)).units("bytes"),
+    column("redisCkPattern", &[3, 21, 1, 6], DisplayString, Source::Key(KeyField::Entry)),
+    column("redisCkLabel", &[3, 21, 1, 7], DisplayString, Source::Key(KeyField::Label)),
+    column("redisCkKey", &[3, 21, 1, 8], DisplayString, Source::Key(KeyField::Key)),
+    column("redisCkError", &[3, 21, 1, 9], DisplayString, Source::Key(KeyField::Error)),
 ];
 
 /// `redisKeyStreamGroupTable` (`redis.3.22`), INDEX { redisInstanceIndex,
-/// redisKeyName, redisKgName }: the consumer groups of the checked keys
+/// redisCkName, redisKgName }: the consumer groups of the checked keys
 /// that are streams.
 #[rustfmt::skip]
 pub const STREAM_GROUP_COLUMNS: &[ObjectDef] = &[
@@ -616,7 +616,7 @@ pub const STREAM_GROUP_COLUMNS: &[ObjectDef] = &[
 pub const KEY_CHECK_COLUMNS: &[ObjectDef] = &[
     column("redisKcKeys", &[3, 23, 1, 1], Gauge32, Source::KeyCheck(KeyCheckField::Keys)).units("keys"),
     column("redisKcKeysLeftOut", &[3, 23, 1, 2], Gauge32, Source::KeyCheck(KeyCheckField::KeysLeftOut)).units("keys"),
-    column("redisKcGroupsLeftOut", &[3, 23, 1, 3], Gauge32, Source::KeyCheck(KeyCheckField::GroupsLeftOut)).units("groups"),
+    column("redisKcGrpsLeftOut", &[3, 23, 1, 3], Gauge32, Source::KeyCheck(KeyCheckField::GroupsLeftOut)).units("groups"),
     column("redisKcScanComplete", &[3, 23, 1, 4], TruthValue, Source::KeyCheck(KeyCheckField::ScanComplete)),
     column("redisKcScanCalls", &[3, 23, 1, 5], Gauge32, Source::KeyCheck(KeyCheckField::ScanCalls)).units("calls"),
     column("redisKcCheckTime", &[3, 23, 1, 6], Gauge32, Source::KeyCheck(KeyCheckField::CheckTime)).units("milliseconds"),
@@ -624,7 +624,7 @@ pub const KEY_CHECK_COLUMNS: &[ObjectDef] = &[
 ];
 
 enumeration! {
-    /// `redisKeyType`: what TYPE says of a checked key. A named key that
+    /// `redisCkType`: what TYPE says of a checked key. A named key that
     /// does not exist is none(8); a matched one that vanished has no row.
     KeyType {
         String = 1 => ["string"],
@@ -638,7 +638,7 @@ enumeration! {
     }
 }
 
-/// `redisKeyType`.
+/// `redisCkType`.
 pub const KEY_TYPES: &[(&str, i32)] = KeyType::LABELS;
 
 enumeration! {

@@ -7,6 +7,11 @@ use super::*;
 /// `redisErrPrefix`, `redisSntName`, `redisLatEvent`: `SIZE (1..64)`).
 pub const MAX_NAME_INDEX_LEN: usize = 64;
 
+/// The longest name of the second string of a two-name index
+/// (`redisKgName`: `SIZE (1..32)`): with the first (64) and the table's
+/// OID, the row's OID stays within SNMP's 128 sub-identifiers.
+pub const MAX_SECOND_NAME_INDEX_LEN: usize = 32;
+
 /// How a table's rows are told apart: its INDEX, the entry's own or, for
 /// an entry that AUGMENTS `redisInstanceEntry`, that entry's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,8 +25,9 @@ pub enum RowIndex {
     /// the entry's own, not IMPLIED: its length, then one arc per byte.
     InstanceAndName { object: &'static str },
     /// `redisInstanceIndex`, the name that indexes a row of another table
-    /// (`parent`: the row this one belongs to) and a name of the entry's
-    /// own, both `DisplayString (SIZE (1..64))`, each its length and bytes.
+    /// (`parent`: the row this one belongs to, `DisplayString (SIZE
+    /// (1..64))`) and a name of the entry's own (`DisplayString (SIZE
+    /// (1..32))`: [`MAX_SECOND_NAME_INDEX_LEN`]), each its length and bytes.
     InstanceNameAndName {
         parent: &'static str,
         object: &'static str,
@@ -55,7 +61,8 @@ impl RowIndex {
                 *instance >= 1
                     && len < rest.len()
                     && name_fits(len as u32, &rest[..len])
-                    && matches!(&rest[len..], [len2, bytes @ ..] if name_fits(*len2, bytes))
+                    && matches!(&rest[len..], [len2, bytes @ ..]
+                        if name_fits(*len2, bytes) && bytes.len() <= MAX_SECOND_NAME_INDEX_LEN)
             }
             _ => false,
         }
@@ -224,7 +231,7 @@ pub const TABLES: &[TableDef] = &[
         table: "redisKeyTable",
         entry: "redisKeyEntry",
         augments: None,
-        index: RowIndex::InstanceAndName { object: "redisKeyName" },
+        index: RowIndex::InstanceAndName { object: "redisCkName" },
         rows_from: &["check_keys"],
         resource_type: "redisKey",
         columns: KEY_COLUMNS,
@@ -233,7 +240,7 @@ pub const TABLES: &[TableDef] = &[
         table: "redisKeyStreamGroupTable",
         entry: "redisKeyStreamGroupEntry",
         augments: None,
-        index: RowIndex::InstanceNameAndName { parent: "redisKeyName", object: "redisKgName" },
+        index: RowIndex::InstanceNameAndName { parent: "redisCkName", object: "redisKgName" },
         rows_from: &["XINFO GROUPS", "name"],
         resource_type: "redisKeyStreamGroup",
         columns: STREAM_GROUP_COLUMNS,

@@ -22,7 +22,7 @@
 //!
 //! A server error about one key or command (NOPERM where an ACL forbids
 //! it, WRONGTYPE when a key changed type between two pipelines) is shown
-//! in `redisKeyError` or `redisKcLastError` and logged once; the
+//! in `redisCkError` or `redisKcLastError` and logged once; the
 //! connection is kept.
 //!
 //! Key names can be secrets. With `key_names = "alias"` a key is shown as
@@ -37,7 +37,7 @@ use super::connection::ReplyBudget;
 use super::poller::describe;
 use super::replies::{items, number, text};
 use crate::config::{KeyChecks, KeyNames};
-use crate::metrics::{KeyType, MAX_NAME_INDEX_LEN};
+use crate::metrics::{KeyType, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN};
 use redis::aio::MultiplexedConnection;
 use redis::Value;
 use std::collections::{BTreeSet, HashSet};
@@ -607,7 +607,10 @@ impl KeyCheck {
                     (false, Ok(value)) => rows[i].1.length = number(&value),
                     (true, Ok(value)) => {
                         let mut all = stream_groups(&value);
-                        all.retain(|g| fits_index(g.name.as_bytes()));
+                        all.retain(|g| {
+                            fits_index(g.name.as_bytes())
+                                && g.name.len() <= MAX_SECOND_NAME_INDEX_LEN
+                        });
                         let listed = items(&value).len() as u64;
                         all.sort_by(|a, b| a.name.cmp(&b.name));
                         all.truncate(self.settings.groups);

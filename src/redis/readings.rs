@@ -232,7 +232,9 @@ fn key_rows(owner: &RowOwner, report: &KeyReport, layout: &Layout, part: &mut Pa
             }
         }
         for group in &row.groups {
-            let Some(group_index) = name_index(0, &group.name) else {
+            let Some(group_index) = name_index(0, &group.name)
+                .filter(|_| group.name.len() <= metrics::MAX_SECOND_NAME_INDEX_LEN)
+            else {
                 continue;
             };
             let mut suffix = suffix.clone();
