@@ -2,7 +2,8 @@
 # The agent against what an operator would pick instead (benches/peers.rs):
 # Debian's prometheus-redis-exporter and zabbix-agent2, each with its own
 # identical Redis, polled every second for PEERS_SECONDS (default 30), then
-# frozen (SIGSTOP 10 s) and killed. Then benches/snmp.rs, whose last table is
+# frozen (SIGSTOP 10 s) and killed. Then benches/key_checks.rs (check_keys
+# against redis_exporter's --check-keys). Then benches/snmp.rs, whose last table is
 # the agent against the floor (a minimal AgentX responder, same snmpd).
 #
 # The two peers are installed with apt-get if missing (as root). They run
@@ -40,4 +41,5 @@ if ((${#missing[@]})); then
 fi
 
 cargo bench --bench peers
+cargo bench --bench key_checks
 cargo bench --bench snmp

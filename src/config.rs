@@ -56,6 +56,23 @@ pub const DEFAULT_CLIENT_LIST_ROWS: usize = 50;
 /// The most rows `client_list_rows` may ask for.
 const MAX_CLIENT_LIST_ROWS: usize = 1_000;
 
+/// Key checks (`check_keys`, issue 16): how often they run, in seconds
+/// (each is a SCAN per pattern and a few commands per key).
+pub const DEFAULT_CHECK_KEYS_SECS: u64 = 60;
+/// Rows of `redisKeyTable` at most, per instance.
+pub const DEFAULT_CHECK_KEYS_ROWS: usize = 100;
+/// Rows of `redisKeyStreamGroupTable` at most, per stream.
+pub const DEFAULT_CHECK_KEYS_GROUPS: usize = 20;
+/// The COUNT hint of each `SCAN … MATCH … COUNT`: keys Redis looks at per call.
+pub const DEFAULT_CHECK_KEYS_SCAN_COUNT: u32 = 1_000;
+/// SCAN calls one check may make, all patterns together.
+pub const DEFAULT_CHECK_KEYS_SCAN_CALLS: u32 = 100;
+/// Milliseconds one check may spend scanning, all patterns together.
+pub const DEFAULT_CHECK_KEYS_SCAN_MILLIS: u64 = 100;
+/// The most entries `check_keys` may have, and the longest one.
+const MAX_CHECK_KEYS: usize = 100;
+const MAX_CHECK_KEY_LEN: usize = 1_024;
+
 /// The range `max_reply_bytes` may be set in.
 const MIN_MAX_REPLY_BYTES: u64 = 64 << 10;
 const MAX_MAX_REPLY_BYTES: u64 = 1 << 30;
@@ -185,6 +202,59 @@ pub struct RedisInstance {
     /// default ones, SLOWLOG, LATENCY LATEST); `None`: the configuration's
     /// `slow_refresh`. Between two such polls they are served as last read.
     pub slow_refresh: Option<Duration>,
+    /// The keys and streams an operator names (`check_keys` and its
+    /// settings); no entries: off.
+    pub key_checks: KeyChecks,
+}
+
+/// How `redisKeyTable` shows a key: by its name, or by an alias that
+/// tells nothing of it (key names can be sensitive, and a name-indexed
+/// row's name is in every OID of the row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyNames {
+    #[default]
+    Name,
+    /// `e<N>` for the Nth entry of `check_keys` named exactly, and
+    /// `e<N>-<hash>` for a key a pattern matched (see `redis::keys`).
+    Alias,
+}
+
+/// The `check_keys` settings of one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyChecks {
+    /// Exact names and glob patterns (`*`, `?`, `[` make a pattern), as
+    /// configured.
+    pub entries: Vec<String>,
+    pub interval: Duration,
+    /// Rows of `redisKeyTable` at most; the rest are counted.
+    pub rows: usize,
+    /// Consumer groups per stream at most; the rest are counted.
+    pub groups: usize,
+    /// SCAN's COUNT hint.
+    pub scan_count: u32,
+    /// SCAN calls per check at most.
+    pub scan_calls: u32,
+    /// Time per check for SCAN at most.
+    pub scan_time: Duration,
+    /// Whether to ask `MEMORY USAGE` of each key (it walks the value).
+    pub memory: bool,
+    pub names: KeyNames,
+}
+
+impl Default for KeyChecks {
+    fn default() -> Self {
+        KeyChecks {
+            entries: Vec::new(),
+            interval: Duration::from_secs(DEFAULT_CHECK_KEYS_SECS),
+            rows: DEFAULT_CHECK_KEYS_ROWS,
+            groups: DEFAULT_CHECK_KEYS_GROUPS,
+            scan_count: DEFAULT_CHECK_KEYS_SCAN_COUNT,
+            scan_calls: DEFAULT_CHECK_KEYS_SCAN_CALLS,
+            scan_time: Duration::from_millis(DEFAULT_CHECK_KEYS_SCAN_MILLIS),
+            memory: false,
+            names: KeyNames::Name,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -392,6 +462,17 @@ struct FileInstance {
     client_list_rows: Option<usize>,
     /// This instance's own `slow_refresh`.
     slow_refresh: Option<u64>,
+    check_keys: Option<Vec<String>>,
+    check_keys_interval: Option<u64>,
+    check_keys_rows: Option<usize>,
+    check_keys_groups: Option<usize>,
+    check_keys_scan_count: Option<u32>,
+    check_keys_scan_calls: Option<u32>,
+    /// Milliseconds.
+    check_keys_scan_time: Option<u64>,
+    check_keys_memory: Option<bool>,
+    /// `"name"` or `"alias"`.
+    key_names: Option<String>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -801,6 +882,7 @@ fn instance_from_file(
             key("client_list_rows")
         ));
     }
+    let key_checks = key_checks_from_file(entry, key)?;
     Ok(RedisInstance {
         name: entry
             .name
@@ -819,6 +901,121 @@ fn instance_from_file(
         client_list_interval,
         client_list_rows,
         slow_refresh: entry.slow_refresh.map(Duration::from_secs),
+        key_checks,
+    })
+}
+
+/// The `check_keys` keys of an entry, each bounded: the agent's work per
+/// check and the rows it keeps grow with them.
+fn key_checks_from_file(
+    entry: &FileInstance,
+    key: &dyn Fn(&str) -> String,
+) -> Result<KeyChecks, String> {
+    let defaults = KeyChecks::default();
+    let entries = entry.check_keys.clone().unwrap_or_default();
+    if entries.len() > MAX_CHECK_KEYS {
+        return Err(format!(
+            "{}: {} entries, at most {MAX_CHECK_KEYS}",
+            key("check_keys"),
+            entries.len()
+        ));
+    }
+    for (n, name) in entries.iter().enumerate() {
+        // The entry's position, not its text: it may be a secret name.
+        if name.is_empty() || name.len() > MAX_CHECK_KEY_LEN {
+            return Err(format!(
+                "{}: entry {} is empty or longer than {MAX_CHECK_KEY_LEN} bytes",
+                key("check_keys"),
+                n + 1
+            ));
+        }
+        if entries[..n].contains(name) {
+            return Err(format!(
+                "{}: entry {} repeats an earlier one",
+                key("check_keys"),
+                n + 1
+            ));
+        }
+    }
+    let within = |name: &str,
+                  value: Option<u64>,
+                  default: u64,
+                  range: std::ops::RangeInclusive<u64>,
+                  unit: &str| {
+        let value = value.unwrap_or(default);
+        if range.contains(&value) {
+            Ok(value)
+        } else {
+            Err(format!(
+                "{}: {value} is not between {} and {} {unit}",
+                key(name),
+                range.start(),
+                range.end()
+            ))
+        }
+    };
+    let interval = within(
+        "check_keys_interval",
+        entry.check_keys_interval,
+        DEFAULT_CHECK_KEYS_SECS,
+        1..=86_400,
+        "seconds",
+    )?;
+    let rows = within(
+        "check_keys_rows",
+        entry.check_keys_rows.map(|n| n as u64),
+        defaults.rows as u64,
+        1..=1_000,
+        "rows",
+    )?;
+    let groups = within(
+        "check_keys_groups",
+        entry.check_keys_groups.map(|n| n as u64),
+        defaults.groups as u64,
+        1..=100,
+        "groups",
+    )?;
+    let scan_count = within(
+        "check_keys_scan_count",
+        entry.check_keys_scan_count.map(u64::from),
+        u64::from(defaults.scan_count),
+        10..=100_000,
+        "keys",
+    )?;
+    let scan_calls = within(
+        "check_keys_scan_calls",
+        entry.check_keys_scan_calls.map(u64::from),
+        u64::from(defaults.scan_calls),
+        1..=100_000,
+        "calls",
+    )?;
+    let scan_time = within(
+        "check_keys_scan_time",
+        entry.check_keys_scan_time,
+        DEFAULT_CHECK_KEYS_SCAN_MILLIS,
+        1..=60_000,
+        "milliseconds",
+    )?;
+    let names = match entry.key_names.as_deref() {
+        None | Some("name") => KeyNames::Name,
+        Some("alias") => KeyNames::Alias,
+        Some(other) => {
+            return Err(format!(
+                "{}: {other:?} is neither \"name\" nor \"alias\"",
+                key("key_names")
+            ))
+        }
+    };
+    Ok(KeyChecks {
+        entries,
+        interval: Duration::from_secs(interval),
+        rows: rows as usize,
+        groups: groups as usize,
+        scan_count: scan_count as u32,
+        scan_calls: scan_calls as u32,
+        scan_time: Duration::from_millis(scan_time),
+        memory: entry.check_keys_memory.unwrap_or(false),
+        names,
     })
 }
 
@@ -899,6 +1096,7 @@ fn apply_command_line(
             client_list_interval: Duration::from_secs(DEFAULT_CLIENT_LIST_SECS),
             client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
             slow_refresh: None,
+            key_checks: KeyChecks::default(),
         });
     }
     let first = &mut instances[0];
@@ -967,6 +1165,56 @@ mod tests {
             ".1.3.6.1.4.1.20267.400.1"
         );
         assert!(config.daemonize);
+    }
+
+    #[test]
+    fn key_check_settings_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load("[[redis]]\naddress = \"10.0.0.1:1\"\n").unwrap();
+        let keys = &config.instances[0].key_checks;
+        assert!(keys.entries.is_empty(), "off by default");
+        assert_eq!(keys, &KeyChecks::default());
+        let config = load(
+            "[[redis]]\naddress = \"10.0.0.1:1\"\ncheck_keys = [\"queue:*\", \"jobs\"]\n\
+             check_keys_rows = 5\ncheck_keys_scan_time = 20\nkey_names = \"alias\"\n\
+             check_keys_memory = true\n",
+        )
+        .unwrap();
+        let keys = &config.instances[0].key_checks;
+        assert_eq!(keys.entries, ["queue:*", "jobs"]);
+        assert_eq!(keys.rows, 5);
+        assert_eq!(keys.scan_time, Duration::from_millis(20));
+        assert_eq!(keys.names, KeyNames::Alias);
+        assert!(keys.memory);
+        let many: Vec<String> = (0..=MAX_CHECK_KEYS).map(|i| format!("\"k{i}\"")).collect();
+        for (bad, key) in [
+            ("check_keys = [\"\"]", "check_keys"),
+            ("check_keys = [\"a\", \"a\"]", "check_keys"),
+            (&format!("check_keys = [{}]", many.join(",")), "check_keys"),
+            ("check_keys_rows = 0", "check_keys_rows"),
+            ("check_keys_groups = 1000", "check_keys_groups"),
+            ("check_keys_scan_count = 1", "check_keys_scan_count"),
+            ("check_keys_scan_calls = 0", "check_keys_scan_calls"),
+            ("check_keys_scan_time = 0", "check_keys_scan_time"),
+            ("check_keys_interval = 0", "check_keys_interval"),
+            ("key_names = \"hash\"", "key_names"),
+            ("check_key = []", "check_key"),
+        ] {
+            let err = load(&format!("[[redis]]\naddress = \"10.0.0.1:1\"\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(key), "{bad}: {err}");
+        }
+        // A refused entry is named by its position, never its text.
+        let err =
+            load("[[redis]]\naddress = \"10.0.0.1:1\"\ncheck_keys = [\"secret\", \"secret\"]\n")
+                .unwrap_err()
+                .to_string();
+        assert!(!err.contains("secret") && err.contains("entry 2"), "{err}");
     }
 
     #[test]

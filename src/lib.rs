@@ -37,7 +37,9 @@
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
 //!   ([`redis::observation`]), the poller ([`redis::poller`]), CLIENT LIST
-//!   per name and user ([`redis::clients`]), and the server's TLS
+//!   per name and user ([`redis::clients`]), the keys and streams an
+//!   operator names ([`redis::keys`]: bounded SCAN, pipelined checks,
+//!   aliases), and the server's TLS
 //!   certificate ([`redis::certificate`]: the DER reader;
 //!   [`redis::certificate_watch`]: looked at again, and how near its end).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read

@@ -32,10 +32,11 @@ use mibtool::{
 };
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
-    redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField,
-    Layout, ObjectDef, ReplicaField, RowIndex, SentinelField, SlowlogField, Source, StatusField,
-    ALARM_COLUMNS, DEFAULT_REDIS_ROOT, INSTANCE_ENTRY, INSTANCE_STATE, LEGACY_SCALARS,
-    MAX_NAME_INDEX_LEN, SENTINEL_STATE, TABLES,
+    redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
+    KeyspaceField, LatencyField, Layout, ObjectDef, ReplicaField, RowIndex, SentinelField,
+    SlowlogField, Source, StatusField, StreamGroupField, ALARM_COLUMNS, DEFAULT_REDIS_ROOT,
+    INSTANCE_ENTRY, INSTANCE_STATE, KEY_TYPES, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
+    MAX_SECOND_NAME_INDEX_LEN, SENTINEL_STATE, TABLES,
 };
 use redis_snmp::metrics::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
 use redis_snmp::oid::Oid;
@@ -100,7 +101,10 @@ fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Latency(_)
         | Source::ClientName(_)
         | Source::ClientUser(_)
-        | Source::Alarm(_) => None,
+        | Source::Alarm(_)
+        | Source::Key(_)
+        | Source::StreamGroup(_)
+        | Source::KeyCheck(_) => None,
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => None,
     }
@@ -122,6 +126,7 @@ fn enumeration(o: &ObjectDef) -> Option<&'static [(&'static str, i32)]> {
         } => Some(table),
         Source::Status(StatusField::Up) => Some(INSTANCE_STATE),
         Source::SentinelMaster(SentinelField::State) => Some(SENTINEL_STATE),
+        Source::Key(KeyField::Type) => Some(KEY_TYPES),
         _ => None,
     }
 }
@@ -351,7 +356,7 @@ fn conversions_fit_the_declared_syntax() {
             Source::Info {
                 conversion: Conversion::Truth,
                 ..
-            }
+            } | Source::KeyCheck(KeyCheckField::ScanComplete)
         );
         if o.syntax == Syntax::TruthValue && !from_truth {
             problems.push(format!("{}: a TruthValue not made by Truth", o.name));
@@ -446,6 +451,38 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         Source::Latency(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) => {
             vec!["LATENCY LATEST"]
         }
+        // The key checks: the command each column comes from, and the
+        // setting that bounds it.
+        Source::Key(field) => match field {
+            KeyField::Label => vec!["redisCkName"],
+            KeyField::Key => vec!["redisInstanceName", "redisCkLabel"],
+            KeyField::Type => vec!["TYPE"],
+            KeyField::Length => vec!["STRLEN", "LLEN", "SCARD", "ZCARD", "HLEN", "XLEN"],
+            KeyField::Ttl => vec!["TTL"],
+            KeyField::Memory => vec!["MEMORY USAGE", "check_keys_memory"],
+            KeyField::Entry => vec!["check_keys"],
+            KeyField::Error => vec!["NOPERM"],
+        },
+        Source::StreamGroup(field) => match field {
+            StreamGroupField::Label => vec!["redisKgName"],
+            StreamGroupField::Key => vec!["redisInstanceName", "redisCkLabel", "redisKgLabel"],
+            StreamGroupField::Consumers => vec!["XINFO GROUPS", "consumers"],
+            StreamGroupField::Pending => vec!["XINFO GROUPS", "pending"],
+            StreamGroupField::Lag => vec!["XINFO GROUPS", "lag"],
+            StreamGroupField::LastDeliveredId => vec!["XINFO GROUPS", "last-delivered-id"],
+            StreamGroupField::MaxIdle => vec!["XINFO CONSUMERS", "idle"],
+        },
+        Source::KeyCheck(field) => match field {
+            KeyCheckField::Keys => vec!["redisKeyTable"],
+            KeyCheckField::KeysLeftOut => vec!["check_keys_rows"],
+            KeyCheckField::GroupsLeftOut => vec!["check_keys_groups"],
+            KeyCheckField::ScanComplete => {
+                vec!["SCAN", "check_keys_scan_calls", "check_keys_scan_time"]
+            }
+            KeyCheckField::ScanCalls => vec!["SCAN", "check_keys_scan_calls"],
+            KeyCheckField::CheckTime => vec!["check_keys_scan_time"],
+            KeyCheckField::LastError => vec!["NOPERM", "max_reply_bytes"],
+        },
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => Vec::new(),
         // The agent's own alarms: the table's DESCRIPTION says where they
@@ -535,11 +572,25 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
             | ClientField::MaxTotalMem
             | ClientField::Blocked => None,
         },
+        Source::Key(field) => match field {
+            KeyField::Label => Some(Index),
+            KeyField::Key => Some(InstanceAndIndex),
+            KeyField::Type
+            | KeyField::Length
+            | KeyField::Ttl
+            | KeyField::Memory
+            | KeyField::Entry
+            | KeyField::Error => None,
+        },
+        // Indexed by two names (the stream's and the group's): the
+        // readings' unit tests check what their name columns carry.
+        Source::StreamGroup(_) => None,
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
         | Source::Replica(_)
         | Source::Slowlog(_)
+        | Source::KeyCheck(_)
         | Source::Puppet(_)
         | Source::Alarm(_) => None,
     }
@@ -705,6 +756,22 @@ fn tables() -> Vec<TableSpec> {
                     own(IndexSyntax::Text {
                         min: 1,
                         max: MAX_NAME_INDEX_LEN as i64,
+                    }),
+                ]),
+                // The parent's index object is checked with its own table.
+                (None, RowIndex::InstanceNameAndName { parent, .. }) => Linkage::Index(vec![
+                    INSTANCE_INDEX,
+                    IndexObject {
+                        name: parent,
+                        syntax: IndexSyntax::Text {
+                            min: 1,
+                            max: MAX_NAME_INDEX_LEN as i64,
+                        },
+                        source: &[],
+                    },
+                    own(IndexSyntax::Text {
+                        min: 1,
+                        max: MAX_SECOND_NAME_INDEX_LEN as i64,
                     }),
                 ]),
             };
@@ -965,6 +1032,48 @@ fn bulk(text: &str) -> redis::Value {
     redis::Value::BulkString(text.as_bytes().to_vec())
 }
 
+/// What a key check may report: every column of the key tables filled.
+fn key_report(longest: &str) -> redis_snmp::redis::keys::KeyReport {
+    use redis_snmp::metrics::KeyType;
+    use redis_snmp::redis::keys::{GroupRow, KeyReport, KeyRow};
+    let row = |label: &str, kind| KeyRow {
+        label: label.into(),
+        entry: "queue:*".into(),
+        kind: Some(kind),
+        length: Some(3),
+        ttl: Some(60),
+        memory: Some(72),
+        error: String::new(),
+        groups: Vec::new(),
+    };
+    let mut stream = row("events", KeyType::Stream);
+    let longest_group = &longest[..MAX_SECOND_NAME_INDEX_LEN];
+    stream.groups = ["billing", longest_group]
+        .iter()
+        .map(|name| GroupRow {
+            name: name.to_string(),
+            consumers: 2,
+            pending: 3,
+            lag: Some(1),
+            last_delivered: "3-1".into(),
+            max_idle: Some(1006),
+        })
+        .collect();
+    KeyReport {
+        keys: vec![
+            stream,
+            row(longest, KeyType::List),
+            row("jobs", KeyType::None),
+        ],
+        keys_left_out: 4,
+        groups_left_out: 1,
+        scan_complete: true,
+        scan_calls: 3,
+        millis: 2,
+        error: String::new(),
+    }
+}
+
 #[test]
 fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     let mib = mib();
@@ -1021,6 +1130,9 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             .as_bytes(),
             50,
         )),
+        // A key check: a stream with a group, a key as long as an index
+        // may be, and an exact name that is gone.
+        keys: Some(key_report(&longest)),
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.

@@ -65,9 +65,10 @@ mod loader;
 mod collection;
 
 use redis_snmp::metrics::{
-    self, ClientField, CommandField, Conversion, ErrorField, KeyspaceField, LatencyField, Layout,
-    NotificationDef, ObjectDef, PuppetEventField, PuppetField, ReplicaField, RowIndex,
-    SentinelField, SlowlogField, Source, StatusField, PUPPET_NOTIFICATIONS, REDIS_NOTIFICATIONS,
+    self, ClientField, CommandField, Conversion, ErrorField, KeyField, KeyspaceField, LatencyField,
+    Layout, NotificationDef, ObjectDef, PuppetEventField, PuppetField, ReplicaField, RowIndex,
+    SentinelField, SlowlogField, Source, StatusField, StreamGroupField, PUPPET_NOTIFICATIONS,
+    REDIS_NOTIFICATIONS,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::{BTreeMap, BTreeSet};
@@ -638,7 +639,10 @@ fn is_row_key(alias: &str) -> bool {
         Source::SentinelMaster(field) => field == SentinelField::Key,
         Source::Latency(field) => field == LatencyField::Key,
         Source::ClientName(field) | Source::ClientUser(field) => field == ClientField::Key,
-        Source::Info { .. }
+        Source::Key(field) => field == KeyField::Key,
+        Source::StreamGroup(field) => field == StreamGroupField::Key,
+        Source::KeyCheck(_)
+        | Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
         | Source::Replica(_)
@@ -1006,7 +1010,9 @@ fn resource_types_store_rows_apart_and_label_them() {
         let sibling = t.param("sibling-column-name");
         let unique_on_node = match row_index(&t.name) {
             Some(RowIndex::Instance) => sibling == Some("redisInstanceName"),
-            Some(RowIndex::InstanceAndName { .. }) => sibling.is_some_and(is_row_key),
+            Some(RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. }) => {
+                sibling.is_some_and(is_row_key)
+            }
             Some(RowIndex::InstanceAndNumber { .. }) => sibling.is_none(),
             None => false,
         };
@@ -1037,6 +1043,10 @@ fn resource_types_store_rows_apart_and_label_them() {
         ("redisCuLabel", "config|get"),
         ("redisCnKey", key.as_str()),
         ("redisCuKey", key.as_str()),
+        ("redisCkLabel", "config|get"),
+        ("redisCkKey", key.as_str()),
+        ("redisKgLabel", "config|get"),
+        ("redisKgKey", key.as_str()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -1052,6 +1062,11 @@ fn resource_types_store_rows_apart_and_label_them() {
             Some(RowIndex::InstanceAndNumber { .. }) => ("2.5".into(), vec!["5", "2"]),
             Some(RowIndex::InstanceAndName { .. }) => (
                 format!("2.{}", string_index("config|get")),
+                vec!["config|get", "sessions"],
+            ),
+            // The group's label, and its key (the instance's name first).
+            Some(RowIndex::InstanceNameAndName { .. }) => (
+                format!("2.{}.{}", string_index("jobs"), string_index("config|get")),
                 vec!["config|get", "sessions"],
             ),
             None => unreachable!("resource types are not scalars"),
@@ -1450,6 +1465,11 @@ fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) -> O
                 )
             })
         }
+        // XINFO GROUPS has a lag field since Redis 7.0 (Valkey 8.0 says
+        // redis_version:7.2.4).
+        Source::StreamGroup(StreamGroupField::Lag) => info
+            .contains("redis_version:6.")
+            .then(|| "XINFO GROUPS has no lag before Redis 7.0".into()),
         // This stack has no rediss:// instance; tests/certificates.rs
         // reads these columns from a real TLS server.
         Source::Status(
@@ -1626,10 +1646,27 @@ fn collect_and_draw(kind: ServerKind) {
         ("cluster node/1", cluster.address()),
         ("sentinel", format!("127.0.0.1:{sentinel_port}")),
     ];
+    // Keys to check on main (issue 16): a list, and a stream with a
+    // consumer group that has read an entry.
+    main.cli(&["RPUSH", "jobs", "a", "b"]);
+    main.cli(&["XADD", "events", "*", "f", "v"]);
+    main.cli(&["XGROUP", "CREATE", "events", "billing", "0"]);
+    main.cli(&[
+        "XREADGROUP",
+        "GROUP",
+        "billing",
+        "c1",
+        "STREAMS",
+        "events",
+        ">",
+    ]);
+    let key_checks = "check_keys = [\"jobs\", \"ev*\"]\ncheck_keys_interval = 1\n\
+                      check_keys_memory = true\n";
     let agent = instances
         .iter()
         .fold(AgentConfig::new(&snmpd), |config, (name, address)| {
-            config.redis(name, address, "")
+            let extra = if *name == "main" { key_checks } else { "" };
+            config.redis(name, address, extra)
         })
         .puppet(&puppet, "")
         .start(dir.path());

@@ -167,6 +167,13 @@ pub enum Source {
     ClientName(ClientField),
     /// A column of `redisClientUserTable`, from CLIENT LIST per ACL user.
     ClientUser(ClientField),
+    /// A column of `redisKeyTable`: a key an operator names (`check_keys`).
+    Key(KeyField),
+    /// A column of `redisKeyStreamGroupTable`: a consumer group of such a
+    /// key that is a stream (XINFO GROUPS, XINFO CONSUMERS).
+    StreamGroup(StreamGroupField),
+    /// A column of `redisKeyCheckTable`: how the last key check went.
+    KeyCheck(KeyCheckField),
     /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
     /// agent's run summary, run report and lock files.
     Puppet(PuppetField),
@@ -358,6 +365,67 @@ pub enum ClientField {
     MaxOutputMem,
     MaxTotalMem,
     Blocked,
+}
+
+/// A column of `redisKeyTable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyField {
+    /// The key's name, or its alias (`key_names = "alias"`): the row's
+    /// index as a readable column.
+    Label,
+    /// The instance's name and the label, escaped and joined by `.`
+    /// (`redis::readings::row_key`), for managers to store rows under.
+    Key,
+    /// [`KeyType`], from TYPE.
+    Type,
+    /// STRLEN, LLEN, SCARD, ZCARD, HLEN or XLEN, as the type has it.
+    Length,
+    /// TTL in seconds; -1 when the key does not expire.
+    Ttl,
+    /// MEMORY USAGE, in bytes (`check_keys_memory`).
+    Memory,
+    /// The `check_keys` entry that names or matched it (its alias too).
+    Entry,
+    /// Why a command about the key failed (NOPERM…), empty when none did.
+    Error,
+}
+
+/// A column of `redisKeyStreamGroupTable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamGroupField {
+    /// The group's name, the row's last index as a readable column.
+    Label,
+    /// The instance's name, the key's label and the group's, escaped and
+    /// joined by `.`.
+    Key,
+    Consumers,
+    Pending,
+    /// Entries not yet delivered to the group (Redis 7.0+).
+    Lag,
+    LastDeliveredId,
+    /// The largest `idle` of its consumers (XINFO CONSUMERS), ms.
+    MaxIdle,
+}
+
+/// A column of `redisKeyCheckTable`, one row per instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyCheckField {
+    /// Rows of `redisKeyTable` the instance has.
+    Keys,
+    /// Keys the patterns matched but the row cap (or a name no index can
+    /// hold) left out.
+    KeysLeftOut,
+    /// Consumer groups the per-stream cap left out.
+    GroupsLeftOut,
+    /// Whether every pattern's SCAN finished its sweep of the keyspace;
+    /// false while one goes on at the next check (its budget ran out).
+    ScanComplete,
+    /// SCAN calls the last check made.
+    ScanCalls,
+    /// Milliseconds the last check took.
+    CheckTime,
+    /// Why the last check failed in part (NOPERM on SCAN…), empty when not.
+    LastError,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

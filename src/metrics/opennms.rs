@@ -58,6 +58,9 @@ pub const COLLECTION_GROUPS: &[CollectionGroup] = &[
     group("redis-snmp-latency", "redisLatencyTable: LATENCY LATEST, one row per instance and event", &[LATENCY_COLUMNS]),
     group("redis-snmp-client-names", "redisClientNameTable: CLIENT LIST per client name", &[CLIENT_NAME_COLUMNS]),
     group("redis-snmp-client-users", "redisClientUserTable: CLIENT LIST per ACL user", &[CLIENT_USER_COLUMNS]),
+    group("redis-snmp-keys", "redisKeyTable: the keys check_keys names or matches", &[KEY_COLUMNS]),
+    group("redis-snmp-key-stream-groups", "redisKeyStreamGroupTable: the consumer groups of the checked streams", &[STREAM_GROUP_COLUMNS]),
+    group("redis-snmp-key-checks", "redisKeyCheckTable: what the key checks left out and cost", &[KEY_CHECK_COLUMNS]),
     group("redis-snmp-puppet", "PUPPET-AGENT-MIB scalars: the last Puppet run, the agent's state and the events log", &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS]),
     group("redis-snmp-puppet-runs", "PUPPET-AGENT-MIB: successive runs, how often and whether they converge", &[PUPPET_RUN_SCALARS]),
 ];
@@ -123,6 +126,8 @@ pub const RESOURCE_TYPES: &[ResourceType] = &[
     ResourceType { name: "redisLatency", label: "Redis latency event", resource_label: "${redisLatLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisLatKey") },
     ResourceType { name: "redisClientName", label: "Redis clients by name", resource_label: "${redisCnLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCnKey") },
     ResourceType { name: "redisClientUser", label: "Redis clients by user", resource_label: "${redisCuLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCuKey") },
+    ResourceType { name: "redisKey", label: "Redis checked key", resource_label: "${redisCkLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCkKey") },
+    ResourceType { name: "redisKeyStreamGroup", label: "Redis stream consumer group", resource_label: "${redisKgLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisKgKey") },
 ];
 
 /// The `instance` of an object's `mibObj`: its table's resource type, or

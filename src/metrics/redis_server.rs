@@ -599,6 +599,65 @@ pub const ALARM_COLUMNS: &[ObjectDef] = &[
     column("redisAlarmAge", &[3, 23, 1, 9], Gauge32, Source::Alarm(AlarmField::Age)).units("seconds"),
 ];
 
+/// `redisKeyTable` (`redis.3.21`), INDEX { redisInstanceIndex,
+/// redisCkName }: the keys `check_keys` names or matches (issue 16).
+#[rustfmt::skip]
+pub const KEY_COLUMNS: &[ObjectDef] = &[
+    column("redisCkType", &[3, 21, 1, 2], Enum, Source::Key(KeyField::Type)),
+    column("redisCkLength", &[3, 21, 1, 3], Gauge64, Source::Key(KeyField::Length)).units("elements"),
+    column("redisCkTtl", &[3, 21, 1, 4], Integer32, Source::Key(KeyField::Ttl)).units("seconds"),
+    column("redisCkMemory", &[3, 21, 1, 5], Gauge64, Source::Key(KeyField::Memory)).units("bytes"),
+    column("redisCkPattern", &[3, 21, 1, 6], DisplayString, Source::Key(KeyField::Entry)),
+    column("redisCkLabel", &[3, 21, 1, 7], DisplayString, Source::Key(KeyField::Label)),
+    column("redisCkKey", &[3, 21, 1, 8], DisplayString, Source::Key(KeyField::Key)),
+    column("redisCkError", &[3, 21, 1, 9], DisplayString, Source::Key(KeyField::Error)),
+];
+
+/// `redisKeyStreamGroupTable` (`redis.3.22`), INDEX { redisInstanceIndex,
+/// redisCkName, redisKgName }: the consumer groups of the checked keys
+/// that are streams.
+#[rustfmt::skip]
+pub const STREAM_GROUP_COLUMNS: &[ObjectDef] = &[
+    column("redisKgConsumers", &[3, 22, 1, 2], Gauge32, Source::StreamGroup(StreamGroupField::Consumers)).units("consumers"),
+    column("redisKgPending", &[3, 22, 1, 3], Gauge64, Source::StreamGroup(StreamGroupField::Pending)).units("entries"),
+    column("redisKgLag", &[3, 22, 1, 4], Gauge64, Source::StreamGroup(StreamGroupField::Lag)).units("entries"),
+    column("redisKgLastId", &[3, 22, 1, 5], DisplayString, Source::StreamGroup(StreamGroupField::LastDeliveredId)),
+    column("redisKgMaxIdle", &[3, 22, 1, 6], Gauge64, Source::StreamGroup(StreamGroupField::MaxIdle)).units("milliseconds"),
+    column("redisKgLabel", &[3, 22, 1, 7], DisplayString, Source::StreamGroup(StreamGroupField::Label)),
+    column("redisKgKey", &[3, 22, 1, 8], DisplayString, Source::StreamGroup(StreamGroupField::Key)),
+];
+
+/// `redisKeyCheckTable` (`redis.3.24`, AUGMENTS redisInstanceEntry): how
+/// the last key check went, where `check_keys` is set.
+#[rustfmt::skip]
+pub const KEY_CHECK_COLUMNS: &[ObjectDef] = &[
+    column("redisKcKeys", &[3, 24, 1, 1], Gauge32, Source::KeyCheck(KeyCheckField::Keys)).units("keys"),
+    column("redisKcKeysLeftOut", &[3, 24, 1, 2], Gauge32, Source::KeyCheck(KeyCheckField::KeysLeftOut)).units("keys"),
+    column("redisKcGrpsLeftOut", &[3, 24, 1, 3], Gauge32, Source::KeyCheck(KeyCheckField::GroupsLeftOut)).units("groups"),
+    column("redisKcScanComplete", &[3, 24, 1, 4], TruthValue, Source::KeyCheck(KeyCheckField::ScanComplete)),
+    column("redisKcScanCalls", &[3, 24, 1, 5], Gauge32, Source::KeyCheck(KeyCheckField::ScanCalls)).units("calls"),
+    column("redisKcCheckTime", &[3, 24, 1, 6], Gauge32, Source::KeyCheck(KeyCheckField::CheckTime)).units("milliseconds"),
+    column("redisKcLastError", &[3, 24, 1, 7], DisplayString, Source::KeyCheck(KeyCheckField::LastError)),
+];
+
+enumeration! {
+    /// `redisCkType`: what TYPE says of a checked key. A named key that
+    /// does not exist is none(8); a matched one that vanished has no row.
+    KeyType {
+        String = 1 => ["string"],
+        List = 2 => ["list"],
+        Set = 3 => ["set"],
+        Zset = 4 => ["zset"],
+        Hash = 5 => ["hash"],
+        Stream = 6 => ["stream"],
+        Other = 7 => ["other"],
+        None = 8 => ["none"],
+    }
+}
+
+/// `redisCkType`.
+pub const KEY_TYPES: &[(&str, i32)] = KeyType::LABELS;
+
 enumeration! {
     /// `redisInstanceState`: whether the last poll succeeded, and whether
     /// the server was still loading its dataset then (it answers INFO, but
@@ -636,6 +695,9 @@ pub const ROW_TABLES: &[&[ObjectDef]] = &[
     LATENCY_COLUMNS,
     CLIENT_NAME_COLUMNS,
     CLIENT_USER_COLUMNS,
+    KEY_COLUMNS,
+    STREAM_GROUP_COLUMNS,
+    KEY_CHECK_COLUMNS,
 ];
 
 /// Every object REDIS-SERVER-MIB defines that the agent serves.

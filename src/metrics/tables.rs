@@ -7,6 +7,11 @@ use super::*;
 /// `redisErrPrefix`, `redisSntName`, `redisLatEvent`: `SIZE (1..64)`).
 pub const MAX_NAME_INDEX_LEN: usize = 64;
 
+/// The longest name of the second string of a two-name index
+/// (`redisKgName`: `SIZE (1..32)`): with the first (64) and the table's
+/// OID, the row's OID stays within SNMP's 128 sub-identifiers.
+pub const MAX_SECOND_NAME_INDEX_LEN: usize = 32;
+
 /// How a table's rows are told apart: its INDEX, the entry's own or, for
 /// an entry that AUGMENTS `redisInstanceEntry`, that entry's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +24,14 @@ pub enum RowIndex {
     /// `redisInstanceIndex` and a `DisplayString (SIZE (1..64))` column of
     /// the entry's own, not IMPLIED: its length, then one arc per byte.
     InstanceAndName { object: &'static str },
+    /// `redisInstanceIndex`, the name that indexes a row of another table
+    /// (`parent`: the row this one belongs to, `DisplayString (SIZE
+    /// (1..64))`) and a name of the entry's own (`DisplayString (SIZE
+    /// (1..32))`: [`MAX_SECOND_NAME_INDEX_LEN`]), each its length and bytes.
+    InstanceNameAndName {
+        parent: &'static str,
+        object: &'static str,
+    },
 }
 
 impl RowIndex {
@@ -26,9 +39,9 @@ impl RowIndex {
     pub fn own_object(self) -> Option<&'static str> {
         match self {
             RowIndex::Instance => None,
-            RowIndex::InstanceAndNumber { object, .. } | RowIndex::InstanceAndName { object } => {
-                Some(object)
-            }
+            RowIndex::InstanceAndNumber { object, .. }
+            | RowIndex::InstanceAndName { object }
+            | RowIndex::InstanceNameAndName { object, .. } => Some(object),
         }
     }
 
@@ -41,14 +54,26 @@ impl RowIndex {
                 *instance >= 1 && *n >= min && i32::try_from(*n).is_ok()
             }
             (RowIndex::InstanceAndName { .. }, [instance, len, bytes @ ..]) => {
+                *instance >= 1 && name_fits(*len, bytes)
+            }
+            (RowIndex::InstanceNameAndName { .. }, [instance, len, rest @ ..]) => {
+                let len = *len as usize;
                 *instance >= 1
-                    && *len as usize == bytes.len()
-                    && (1..=MAX_NAME_INDEX_LEN).contains(&bytes.len())
-                    && bytes.iter().all(|b| (0x20..0x7f).contains(b))
+                    && len < rest.len()
+                    && name_fits(len as u32, &rest[..len])
+                    && matches!(&rest[len..], [len2, bytes @ ..]
+                        if name_fits(*len2, bytes) && bytes.len() <= MAX_SECOND_NAME_INDEX_LEN)
             }
             _ => false,
         }
     }
+}
+
+/// Whether `bytes` are a name index's bytes of length `len`.
+fn name_fits(len: u32, bytes: &[u32]) -> bool {
+    len as usize == bytes.len()
+        && (1..=MAX_NAME_INDEX_LEN).contains(&bytes.len())
+        && bytes.iter().all(|b| (0x20..0x7f).contains(b))
 }
 
 /// The index `instance.len.b1.b2…` of a row named by a string, or `None`
@@ -211,6 +236,25 @@ pub const TABLES: &[TableDef] = &[
         resource_type: "redisAlarm",
         columns: ALARM_COLUMNS,
     },
+    TableDef {
+        table: "redisKeyTable",
+        entry: "redisKeyEntry",
+        augments: None,
+        index: RowIndex::InstanceAndName { object: "redisCkName" },
+        rows_from: &["check_keys"],
+        resource_type: "redisKey",
+        columns: KEY_COLUMNS,
+    },
+    TableDef {
+        table: "redisKeyStreamGroupTable",
+        entry: "redisKeyStreamGroupEntry",
+        augments: None,
+        index: RowIndex::InstanceNameAndName { parent: "redisCkName", object: "redisKgName" },
+        rows_from: &["XINFO GROUPS", "name"],
+        resource_type: "redisKeyStreamGroup",
+        columns: STREAM_GROUP_COLUMNS,
+    },
+    augmenting("redisKeyCheckTable", "redisKeyCheckEntry", KEY_CHECK_COLUMNS),
 ];
 
 /// The table an object is a column of.

@@ -243,6 +243,13 @@ fn row_indexes_are_built_and_recognised_alike() {
     };
     assert!(!slot.fits(&[1, 0]));
     assert!(RowIndex::Instance.fits(&[3]) && !RowIndex::Instance.fits(&[3, 1]));
+    let group = RowIndex::InstanceNameAndName {
+        parent: "redisKeyName",
+        object: "redisKgName",
+    };
+    assert!(group.fits(&[1, 1, 97, 2, 98, 99]));
+    assert!(!group.fits(&[1, 1, 97]) && !group.fits(&[1, 1, 97, 2, 98]));
+    assert!(!group.fits(&[1, 2, 97, 2, 98, 99]) && !group.fits(&[1, 1, 97, 0]));
 }
 
 #[test]

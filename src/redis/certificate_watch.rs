@@ -102,6 +102,7 @@ mod tests {
             client_list_interval: Duration::from_secs(60),
             client_list_rows: 50,
             slow_refresh: None,
+            key_checks: Default::default(),
         }
     }
 

@@ -488,6 +488,7 @@ mod tests {
             client_list_interval: Duration::from_secs(60),
             client_list_rows: 50,
             slow_refresh: None,
+            key_checks: Default::default(),
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let mut connection = match connect(&instance, &budget).await {

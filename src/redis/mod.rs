@@ -5,6 +5,7 @@ pub mod certificate_watch;
 pub mod clients;
 pub mod connection;
 pub mod info;
+pub mod keys;
 pub mod observation;
 pub mod poller;
 pub mod readings;

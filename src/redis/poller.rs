@@ -13,11 +13,14 @@
 //! ever run), `SLOWLOG LEN` (and `GET 1`) and `LATENCY LATEST`, which are
 //! served as last read in between. `CONFIG GET databases` is asked once
 //! per connection, and the connection lives as long as the server keeps it.
+//! `CLIENT LIST` and the key checks (`check_keys`, [`super::keys`]) run on
+//! cadences of their own.
 
 use super::certificate_watch::CertificateWatch;
 use super::clients::{self, ClientList};
 use super::connection::{self, ConnectError, ReplyBudget};
 use super::info::Info;
+use super::keys::KeyCheck;
 use super::observation::RedisObservation;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
 use super::replies;
@@ -61,6 +64,8 @@ pub struct Poller {
     certificate: CertificateWatch,
     /// CLIENT LIST, on its own cadence.
     clients: ClientList,
+    /// The keys an operator names (`check_keys`), on their own cadence.
+    keys: KeyCheck,
     /// Whether a refused CLIENT SETNAME was logged already.
     setname_refusal_said: bool,
     /// Polls between two reads of the costly parts (1: every poll).
@@ -101,6 +106,7 @@ impl Poller {
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let certificate = CertificateWatch::new(&instance);
         let clients = ClientList::new(&instance);
+        let keys = KeyCheck::new(&instance.key_checks);
         Poller {
             index,
             instance,
@@ -115,6 +121,7 @@ impl Poller {
             refused: HashSet::new(),
             certificate,
             clients,
+            keys,
             setname_refusal_said: false,
             slow_every: slow_every(refresh, slow_refresh),
             slow: None,
@@ -314,6 +321,20 @@ impl Poller {
                 .answered(&self.status.name, reply, refused, over_budget);
         }
         extras.clients = self.clients.latest();
+        if self.keys.due() {
+            if let Some(connection) = self.connection.as_mut() {
+                if let Err(lost) = self
+                    .keys
+                    .run(&self.status.name, connection, &self.budget)
+                    .await
+                {
+                    // INFO was read: the poll stands; the next connects again.
+                    debug!(instance = %self.status.name, "key check: {}; connecting again at the next poll", lost.0);
+                    self.connection = None;
+                }
+            }
+        }
+        extras.keys = self.keys.latest();
         Ok((info, extras))
     }
 

@@ -4,11 +4,12 @@
 use super::certificate::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
+use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
     self, name_index, ClientField, CommandField, Conversion, ErrorField, InstanceState,
-    KeyspaceField, LatencyField, Layout, ObjectDef, ReplicaField, SentinelField, SlowlogField,
-    Source, StatusField,
+    KeyCheckField, KeyField, KeyspaceField, LatencyField, Layout, ObjectDef, ReplicaField,
+    SentinelField, SlowlogField, Source, StatusField, StreamGroupField,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -129,6 +130,8 @@ pub struct Extras {
     pub latency: Vec<LatencyEvent>,
     /// CLIENT LIST per name and per user (as last asked).
     pub clients: Option<ClientAggregates>,
+    /// The keys `check_keys` names (as last checked).
+    pub keys: Option<KeyReport>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -177,7 +180,104 @@ pub fn instance_part(
             &mut part,
         );
     }
+    if let Some(keys) = &extras.keys {
+        key_rows(&owner, keys, layout, &mut part);
+    }
     part
+}
+
+/// The rows of `redisKeyTable`, `redisKeyStreamGroupTable` and the
+/// instance's row of `redisKeyCheckTable`.
+fn key_rows(owner: &RowOwner, report: &KeyReport, layout: &Layout, part: &mut Part) {
+    let gauge = |n: u64| Value::Gauge32(saturate_u32(n));
+    for def in metrics::KEY_CHECK_COLUMNS {
+        let Source::KeyCheck(field) = def.source else {
+            continue;
+        };
+        let value = match field {
+            KeyCheckField::Keys => gauge(report.keys.len() as u64),
+            KeyCheckField::KeysLeftOut => gauge(report.keys_left_out),
+            KeyCheckField::GroupsLeftOut => gauge(report.groups_left_out),
+            KeyCheckField::ScanComplete => Value::Integer(if report.scan_complete { 1 } else { 2 }),
+            KeyCheckField::ScanCalls => gauge(u64::from(report.scan_calls)),
+            KeyCheckField::CheckTime => gauge(u64::from(report.millis)),
+            KeyCheckField::LastError => display_string(&report.error),
+        };
+        if let Some(oid) = layout.row_oid(def, &[owner.index]) {
+            part.push((oid, value));
+        }
+    }
+    for row in &report.keys {
+        let Some(suffix) = name_index(owner.index, &row.label) else {
+            continue;
+        };
+        for def in metrics::KEY_COLUMNS {
+            let Source::Key(field) = def.source else {
+                continue;
+            };
+            let value = match field {
+                KeyField::Label => Some(display_string(&row.label)),
+                KeyField::Key => Some(owner.key(&row.label)),
+                KeyField::Type => row.kind.map(|k| Value::Integer(k.number())),
+                KeyField::Length => row.length.map(Value::Counter64),
+                KeyField::Ttl => row
+                    .ttl
+                    .map(|t| Value::Integer(t.clamp(-1, i64::from(i32::MAX)) as i32)),
+                KeyField::Memory => row.memory.map(Value::Counter64),
+                KeyField::Entry => Some(display_string(&row.entry)),
+                KeyField::Error => Some(display_string(&row.error)),
+            };
+            if let (Some(value), Some(oid)) = (value, layout.row_oid(def, &suffix)) {
+                part.push((oid, value));
+            }
+        }
+        for group in &row.groups {
+            let Some(group_index) = name_index(0, &group.name)
+                .filter(|_| group.name.len() <= metrics::MAX_SECOND_NAME_INDEX_LEN)
+            else {
+                continue;
+            };
+            let mut suffix = suffix.clone();
+            suffix.extend_from_slice(&group_index[1..]);
+            for def in metrics::STREAM_GROUP_COLUMNS {
+                let Source::StreamGroup(field) = def.source else {
+                    continue;
+                };
+                let value = match field {
+                    StreamGroupField::Label => Some(display_string(&group.name)),
+                    StreamGroupField::Key => Some(display_string(&group_row_key(
+                        owner.name,
+                        &row.label,
+                        &group.name,
+                    ))),
+                    StreamGroupField::Consumers => Some(gauge(group.consumers)),
+                    StreamGroupField::Pending => Some(Value::Counter64(group.pending)),
+                    StreamGroupField::Lag => group.lag.map(Value::Counter64),
+                    StreamGroupField::LastDeliveredId => {
+                        Some(display_string(&group.last_delivered))
+                    }
+                    StreamGroupField::MaxIdle => group.max_idle.map(Value::Counter64),
+                };
+                if let (Some(value), Some(oid)) = (value, layout.row_oid(def, &suffix)) {
+                    part.push((oid, value));
+                }
+            }
+        }
+    }
+}
+
+/// A consumer group's row key: the key's row key, `.`, and the group's
+/// name escaped alike (`main.events.billing`); distinct rows make distinct
+/// keys, as no escaped part holds a `.`. Over [`MAX_KEY_LEN`], cut and
+/// hashed as [`row_key`] does.
+fn group_row_key(instance: &str, key: &str, group: &str) -> String {
+    // row_key("", group) is ".", then the group escaped.
+    let joined = format!("{}{}", row_key(instance, key), row_key("", group));
+    if joined.len() <= MAX_KEY_LEN {
+        joined
+    } else {
+        row_key(instance, &format!("{key}\u{0}{group}"))
+    }
 }
 
 /// The rows of `redisClientNameTable` or `redisClientUserTable`.
@@ -674,6 +774,7 @@ mod tests {
         let layout = Layout::default_layout();
         let extras = Extras {
             databases: Some(4),
+            keys: Some(key_report()),
             ..slow_command()
         };
         let mut checked = 0;
@@ -699,6 +800,71 @@ mod tests {
             }
         }
         assert!(checked > 200, "only {checked} values");
+    }
+
+    /// A key check's report: a stream with a group, a named key gone.
+    fn key_report() -> KeyReport {
+        use super::super::keys::{GroupRow, KeyRow};
+        use crate::metrics::KeyType;
+        let row = |label: &str, kind| KeyRow {
+            label: label.into(),
+            entry: "events*".into(),
+            kind: Some(kind),
+            length: Some(3),
+            ttl: Some(-1),
+            memory: None,
+            error: String::new(),
+            groups: Vec::new(),
+        };
+        let mut stream = row("events", KeyType::Stream);
+        stream.groups.push(GroupRow {
+            name: "billing".into(),
+            consumers: 2,
+            pending: 3,
+            lag: None,
+            last_delivered: "3-1".into(),
+            max_idle: Some(1006),
+        });
+        KeyReport {
+            keys: vec![stream, row("jobs", KeyType::None)],
+            keys_left_out: 7,
+            scan_complete: false,
+            ..KeyReport::default()
+        }
+    }
+
+    #[test]
+    fn key_rows_and_their_stream_groups() {
+        let layout = Layout::default_layout();
+        let extras = Extras {
+            keys: Some(key_report()),
+            ..Extras::default()
+        };
+        let part = instance_part(2, "main", &fixture("7.0-master-info.txt"), &layout, &extras);
+        let get = |oid: &str| {
+            part.iter()
+                .find(|(o, _)| o.to_string() == format!("{ROOT}.{oid}"))
+                .map(|(_, v)| v.clone())
+        };
+        // "events" is 6 bytes: 101.118.101.110.116.115; "billing" 7.
+        let events = "2.6.101.118.101.110.116.115";
+        assert_eq!(get(&format!("3.21.1.2.{events}")), Some(Value::Integer(6)));
+        assert_eq!(get(&format!("3.21.1.4.{events}")), Some(Value::Integer(-1)));
+        let group = format!("{events}.7.98.105.108.108.105.110.103");
+        assert_eq!(get(&format!("3.22.1.3.{group}")), Some(Value::Counter64(3)));
+        assert_eq!(get(&format!("3.22.1.4.{group}")), None, "no lag reported");
+        assert_eq!(
+            get(&format!("3.22.1.6.{group}")),
+            Some(Value::Counter64(1006))
+        );
+        assert_eq!(
+            get(&format!("3.22.1.8.{group}")),
+            Some(display_string("main.events.billing"))
+        );
+        assert_eq!(get("3.24.1.2.2"), Some(Value::Gauge32(7)));
+        assert_eq!(get("3.24.1.4.2"), Some(Value::Integer(2)));
+        // The named key that is gone: none(8).
+        assert_eq!(get("3.21.1.2.2.4.106.111.98.115"), Some(Value::Integer(8)));
     }
 
     #[test]

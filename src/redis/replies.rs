@@ -53,7 +53,7 @@ fn state_from_flags(flags: &str) -> SentinelState {
 }
 
 /// An integer reply, or a number sent as text.
-fn number(value: &Value) -> Option<u64> {
+pub(super) fn number(value: &Value) -> Option<u64> {
     match value {
         Value::Int(n) => u64::try_from(*n).ok(),
         Value::BulkString(bytes) => std::str::from_utf8(bytes).ok()?.trim().parse().ok(),
@@ -62,7 +62,7 @@ fn number(value: &Value) -> Option<u64> {
     }
 }
 
-fn text(value: &Value) -> Option<String> {
+pub(super) fn text(value: &Value) -> Option<String> {
     match value {
         Value::BulkString(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
         Value::SimpleString(s) => Some(s.clone()),
@@ -72,7 +72,7 @@ fn text(value: &Value) -> Option<String> {
     }
 }
 
-fn items(value: &Value) -> &[Value] {
+pub(super) fn items(value: &Value) -> &[Value] {
     match value {
         Value::Array(items) | Value::Set(items) => items,
         _ => &[],

@@ -1,0 +1,313 @@
+//! Issue 16 part 1 end to end: keys and streams an operator names
+//! (`check_keys`). A real server holds a key of each type, one with a TTL,
+//! a stream with two consumer groups and pending entries, and more keys
+//! matching a pattern than the row cap; the agent serves them through a real
+//! snmpd, a key deleted between two checks leaves its row, and with
+//! `key_names = "alias"` no key name is anywhere in a walk of the whole
+//! module or in the agent's log, even where an ACL refuses a key.
+
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
+use std::path::Path;
+use std::time::Duration;
+use testkit::servers::ServerKind;
+use testkit::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
+
+/// `instance.len.bytes` of a row named `name`.
+fn row(instance: u32, name: &str) -> String {
+    let mut s = format!("{instance}.{}", name.len());
+    for b in name.bytes() {
+        s.push_str(&format!(".{b}"));
+    }
+    s
+}
+
+fn get(snmpd: &Snmpd, suffix: &str) -> String {
+    snmpd
+        .numeric()
+        .get_one(&format!("{REDIS_ROOT}.{suffix}"))
+        .value
+}
+
+fn walk(snmpd: &Snmpd, suffix: &str) -> Vec<String> {
+    snmpd
+        .numeric()
+        .bulkwalk(&format!("{REDIS_ROOT}.{suffix}"))
+        .vars()
+        .into_iter()
+        .map(|v| format!("{} = {}", v.name, v.value))
+        .collect()
+}
+
+/// The agent on `redis` with one instance `main` and these settings.
+fn agent(snmpd: &Snmpd, redis: &Redis, dir: &Path, settings: &str) -> Agent {
+    let toml = format!(
+        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"main\"\naddress = \"{}\"\n\
+         client_list = false\ncheck_keys_interval = 1\n{settings}",
+        snmpd.agentx_address(),
+        redis.address(),
+    );
+    let config = dir.join("agent.toml");
+    std::fs::write(&config, toml).unwrap();
+    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    agent
+}
+
+/// A key of each type, one with a TTL, a stream with two groups, and 30
+/// keys a pattern matches.
+fn fill(redis: &Redis) {
+    redis.cli(&["SET", "greeting", "hello"]);
+    redis.cli(&["RPUSH", "jobs", "a", "b", "c"]);
+    redis.cli(&["SADD", "tags", "x", "y"]);
+    redis.cli(&["ZADD", "scores", "1", "a", "2", "b", "3", "c", "4", "d"]);
+    redis.cli(&["HSET", "user:1", "a", "1", "b", "2", "c", "3"]);
+    redis.cli(&["SET", "session", "s", "EX", "1000"]);
+    for id in ["1-1", "2-1", "3-1"] {
+        redis.cli(&["XADD", "events", id, "f", "v"]);
+    }
+    redis.cli(&["XGROUP", "CREATE", "events", "billing", "0"]);
+    redis.cli(&["XGROUP", "CREATE", "events", "audit", "$"]);
+    redis.cli(&[
+        "XREADGROUP",
+        "GROUP",
+        "billing",
+        "alice",
+        "COUNT",
+        "2",
+        "STREAMS",
+        "events",
+        ">",
+    ]);
+    redis.cli(&[
+        "XREADGROUP",
+        "GROUP",
+        "billing",
+        "bob",
+        "COUNT",
+        "1",
+        "STREAMS",
+        "events",
+        ">",
+    ]);
+    // Not yet delivered to either group: a lag of 1 (Redis 7.0+).
+    redis.cli(&["XADD", "events", "4-1", "f", "v"]);
+    for i in 0..30 {
+        redis.cli(&["SET", &format!("queue:{i}"), "q"]);
+    }
+}
+
+fn types_lengths_streams_cap_and_deletion(redis: Redis, lag: bool) {
+    fill(&redis);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = agent(
+        &snmpd,
+        &redis,
+        dir.path(),
+        "check_keys = [\"greeting\", \"jobs\", \"tags\", \"scores\", \"user:1\", \"events\", \
+         \"session\", \"missing\", \"queue:*\"]\ncheck_keys_rows = 15\n\
+         check_keys_scan_count = 10\ncheck_keys_memory = true\n",
+    );
+    let events = row(1, "events");
+    assert!(
+        wait_until(Duration::from_secs(8), || get(
+            &snmpd,
+            &format!("3.21.1.2.{events}")
+        ) == "6"),
+        "redisCkType.events = {:?}\n{:?}\n{}",
+        get(&snmpd, &format!("3.21.1.2.{events}")),
+        walk(&snmpd, "3.21"),
+        agent.log()
+    );
+    // Type and length of each, as TYPE and STRLEN/LLEN/... say.
+    for (name, kind, length) in [
+        ("greeting", "1", "5"),
+        ("jobs", "2", "3"),
+        ("tags", "3", "2"),
+        ("scores", "4", "4"),
+        ("user:1", "5", "3"),
+        ("events", "6", "4"),
+        ("missing", "8", "0"),
+    ] {
+        let r = row(1, name);
+        assert_eq!(
+            get(&snmpd, &format!("3.21.1.2.{r}")),
+            kind,
+            "type of {name}"
+        );
+        assert_eq!(
+            get(&snmpd, &format!("3.21.1.3.{r}")),
+            length,
+            "length of {name}"
+        );
+    }
+    assert_eq!(get(&snmpd, &format!("3.21.1.4.{}", row(1, "jobs"))), "-1");
+    let ttl: i64 = get(&snmpd, &format!("3.21.1.4.{}", row(1, "session")))
+        .parse()
+        .unwrap();
+    assert!((1..=1000).contains(&ttl), "TTL {ttl}");
+    let memory: u64 = get(&snmpd, &format!("3.21.1.5.{}", row(1, "jobs")))
+        .parse()
+        .unwrap();
+    assert!(memory > 0);
+    assert_eq!(
+        get(&snmpd, &format!("3.21.1.8.{}", row(1, "user:1"))),
+        "\"main.user_3A1\""
+    );
+    // The stream's groups: billing has two consumers and three pending.
+    let billing = format!("{events}.7.98.105.108.108.105.110.103");
+    assert_eq!(get(&snmpd, &format!("3.22.1.2.{billing}")), "2");
+    assert_eq!(get(&snmpd, &format!("3.22.1.3.{billing}")), "3");
+    assert_eq!(get(&snmpd, &format!("3.22.1.5.{billing}")), "\"3-1\"");
+    let idle: u64 = get(&snmpd, &format!("3.22.1.6.{billing}")).parse().unwrap();
+    assert!(idle < 600_000, "idle {idle}");
+    let lag_value = get(&snmpd, &format!("3.22.1.4.{billing}"));
+    if lag {
+        assert_eq!(lag_value, "1");
+    } else {
+        assert!(lag_value.contains("No Such Instance"), "{lag_value}");
+    }
+    let audit = format!("{events}.5.97.117.100.105.116");
+    assert_eq!(get(&snmpd, &format!("3.22.1.2.{audit}")), "0");
+    assert_eq!(
+        get(&snmpd, &format!("3.22.1.8.{audit}")),
+        "\"main.events.audit\""
+    );
+    // The cap: 15 rows, 8 named and 7 of the 30 queue keys; the 23 others
+    // counted; the sweep (30 keys at COUNT 10) complete.
+    let rows = walk(&snmpd, "3.21.1.2");
+    assert_eq!(rows.len(), 15, "{rows:?}");
+    assert_eq!(get(&snmpd, "3.24.1.1.1"), "15");
+    assert_eq!(get(&snmpd, "3.24.1.2.1"), "23");
+    assert_eq!(get(&snmpd, "3.24.1.4.1"), "1", "scan complete");
+    let calls: u32 = get(&snmpd, "3.24.1.5.1").parse().unwrap();
+    assert!(calls >= 1);
+    assert_eq!(get(&snmpd, "3.24.1.7.1"), "\"\"");
+
+    // A key a pattern matched, deleted: its row leaves at the next check.
+    let queue_rows: Vec<String> = walk(&snmpd, "3.21.1.7")
+        .into_iter()
+        .filter_map(|l| {
+            let value = l.split(" = ").nth(1)?.trim_matches('"').to_string();
+            value.starts_with("queue:").then_some(value)
+        })
+        .collect();
+    assert_eq!(queue_rows.len(), 7, "{queue_rows:?}");
+    let gone = &queue_rows[0];
+    redis.cli(&["DEL", gone]);
+    let gone_type = format!("3.21.1.2.{}", row(1, gone));
+    assert!(
+        wait_until(Duration::from_secs(6), || get(&snmpd, &gone_type)
+            .contains("No Such Instance")),
+        "{gone} stays: {:?}",
+        walk(&snmpd, "3.21.1.7")
+    );
+    // A named key deleted stays, as none(8).
+    redis.cli(&["DEL", "jobs"]);
+    let jobs = format!("3.21.1.2.{}", row(1, "jobs"));
+    assert!(wait_until(Duration::from_secs(6), || get(&snmpd, &jobs) == "8"));
+    assert_eq!(get(&snmpd, "3.1.1.4.1"), "1", "the instance is up");
+    agent.stop();
+}
+
+#[test]
+fn keys_of_each_type_streams_the_cap_and_a_deleted_key_on_redis_7_0() {
+    let redis = Redis::start();
+    types_lengths_streams_cap_and_deletion(redis, true);
+}
+
+#[test]
+fn keys_of_each_type_streams_the_cap_and_a_deleted_key_on_valkey() {
+    let Some(binary) = ServerKind::Valkey80.binary_or_skip("keys on valkey") else {
+        return;
+    };
+    let redis = Redis::start_binary(&binary, &[]);
+    types_lengths_streams_cap_and_deletion(redis, true);
+}
+
+#[test]
+fn stream_groups_without_lag_on_redis_6_2() {
+    let Some(binary) = ServerKind::Redis62.binary_or_skip("keys on redis 6.2") else {
+        return;
+    };
+    let redis = Redis::start_binary(&binary, &[]);
+    types_lengths_streams_cap_and_deletion(redis, false);
+}
+
+#[test]
+fn aliases_keep_key_names_out_of_snmp_and_the_log() {
+    // An ACL user that may touch only queue:* keys: TYPE of the others is
+    // refused (NOPERM), which must not drop the connection.
+    let redis = Redis::start_with(&["user lim on >lim-pw ~queue:* +@all"]);
+    redis.cli(&["SET", "acct:alice:balance", "100"]);
+    redis.cli(&["SET", "queue:secret-payroll", "1"]);
+    redis.cli(&["RPUSH", "queue:secret-hr", "a", "b"]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lim.pw"), "lim-pw\n").unwrap();
+    let mut agent = agent(
+        &snmpd,
+        &redis,
+        dir.path(),
+        &format!(
+            "username = \"lim\"\npassword_file = \"{}\"\n\
+             check_keys = [\"acct:alice:balance\", \"queue:secret*\"]\nkey_names = \"alias\"\n",
+            dir.path().join("lim.pw").display()
+        ),
+    );
+    let e1 = row(1, "e1");
+    assert!(
+        wait_until(Duration::from_secs(8), || walk(&snmpd, "3.21.1.7").len()
+            == 3),
+        "{:?}\n{}",
+        walk(&snmpd, "3.21"),
+        agent.log()
+    );
+    // The exact name: refused by the ACL, shown by its alias.
+    let error = get(&snmpd, &format!("3.21.1.9.{e1}"));
+    assert!(error.contains("TYPE e1: NOPERM"), "{error}");
+    assert_eq!(get(&snmpd, &format!("3.21.1.6.{e1}")), "\"entry 1\"");
+    // The matched keys: e2-<hash>, a list of 2 among them.
+    let labels: Vec<String> = walk(&snmpd, "3.21.1.7")
+        .into_iter()
+        .map(|l| l.split(" = ").nth(1).unwrap().trim_matches('"').to_string())
+        .collect();
+    assert!(
+        labels.iter().filter(|l| l.starts_with("e2-")).count() == 2,
+        "{labels:?}"
+    );
+    let lengths = walk(&snmpd, "3.21.1.3");
+    assert!(lengths.iter().any(|l| l.ends_with(" = 2")), "{lengths:?}");
+    // A second check, so the refusal would have been logged twice.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(get(&snmpd, "3.1.1.4.1"), "1", "the instance stays up");
+
+    // No name anywhere: not in an OID (the index bytes), a value, or the log.
+    let everything: Vec<String> = snmpd
+        .numeric()
+        .bulkwalk(REDIS_ROOT)
+        .vars()
+        .into_iter()
+        .map(|v| format!("{} = {}", v.name, v.value))
+        .collect();
+    assert!(everything.len() > 100);
+    let text = everything.join("\n");
+    let log = agent.log();
+    for name in [
+        "acct:alice:balance",
+        "queue:secret-payroll",
+        "queue:secret-hr",
+    ] {
+        let index = row(1, name);
+        for secret in [name, "alice", "secret", index.as_str()] {
+            assert!(!text.contains(secret), "{secret} in the walk");
+            assert!(!log.contains(secret), "{secret} in the log:\n{log}");
+        }
+    }
+    let refusals = log.lines().filter(|l| l.contains("refuses TYPE")).count();
+    assert_eq!(refusals, 1, "{log}");
+    agent.stop();
+}
