@@ -322,6 +322,8 @@ struct FileDiscovery {
     local: Option<bool>,
     /// Seconds between two scans; 0: only at start-up and reload.
     interval: Option<u64>,
+    /// Patterns the addresses of found servers must match.
+    addresses: Option<Vec<String>>,
 }
 
 /// `[discovery] interval` by default: a scan reads a few small files per
@@ -639,9 +641,14 @@ fn discovery_settings(
             "discovery.interval: {secs} is not 0 (no periodic scan) or between 10 and 86400 seconds"
         ));
     }
+    let addresses = file.and_then(|f| f.addresses.clone()).unwrap_or_default();
+    if addresses.iter().any(|a| a.trim().is_empty()) {
+        return Err("discovery.addresses: an empty pattern (\"*\" is every address)".into());
+    }
     Ok(DiscoverySettings {
         local,
         interval: (secs > 0).then(|| Duration::from_secs(secs)),
+        addresses,
     })
 }
 

@@ -64,6 +64,30 @@ pub struct DiscoverySettings {
     /// `[discovery] interval`: scan again this often (besides each
     /// reload); `None` only at start-up and reload.
     pub interval: Option<Duration>,
+    /// `[discovery] addresses`: patterns (`*` any text) a found server's
+    /// address must match, as shown in `redisInstanceAddress`
+    /// (`127.0.0.1:6379`, `unix:/run/redis/*`); empty: every server.
+    pub addresses: Vec<String>,
+}
+
+/// Whether `text` matches `pattern`, where `*` stands for any text.
+pub fn matches(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// A listening socket of this host.
@@ -408,6 +432,11 @@ pub fn discover_in(proc: &Path, service_uids: &[u32]) -> Discovery {
 pub fn add_to(config: &mut Config, discovery: &Discovery) -> Vec<String> {
     let mut notes = Vec::new();
     for found in &discovery.found {
+        let shown = found.address.to_string();
+        let wanted = &config.discovery.addresses;
+        if !wanted.is_empty() && !wanted.iter().any(|p| matches(p, &shown)) {
+            continue;
+        }
         if config.instances.iter().any(|i| i.address == found.address) {
             continue;
         }
@@ -578,6 +607,27 @@ mod tests {
         assert_eq!(names(&odd).0, "31mred-sock");
         let long = RedisAddress::Unix(format!("/{}.sock", "x".repeat(200)).into());
         assert_eq!(names(&long).0.len(), MAX_NAME_CHARS);
+    }
+
+    #[test]
+    fn address_patterns() {
+        for (pattern, text, expected) in [
+            ("127.0.0.1:6379", "127.0.0.1:6379", true),
+            ("127.0.0.1:6379", "127.0.0.1:63790", false),
+            (
+                "unix:/run/redis/*",
+                "unix:/run/redis/redis-server.sock",
+                true,
+            ),
+            ("unix:/run/redis/*", "unix:/run/valkey/valkey.sock", false),
+            ("*:6379", "[::1]:6379", true),
+            ("*", "anything", true),
+            ("a*b*c", "abc", true),
+            ("a*b*c", "acb", false),
+            ("ab*ba", "aba", false),
+        ] {
+            assert_eq!(matches(pattern, text), expected, "{pattern} {text}");
+        }
     }
 
     #[test]
