@@ -88,7 +88,7 @@ pub struct Cli {
     pub puppet: bool,
 
     /// Also poll the redis-server and valkey-server processes listening on
-    /// this host, found in /proc (as `[discovery] local = true`).
+    /// this host, found in /proc (as [discovery] local = true in the file).
     #[arg(long, global = true)]
     pub discover: bool,
 
