@@ -3,7 +3,8 @@
 # snmpd, against native objects and net-snmp's own subagent), benches/scale.rs
 # (1, 10, 100 instances), benches/agentx.rs (the agent alone on a direct
 # AgentX socket), benches/freshness.rs (answers while Redis is slow or paused),
-# benches/puppet_events.rs (a Puppet events log line to a trap at snmptrapd).
+# benches/puppet_events.rs (a Puppet events log line to a trap at snmptrapd),
+# benches/caps.rs (the agent's RSS with every capped table full).
 # BENCH_ROUNDS=N changes the number of rounds per phase (default 2000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,3 +14,4 @@ cargo bench --bench scale
 cargo bench --bench agentx
 cargo bench --bench freshness
 cargo bench --bench puppet_events
+cargo bench --bench caps

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 /// Parts staged within this window of each other become one new snapshot.
 const SNAPSHOT_WINDOW: Duration = Duration::from_millis(50);
@@ -110,8 +110,10 @@ fn main() -> ExitCode {
 }
 
 /// The file's configuration with the servers discovery finds (when on),
-/// scanned off the runtime's thread; what discovery says is logged.
-async fn discovered(base: Config) -> Config {
+/// scanned off the runtime's thread; what discovery says is logged, as a
+/// warning at start-up and reload, in the debug log on a periodic scan
+/// (which would otherwise repeat it every interval).
+async fn discovered(base: Config, periodic: bool) -> Config {
     if !base.discovery.local {
         return base;
     }
@@ -119,7 +121,11 @@ async fn discovered(base: Config) -> Config {
     match tokio::task::spawn_blocking(move || discovery::with_discovered(base)).await {
         Ok((config, notes)) => {
             for note in notes {
-                warn!("{note}");
+                if periodic {
+                    debug!("{note}");
+                } else {
+                    warn!("{note}");
+                }
             }
             config
         }
@@ -157,7 +163,7 @@ async fn tick(timer: &mut Option<tokio::time::Interval>) {
 /// each reload and every `[discovery] interval`.
 async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
     let mut base = base;
-    let config = discovered(base.clone()).await;
+    let config = discovered(base.clone(), false).await;
     let (mut sigterm, mut sigint, mut sighup) = match (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
@@ -241,7 +247,7 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
             _ = tick(&mut rescan) => {
                 // Applied only when the servers found changed: a reload
                 // that changes nothing would still say so in the log.
-                let wanted = discovered(base.clone()).await;
+                let wanted = discovered(base.clone(), true).await;
                 if wanted.instances != running.instances() {
                     info!("discovery: the servers of this host changed");
                     running.reload(Ok(wanted)).await;
@@ -264,7 +270,7 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
                     Ok(Ok(loaded)) => {
                         base = loaded.clone();
                         rescan = rescan_timer(&base);
-                        let wanted = discovered(loaded).await;
+                        let wanted = discovered(loaded, false).await;
                         running.reload(Ok(wanted)).await;
                     }
                     Ok(Err(e)) => {

@@ -964,6 +964,7 @@ fn shipped_config_shows_every_setting() {
     let tables = [
         ("notifications", "FileNotifications"),
         ("puppet", "FilePuppet"),
+        ("discovery", "FileDiscovery"),
     ];
     let mut want_top = top.clone();
     want_top.remove("redis");
@@ -998,7 +999,7 @@ fn shipped_config_shows_every_setting() {
         .collect();
     assert_eq!(
         tables_and_arrays,
-        BTreeSet::from(["notifications", "puppet", "redis"]),
+        BTreeSet::from(["discovery", "notifications", "puppet", "redis"]),
         "tables"
     );
 }
