@@ -749,5 +749,19 @@ mod tests {
         let discovered = &config.instances[2];
         assert!(discovered.password.is_none() && discovered.username.is_none());
         assert!(!discovered.slowlog_entries);
+
+        // `addresses` keeps only the servers that match one pattern.
+        config.instances.truncate(2);
+        config.discovery.addresses = vec!["unix:/run/valkey/*".into()];
+        let more = Discovery {
+            found: vec![
+                found("valkey", "unix:/run/valkey/valkey.sock"),
+                found("port6380", "127.0.0.1:6380"),
+            ],
+            ..Discovery::default()
+        };
+        add_to(&mut config, &more);
+        let names: Vec<&str> = config.instances.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["port6379", "main", "valkey"]);
     }
 }
