@@ -209,3 +209,54 @@ fn a_server_started_later_is_found_by_the_periodic_scan() {
     assert!(found, "{seen}");
     expect_polled(&snmpd, &format!("unix:{}", socket.display()), &stem);
 }
+
+#[test]
+fn the_doctor_says_what_discovery_found_and_checks_it() {
+    let sockets = tempfile::tempdir().unwrap();
+    let stem = format!("doc{}", std::process::id());
+    let socket = sockets.path().join(format!("{stem}.sock"));
+    let server = unix_socket_server(&socket);
+    let dir = tempfile::tempdir().unwrap();
+    let config = AgentConfig::with_agentx("tcp:127.0.0.1:1")
+        .table(&format!(
+            "[discovery]\nlocal = true\naddresses = [\"unix:{}\"]\n",
+            socket.display()
+        ))
+        .write(dir.path());
+    let run = |config: &Path| {
+        let out = std::process::Command::new(testkit::agent_bin())
+            .args(["doctor", "-c", config.to_str().unwrap()])
+            .args(["--snmpd-conf", "/nonexistent/snmpd.conf"])
+            .output()
+            .expect("redis-snmp doctor");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = run(&config);
+    // What the scan found (every server of the host: the others are other
+    // tests'), with this one among them, by its name, address and process.
+    let found = text
+        .lines()
+        .find(|l| l.contains(" discovery: "))
+        .unwrap_or_else(|| panic!("no discovery line:\n{text}"));
+    let shown = format!(
+        "{stem} at unix:{} (pid {} (redis-server))",
+        socket.display(),
+        server.pid()
+    );
+    assert!(found.contains(&shown), "{shown:?} not in {found:?}");
+    // And the server it adds is checked like a configured one.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("ok    redis {stem}:"))),
+        "{text}"
+    );
+    // Discovery off: neither.
+    let off = AgentConfig::with_agentx("tcp:127.0.0.1:1")
+        .redis("configured", &server.address(), "")
+        .write(dir.path());
+    let text = run(&off);
+    assert!(
+        !text.contains(" discovery: ") && !text.contains(&stem),
+        "{text}"
+    );
+}
