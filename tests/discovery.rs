@@ -260,3 +260,99 @@ fn the_doctor_says_what_discovery_found_and_checks_it() {
         "{text}"
     );
 }
+
+/// A program of any user that calls itself `redis-server` (here Python,
+/// run through a link of that name, which is what `comm` shows) and
+/// answers every command with 8 MiB: it gets a row, no secret, and the
+/// agent reads no more of it than `max_reply_bytes`.
+const IMPOSTOR: &str = r#"
+import socket, sys
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(8)
+open(sys.argv[1] + ".port", "w").write(str(listener.getsockname()[1]))
+heard = open(sys.argv[1] + ".heard", "ab")
+huge = b"$" + str(8 << 20).encode() + b"\r\n" + b"x" * (8 << 20) + b"\r\n"
+while True:
+    conn, _ = listener.accept()
+    conn.settimeout(5)
+    try:
+        while True:
+            data = conn.recv(65536)
+            if not data:
+                break
+            heard.write(data)
+            heard.flush()
+            conn.sendall(huge)
+    except OSError:
+        pass
+    conn.close()
+"#;
+
+#[test]
+fn a_process_calling_itself_redis_server_gets_a_row_and_nothing_else() {
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3");
+    let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("redis-server");
+    std::os::unix::fs::symlink(&python, &link).unwrap();
+    let base = dir.path().join("impostor");
+    let mut impostor = testkit::Proc::spawn(
+        std::process::Command::new(&link)
+            .args(["-c", IMPOSTOR, base.to_str().unwrap()])
+            .stdout(std::process::Stdio::null()),
+        "impostor",
+    );
+    let port_file = base.with_extension("port");
+    assert!(wait_until(Duration::from_secs(10), || port_file.exists()));
+    std::thread::sleep(Duration::from_millis(100));
+    let port = std::fs::read_to_string(&port_file).unwrap();
+    let address = format!("127.0.0.1:{port}");
+
+    // A configured server with a password, to have a secret to keep.
+    let guarded = Redis::start_with(&["requirepass kept-from-impostors"]);
+    let password = dir.path().join("password");
+    std::fs::write(&password, "kept-from-impostors\n").unwrap();
+    let snmpd = Snmpd::start();
+    let mut agent = AgentConfig::new(&snmpd)
+        .redis(
+            "guarded",
+            &guarded.address(),
+            &format!("password_file = \"{}\"\n", password.display()),
+        )
+        .table(&format!(
+            "[discovery]\nlocal = true\ninterval = 0\naddresses = [\"{address}\"]\n"
+        ))
+        .start(dir.path());
+    let mut seen = String::new();
+    let refused = wait_until(Duration::from_secs(15), || {
+        let Some(i) = row_of(&snmpd, &address) else {
+            return false;
+        };
+        seen = format!(
+            "{} state {} error {:?}",
+            cell(&snmpd, NAME, i).text(),
+            cell(&snmpd, STATE, i).value,
+            cell(&snmpd, LAST_ERROR, i).text()
+        );
+        seen.starts_with(&format!("port{port} state 2"))
+            && seen.contains("over the 4194304-byte limit")
+    });
+    assert!(refused, "{address}: {seen}");
+    expect_polled(&snmpd, &guarded.address(), "guarded");
+    let heard = std::fs::read(base.with_extension("heard")).unwrap_or_default();
+    let heard = String::from_utf8_lossy(&heard);
+    assert!(!heard.is_empty(), "the agent never spoke to it");
+    assert!(
+        !heard.contains("kept-from-impostors") && !heard.to_uppercase().contains("AUTH"),
+        "sent to the impostor: {heard:?}"
+    );
+    // Bounded: the agent did not keep 8 MiB replies.
+    let rss = testkit::status_kib(agent.pid(), "VmRSS:");
+    assert!(rss < 64 * 1024, "agent RSS {rss} KiB");
+    assert!(agent.is_running(), "{}", agent.log());
+    impostor.kill();
+}
