@@ -274,6 +274,25 @@ fn extra_sections() -> Roff {
              to 86400, default 300).",
         )],
     );
+    item(
+        &mut r,
+        "[discovery]",
+        [roman(
+            "local = true (or --discover) also polls the redis-server and \
+             valkey-server processes listening on this host, found in /proc: \
+             a server's unix socket when it has one, else its lowest TCP \
+             port (loopback when it listens on every address), named by the \
+             socket's file stem or portN. No password is sent to a \
+             discovered server (one that needs AUTH shows in error), nor is \
+             its slow log's newest entry read; at most 32 are taken. With \
+             local = true and no [[redis]] table, -h or -P, 127.0.0.1:6379 is \
+             not polled unless found. interval: seconds between two scans \
+             besides start-up and SIGHUP, 0 or 10 to 86400 (default 300). \
+             addresses: patterns (* any text) a found address must match, \
+             e.g. [\"unix:/run/redis/*\", \"127.0.0.1:6379\"]. Off by \
+             default.",
+        )],
+    );
 
     section(&mut r, "ENVIRONMENT");
     item(
@@ -337,7 +356,8 @@ fn extra_sections() -> Roff {
              ones keep their index and data, changed ones restart at their index, \
              removed ones leave the tables, new ones take an index never used \
              before; a file that does not load is refused and the running \
-             configuration kept. Other settings need a restart, as the log says.",
+             configuration kept. With [discovery] local, the host is scanned \
+             again too. Other settings need a restart, as the log says.",
         )],
     );
 

@@ -4,7 +4,8 @@
 # (1, 10, 100 instances), benches/agentx.rs (the agent alone on a direct
 # AgentX socket), benches/freshness.rs (answers while Redis is slow or paused),
 # benches/puppet_events.rs (a Puppet events log line to a trap at snmptrapd),
-# benches/alarms.rs (what the agent's own alarms add to a poll).
+# benches/alarms.rs (what the agent's own alarms add to a poll),
+# benches/caps.rs (the agent's RSS with every capped table full).
 # BENCH_ROUNDS=N changes the number of rounds per phase (default 2000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +16,4 @@ cargo bench --bench agentx
 cargo bench --bench freshness
 cargo bench --bench puppet_events
 cargo bench --bench alarms
+cargo bench --bench caps

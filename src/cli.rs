@@ -87,6 +87,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub puppet: bool,
 
+    /// Also poll the redis-server and valkey-server processes listening on
+    /// this host, found in /proc (as [discovery] local = true in the file).
+    #[arg(long, global = true)]
+    pub discover: bool,
+
     /// Check the configuration (file and options), say what is wrong or
     /// that it is fine, and exit without starting.
     #[arg(long, global = true)]

@@ -5,6 +5,7 @@
 use crate::agentx::address::AgentxAddress;
 use crate::alarms::{AlarmSpec, Direction};
 use crate::cli::Cli;
+use crate::discovery::DiscoverySettings;
 use crate::metrics::all_notifications;
 use crate::metrics::Layout;
 use crate::oid::Oid;
@@ -257,6 +258,30 @@ impl Default for KeyChecks {
     }
 }
 
+impl RedisInstance {
+    /// `name` at `address` with every setting at its default: no user, no
+    /// password, no TLS files.
+    pub fn new(name: String, address: RedisAddress) -> RedisInstance {
+        RedisInstance {
+            name,
+            address,
+            username: None,
+            password: None,
+            timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
+            tls: TlsFiles::default(),
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
+            slowlog_entries: true,
+            cert_expiry_warning: Duration::from_secs(DEFAULT_CERT_EXPIRY_WARNING_SECS),
+            cert_check_interval: Duration::from_secs(DEFAULT_CERT_CHECK_SECS),
+            client_list: true,
+            client_list_interval: Duration::from_secs(DEFAULT_CLIENT_LIST_SECS),
+            client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
+            slow_refresh: None,
+            key_checks: KeyChecks::default(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogTarget {
     /// journald when started by systemd, otherwise stderr.
@@ -326,6 +351,9 @@ pub struct Config {
     /// Puppet's events log to follow: when Puppet is watched, unless
     /// `events_log` is `false` or empty.
     pub puppet_events: Option<EventsConfig>,
+    /// `[discovery]` (or `--discover`): the servers of this host added to
+    /// `instances` by [`crate::discovery::with_discovered`].
+    pub discovery: DiscoverySettings,
     /// Things to warn about once logging is up (a password on the command
     /// line, a password file readable by all).
     pub warnings: Vec<String>,
@@ -366,6 +394,8 @@ struct FileConfig {
     /// `[[alarm]]`: one threshold each.
     #[serde(default)]
     alarm: Vec<FileAlarm>,
+    /// `[discovery]`: the Redis and Valkey servers of this host.
+    discovery: Option<FileDiscovery>,
 }
 
 /// `[alarms]`.
@@ -394,6 +424,23 @@ struct FileAlarm {
     /// Instance names; all unless said.
     instances: Option<Vec<String>>,
 }
+
+/// `[discovery]`: poll the Redis and Valkey servers of this host without
+/// naming them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDiscovery {
+    local: Option<bool>,
+    /// Seconds between two scans; 0: only at start-up and reload.
+    interval: Option<u64>,
+    /// Patterns the addresses of found servers must match.
+    addresses: Option<Vec<String>>,
+}
+
+/// `[discovery] interval` by default: a scan reads a few small files per
+/// process of the host; every 5 minutes a server started since shows
+/// without a reload.
+pub const DEFAULT_DISCOVERY_INTERVAL_SECS: u64 = 300;
 
 /// `[puppet]`: watch the Puppet agent's files. Present means on, unless
 /// `enabled = false`.
@@ -583,7 +630,19 @@ impl Config {
                 )));
             }
         }
-        apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
+        let discovery = discovery_settings(cli, file.discovery.as_ref()).map_err(in_file)?;
+        // With discovery on, a configuration that names no server polls
+        // what is found, not the old tool's 127.0.0.1:6379 (found there too
+        // when a server listens on it).
+        let names_a_server = !instances.is_empty()
+            || cli.host.is_some()
+            || cli.port.is_some()
+            || cli.password.is_some()
+            || cli.password_file.is_some()
+            || env_password.as_deref().is_some_and(|p| !p.is_empty());
+        if names_a_server || !discovery.local {
+            apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
+        }
         let slow_refresh_secs = file
             .slow_refresh
             .unwrap_or((refresh_secs.saturating_mul(DEFAULT_SLOW_REFRESH_FACTOR)).min(86_400));
@@ -686,9 +745,35 @@ impl Config {
             notifications,
             puppet,
             puppet_events,
+            discovery,
             warnings,
         })
     }
+}
+
+/// `[discovery]` and `--discover`, validated.
+fn discovery_settings(
+    cli: &Cli,
+    file: Option<&FileDiscovery>,
+) -> Result<DiscoverySettings, String> {
+    let local = cli.discover || file.and_then(|f| f.local).unwrap_or(false);
+    let secs = file
+        .and_then(|f| f.interval)
+        .unwrap_or(DEFAULT_DISCOVERY_INTERVAL_SECS);
+    if secs > 86_400 || (secs != 0 && secs < 10) {
+        return Err(format!(
+            "discovery.interval: {secs} is not 0 (no periodic scan) or between 10 and 86400 seconds"
+        ));
+    }
+    let addresses = file.and_then(|f| f.addresses.clone()).unwrap_or_default();
+    if addresses.iter().any(|a| a.trim().is_empty()) {
+        return Err("discovery.addresses: an empty pattern (\"*\" is every address)".into());
+    }
+    Ok(DiscoverySettings {
+        local,
+        interval: (secs > 0).then(|| Duration::from_secs(secs)),
+        addresses,
+    })
 }
 
 /// The events log keys of `[puppet]`, validated.
@@ -1078,26 +1163,13 @@ fn apply_command_line(
     warnings: &mut Vec<String>,
 ) -> Result<(), ConfigError> {
     if instances.is_empty() {
-        instances.push(RedisInstance {
-            name: "redis1".to_string(),
-            address: RedisAddress::Tcp {
+        instances.push(RedisInstance::new(
+            "redis1".to_string(),
+            RedisAddress::Tcp {
                 host: DEFAULT_HOST.to_string(),
                 port: 6379,
             },
-            username: None,
-            password: None,
-            timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
-            tls: TlsFiles::default(),
-            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
-            slowlog_entries: true,
-            cert_expiry_warning: Duration::from_secs(DEFAULT_CERT_EXPIRY_WARNING_SECS),
-            cert_check_interval: Duration::from_secs(DEFAULT_CERT_CHECK_SECS),
-            client_list: true,
-            client_list_interval: Duration::from_secs(DEFAULT_CLIENT_LIST_SECS),
-            client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
-            slow_refresh: None,
-            key_checks: KeyChecks::default(),
-        });
+        ));
     }
     let first = &mut instances[0];
     if cli.host.is_some() || cli.port.is_some() {
@@ -1594,6 +1666,47 @@ mod tests {
         ] {
             let err = load(bad).unwrap_err().to_string();
             assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn discovery_settings_and_the_default_instance() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str, args: &[&str]| {
+            let path = write_config(&dir, text);
+            let mut all = vec!["-c", path.to_str().unwrap()];
+            all.extend_from_slice(args);
+            Config::load(&cli(&all), None)
+        };
+        // Off by default; the old tool's 127.0.0.1:6379 as before.
+        let config = load("", &[]).unwrap();
+        assert!(!config.discovery.local);
+        assert_eq!(config.instances.len(), 1);
+        // On, with no server named: only what is found.
+        let config = load("[discovery]\nlocal = true\n", &[]).unwrap();
+        assert!(config.discovery.local);
+        assert_eq!(config.discovery.interval, Some(Duration::from_secs(300)));
+        assert!(config.instances.is_empty());
+        let config = load("", &["--discover"]).unwrap();
+        assert!(config.discovery.local && config.instances.is_empty());
+        // A server named, by the file or -h/-P, is kept beside it.
+        let config = load("", &["--discover", "-P", "6380"]).unwrap();
+        assert_eq!(config.instances[0].address.to_string(), "127.0.0.1:6380");
+        let config = load(
+            "[discovery]\nlocal = true\ninterval = 0\n[[redis]]\naddress = \"h:1\"\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(config.discovery.interval, None);
+        assert_eq!(config.instances.len(), 1);
+        for bad in ["interval = 5", "interval = 90000", "locale = true"] {
+            let err = load(&format!("[discovery]\n{bad}\n"), &[])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("interval") || err.contains("locale"),
+                "{bad}: {err}"
+            );
         }
     }
 

@@ -58,6 +58,11 @@
 //!   with the reading's own values; the polling and Puppet-following tasks.
 //! - [`config`]: the TOML file and the command line merged into one
 //!   validated configuration; [`cli`] holds the clap definition.
+//! - [`discovery`]: `[discovery] local`: the redis-server and
+//!   valkey-server processes of this host and their listening sockets,
+//!   read from `/proc`, added to the configured instances under stable
+//!   names (at start-up, on each reload, every `interval`); trusted with
+//!   no password.
 //! - [`reload`]: SIGHUP: the configuration read again and its Redis
 //!   instances matched by name (kept, restarted, removed, added at a new
 //!   index) without touching the AgentX session; what needs a restart is
@@ -77,6 +82,7 @@ pub mod alarms;
 pub mod cli;
 pub mod config;
 pub mod daemon;
+pub mod discovery;
 pub mod doctor;
 pub mod hub;
 pub mod logging;

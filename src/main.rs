@@ -11,13 +11,13 @@ use redis_snmp::puppet;
 use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret;
 use redis_snmp::snapshot::Store;
-use redis_snmp::{daemon, doctor, logging, reload};
+use redis_snmp::{daemon, discovery, doctor, logging, reload};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 /// Parts staged within this window of each other become one new snapshot.
 const SNAPSHOT_WINDOW: Duration = Duration::from_millis(50);
@@ -49,6 +49,7 @@ fn main() -> ExitCode {
         .config
         .map(|path| std::path::absolute(&path).unwrap_or(path));
     if let Some(Command::Doctor(args)) = &cli.command {
+        let (config, _) = discovery::with_discovered(config);
         let findings = doctor::checks::run(&config, args);
         if args.json {
             println!("{}", doctor::render_json(&findings));
@@ -83,6 +84,7 @@ fn main() -> ExitCode {
         }
     }
     logging::init(config.verbosity, config.log_target, config.daemonize);
+    let daemonize = config.daemonize;
     for warning in &config.warnings {
         warn!("{warning}");
     }
@@ -96,19 +98,72 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(run(config.clone(), cli, env_password));
+    let pid_file = config.pid_file.clone();
+    let code = runtime.block_on(run(config, cli, env_password));
     // A reader stuck in a blocking task must not keep the process alive
     // after SIGTERM.
     runtime.shutdown_timeout(Duration::from_secs(1));
-    if config.daemonize {
-        let _ = std::fs::remove_file(&config.pid_file);
+    if daemonize {
+        let _ = std::fs::remove_file(&pid_file);
     }
     code
 }
 
+/// The file's configuration with the servers discovery finds (when on),
+/// scanned off the runtime's thread; what discovery says is logged, as a
+/// warning at start-up and reload, in the debug log on a periodic scan
+/// (which would otherwise repeat it every interval).
+async fn discovered(base: Config, periodic: bool) -> Config {
+    if !base.discovery.local {
+        return base;
+    }
+    let fallback = base.clone();
+    match tokio::task::spawn_blocking(move || discovery::with_discovered(base)).await {
+        Ok((config, notes)) => {
+            for note in notes {
+                if periodic {
+                    debug!("{note}");
+                } else {
+                    warn!("{note}");
+                }
+            }
+            config
+        }
+        Err(e) => {
+            error!("discovery failed: {e}");
+            fallback
+        }
+    }
+}
+
+/// `[discovery] interval`'s timer, when discovery is on with one.
+fn rescan_timer(config: &Config) -> Option<tokio::time::Interval> {
+    let every = config
+        .discovery
+        .interval
+        .filter(|_| config.discovery.local)?;
+    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    Some(timer)
+}
+
+/// The next tick of `timer`; never without one.
+async fn tick(timer: &mut Option<tokio::time::Interval>) {
+    match timer {
+        Some(timer) => {
+            timer.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
 /// Serves until SIGTERM or SIGINT; on SIGHUP, loads the configuration
-/// again from `cli` and `env_password`, as at start-up.
-async fn run(config: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
+/// again from `cli` and `env_password`, as at start-up. `base` is the
+/// configuration as loaded; discovery (when on) adds to it at start-up, on
+/// each reload and every `[discovery] interval`.
+async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
+    let mut base = base;
+    let config = discovered(base.clone(), false).await;
     let (mut sigterm, mut sigint, mut sighup) = match (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
@@ -186,8 +241,18 @@ async fn run(config: Config, cli: Cli, env_password: Option<String>) -> ExitCode
     );
 
     let cli = Arc::new(cli);
+    let mut rescan = rescan_timer(&base);
     loop {
         tokio::select! {
+            _ = tick(&mut rescan) => {
+                // Applied only when the servers found changed: a reload
+                // that changes nothing would still say so in the log.
+                let wanted = discovered(base.clone(), true).await;
+                if wanted.instances != running.instances() {
+                    info!("discovery: the servers of this host changed");
+                    running.reload(Ok(wanted)).await;
+                }
+            }
             _ = sigterm.recv() => {
                 info!("SIGTERM received");
                 break;
@@ -202,8 +267,14 @@ async fn run(config: Config, cli: Cli, env_password: Option<String>) -> ExitCode
                 let (cli, env_password) = (cli.clone(), env_password.clone());
                 let loaded = tokio::task::spawn_blocking(move || Config::load(&cli, env_password)).await;
                 match loaded {
-                    Ok(loaded) => {
-                        running.reload(loaded).await;
+                    Ok(Ok(loaded)) => {
+                        base = loaded.clone();
+                        rescan = rescan_timer(&base);
+                        let wanted = discovered(loaded, false).await;
+                        running.reload(Ok(wanted)).await;
+                    }
+                    Ok(Err(e)) => {
+                        running.reload(Err(e)).await;
                     }
                     Err(e) => error!("reload refused: reading the configuration failed: {e}"),
                 }

@@ -220,6 +220,11 @@ impl Running {
         Some(changes)
     }
 
+    /// The instances polled now, as configured (or discovered).
+    pub fn instances(&self) -> &[RedisInstance] {
+        &self.config.instances
+    }
+
     /// Starts the task of instance `name` of `wanted` at `index`.
     fn spawn(&mut self, index: u32, name: &str, wanted: &[PollSettings]) {
         // Names are unique in a configuration (the loader refuses twice

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!  base:      oid, smi, process, metrics (the catalogue), snapshot
-//!  settings:  secret, cli, config, logging, daemon
+//!  settings:  secret, cli, config, discovery, logging, daemon
 //!  sources:   redis, puppet            (produce readings; know no consumer)
 //!  protocol:  agentx                   (serves snapshots; knows no source)
 //!  consumers: notify ─▶ hub            (notify judges, hub wires readings)
@@ -49,6 +49,12 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         ],
     ),
     ("config", &["redis", "notify", "hub", "doctor", "snapshot"]),
+    (
+        "discovery",
+        &[
+            "redis", "puppet", "notify", "hub", "agentx", "doctor", "snapshot",
+        ],
+    ),
     ("redis", &["puppet", "notify", "hub", "agentx", "doctor"]),
     (
         "puppet",

@@ -965,6 +965,7 @@ fn shipped_config_shows_every_setting() {
         ("notifications", "FileNotifications"),
         ("alarms", "FileAlarms"),
         ("puppet", "FilePuppet"),
+        ("discovery", "FileDiscovery"),
     ];
     let mut want_top = top.clone();
     want_top.remove("redis");
@@ -1011,7 +1012,14 @@ fn shipped_config_shows_every_setting() {
         .collect();
     assert_eq!(
         tables_and_arrays,
-        BTreeSet::from(["notifications", "alarms", "alarm", "puppet", "redis"]),
+        BTreeSet::from([
+            "discovery",
+            "notifications",
+            "alarms",
+            "alarm",
+            "puppet",
+            "redis"
+        ]),
         "tables"
     );
 }

@@ -66,6 +66,9 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
         .build()
     {
         Ok(runtime) => {
+            if config.discovery.local {
+                findings.push(discovery(&crate::discovery::discover()));
+            }
             for instance in &config.instances {
                 runtime.block_on(redis_instance(instance, &mut findings));
             }
@@ -94,6 +97,40 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
         )),
     }
     findings
+}
+
+/// What `[discovery] local` finds on this host (the instances checked
+/// below include those of them the configuration does not already poll).
+fn discovery(found: &crate::discovery::Discovery) -> Finding {
+    let servers: Vec<String> = found
+        .found
+        .iter()
+        .map(|f| format!("{} at {} ({})", f.name, f.address, f.how))
+        .collect();
+    if !found.unreadable.is_empty() {
+        return Finding::problem(
+            "discovery",
+            format!(
+                "found {}; cannot read the sockets of server process(es) {:?}",
+                if servers.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    servers.join(", ")
+                },
+                found.unreadable
+            ),
+            "their TCP ports listening as user redis or valkey are found anyway; for their \
+             unix sockets, name them in a [[redis]] entry",
+        );
+    }
+    if servers.is_empty() {
+        return Finding::problem(
+            "discovery",
+            "found no redis-server or valkey-server listening on this host",
+            "start one, or name the servers to poll in [[redis]] entries",
+        );
+    }
+    Finding::ok("discovery", format!("found {}", servers.join(", ")))
 }
 
 /// `--user`, else the package's user where it exists, else whoever runs
