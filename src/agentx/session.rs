@@ -2,18 +2,20 @@
 //! answer requests from the current snapshot, Ping, Close on shutdown, and
 //! reconnect with capped, jittered backoff whenever the master goes away.
 //!
-//! Two halves. Connecting, backoff, shutdown and forwarding notifications
-//! run as a task on the runtime ([`Session::run`]). Each connection is then
-//! served by a dedicated OS thread (the [`Responder`]): Open, Register,
-//! and from then on a blocking read of the master's PDUs, each answered
-//! from the snapshot (loaded lock-free from the store's `ArcSwap`) by one
-//! blocking write, with a Ping whenever one is due. No reactor, no task
-//! wake-up between the request and its answer: that is what the floor
-//! benchmark (benches/snmp.rs) measured the agent's extra microseconds as.
-//! The task stops the thread by shutting the socket's reading side (the
-//! thread sees end of file, sends Close and ends); notifications are written
-//! from the runtime's blocking pool through the same [`Link`], whose lock
-//! keeps PDUs whole.
+//! Two halves. Connecting, backoff, shutdown, Pings and notifications run
+//! as a task on the runtime ([`Session::run`]). Each connection is then
+//! served by a dedicated OS thread (the `Responder`): Open, Register, and
+//! from then on a blocking read of the master's PDUs (no timeout), each
+//! answered from the snapshot (loaded lock-free from the store's
+//! `ArcSwap`) by one blocking write. No reactor, no task wake-up between
+//! the request and its answer: that is what the floor benchmark
+//! (benches/snmp.rs, README "Against the floor") measured the agent's extra
+//! microseconds as. The task stops the thread by shutting the socket's
+//! reading side (the thread reads end of file, sends Close and ends); Pings
+//! and notifications are written from the runtime's blocking pool through
+//! the same `Link`, whose lock keeps PDUs whole; the thread reads their
+//! Responses. A Ping still unanswered when the next is due ends the
+//! connection.
 //!
 //! Everything from the master passes through [`pdu::parse_header`] and
 //! [`pdu::decode()`]; a bad header breaks the stream's framing and ends the
@@ -30,7 +32,7 @@ use crate::smi::unix_now;
 use crate::smi::Value;
 use crate::snapshot::Store;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
@@ -191,6 +193,9 @@ struct Link {
     pending: Mutex<HashMap<u32, Pending>>,
     /// Shared by every connection of the session.
     packet_ids: Arc<AtomicU32>,
+    /// A Ping was sent (by the task) and its Response not yet read (by the
+    /// thread).
+    ping_outstanding: AtomicBool,
 }
 
 impl Link {
@@ -212,6 +217,15 @@ impl Link {
             pending.insert(id, what);
         }
         self.socket.write_all(bytes)
+    }
+
+    /// Encode and send a Ping (on the runtime's blocking pool).
+    fn ping(&self, session_id: u32) -> std::io::Result<()> {
+        let id = self.packet_id();
+        let mut buf = Vec::new();
+        pdu::encode_ping(&mut buf, session_id, id);
+        self.ping_outstanding.store(true, Ordering::Relaxed);
+        self.send(&buf, Some((id, Pending::Ping)))
     }
 
     /// Encode and send a Notify (on the runtime's blocking pool).
@@ -305,6 +319,7 @@ impl Session {
             socket,
             pending: Mutex::new(HashMap::new()),
             packet_ids: self.packet_ids.clone(),
+            ping_outstanding: AtomicBool::new(false),
         });
         let (opened_tx, mut opened_rx) = oneshot::channel();
         let (ended_tx, mut ended_rx) = oneshot::channel();
@@ -327,6 +342,8 @@ impl Session {
         let shutdown = self.shutdown.clone();
         let mut cancelled = std::pin::pin!(shutdown.cancelled());
         let mut session_id = None;
+        let mut ping_timer = tokio::time::interval(self.config.ping_interval);
+        ping_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 // Shutdown first, so a stream of notifications cannot delay it.
@@ -338,14 +355,32 @@ impl Session {
                 }
                 ended = &mut ended_rx => return outcome(ended),
                 opened = &mut opened_rx, if session_id.is_none() => match opened {
-                    Ok(id) => session_id = Some(id),
+                    Ok(id) => {
+                        session_id = Some(id);
+                        ping_timer.reset(); // the first Ping one interval from now
+                    }
                     // The thread ended before the session opened; ended_rx says why.
                     Err(_) => return outcome(ended_rx.await),
                 },
+                // The Ping is the task's, so that the thread's reads need
+                // no timeout: a read with one arms a kernel timer each time
+                // it sleeps, measured as about half a microsecond per request.
+                _ = ping_timer.tick(), if session_id.is_some() => {
+                    if link.ping_outstanding.load(Ordering::Relaxed) {
+                        link.socket.shutdown();
+                        let _ = ended_rx.await;
+                        return Err(SessionError::Timeout(self.config.ping_interval));
+                    }
+                    let (sender, id) = (link.clone(), session_id.unwrap_or_default());
+                    if let Err(e) = off_runtime(move || sender.ping(id)).await {
+                        link.socket.shutdown();
+                        let _ = ended_rx.await;
+                        return Err(e.into());
+                    }
+                }
                 Some(varbinds) = self.notifications.recv(), if session_id.is_some() => {
                     let (sender, id) = (link.clone(), session_id.unwrap_or_default());
-                    let sent = tokio::task::spawn_blocking(move || sender.notify(id, &varbinds)).await;
-                    if let Err(e) = sent.unwrap_or_else(|e| Err(std::io::Error::other(e))) {
+                    if let Err(e) = off_runtime(move || sender.notify(id, &varbinds)).await {
                         // The thread must end too: the master sees the
                         // connection go, and so does the thread.
                         link.socket.shutdown();
@@ -356,6 +391,17 @@ impl Session {
             }
         }
     }
+}
+
+/// A blocking write to the master, on the runtime's blocking pool: the
+/// socket is blocking (for the thread's sake), and a full one must not
+/// stall the runtime's thread.
+async fn off_runtime(
+    write: impl FnOnce() -> std::io::Result<()> + Send + 'static,
+) -> std::io::Result<()> {
+    tokio::task::spawn_blocking(write)
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e)))
 }
 
 /// The session's thread: Open, Register, then answer the master until the
@@ -386,15 +432,13 @@ impl Responder {
         }
         let _ = opened.send(session_id);
 
-        // Idle reads end this often, so a Ping goes out at most a quarter
-        // of the interval late.
-        socket.set_read_timeout(self.config.ping_interval / 4)?;
-        let mut next_ping = Instant::now() + self.config.ping_interval;
-        let mut ping_outstanding = false;
+        // From now on a read waits as long as the master is silent: the
+        // task Pings it, and stops us by shutting the socket's reading side.
+        socket.set_read_timeout(None)?;
         loop {
             match frames.next(socket)? {
                 Read::Frame(frame) => {
-                    if self.handle(frame, &mut ping_outstanding, &mut buf)? {
+                    if self.handle(frame, &mut buf)? {
                         self.link.send(&buf, None)?;
                     }
                 }
@@ -410,17 +454,6 @@ impl Responder {
                     return Ok(Ended::Shutdown);
                 }
                 Read::End => return Err(SessionError::Eof),
-            }
-            let now = Instant::now();
-            if now >= next_ping {
-                if ping_outstanding {
-                    return Err(SessionError::Timeout(self.config.ping_interval));
-                }
-                let id = self.link.packet_id();
-                pdu::encode_ping(&mut buf, session_id, id);
-                self.link.send(&buf, Some((id, Pending::Ping)))?;
-                ping_outstanding = true;
-                next_ping = now + self.config.ping_interval;
             }
         }
     }
@@ -448,7 +481,7 @@ impl Responder {
             if left.is_zero() {
                 return Err(SessionError::Timeout(timeout));
             }
-            self.link.socket.set_read_timeout(left)?;
+            self.link.socket.set_read_timeout(Some(left))?;
             match frames.next(&self.link.socket)? {
                 Read::Frame(frame) => {
                     if let Ok(Incoming::Response { error, .. }) = frame.body {
@@ -469,12 +502,7 @@ impl Responder {
     }
 
     /// Handle one PDU. Returns whether `buf` holds a response to send.
-    fn handle(
-        &self,
-        frame: Frame,
-        ping_outstanding: &mut bool,
-        buf: &mut Vec<u8>,
-    ) -> Result<bool, SessionError> {
+    fn handle(&self, frame: Frame, buf: &mut Vec<u8>) -> Result<bool, SessionError> {
         let header = frame.header;
         let ids = Ids {
             session_id: header.session_id,
@@ -545,7 +573,7 @@ impl Responder {
             Incoming::CleanupSet => return Ok(false),
             Incoming::Close { reason } => return Err(SessionError::ClosedByMaster(reason)),
             Incoming::Response { error, .. } => {
-                self.on_response(header.packet_id, error, ping_outstanding);
+                self.on_response(header.packet_id, error);
                 return Ok(false);
             }
             Incoming::Other(kind) => {
@@ -556,7 +584,7 @@ impl Responder {
         Ok(true)
     }
 
-    fn on_response(&self, packet_id: u32, error: u16, ping_outstanding: &mut bool) {
+    fn on_response(&self, packet_id: u32, error: u16) {
         let status = ErrorStatus::from_u16(error);
         let awaited = self.link.pending().remove(&packet_id);
         match awaited {
@@ -569,7 +597,7 @@ impl Responder {
             Some(Pending::Register(subtree)) => {
                 warn!("the AgentX master refused to register {subtree}: {status:?} ({error})");
             }
-            Some(Pending::Ping) => *ping_outstanding = false,
+            Some(Pending::Ping) => self.link.ping_outstanding.store(false, Ordering::Relaxed),
             Some(Pending::Notify) if error != 0 => {
                 warn!("the AgentX master refused a notification: {status:?} ({error})");
             }

@@ -8,9 +8,10 @@
 //! `epoll_wait` and a task wake-up per request when it was (see README,
 //! "the floor").
 //!
-//! Reads end after the read timeout set on the socket (so the thread can
-//! send its Pings), writes after the write timeout (a master that stops
-//! reading cannot hold us forever).
+//! Reads wait without end once the session is open (a read timeout costs
+//! a kernel timer per sleep; the session stops its thread by shutting the
+//! reading side instead), writes end after the write timeout (a master that
+//! stops reading cannot hold us forever).
 
 use super::address::AgentxAddress;
 use std::io::{self, Read, Write};
@@ -82,10 +83,10 @@ impl MasterSocket {
         Ok(())
     }
 
-    /// How long one read may wait (a zero duration is taken as 1 ms: the
-    /// socket refuses zero).
-    pub fn set_read_timeout(&self, timeout: Duration) -> io::Result<()> {
-        let timeout = Some(timeout.max(Duration::from_millis(1)));
+    /// How long one read may wait, or (None) without end (a zero duration
+    /// is taken as 1 ms: the socket refuses zero).
+    pub fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        let timeout = timeout.map(|t| t.max(Duration::from_millis(1)));
         match &self.socket {
             Socket::Unix(s) => s.set_read_timeout(timeout),
             Socket::Tcp(s) => s.set_read_timeout(timeout),
