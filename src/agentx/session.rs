@@ -631,6 +631,74 @@ pub fn backoff(attempt: u32, cap: Duration) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+
+    /// A Ping PDU's bytes with its payload length set to `len` (bytes
+    /// 16..20, little-endian as our encoder writes) and `len` zero bytes
+    /// after the header.
+    fn pdu_with_payload(len: u32) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        pdu::encode_ping(&mut bytes, 1, 2);
+        bytes.truncate(pdu::HEADER_LEN);
+        bytes[16..20].copy_from_slice(&len.to_le_bytes());
+        bytes.resize(pdu::HEADER_LEN + len as usize, 0);
+        bytes
+    }
+
+    fn frames_of(bytes: &[u8], chunk: usize) -> (Vec<Header>, Result<(), SessionError>, usize) {
+        let (ours, mut master) = UnixStream::pair().unwrap();
+        let socket = MasterSocket::from_unix(ours);
+        let bytes = bytes.to_vec();
+        let writer = std::thread::spawn(move || {
+            for (i, piece) in bytes.chunks(chunk).enumerate() {
+                master.write_all(piece).unwrap();
+                // The first pieces arrive one by one, inside the header.
+                if i < 64 {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        });
+        let mut reader = FrameReader::new();
+        let mut headers = Vec::new();
+        let end = loop {
+            match reader.next(&socket) {
+                Ok(Read::Frame(frame)) => headers.push(frame.header),
+                Ok(Read::Idle) => continue,
+                Ok(Read::End) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        writer.join().unwrap();
+        (headers, end, reader.buf.len())
+    }
+
+    #[test]
+    fn frames_are_cut_whole_however_the_bytes_arrive() {
+        let mut stream = Vec::new();
+        pdu::encode_ping(&mut stream, 7, 1);
+        let one = stream.clone();
+        stream.extend_from_slice(&one);
+        // Bigger than the initial buffer: it grows to what the header says.
+        stream.extend_from_slice(&pdu_with_payload(20 * 1024));
+        for chunk in [1, 7, stream.len()] {
+            let (headers, end, buffer) = frames_of(&stream, chunk);
+            assert!(end.is_ok(), "chunks of {chunk}: {end:?}");
+            let lengths: Vec<u32> = headers.iter().map(|h| h.payload_len).collect();
+            assert_eq!(lengths, [0, 0, 20 * 1024], "chunks of {chunk}");
+            assert_eq!(buffer, pdu::HEADER_LEN + 20 * 1024);
+        }
+    }
+
+    #[test]
+    fn a_length_over_the_cap_ends_the_stream_without_allocating_it() {
+        let mut bytes = pdu_with_payload(0);
+        bytes[16..20].copy_from_slice(&(pdu::MAX_PAYLOAD_LEN + 4).to_le_bytes());
+        let (headers, end, buffer) = frames_of(&bytes, bytes.len());
+        assert!(headers.is_empty());
+        assert!(matches!(end, Err(SessionError::Framing(_))), "{end:?}");
+        assert_eq!(buffer, INITIAL_READ_BUFFER);
+    }
 
     #[test]
     fn backoff_grows_and_stays_under_the_cap() {

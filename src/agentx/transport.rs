@@ -53,6 +53,14 @@ pub async fn connect(address: &AgentxAddress) -> io::Result<MasterSocket> {
 }
 
 impl MasterSocket {
+    /// One end of a socket pair, for the session's unit tests.
+    #[cfg(test)]
+    pub(crate) fn from_unix(stream: std::os::unix::net::UnixStream) -> Self {
+        MasterSocket {
+            socket: Socket::Unix(stream),
+        }
+    }
+
     /// One blocking read; `WouldBlock` or `TimedOut` when the read timeout
     /// passed with nothing to read.
     pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
