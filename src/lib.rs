@@ -31,7 +31,9 @@
 //!   ([`agentx::address`]), Get/GetNext/GetBulk semantics
 //!   ([`agentx::answer`]), the socket ([`agentx::transport`]) and the
 //!   session that connects, registers, answers and reconnects
-//!   ([`agentx::session`]).
+//!   ([`agentx::session`]: a task on the runtime connects, Pings, forwards
+//!   notifications and stops it; each connection is answered by a blocking
+//!   thread of its own, reading the snapshot lock-free).
 //! - [`redis`]: the connection on our terms ([`redis::connection`]: one
 //!   address, bounded replies), the INFO parser ([`redis::info`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to

@@ -263,7 +263,8 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
             }
             _ = sighup.recv() => {
                 info!("SIGHUP received: reloading the configuration");
-                // Files are read off the runtime's thread, which answers snmpd.
+                // Files are read off the runtime's thread, which runs the
+                // pollers and the session's reconnects, Pings and notifications.
                 let (cli, env_password) = (cli.clone(), env_password.clone());
                 let loaded = tokio::task::spawn_blocking(move || Config::load(&cli, env_password)).await;
                 match loaded {

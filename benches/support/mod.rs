@@ -16,20 +16,42 @@ pub fn oid(dotted: &str) -> Oid<'static> {
     Oid::from(arcs(dotted).as_slice()).unwrap()
 }
 
-/// Pin a process or thread (0 = the calling thread) to CPU 0, so that the
-/// figures do not depend on where the scheduler puts each party.
+/// Pin a process (every thread it has now) or, with 0, the calling thread
+/// to CPU 0, so that the figures do not depend on where the scheduler puts
+/// each party. sched_setaffinity acts on one thread: a process's threads
+/// started before the call (the agent's AgentX thread is) keep their own
+/// affinity unless each is pinned.
 pub fn pin(pid: u32) {
-    // SAFETY: plain syscall on a valid cpu_set_t.
-    let result = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(0, &mut set);
-        libc::sched_setaffinity(
-            pid as libc::pid_t,
-            std::mem::size_of::<libc::cpu_set_t>(),
-            &set,
-        )
+    let threads: Vec<u32> = if pid == 0 {
+        vec![0]
+    } else {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|tasks| {
+                tasks
+                    .filter_map(|t| t.ok()?.file_name().to_str()?.parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
     };
-    assert_eq!(result, 0, "sched_setaffinity({pid})");
+    assert!(!threads.is_empty(), "no threads for {pid}");
+    for tid in threads {
+        // SAFETY: plain syscall on a valid cpu_set_t.
+        let result = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(0, &mut set);
+            libc::sched_setaffinity(
+                tid as libc::pid_t,
+                std::mem::size_of::<libc::cpu_set_t>(),
+                &set,
+            )
+        };
+        let error = std::io::Error::last_os_error();
+        // A thread that ended meanwhile has nothing left to pin.
+        assert!(
+            result == 0 || error.raw_os_error() == Some(libc::ESRCH),
+            "sched_setaffinity({tid}) of {pid}: {error}"
+        );
+    }
 }
 
 /// User and system CPU time of a process, in clock ticks (/proc/PID/stat).

@@ -1,23 +1,21 @@
-//! The socket to the master, registered with the reactor for *readability
-//! only*.
+//! The socket to the master, used *blocking* by the session's own thread.
 //!
-//! tokio registers its own sockets for reading and writing at once; with
-//! edge-triggered epoll, every time snmpd reads one of our responses the
-//! kernel then reports "writable" and wakes us for nothing: one extra wake-up
-//! and context switch per request, which measured as about half of the
-//! agent's CPU per request. Our responses are small and the socket buffer
-//! large, so writes go straight to the socket; in the rare case it is full
-//! (snmpd not reading), we retry after a short pause until the deadline.
+//! Connecting is async (the session's reconnect loop runs on the runtime,
+//! with its timeout and backoff); once connected, the socket is handed
+//! over as a plain blocking std stream: one blocking read wakes the
+//! session's thread when snmpd sends a request, one write answers it. The
+//! runtime's reactor is not involved in answering, which measured as one
+//! `epoll_wait` and a task wake-up per request when it was (see README,
+//! "the floor").
+//!
+//! Reads wait without end once the session is open (a read timeout costs
+//! a kernel timer per sleep; the session stops its thread by shutting the
+//! reading side instead), writes end after the write timeout (a master that
+//! stops reading cannot hold us forever).
 
 use super::address::AgentxAddress;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{ready, Context, Poll};
 use std::time::Duration;
-use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncRead, Interest, ReadBuf};
 
 /// A connected stream socket, either kind.
 #[derive(Debug)]
@@ -26,40 +24,16 @@ enum Socket {
     Tcp(std::net::TcpStream),
 }
 
-impl AsRawFd for Socket {
-    fn as_raw_fd(&self) -> RawFd {
-        match self {
-            Socket::Unix(s) => s.as_raw_fd(),
-            Socket::Tcp(s) => s.as_raw_fd(),
-        }
-    }
+/// The connected socket, blocking. Shared by reference between the
+/// session's thread (reads, answers) and the notification sender (writes,
+/// serialised by the session).
+#[derive(Debug)]
+pub struct MasterSocket {
+    socket: Socket,
 }
 
-impl Socket {
-    fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Socket::Unix(s) => (&*s).read(buf),
-            Socket::Tcp(s) => (&*s).read(buf),
-        }
-    }
-
-    fn write(&self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Socket::Unix(s) => (&*s).write(buf),
-            Socket::Tcp(s) => (&*s).write(buf),
-        }
-    }
-
-    fn shutdown(&self) {
-        let _ = match self {
-            Socket::Unix(s) => s.shutdown(std::net::Shutdown::Both),
-            Socket::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
-        };
-    }
-}
-
-/// Connect to the master; returns the reading and writing halves.
-pub async fn connect(address: &AgentxAddress) -> io::Result<(MasterReader, MasterWriter)> {
+/// Connect to the master.
+pub async fn connect(address: &AgentxAddress) -> io::Result<MasterSocket> {
     let socket = match address {
         AgentxAddress::Unix(path) => {
             Socket::Unix(tokio::net::UnixStream::connect(path).await?.into_std()?)
@@ -70,68 +44,46 @@ pub async fn connect(address: &AgentxAddress) -> io::Result<(MasterReader, Maste
             Socket::Tcp(stream.into_std()?)
         }
     };
-    // into_std() leaves the socket non-blocking, as AsyncFd needs.
-    // SAFETY: `Socket` owns its file descriptor (a std stream), always
-    // returns the same one from as_raw_fd, and the AsyncFd owns the Socket,
-    // so the descriptor stays open and the same for the AsyncFd's lifetime.
-    let fd = unsafe { AsyncFd::register_with_interest(socket, Interest::READABLE) }
-        .map_err(|e| e.into_parts().1)?;
-    let fd = Arc::new(fd);
-    Ok((MasterReader { fd: fd.clone() }, MasterWriter { fd }))
+    // into_std() leaves the socket non-blocking; the session's thread blocks.
+    match &socket {
+        Socket::Unix(s) => s.set_nonblocking(false)?,
+        Socket::Tcp(s) => s.set_nonblocking(false)?,
+    }
+    Ok(MasterSocket { socket })
 }
 
-pub struct MasterReader {
-    fd: Arc<AsyncFd<Socket>>,
-}
-
-impl AsyncRead for MasterReader {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        loop {
-            let mut guard = ready!(self.fd.poll_read_ready(cx))?;
-            let unfilled = buf.initialize_unfilled();
-            let wanted = unfilled.len();
-            match guard.try_io(|fd| fd.get_ref().read(unfilled)) {
-                Ok(Ok(n)) => {
-                    // A short read drained the socket: skip the read that
-                    // would only say EAGAIN. New data raises a new edge.
-                    if n > 0 && n < wanted {
-                        guard.clear_ready();
-                    }
-                    buf.advance(n);
-                    return Poll::Ready(Ok(()));
-                }
-                Ok(Err(e)) => return Poll::Ready(Err(e)),
-                Err(_would_block) => continue,
-            }
+impl MasterSocket {
+    /// One end of a socket pair, for the session's unit tests.
+    #[cfg(test)]
+    pub(crate) fn from_unix(stream: std::os::unix::net::UnixStream) -> Self {
+        MasterSocket {
+            socket: Socket::Unix(stream),
         }
     }
-}
 
-pub struct MasterWriter {
-    fd: Arc<AsyncFd<Socket>>,
-}
+    /// One blocking read; `WouldBlock` or `TimedOut` when the read timeout
+    /// passed with nothing to read.
+    pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        match &self.socket {
+            Socket::Unix(s) => (&*s).read(buf),
+            Socket::Tcp(s) => (&*s).read(buf),
+        }
+    }
 
-/// Pause between two attempts to write to a full socket.
-const FULL_SOCKET_PAUSE: Duration = Duration::from_millis(2);
-
-impl MasterWriter {
-    /// Write all of `bytes`, giving up with `TimedOut` after `deadline`.
-    pub async fn write_all(&self, mut bytes: &[u8], deadline: Duration) -> io::Result<()> {
-        let started = tokio::time::Instant::now();
+    /// Write all of `bytes`; `TimedOut` when the socket stayed full for the
+    /// write timeout.
+    pub fn write_all(&self, mut bytes: &[u8]) -> io::Result<()> {
         while !bytes.is_empty() {
-            match self.fd.get_ref().write(bytes) {
+            let written = match &self.socket {
+                Socket::Unix(s) => (&*s).write(bytes),
+                Socket::Tcp(s) => (&*s).write(bytes),
+            };
+            match written {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
                 Ok(n) => bytes = &bytes[n..],
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if started.elapsed() > deadline {
-                        return Err(io::ErrorKind::TimedOut.into());
-                    }
-                    tokio::time::sleep(FULL_SOCKET_PAUSE).await;
+                    return Err(io::ErrorKind::TimedOut.into())
                 }
                 Err(e) => return Err(e),
             }
@@ -139,7 +91,41 @@ impl MasterWriter {
         Ok(())
     }
 
+    /// How long one read may wait, or (None) without end (a zero duration
+    /// is taken as 1 ms: the socket refuses zero).
+    pub fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        let timeout = timeout.map(|t| t.max(Duration::from_millis(1)));
+        match &self.socket {
+            Socket::Unix(s) => s.set_read_timeout(timeout),
+            Socket::Tcp(s) => s.set_read_timeout(timeout),
+        }
+    }
+
+    /// How long one write may wait for room in the socket.
+    pub fn set_write_timeout(&self, timeout: Duration) -> io::Result<()> {
+        let timeout = Some(timeout.max(Duration::from_millis(1)));
+        match &self.socket {
+            Socket::Unix(s) => s.set_write_timeout(timeout),
+            Socket::Tcp(s) => s.set_write_timeout(timeout),
+        }
+    }
+
+    /// Stop reading: a read blocked on the socket, and every later one,
+    /// returns end of file once what was already received is read. Writing
+    /// still works (the session's Close goes out after this).
+    pub fn shutdown_read(&self) {
+        self.shutdown_how(std::net::Shutdown::Read);
+    }
+
+    /// Stop both ways: the master sees the connection end.
     pub fn shutdown(&self) {
-        self.fd.get_ref().shutdown();
+        self.shutdown_how(std::net::Shutdown::Both);
+    }
+
+    fn shutdown_how(&self, how: std::net::Shutdown) {
+        let _ = match &self.socket {
+            Socket::Unix(s) => s.shutdown(how),
+            Socket::Tcp(s) => s.shutdown(how),
+        };
     }
 }
