@@ -245,6 +245,30 @@ impl AlarmSpec {
     }
 }
 
+/// What a reload does to the alarms, by name, as the log says it:
+/// `"memory" kept`, `"lag" changed`, `"clients" removed`, `"disk" added`.
+/// Empty when nothing differs.
+pub fn changes(running: &[AlarmSpec], wanted: &[AlarmSpec]) -> Vec<String> {
+    if running == wanted {
+        return Vec::new();
+    }
+    let mut said = Vec::new();
+    for old in running {
+        let what = match wanted.iter().find(|w| w.name == old.name) {
+            None => "removed",
+            Some(new) if new != old => "changed",
+            Some(_) => "kept",
+        };
+        said.push(format!("{:?} {what}", old.name));
+    }
+    for new in wanted {
+        if !running.iter().any(|r| r.name == new.name) {
+            said.push(format!("{:?} added", new.name));
+        }
+    }
+    said
+}
+
 /// A raised or rearmed alarm, with its row of `redisAlarmTable` (as it is
 /// or, rearmed, as it was with the value that rearmed it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -298,6 +322,8 @@ pub struct Alarms {
     name_column: Oid,
     columns: Vec<(AlarmField, Oid)>,
     instances: BTreeMap<u32, InstanceAlarms>,
+    /// Where the objects are, for [`Alarms::reconfigure`].
+    layout: Layout,
 }
 
 /// A value as a number, when it is one.
@@ -331,6 +357,7 @@ impl Alarms {
                 })
                 .collect(),
             instances: BTreeMap::new(),
+            layout: layout.clone(),
         }
     }
 
@@ -451,6 +478,62 @@ impl Alarms {
         }
         let rows = rows(&self.specs, &self.columns, index, state);
         Evaluation { events, rows }
+    }
+
+    /// The alarms in force become `specs` (a reload, SIGHUP): an alarm the
+    /// same in every setting keeps its state (a raised one stays raised,
+    /// with its row and number, and sends nothing); one removed or changed
+    /// (object, direction, trigger, rearm, count, instances) has each of
+    /// its raised rows rearmed, as it was, so that no manager keeps an
+    /// alarm nothing will clear, and a changed one starts again from its
+    /// first poll, as an added one does. Returns, for each instance whose
+    /// alarms changed, the rearms due and its rows of `redisAlarmTable`
+    /// now. The state only shrinks: what is kept keeps its bound.
+    pub fn reconfigure(&mut self, specs: &[AlarmSpec]) -> Vec<(u32, Evaluation)> {
+        let old: Vec<AlarmSpec> = self.specs.iter().map(|(s, _)| s.clone()).collect();
+        // The layout cannot change on a reload: the OIDs stay those in force.
+        let mut fresh = Alarms::new(specs, &self.layout);
+        // Old spec index -> new spec index, for the alarms kept.
+        let kept: BTreeMap<usize, usize> = old
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| Some((i, fresh.specs.iter().position(|(n, _)| n == o)?)))
+            .collect();
+        let mut out = Vec::new();
+        for (index, state) in std::mem::take(&mut self.instances) {
+            let mut events = Vec::new();
+            let mut tracks = BTreeMap::new();
+            for ((i, suffix), track) in state.tracks {
+                match kept.get(&i) {
+                    Some(&j) => {
+                        tracks.insert((j, suffix), track);
+                    }
+                    None if track.raised.is_some() => {
+                        events.push(event(
+                            false,
+                            &self.specs[i],
+                            &self.columns,
+                            index,
+                            &suffix,
+                            &track,
+                        ));
+                    }
+                    None => {}
+                }
+            }
+            let state = InstanceAlarms {
+                tracks,
+                next_number: state.next_number,
+                capped: false,
+            };
+            if !events.is_empty() {
+                let rows = rows(&fresh.specs, &fresh.columns, index, &state);
+                out.push((index, Evaluation { events, rows }));
+            }
+            fresh.instances.insert(index, state);
+        }
+        *self = fresh;
+        out
     }
 
     /// Instance `index` was removed from the configuration: each of its
@@ -812,6 +895,128 @@ mod tests {
         assert!(judge(&mut alarms, 2, &used(2, "sessions"))
             .events
             .is_empty());
+    }
+
+    #[test]
+    fn a_reconfiguration_keeps_unchanged_alarms_and_rearms_changed_and_removed_ones() {
+        let clients = |trigger: i64| {
+            AlarmSpec::new(
+                "clients",
+                "redisCliUsedOfMax",
+                Direction::Above,
+                trigger,
+                trigger - 500,
+                1,
+                None,
+            )
+            .unwrap()
+        };
+        let lag = AlarmSpec::defaults()
+            .into_iter()
+            .find(|a| a.name == "replica-lag")
+            .unwrap();
+        let poll = |index: u32, mem: u32, cli: u32| {
+            part(
+                index,
+                "cache",
+                &[
+                    ("redisMemUsedOfMax", &[], Value::Gauge32(mem)),
+                    ("redisCliUsedOfMax", &[], Value::Gauge32(cli)),
+                    ("redisRpLag", &[1], Value::Gauge32(40)),
+                    ("redisMemUsed", &[], Value::Counter64(1 << 20)),
+                ],
+            )
+        };
+        let before = [memory_alarm(1), clients(9000), lag.clone()];
+        let mut alarms = Alarms::new(&before, &layout());
+        // Instance 1: memory (number 1) and clients (2) raised; the lag
+        // beyond its trigger twice (3 polls needed). Instance 2: nothing
+        // raised.
+        assert_eq!(
+            kinds(&judge(&mut alarms, 1, &poll(1, 9500, 9500))),
+            [true, true]
+        );
+        assert!(judge(&mut alarms, 2, &poll(2, 100, 100)).events.is_empty());
+        let memory_row = judge(&mut alarms, 1, &poll(1, 9500, 9500)).rows;
+        assert!(column(&memory_row, "redisAlarmName", 1, 1).is_some());
+
+        // Nothing differs: nothing is sent, nothing restaged, and the
+        // count goes on: the third poll raises the lag (number 3), and only
+        // it.
+        assert!(alarms.reconfigure(&before).is_empty());
+        let third = judge(&mut alarms, 1, &poll(1, 9500, 9500));
+        assert_eq!(kinds(&third), [true]);
+        assert_eq!(
+            column(&third.events[0].row, "redisAlarmName", 1, 3),
+            Some(&display_string("replica-lag"))
+        );
+
+        // memory as it was; clients' trigger raised above its value (9600);
+        // replica-lag removed; a new alarm on the used
+        // memory added.
+        let used =
+            AlarmSpec::new("used", "redisMemUsed", Direction::Above, 10, 5, 1, None).unwrap();
+        let after = [memory_alarm(1), clients(9600), used];
+        assert_eq!(
+            changes(&before, &after),
+            [
+                "\"memory\" kept",
+                "\"clients\" changed",
+                "\"replica-lag\" removed",
+                "\"used\" added"
+            ]
+        );
+        let changed = alarms.reconfigure(&after);
+        // Only instance 1 had raised alarms that changed: clients and the
+        // lag rearmed, clients' row as it was raised (trigger 9000);
+        // memory's row stays.
+        assert_eq!(changed.len(), 1);
+        let (index, evaluation) = &changed[0];
+        assert_eq!(*index, 1);
+        assert_eq!(kinds(evaluation), [false, false]);
+        assert_eq!(evaluation.events[1].number, 3);
+        let rearmed = &evaluation.events[0];
+        assert_eq!(rearmed.number, 2);
+        assert_eq!(
+            column(&rearmed.row, "redisAlarmName", 1, 2),
+            Some(&display_string("clients"))
+        );
+        assert_eq!(
+            column(&rearmed.row, "redisAlarmTrigger", 1, 2),
+            Some(&display_string("9000"))
+        );
+        assert_eq!(
+            column(&evaluation.rows, "redisAlarmName", 1, 1),
+            Some(&display_string("memory"))
+        );
+        assert!(column(&evaluation.rows, "redisAlarmName", 1, 2).is_none());
+        // The next poll: memory still raised, no second trap; clients
+        // below its new trigger stays quiet; used is new and raised with a
+        // number not given before. The lag is no longer judged.
+        let next = judge(&mut alarms, 1, &poll(1, 9500, 9500));
+        assert_eq!(kinds(&next), [true]);
+        assert_eq!(next.events[0].number, 4);
+        assert_eq!(
+            column(&next.events[0].row, "redisAlarmName", 1, 4),
+            Some(&display_string("used"))
+        );
+        assert_eq!(
+            column(&next.rows, "redisAlarmName", 1, 1),
+            Some(&display_string("memory"))
+        );
+        // Beyond the new trigger, clients starts fresh: raised again.
+        assert_eq!(kinds(&judge(&mut alarms, 1, &poll(1, 9500, 9700))), [true]);
+
+        // All alarms off: every raised one rearmed, the rows empty, and no
+        // state left.
+        let off = alarms.reconfigure(&[]);
+        assert_eq!(off.len(), 1);
+        assert_eq!(kinds(&off[0].1), [false, false, false]);
+        assert!(off[0].1.rows.is_empty());
+        assert!(judge(&mut alarms, 1, &poll(1, 9900, 9900))
+            .events
+            .is_empty());
+        assert!(alarms.instances.values().all(|s| s.tracks.is_empty()));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //!                                                        └─due─▶ notify::Notifier ─▶ AgentX session
 //! ```
 
+use crate::alarms::AlarmSpec;
 use crate::metrics::Layout;
 use crate::notify::Notifier;
 use crate::oid::Oid;
@@ -73,6 +74,29 @@ impl Hub {
         self.store.stage(PartKey::RedisStatus(index), Vec::new());
         self.store.stage(PartKey::RedisAlarms(index), Vec::new());
         self.store.rebuild();
+    }
+
+    /// The alarms in force become `specs` (a reload, SIGHUP). An instance
+    /// whose raised alarms were removed or changed has its rows of
+    /// `redisAlarmTable` staged again at once, then their rearms sent with
+    /// its name as the store holds it. (A poll judged just before may stage
+    /// its older rows after these; its next poll puts them right.)
+    pub fn reconfigure_alarms(&self, specs: &[AlarmSpec]) {
+        let changed = self.notifier.reconfigure_alarms(specs);
+        if changed.is_empty() {
+            return;
+        }
+        for (index, evaluation) in &changed {
+            self.store
+                .stage(PartKey::RedisAlarms(*index), evaluation.rows.clone());
+        }
+        self.store.rebuild();
+        for (index, evaluation) in changed {
+            for event in &evaluation.events {
+                self.notifier
+                    .send_alarm(event, index, |oid| self.store.latest_value(oid));
+            }
+        }
     }
 
     /// A new state of Puppet's files.

@@ -67,7 +67,8 @@
 //!   no password.
 //! - [`reload`]: SIGHUP: the configuration read again and its Redis
 //!   instances matched by name (kept, restarted, removed, added at a new
-//!   index) without touching the AgentX session; what needs a restart is
+//!   index) and its alarms put in force (kept, or rearmed and started
+//!   again) without touching the AgentX session; what needs a restart is
 //!   said in the log. `main.rs` hands it the hub's tasks.
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
 //!   installed, each problem with its fix; only `main.rs` uses it.

@@ -191,13 +191,15 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
     );
     let hub = Arc::new(Hub::new(store.clone(), notifier));
 
-    let (for_start, for_forget, on_shutdown) = (hub.clone(), hub.clone(), shutdown.clone());
+    let (for_start, for_forget, for_alarms, on_shutdown) =
+        (hub.clone(), hub.clone(), hub.clone(), shutdown.clone());
     let mut running = reload::Running::start(
         config.clone(),
         Box::new(move |poller: Poller| {
             tokio::spawn(for_start.clone().follow_redis(poller, on_shutdown.clone()))
         }),
         Box::new(move |index| for_forget.forget_redis(index)),
+        Box::new(move |specs| for_alarms.reconfigure_alarms(specs)),
     );
     if let Some(paths) = &config.puppet {
         let options = puppet::WatcherOptions {

@@ -10,7 +10,7 @@
 //! carries exactly what a GET returns.
 
 use crate::agentx::session::Notification;
-use crate::alarms::{AlarmEvent, Alarms, Evaluation};
+use crate::alarms::{AlarmEvent, AlarmSpec, Alarms, Evaluation};
 use crate::config::NotifyConfig;
 use crate::metrics::{
     self, all_notifications, Layout, Mib, NotificationDef, PUPPET_NOTIFICATIONS,
@@ -323,6 +323,16 @@ impl Notifier {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .evaluate(index, up, parts, now_unix)
+    }
+
+    /// The alarms in force become `specs` (a reload): see
+    /// [`Alarms::reconfigure`]. Returns, per instance whose alarms changed,
+    /// the rearms for the hub to send and the instance's rows now.
+    pub fn reconfigure_alarms(&self, specs: &[AlarmSpec]) -> Vec<(u32, Evaluation)> {
+        self.alarms
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reconfigure(specs)
     }
 
     /// Forgets instance `index`, removed from the configuration: its

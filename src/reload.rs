@@ -7,17 +7,26 @@
 //! snapshot; a new one gets a row of its own and starts polling. The AgentX
 //! session is left alone: no re-registration, no gap in the answers.
 //!
+//! The agent's own alarms (`[alarms]`, `[[alarm]]`) are applied too,
+//! matched by name: one unchanged keeps its state (a raised one stays
+//! raised with its row and number, and sends nothing again); one removed or
+//! changed is rearmed, with its `redisThresholdRearmed`, if it was raised,
+//! and starts again; one added starts fresh
+//! ([`crate::alarms::Alarms::reconfigure`]).
+//!
 //! What cannot change under a running session (the AgentX socket, the
-//! roots of the MIB modules, what Puppet is watched and how, the
-//! notification settings, logging, the PID file) is kept as it was, and
-//! the log says a restart is needed for it. A file that does not load is
+//! roots of the MIB modules, what Puppet is watched and how, the rest of
+//! the notification settings (`[notifications]`, which the notifier holds
+//! from its start), logging, the PID file) is kept as it was, and the log
+//! says a restart is needed for it. A file that does not load is
 //! refused whole: the configuration in force stays as it was.
 //!
 //! This module knows nothing of the hub: `main.rs` hands it how to start
 //! an instance's task and how to forget an instance (its parts of the
 //! snapshot, what the notifier remembers of it).
 
-use crate::config::{Config, ConfigError, RedisInstance};
+use crate::alarms::{self, AlarmSpec};
+use crate::config::{Config, ConfigError, NotifyConfig, RedisInstance};
 use crate::redis::poller::Poller;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -121,8 +130,14 @@ pub fn needing_restart(running: &Config, loaded: &Config) -> Vec<&'static str> {
     if running.puppet != loaded.puppet || running.puppet_events != loaded.puppet_events {
         differ.push("[puppet]");
     }
-    if running.notifications != loaded.notifications {
-        differ.push("[notifications] and [alarms] (and [puppet]'s notification settings)");
+    // The alarms are applied by a reload (`Reconfigure`); the rest of
+    // the notifier's settings are fixed when it is made.
+    let without_alarms = |c: &Config| NotifyConfig {
+        alarms: Vec::new(),
+        ..c.notifications.clone()
+    };
+    if without_alarms(running) != without_alarms(loaded) {
+        differ.push("[notifications] (and [puppet]'s notification settings)");
     }
     if running.log_target != loaded.log_target {
         differ.push("log");
@@ -138,6 +153,9 @@ pub type Start = Box<dyn Fn(Poller) -> JoinHandle<()> + Send>;
 /// Forgets a removed instance: its parts of the snapshot, the notifier's
 /// memory of it.
 pub type Forget = Box<dyn Fn(u32) + Send>;
+/// Puts the alarms of the file read again in force (see
+/// [`crate::alarms::Alarms::reconfigure`]).
+pub type Reconfigure = Box<dyn Fn(&[AlarmSpec]) + Send>;
 
 struct Task {
     settings: PollSettings,
@@ -152,18 +170,25 @@ pub struct Running {
     next_index: u32,
     start: Start,
     forget: Forget,
+    reconfigure: Reconfigure,
 }
 
 impl Running {
     /// Starts a task for each instance of `config`, at indexes 1, 2, … in
     /// the file's order.
-    pub fn start(config: Config, start: Start, forget: Forget) -> Running {
+    pub fn start(
+        config: Config,
+        start: Start,
+        forget: Forget,
+        reconfigure: Reconfigure,
+    ) -> Running {
         let mut running = Running {
             config,
             tasks: BTreeMap::new(),
             next_index: 1,
             start,
             forget,
+            reconfigure,
         };
         let wanted = PollSettings::of(&running.config);
         let changes = plan(&BTreeMap::new(), &wanted, &mut running.next_index);
@@ -212,11 +237,29 @@ impl Running {
                 Change::Added { name, index } => self.spawn(*index, name, &wanted),
             }
         }
+        // After the instances: a removed instance's alarms were rearmed
+        // by `forget`, under the alarms it was raised by.
+        let alarm_changes = alarms::changes(
+            &self.config.notifications.alarms,
+            &loaded.notifications.alarms,
+        );
+        if !alarm_changes.is_empty() {
+            (self.reconfigure)(&loaded.notifications.alarms);
+        }
         self.config.instances = loaded.instances;
         self.config.refresh = loaded.refresh;
         self.config.slow_refresh = loaded.slow_refresh;
+        self.config.notifications.alarms = loaded.notifications.alarms;
         let said: Vec<String> = changes.iter().map(Change::to_string).collect();
-        info!("configuration reloaded: {}", said.join(", "));
+        if alarm_changes.is_empty() {
+            info!("configuration reloaded: {}", said.join(", "));
+        } else {
+            info!(
+                "configuration reloaded: {}; alarms: {}",
+                said.join(", "),
+                alarm_changes.join(", ")
+            );
+        }
         Some(changes)
     }
 
@@ -412,6 +455,10 @@ mod tests {
             "agentx_socket = \"tcp:127.0.0.1:705\"\n[[redis]]\naddress = \"10.0.0.1:6379\"\n";
         let before = load(&dir, text);
         assert!(needing_restart(&before, &load(&dir, text)).is_empty());
+        // The alarms are a reload's to apply.
+        let alarms_off = load(&dir, &format!("{text}[alarms]\nenabled = false\n"));
+        assert!(before.notifications.alarms != alarms_off.notifications.alarms);
+        assert!(needing_restart(&before, &alarms_off).is_empty());
         let after = load(
             &dir,
             "agentx_socket = \"tcp:127.0.0.1:706\"\noid = \".1.3.6.1.4.1.99.1\"\n\
@@ -424,7 +471,7 @@ mod tests {
                 "agentx_socket",
                 "the MIB roots (oid, puppet.oid)",
                 "[puppet]",
-                "[notifications] and [alarms] (and [puppet]'s notification settings)"
+                "[notifications] (and [puppet]'s notification settings)"
             ]
         );
     }

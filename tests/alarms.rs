@@ -10,7 +10,9 @@
 //! shows, made by openssl in the test: raised at start-up (there is no
 //! baseline), quiet between rearm and trigger, rearmed by a renewal. And
 //! an instance removed by a reload (SIGHUP) with an alarm raised: rearmed,
-//! with its name.
+//! with its name. And reloads of the alarms themselves: unchanged, a raised
+//! alarm stays raised without a second trap; a broken `[[alarm]]` is
+//! refused whole; its trigger raised above the value, it is rearmed once.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -356,5 +358,97 @@ fn an_instance_removed_by_a_reload_has_its_alarm_rearmed() {
         assert!(line.contains(expected), "{expected} not in {line}");
     }
     assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+    assert!(agent.is_running(), "{}", agent.log());
+}
+
+/// The alarm `memory` as a `[[alarm]]` of the file, with `trigger` and
+/// `rearm` (the default's are 9000 and 8500).
+fn memory_alarm(trigger: u32, rearm: u32) -> String {
+    format!(
+        "[[alarm]]\nname = \"memory\"\nobject = \"redisMemUsedOfMax\"\n\
+         direction = \"above\"\ntrigger = {trigger}\nrearm = {rearm}\ncount = 2"
+    )
+}
+
+#[test]
+fn a_reload_keeps_an_unchanged_alarm_refuses_a_broken_one_and_rearms_a_changed_one() {
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let redis = Redis::start();
+    assert_eq!(
+        redis.cli(&["SETRANGE", "ballast", "4000000", "x"]),
+        "4000001"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = |alarm: &str| {
+        AgentConfig::new(&snmpd)
+            .redis("cache", &redis.address(), "")
+            .table(alarm)
+    };
+    let mut agent = config(&memory_alarm(9000, 8500)).start(dir.path());
+    use_percent_of_maxmemory(&redis, 95);
+    assert!(
+        wait_until(Duration::from_secs(8), || !trapd
+            .received("redisThresholdCrossed")
+            .is_empty()),
+        "no redisThresholdCrossed; snmptrapd log:\n{}",
+        trapd.log()
+    );
+    let raised_row = |snmpd: &Snmpd| alarm_rows(snmpd).contains(&"2.1.1 = memory".to_string());
+    assert!(raised_row(&snmpd), "{:?}", alarm_rows(&snmpd));
+
+    // The same file again: the alarm is kept, raised, at its row, and
+    // nothing is sent (polls go on meanwhile, one a second).
+    let said = agent.reload("configuration reloaded");
+    assert!(said.contains("\"cache\" kept (index 1)"), "{said}");
+    assert!(!said.contains("alarms:"), "{said}");
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(raised_row(&snmpd), "{:?}", alarm_rows(&snmpd));
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
+    assert!(trapd.received("redisThresholdRearmed").is_empty());
+
+    // A broken [[alarm]] (its rearm value above its trigger): the whole
+    // file is refused, the alarm in force stays as it was.
+    config(&memory_alarm(9000, 9500)).write(dir.path());
+    let refused = agent.reload("reload refused");
+    assert!(
+        refused.contains("alarm[0] (memory)") && refused.contains("rearm 9500"),
+        "{refused}"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(raised_row(&snmpd), "{:?}", alarm_rows(&snmpd));
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
+    assert!(trapd.received("redisThresholdRearmed").is_empty());
+
+    // Its trigger raised to 99 %, above the 95 % used: the raised alarm
+    // is rearmed once, with the row it had (trigger 9000), and the row
+    // leaves; the changed alarm is not raised again.
+    config(&memory_alarm(9900, 9800)).write(dir.path());
+    let said = agent.reload("configuration reloaded");
+    assert!(said.contains("alarms: \"memory\" changed"), "{said}");
+    assert!(
+        wait_until(Duration::from_secs(5), || !trapd
+            .received("redisThresholdRearmed")
+            .is_empty()),
+        "no redisThresholdRearmed after the reload; agent log:\n{}",
+        agent.log()
+    );
+    let line = &trapd.received("redisThresholdRearmed")[0];
+    for expected in [
+        "redisInstanceName.1 = STRING: cache",
+        "redisAlarmName.1.1 = STRING: memory",
+        "redisAlarmTrigger.1.1 = STRING: 9000",
+    ] {
+        assert!(line.contains(expected), "{expected} not in {line}");
+    }
+    assert!(
+        wait_until(Duration::from_secs(3), || alarm_rows(&snmpd).is_empty()),
+        "{:?}",
+        alarm_rows(&snmpd)
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 1);
+    assert_eq!(trapd.received("redisThresholdRearmed").len(), 1);
     assert!(agent.is_running(), "{}", agent.log());
 }

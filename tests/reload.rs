@@ -81,37 +81,6 @@ fn registrations(agent: &Agent) -> usize {
         .count()
 }
 
-/// SIGHUP, then waits until the agent's log has one more line containing
-/// `says` than before; returns that line.
-fn reload(agent: &mut Agent, says: &str) -> String {
-    let lines = |agent: &Agent| -> Vec<String> {
-        agent
-            .log()
-            .lines()
-            .filter(|l| l.contains(says))
-            .map(str::to_string)
-            .collect()
-    };
-    let before = lines(agent).len();
-    agent.signal(libc::SIGHUP);
-    let mut now = Vec::new();
-    let said = wait_until(Duration::from_secs(10), || {
-        now = lines(agent);
-        now.len() > before
-    });
-    assert!(
-        said,
-        "no {says:?} in the log after SIGHUP:\n{}",
-        agent.log()
-    );
-    assert!(
-        agent.is_running(),
-        "SIGHUP ended the agent:\n{}",
-        agent.log()
-    );
-    now.pop().unwrap()
-}
-
 #[test]
 fn sighup_drops_b_keeps_a_adds_c_refuses_a_broken_file_and_restarts_a_changed_instance() {
     let snmpd = Snmpd::start();
@@ -146,7 +115,7 @@ fn sighup_drops_b_keeps_a_adds_c_refuses_a_broken_file_and_restarts_a_changed_in
         .redis("c", &c.address(), "")
         .write(dir.path());
     let polls_before = get(&snmpd, POLLS_OK, 1).u64();
-    let said = reload(&mut agent, "configuration reloaded");
+    let said = agent.reload("configuration reloaded");
     for part in [
         "\"a\" kept (index 1)",
         "\"b\" removed (index 2)",
@@ -186,7 +155,7 @@ fn sighup_drops_b_keeps_a_adds_c_refuses_a_broken_file_and_restarts_a_changed_in
         .redis("a", &a.address(), "")
         .write(dir.path());
     let polls_before = get(&snmpd, POLLS_OK, 1).u64();
-    let refused = reload(&mut agent, "reload refused");
+    let refused = agent.reload("reload refused");
     assert!(
         refused.contains("agent.toml") && refused.contains("line ") && refused.contains("refresh"),
         "{refused}"
@@ -211,7 +180,7 @@ fn sighup_drops_b_keeps_a_adds_c_refuses_a_broken_file_and_restarts_a_changed_in
         .redis("a", &a.address(), "")
         .redis("c", &c.address(), "timeout = 3.0\n")
         .write(dir.path());
-    let said = reload(&mut agent, "configuration reloaded");
+    let said = agent.reload("configuration reloaded");
     assert!(
         said.contains("\"a\" kept (index 1), \"c\" restarted (index 3)"),
         "{said}"

@@ -175,6 +175,30 @@ impl Agent {
         self.proc.signal(sig);
     }
 
+    /// SIGHUP (`systemctl reload`), then waits until the log has one more
+    /// line containing `says` than before; returns that line. Panics, with
+    /// the log, when none comes within 10 s or the agent ended.
+    pub fn reload(&mut self, says: &str) -> String {
+        let lines = |agent: &Agent| -> Vec<String> {
+            agent
+                .log()
+                .lines()
+                .filter(|l| l.contains(says))
+                .map(str::to_string)
+                .collect()
+        };
+        let before = lines(self).len();
+        self.signal(libc::SIGHUP);
+        let mut now = Vec::new();
+        let said = wait_until(Duration::from_secs(10), || {
+            now = lines(self);
+            now.len() > before
+        });
+        assert!(said, "no {says:?} in the log after SIGHUP:\n{}", self.log());
+        assert!(self.is_running(), "SIGHUP ended the agent:\n{}", self.log());
+        now.pop().unwrap_or_default()
+    }
+
     /// SIGTERM, wait up to 5 s, then SIGKILL.
     pub fn stop(&mut self) -> ExitStatus {
         self.proc.terminate(Duration::from_secs(5))
