@@ -20,7 +20,6 @@
 //! ratio of the key-check time against redis_exporter's, measured in the
 //! same run. No timing is asserted.
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -83,33 +82,12 @@ fn filled_redis() -> Redis {
     redis
 }
 
-/// `INFO commandstats` as command → (calls, usec).
-fn command_stats(redis: &Redis) -> BTreeMap<String, (u64, u64)> {
-    let mut stats = BTreeMap::new();
-    for line in redis.info_section("commandstats").lines() {
-        let Some((name, rest)) = line.trim().split_once(':') else {
-            continue;
-        };
-        let Some(command) = name.strip_prefix("cmdstat_") else {
-            continue;
-        };
-        let field = |key: &str| {
-            rest.split(',')
-                .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        stats.insert(command.to_string(), (field("calls"), field("usec")));
-    }
-    stats
-}
-
 /// Per poll: key-check µs, key-check calls, other µs, and the breakdown.
 fn per_poll(redis: &Redis, polls: u64) -> (f64, f64, f64, String) {
     let polls = polls.max(1) as f64;
     let (mut key_usec, mut key_calls, mut other_usec) = (0u64, 0u64, 0u64);
     let mut parts = Vec::new();
-    for (command, (calls, usec)) in command_stats(redis) {
+    for (command, (calls, usec)) in redis.command_stats() {
         if command == "config|resetstat" {
             continue; // the benchmark's own reset
         }
@@ -236,14 +214,16 @@ fn main() {
     }
     // The agent polled (and checked) once a second on its own: its INFO
     // calls count its polls.
-    let polls_ours = command_stats(&ours)
+    let polls_ours = ours
+        .command_stats()
         .get("info")
         .map_or(seconds, |(calls, _)| *calls);
     let (key_ours, calls_ours, other_ours, parts_ours) = per_poll(&ours, polls_ours);
     let (key_theirs, calls_theirs, other_theirs, parts_theirs) = per_poll(&theirs, scrapes);
     let rows = agent_rows(&snmpd);
     // The agent's checks: TTL is asked once per key per check.
-    let checks_ours = command_stats(&ours)
+    let checks_ours = ours
+        .command_stats()
         .get("ttl")
         .map_or(0, |(calls, _)| *calls)
         / rows.parse::<u64>().unwrap_or(1).max(1);

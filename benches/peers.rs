@@ -57,27 +57,6 @@ fn filled_redis() -> Redis {
     redis
 }
 
-/// `INFO commandstats` as command → (calls, usec).
-fn command_stats(redis: &Redis) -> BTreeMap<String, (u64, u64)> {
-    let mut stats = BTreeMap::new();
-    for line in redis.info_section("commandstats").lines() {
-        let Some((name, rest)) = line.trim().split_once(':') else {
-            continue;
-        };
-        let Some(command) = name.strip_prefix("cmdstat_") else {
-            continue;
-        };
-        let field = |key: &str| {
-            rest.split(',')
-                .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        stats.insert(command.to_string(), (field("calls"), field("usec")));
-    }
-    stats
-}
-
 /// The field names of `INFO everything`, the repeated lines as one family
 /// each (`db*`, `cmdstat_*`, …), with the section each is in.
 fn info_fields(redis: &Redis) -> BTreeMap<String, String> {
@@ -385,7 +364,7 @@ fn ms(ns: u64, polls: u64) -> f64 {
 /// Redis time per poll from the commandstats after a reset, and the
 /// breakdown per command (calls per poll, µs per poll).
 fn redis_side(redis: &Redis, polls: u64) -> (f64, String) {
-    let stats = command_stats(redis);
+    let stats = redis.command_stats();
     let mut total = 0;
     let mut parts = Vec::new();
     for (command, (calls, usec)) in &stats {
@@ -556,7 +535,8 @@ fn main() {
     }
     let after: Vec<u64> = pids.iter().map(|&p| cpu_ticks(p)).collect();
     let cpu_before_change = cpu_ticks(agent_before.pid()) - cpu_before_change;
-    let polls_before_change = command_stats(&redis_before)
+    let polls_before_change = redis_before
+        .command_stats()
         .get("info")
         .map(|(calls, _)| *calls)
         .unwrap_or(0);
@@ -566,7 +546,8 @@ fn main() {
     let walk_snmpd = cpu_ticks(snmpd.pid()) - walk_snmpd_before;
     let _ = snmpd_before;
     let rss: Vec<u64> = pids.iter().map(|&p| status_kib(p, "VmRSS:")).collect();
-    let ours_polls = command_stats(&redis_ours)
+    let ours_polls = redis_ours
+        .command_stats()
         .get("info")
         .map(|(calls, _)| *calls)
         .unwrap_or(0);

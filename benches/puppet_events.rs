@@ -30,7 +30,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use support::pin;
-use testkit::{cpu_ns, repo_root, wait_until, Agent, Snmpd, SnmpdOptions, Snmptrapd};
+use testkit::{cpu_ns, repo_root, wait_until, Agent, Snmpd, Snmptrapd};
 
 /// Follows a growing file: the text appended since the last call.
 struct Follower {
@@ -120,7 +120,7 @@ fn main() {
     let change = |title: &str| template.replace("/srv/puppetwork/target/logtest.txt", title) + "\n";
 
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     std::fs::write(&events, "").unwrap();

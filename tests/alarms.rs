@@ -19,9 +19,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::time::Duration;
-use testkit::{
-    free_port, pki, wait_until, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd, REDIS_ROOT,
-};
+use testkit::{free_port, pki, wait_until, AgentConfig, Redis, Snmpd, Snmptrapd, REDIS_ROOT};
 
 /// `redisAlarmTable`'s entry below the module root.
 const ALARM_ENTRY: &str = "3.23.1";
@@ -81,17 +79,21 @@ fn number_after(line: &str, label: &str) -> u32 {
         .unwrap_or_else(|| panic!("no number after {label} in {line}"))
 }
 
-#[test]
-fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
-    let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
-    let redis = Redis::start();
-    // Some 4 MB of data, so the few kilobytes a connection moves do not
-    // move the percentage: noeviction (the default) keeps it all.
+/// Some 4 MB of data, so the few kilobytes a connection moves do not move
+/// the percentage of maxmemory: noeviction (the default) keeps it all.
+fn add_ballast(redis: &Redis) {
     assert_eq!(
         redis.cli(&["SETRANGE", "ballast", "4000000", "x"]),
         "4000001"
     );
+}
+
+#[test]
+fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::sending_to(&trapd);
+    let redis = Redis::start();
+    add_ballast(&redis);
     let dir = tempfile::tempdir().unwrap();
     let _agent = AgentConfig::new(&snmpd)
         .redis("cache", &redis.address(), "")
@@ -102,16 +104,7 @@ fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
 
     // 95 %: beyond the trigger (9000) at two polls in a row.
     use_percent_of_maxmemory(&redis, 95);
-    assert!(
-        wait_until(Duration::from_secs(8), || !trapd
-            .received("redisThresholdCrossed")
-            .is_empty()),
-        "no redisThresholdCrossed; agent serves {:?}; snmptrapd log:\n{}",
-        used_of_max(&snmpd),
-        trapd.log()
-    );
-    let crossed = trapd.received("redisThresholdCrossed");
-    let line = &crossed[0];
+    let line = &trapd.first("redisThresholdCrossed", Duration::from_secs(8));
     for expected in [
         "redisInstanceName.1 = STRING: cache",
         "redisAlarmName.1.1 = STRING: memory",
@@ -160,15 +153,7 @@ fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
 
     // 10 %: rearmed, once; the row leaves.
     use_percent_of_maxmemory(&redis, 10);
-    assert!(
-        wait_until(Duration::from_secs(5), || !trapd
-            .received("redisThresholdRearmed")
-            .is_empty()),
-        "no redisThresholdRearmed; snmptrapd log:\n{}",
-        trapd.log()
-    );
-    let rearmed = trapd.received("redisThresholdRearmed");
-    let line = &rearmed[0];
+    let line = &trapd.first("redisThresholdRearmed", Duration::from_secs(5));
     for expected in [
         "redisInstanceName.1 = STRING: cache",
         "redisAlarmName.1.1 = STRING: memory",
@@ -221,7 +206,7 @@ fn a_configured_alarm_on_the_certificate_is_raised_at_start_and_rearmed_by_a_ren
         "tls-auth-clients no",
     ]);
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let _agent = AgentConfig::new(&snmpd)
         .redis(
             "tls",
@@ -240,14 +225,7 @@ fn a_configured_alarm_on_the_certificate_is_raised_at_start_and_rearmed_by_a_ren
         .start(d);
 
     // 10 days left, under 14: raised at the first poll.
-    assert!(
-        wait_until(Duration::from_secs(8), || !trapd
-            .received("redisThresholdCrossed")
-            .is_empty()),
-        "no redisThresholdCrossed; snmptrapd log:\n{}",
-        trapd.log()
-    );
-    let line = &trapd.received("redisThresholdCrossed")[0];
+    let line = &trapd.first("redisThresholdCrossed", Duration::from_secs(8));
     for expected in [
         "redisInstanceName.1 = STRING: tls",
         "redisAlarmName.1.1 = STRING: tls-cert",
@@ -293,14 +271,7 @@ fn a_configured_alarm_on_the_certificate_is_raised_at_start_and_rearmed_by_a_ren
         "tls-cert-file",
         &format!("{}/renewed.pem", d.display()),
     ]);
-    assert!(
-        wait_until(Duration::from_secs(8), || !trapd
-            .received("redisThresholdRearmed")
-            .is_empty()),
-        "no redisThresholdRearmed; snmptrapd log:\n{}",
-        trapd.log()
-    );
-    let line = &trapd.received("redisThresholdRearmed")[0];
+    let line = &trapd.first("redisThresholdRearmed", Duration::from_secs(8));
     assert!(
         line.contains("redisAlarmName.1.1 = STRING: tls-cert"),
         "{line}"
@@ -313,12 +284,9 @@ fn a_configured_alarm_on_the_certificate_is_raised_at_start_and_rearmed_by_a_ren
 #[test]
 fn an_instance_removed_by_a_reload_has_its_alarm_rearmed() {
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let (kept, removed) = (Redis::start(), Redis::start());
-    assert_eq!(
-        removed.cli(&["SETRANGE", "ballast", "4000000", "x"]),
-        "4000001"
-    );
+    add_ballast(&removed);
     let dir = tempfile::tempdir().unwrap();
     let mut agent = AgentConfig::new(&snmpd)
         .redis("kept", &kept.address(), "")
@@ -326,14 +294,9 @@ fn an_instance_removed_by_a_reload_has_its_alarm_rearmed() {
         .start(dir.path());
     use_percent_of_maxmemory(&removed, 95);
     assert!(
-        wait_until(Duration::from_secs(8), || !trapd
-            .received("redisThresholdCrossed")
-            .is_empty()),
-        "no redisThresholdCrossed; snmptrapd log:\n{}",
-        trapd.log()
-    );
-    assert!(
-        trapd.received("redisThresholdCrossed")[0].contains("redisAlarmName.2.1 = STRING: memory"),
+        trapd
+            .first("redisThresholdCrossed", Duration::from_secs(8))
+            .contains("redisAlarmName.2.1 = STRING: memory"),
         "{}",
         trapd.log()
     );
@@ -343,14 +306,7 @@ fn an_instance_removed_by_a_reload_has_its_alarm_rearmed() {
         .redis("kept", &kept.address(), "")
         .write(dir.path());
     agent.signal(libc::SIGHUP);
-    assert!(
-        wait_until(Duration::from_secs(8), || !trapd
-            .received("redisThresholdRearmed")
-            .is_empty()),
-        "no redisThresholdRearmed after the reload; agent log:\n{}",
-        agent.log()
-    );
-    let line = &trapd.received("redisThresholdRearmed")[0];
+    let line = &trapd.first("redisThresholdRearmed", Duration::from_secs(8));
     for expected in [
         "redisInstanceName.2 = STRING: removed",
         "redisAlarmName.2.1 = STRING: memory",
@@ -373,12 +329,9 @@ fn memory_alarm(trigger: u32, rearm: u32) -> String {
 #[test]
 fn a_reload_keeps_an_unchanged_alarm_refuses_a_broken_one_and_rearms_a_changed_one() {
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let redis = Redis::start();
-    assert_eq!(
-        redis.cli(&["SETRANGE", "ballast", "4000000", "x"]),
-        "4000001"
-    );
+    add_ballast(&redis);
     let dir = tempfile::tempdir().unwrap();
     let config = |alarm: &str| {
         AgentConfig::new(&snmpd)
@@ -426,14 +379,7 @@ fn a_reload_keeps_an_unchanged_alarm_refuses_a_broken_one_and_rearms_a_changed_o
     config(&memory_alarm(9900, 9800)).write(dir.path());
     let said = agent.reload("configuration reloaded");
     assert!(said.contains("alarms: \"memory\" changed"), "{said}");
-    assert!(
-        wait_until(Duration::from_secs(5), || !trapd
-            .received("redisThresholdRearmed")
-            .is_empty()),
-        "no redisThresholdRearmed after the reload; agent log:\n{}",
-        agent.log()
-    );
-    let line = &trapd.received("redisThresholdRearmed")[0];
+    let line = &trapd.first("redisThresholdRearmed", Duration::from_secs(5));
     for expected in [
         "redisInstanceName.1 = STRING: cache",
         "redisAlarmName.1.1 = STRING: memory",

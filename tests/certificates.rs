@@ -12,7 +12,7 @@
 
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use testkit::{pki, wait_until, Agent, Redis, Snmpd, SnmpdOptions, Snmptrapd, REDIS_ROOT};
+use testkit::{pki, wait_until, Agent, Redis, Snmpd, Snmptrapd, REDIS_ROOT};
 
 const DAY: i64 = 86_400;
 /// The warning the agent is configured with: 5 days.
@@ -92,7 +92,7 @@ fn expiring_certificate_is_reported_and_its_renewal_clears_it() {
         "tls-auth-clients no",
     ]);
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let toml = format!(
         "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"tls\"\n\
          address = \"rediss://127.0.0.1:{tls_port}\"\ntimeout = 2.0\n\

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::net::TcpStream;
 use std::time::Duration;
-use testkit::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
+use testkit::{name_row, wait_until, Agent, Redis, Snmpd};
 
 /// A raw connection that sends `commands` (RESP) and does not read: a
 /// client that names itself and then blocks stays blocked.
@@ -28,30 +28,6 @@ fn client(port: u16, commands: &[&[&str]]) -> TcpStream {
 }
 
 /// `instance.len.bytes` of a row named `name`.
-fn row(instance: u32, name: &str) -> String {
-    let mut s = format!("{instance}.{}", name.len());
-    for b in name.bytes() {
-        s.push_str(&format!(".{b}"));
-    }
-    s
-}
-
-fn get(snmpd: &Snmpd, suffix: &str) -> String {
-    snmpd
-        .numeric()
-        .get_one(&format!("{REDIS_ROOT}.{suffix}"))
-        .value
-}
-
-fn walk(snmpd: &Snmpd, suffix: &str) -> Vec<String> {
-    snmpd
-        .numeric()
-        .bulkwalk(&format!("{REDIS_ROOT}.{suffix}"))
-        .vars()
-        .into_iter()
-        .map(|v| format!("{} = {}", v.name, v.value))
-        .collect()
-}
 
 #[test]
 fn client_list_per_name_and_user_and_the_acl_refusal() {
@@ -99,21 +75,23 @@ fn client_list_per_name_and_user_and_the_acl_refusal() {
     agent.expect_registered(Duration::from_secs(10));
 
     // The blocked workers: 2 connections named worker, both blocked.
-    let worker = row(1, "worker");
+    let worker = name_row(1, "worker");
     assert!(
-        wait_until(Duration::from_secs(6), || get(
-            &snmpd,
-            &format!("3.19.1.7.{worker}")
-        ) == "2"),
+        wait_until(Duration::from_secs(6), || snmpd
+            .redis_value(&format!("3.19.1.7.{worker}"))
+            == "2"),
         "redisCnBlocked.worker = {:?}\n{:?}\n{}",
-        get(&snmpd, &format!("3.19.1.7.{worker}")),
-        walk(&snmpd, "3.19"),
+        snmpd.redis_value(&format!("3.19.1.7.{worker}")),
+        snmpd.redis_walk("3.19"),
         agent.log()
     );
-    assert_eq!(get(&snmpd, &format!("3.19.1.2.{worker}")), "2");
-    assert_eq!(get(&snmpd, &format!("3.19.1.2.{}", row(1, "web"))), "3");
+    assert_eq!(snmpd.redis_value(&format!("3.19.1.2.{worker}")), "2");
     assert_eq!(
-        get(&snmpd, &format!("3.19.1.9.{worker}")),
+        snmpd.redis_value(&format!("3.19.1.2.{}", name_row(1, "web"))),
+        "3"
+    );
+    assert_eq!(
+        snmpd.redis_value(&format!("3.19.1.9.{worker}")),
         "\"main.worker\""
     );
     // The agent's own connections are named, as CLIENT LIST on the real
@@ -125,13 +103,20 @@ fn client_list_per_name_and_user_and_the_acl_refusal() {
         .count();
     assert_eq!(agents, 3, "{list}");
     assert_eq!(
-        get(&snmpd, &format!("3.19.1.2.{}", row(1, "redis-snmp"))),
+        snmpd.redis_value(&format!("3.19.1.2.{}", name_row(1, "redis-snmp"))),
         "3"
     );
     // Per user: the app worker, and the default user's connections.
-    assert_eq!(get(&snmpd, &format!("3.20.1.2.{}", row(1, "app"))), "1");
-    assert_eq!(get(&snmpd, &format!("3.20.1.7.{}", row(1, "app"))), "1");
-    let default_count: u64 = get(&snmpd, &format!("3.20.1.2.{}", row(1, "default")))
+    assert_eq!(
+        snmpd.redis_value(&format!("3.20.1.2.{}", name_row(1, "app"))),
+        "1"
+    );
+    assert_eq!(
+        snmpd.redis_value(&format!("3.20.1.7.{}", name_row(1, "app"))),
+        "1"
+    );
+    let default_count: u64 = snmpd
+        .redis_value(&format!("3.20.1.2.{}", name_row(1, "default")))
         .parse()
         .unwrap();
     let default_in_list = list
@@ -147,13 +132,14 @@ fn client_list_per_name_and_user_and_the_acl_refusal() {
     // nolist may not run CLIENT LIST: no rows, one log line; off asks none.
     std::thread::sleep(Duration::from_millis(2500));
     let rows_of = |instance: u32| {
-        walk(&snmpd, "3.19.1.2")
+        snmpd
+            .redis_walk("3.19.1.2")
             .into_iter()
             .filter(|l| l.contains(&format!(".3.19.1.2.{instance}.")))
             .count()
     };
-    assert_eq!(rows_of(2), 0, "{:?}", walk(&snmpd, "3.19.1.2"));
-    assert_eq!(rows_of(3), 0, "{:?}", walk(&snmpd, "3.19.1.2"));
+    assert_eq!(rows_of(2), 0, "{:?}", snmpd.redis_walk("3.19.1.2"));
+    assert_eq!(rows_of(3), 0, "{:?}", snmpd.redis_walk("3.19.1.2"));
     assert!(rows_of(1) >= 3);
     let log = agent.log();
     let refusals = log
@@ -168,6 +154,6 @@ fn client_list_per_name_and_user_and_the_acl_refusal() {
         "{log}"
     );
     // The instance answers: the refusal is no failed poll.
-    assert_eq!(get(&snmpd, "3.1.1.4.2"), "1");
+    assert_eq!(snmpd.redis_value("3.1.1.4.2"), "1");
     assert!(!log.contains("nl-pw") && !log.contains("app-pw"));
 }

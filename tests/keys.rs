@@ -13,33 +13,7 @@
 use std::path::Path;
 use std::time::Duration;
 use testkit::servers::ServerKind;
-use testkit::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
-
-/// `instance.len.bytes` of a row named `name`.
-fn row(instance: u32, name: &str) -> String {
-    let mut s = format!("{instance}.{}", name.len());
-    for b in name.bytes() {
-        s.push_str(&format!(".{b}"));
-    }
-    s
-}
-
-fn get(snmpd: &Snmpd, suffix: &str) -> String {
-    snmpd
-        .numeric()
-        .get_one(&format!("{REDIS_ROOT}.{suffix}"))
-        .value
-}
-
-fn walk(snmpd: &Snmpd, suffix: &str) -> Vec<String> {
-    snmpd
-        .numeric()
-        .bulkwalk(&format!("{REDIS_ROOT}.{suffix}"))
-        .vars()
-        .into_iter()
-        .map(|v| format!("{} = {}", v.name, v.value))
-        .collect()
-}
+use testkit::{name_row, wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
 
 /// The agent on `redis` with one instance `main` and these settings.
 fn agent(snmpd: &Snmpd, redis: &Redis, dir: &Path, settings: &str) -> Agent {
@@ -111,15 +85,14 @@ fn types_lengths_streams_cap_and_deletion(redis: Redis, lag: bool) {
          \"session\", \"missing\", \"queue:*\"]\ncheck_keys_rows = 15\n\
          check_keys_scan_count = 10\ncheck_keys_memory = true\n",
     );
-    let events = row(1, "events");
+    let events = name_row(1, "events");
     assert!(
-        wait_until(Duration::from_secs(8), || get(
-            &snmpd,
-            &format!("3.21.1.2.{events}")
-        ) == "6"),
+        wait_until(Duration::from_secs(8), || snmpd
+            .redis_value(&format!("3.21.1.2.{events}"))
+            == "6"),
         "redisCkType.events = {:?}\n{:?}\n{}",
-        get(&snmpd, &format!("3.21.1.2.{events}")),
-        walk(&snmpd, "3.21"),
+        snmpd.redis_value(&format!("3.21.1.2.{events}")),
+        snmpd.redis_walk("3.21"),
         agent.log()
     );
     // Type and length of each, as TYPE and STRLEN/LLEN/... say.
@@ -132,63 +105,72 @@ fn types_lengths_streams_cap_and_deletion(redis: Redis, lag: bool) {
         ("events", "6", "4"),
         ("missing", "8", "0"),
     ] {
-        let r = row(1, name);
+        let r = name_row(1, name);
         assert_eq!(
-            get(&snmpd, &format!("3.21.1.2.{r}")),
+            snmpd.redis_value(&format!("3.21.1.2.{r}")),
             kind,
             "type of {name}"
         );
         assert_eq!(
-            get(&snmpd, &format!("3.21.1.3.{r}")),
+            snmpd.redis_value(&format!("3.21.1.3.{r}")),
             length,
             "length of {name}"
         );
     }
-    assert_eq!(get(&snmpd, &format!("3.21.1.4.{}", row(1, "jobs"))), "-1");
-    let ttl: i64 = get(&snmpd, &format!("3.21.1.4.{}", row(1, "session")))
+    assert_eq!(
+        snmpd.redis_value(&format!("3.21.1.4.{}", name_row(1, "jobs"))),
+        "-1"
+    );
+    let ttl: i64 = snmpd
+        .redis_value(&format!("3.21.1.4.{}", name_row(1, "session")))
         .parse()
         .unwrap();
     assert!((1..=1000).contains(&ttl), "TTL {ttl}");
-    let memory: u64 = get(&snmpd, &format!("3.21.1.5.{}", row(1, "jobs")))
+    let memory: u64 = snmpd
+        .redis_value(&format!("3.21.1.5.{}", name_row(1, "jobs")))
         .parse()
         .unwrap();
     assert!(memory > 0);
     assert_eq!(
-        get(&snmpd, &format!("3.21.1.8.{}", row(1, "user:1"))),
+        snmpd.redis_value(&format!("3.21.1.8.{}", name_row(1, "user:1"))),
         "\"main.user_3A1\""
     );
     // The stream's groups: billing has two consumers and three pending.
     let billing = format!("{events}.7.98.105.108.108.105.110.103");
-    assert_eq!(get(&snmpd, &format!("3.22.1.2.{billing}")), "2");
-    assert_eq!(get(&snmpd, &format!("3.22.1.3.{billing}")), "3");
-    assert_eq!(get(&snmpd, &format!("3.22.1.5.{billing}")), "\"3-1\"");
-    let idle: u64 = get(&snmpd, &format!("3.22.1.6.{billing}")).parse().unwrap();
+    assert_eq!(snmpd.redis_value(&format!("3.22.1.2.{billing}")), "2");
+    assert_eq!(snmpd.redis_value(&format!("3.22.1.3.{billing}")), "3");
+    assert_eq!(snmpd.redis_value(&format!("3.22.1.5.{billing}")), "\"3-1\"");
+    let idle: u64 = snmpd
+        .redis_value(&format!("3.22.1.6.{billing}"))
+        .parse()
+        .unwrap();
     assert!(idle < 600_000, "idle {idle}");
-    let lag_value = get(&snmpd, &format!("3.22.1.4.{billing}"));
+    let lag_value = snmpd.redis_value(&format!("3.22.1.4.{billing}"));
     if lag {
         assert_eq!(lag_value, "1");
     } else {
         assert!(lag_value.contains("No Such Instance"), "{lag_value}");
     }
     let audit = format!("{events}.5.97.117.100.105.116");
-    assert_eq!(get(&snmpd, &format!("3.22.1.2.{audit}")), "0");
+    assert_eq!(snmpd.redis_value(&format!("3.22.1.2.{audit}")), "0");
     assert_eq!(
-        get(&snmpd, &format!("3.22.1.8.{audit}")),
+        snmpd.redis_value(&format!("3.22.1.8.{audit}")),
         "\"main.events.audit\""
     );
     // The cap: 15 rows, 8 named and 7 of the 30 queue keys; the 23 others
     // counted; the sweep (30 keys at COUNT 10) complete.
-    let rows = walk(&snmpd, "3.21.1.2");
+    let rows = snmpd.redis_walk("3.21.1.2");
     assert_eq!(rows.len(), 15, "{rows:?}");
-    assert_eq!(get(&snmpd, "3.24.1.1.1"), "15");
-    assert_eq!(get(&snmpd, "3.24.1.2.1"), "23");
-    assert_eq!(get(&snmpd, "3.24.1.4.1"), "1", "scan complete");
-    let calls: u32 = get(&snmpd, "3.24.1.5.1").parse().unwrap();
+    assert_eq!(snmpd.redis_value("3.24.1.1.1"), "15");
+    assert_eq!(snmpd.redis_value("3.24.1.2.1"), "23");
+    assert_eq!(snmpd.redis_value("3.24.1.4.1"), "1", "scan complete");
+    let calls: u32 = snmpd.redis_value("3.24.1.5.1").parse().unwrap();
     assert!(calls >= 1);
-    assert_eq!(get(&snmpd, "3.24.1.7.1"), "\"\"");
+    assert_eq!(snmpd.redis_value("3.24.1.7.1"), "\"\"");
 
     // A key a pattern matched, deleted: its row leaves at the next check.
-    let queue_rows: Vec<String> = walk(&snmpd, "3.21.1.7")
+    let queue_rows: Vec<String> = snmpd
+        .redis_walk("3.21.1.7")
         .into_iter()
         .filter_map(|l| {
             let value = l.split(" = ").nth(1)?.trim_matches('"').to_string();
@@ -198,18 +180,21 @@ fn types_lengths_streams_cap_and_deletion(redis: Redis, lag: bool) {
     assert_eq!(queue_rows.len(), 7, "{queue_rows:?}");
     let gone = &queue_rows[0];
     redis.cli(&["DEL", gone]);
-    let gone_type = format!("3.21.1.2.{}", row(1, gone));
+    let gone_type = format!("3.21.1.2.{}", name_row(1, gone));
     assert!(
-        wait_until(Duration::from_secs(6), || get(&snmpd, &gone_type)
+        wait_until(Duration::from_secs(6), || snmpd
+            .redis_value(&gone_type)
             .contains("No Such Instance")),
         "{gone} stays: {:?}",
-        walk(&snmpd, "3.21.1.7")
+        snmpd.redis_walk("3.21.1.7")
     );
     // A named key deleted stays, as none(8).
     redis.cli(&["DEL", "jobs"]);
-    let jobs = format!("3.21.1.2.{}", row(1, "jobs"));
-    assert!(wait_until(Duration::from_secs(6), || get(&snmpd, &jobs) == "8"));
-    assert_eq!(get(&snmpd, "3.1.1.4.1"), "1", "the instance is up");
+    let jobs = format!("3.21.1.2.{}", name_row(1, "jobs"));
+    assert!(wait_until(Duration::from_secs(6), || snmpd
+        .redis_value(&jobs)
+        == "8"));
+    assert_eq!(snmpd.redis_value("3.1.1.4.1"), "1", "the instance is up");
     agent.stop();
 }
 
@@ -258,20 +243,23 @@ fn aliases_keep_key_names_out_of_snmp_and_the_log() {
             dir.path().join("lim.pw").display()
         ),
     );
-    let e1 = row(1, "e1");
+    let e1 = name_row(1, "e1");
     assert!(
-        wait_until(Duration::from_secs(8), || walk(&snmpd, "3.21.1.7").len()
+        wait_until(Duration::from_secs(8), || snmpd
+            .redis_walk("3.21.1.7")
+            .len()
             == 3),
         "{:?}\n{}",
-        walk(&snmpd, "3.21"),
+        snmpd.redis_walk("3.21"),
         agent.log()
     );
     // The exact name: refused by the ACL, shown by its alias.
-    let error = get(&snmpd, &format!("3.21.1.9.{e1}"));
+    let error = snmpd.redis_value(&format!("3.21.1.9.{e1}"));
     assert!(error.contains("TYPE e1: NOPERM"), "{error}");
-    assert_eq!(get(&snmpd, &format!("3.21.1.6.{e1}")), "\"entry 1\"");
+    assert_eq!(snmpd.redis_value(&format!("3.21.1.6.{e1}")), "\"entry 1\"");
     // The matched keys: e2-<hash>, a list of 2 among them.
-    let labels: Vec<String> = walk(&snmpd, "3.21.1.7")
+    let labels: Vec<String> = snmpd
+        .redis_walk("3.21.1.7")
         .into_iter()
         .map(|l| l.split(" = ").nth(1).unwrap().trim_matches('"').to_string())
         .collect();
@@ -279,11 +267,11 @@ fn aliases_keep_key_names_out_of_snmp_and_the_log() {
         labels.iter().filter(|l| l.starts_with("e2-")).count() == 2,
         "{labels:?}"
     );
-    let lengths = walk(&snmpd, "3.21.1.3");
+    let lengths = snmpd.redis_walk("3.21.1.3");
     assert!(lengths.iter().any(|l| l.ends_with(" = 2")), "{lengths:?}");
     // A second check, so the refusal would have been logged twice.
     std::thread::sleep(Duration::from_millis(2500));
-    assert_eq!(get(&snmpd, "3.1.1.4.1"), "1", "the instance stays up");
+    assert_eq!(snmpd.redis_value("3.1.1.4.1"), "1", "the instance stays up");
 
     // No name anywhere: not in an OID (the index bytes), a value, or the log.
     let everything: Vec<String> = snmpd
@@ -301,7 +289,7 @@ fn aliases_keep_key_names_out_of_snmp_and_the_log() {
         "queue:secret-payroll",
         "queue:secret-hr",
     ] {
-        let index = row(1, name);
+        let index = name_row(1, name);
         for secret in [name, "alice", "secret", index.as_str()] {
             assert!(!text.contains(secret), "{secret} in the walk");
             assert!(!log.contains(secret), "{secret} in the log:\n{log}");

@@ -7,7 +7,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::time::{Duration, Instant};
-use testkit::{wait_until, Agent, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd};
+use testkit::{wait_until, Agent, AgentConfig, Redis, Snmpd, Snmptrapd};
 
 struct Stack {
     trapd: Snmptrapd,
@@ -16,7 +16,7 @@ struct Stack {
 
 fn stack() -> Stack {
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     Stack { trapd, snmpd }
 }
 

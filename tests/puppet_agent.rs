@@ -7,7 +7,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::time::{Duration, Instant};
-use testkit::{wait_until, Agent, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
+use testkit::{wait_until, Agent, AgentConfig, PuppetApply, Snmpd, Snmptrapd};
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 
@@ -26,7 +26,7 @@ fn stack() -> Stack {
 /// The stack, with extra lines for the agent's `[puppet]` section.
 fn stack_with(puppet_extra: &str) -> Stack {
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let puppet = PuppetApply::new();
     let dir = tempfile::tempdir().unwrap();
     // No Redis here: the instance is down, which is fine for this test.

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use testkit::{wait_until, Agent, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
+use testkit::{wait_until, Agent, PuppetApply, Snmpd, Snmptrapd};
 
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 
@@ -28,7 +28,7 @@ struct Stack {
 /// lines for `[puppet]`.
 fn stack(puppet_extra: &str) -> Stack {
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let puppet = PuppetApply::new();
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("log").join("events.jsonl");

@@ -35,8 +35,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use testkit::servers::{start_sentinel, ServerKind};
 use testkit::{
-    legacy_oid, wait_until, Agent, AgentConfig, Redis, Snmpd, SnmpdOptions, Snmptrapd, Var, LEGACY,
-    REDIS_ROOT,
+    legacy_oid, wait_until, Agent, AgentConfig, Redis, Snmpd, Snmptrapd, Var, LEGACY, REDIS_ROOT,
 };
 
 /// The server of `kind`, started with these extra config lines, or `None`
@@ -776,7 +775,7 @@ fn notifications(kind: ServerKind) {
         return;
     };
     let trapd = Snmptrapd::start();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()));
+    let snmpd = Snmpd::sending_to(&trapd);
     let dir = tempfile::tempdir().unwrap();
     let _agent = start_agent(&snmpd, &[&master, &replica], dir.path());
     // The first poll is the baseline, which sends nothing.

@@ -26,7 +26,8 @@ pub struct NotificationDef {
     pub mib: Mib,
 }
 
-const fn redis_notification(
+const fn notification(
+    mib: Mib,
     name: &'static str,
     number: u32,
     objects: &'static [&'static str],
@@ -35,8 +36,16 @@ const fn redis_notification(
         name,
         number,
         objects,
-        mib: Mib::Redis,
+        mib,
     }
+}
+
+const fn redis_notification(
+    name: &'static str,
+    number: u32,
+    objects: &'static [&'static str],
+) -> NotificationDef {
+    notification(Mib::Redis, name, number, objects)
 }
 
 const fn puppet_notification(
@@ -44,12 +53,7 @@ const fn puppet_notification(
     number: u32,
     objects: &'static [&'static str],
 ) -> NotificationDef {
-    NotificationDef {
-        name,
-        number,
-        objects,
-        mib: Mib::Puppet,
-    }
+    notification(Mib::Puppet, name, number, objects)
 }
 
 /// The notifications of REDIS-SERVER-MIB.

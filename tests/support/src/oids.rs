@@ -19,6 +19,16 @@ pub const AFTER_VALUE: u32 = 42;
 /// `sysUpTime.0`, answered by snmpd itself.
 pub const SYS_UPTIME: &str = ".1.3.6.1.2.1.1.3.0";
 
+/// The index of a row of a string-indexed table: the instance, then the
+/// name as an SMIv2 string index (its length, then its bytes).
+pub fn name_row(instance: u32, name: &str) -> String {
+    let mut s = format!("{instance}.{}", name.len());
+    for b in name.bytes() {
+        s.push_str(&format!(".{b}"));
+    }
+    s
+}
+
 /// Number of native baseline scalars the private snmpd serves.
 pub const BASELINE_COUNT: u32 = 17;
 

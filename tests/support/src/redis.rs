@@ -171,6 +171,28 @@ impl Redis {
         }
     }
 
+    /// `INFO commandstats` as command → (calls, usec): what this server
+    /// spent answering each command.
+    pub fn command_stats(&self) -> std::collections::BTreeMap<String, (u64, u64)> {
+        let mut stats = std::collections::BTreeMap::new();
+        for line in self.info_section("commandstats").lines() {
+            let Some((name, rest)) = line.trim().split_once(':') else {
+                continue;
+            };
+            let Some(command) = name.strip_prefix("cmdstat_") else {
+                continue;
+            };
+            let field = |key: &str| {
+                rest.split(',')
+                    .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            stats.insert(command.to_string(), (field("calls"), field("usec")));
+        }
+        stats
+    }
+
     /// `INFO` parsed into `field → value`.
     pub fn info_map(&self) -> Info {
         Info::parse(&self.info())

@@ -114,6 +114,11 @@ impl Snmpd {
         Snmpd::start_with(SnmpdOptions::default().tcp())
     }
 
+    /// A private snmpd that sends its notifications to `trapd`.
+    pub fn sending_to(trapd: &Snmptrapd) -> Snmpd {
+        Snmpd::start_with(SnmpdOptions::default().config_line(&trapd.trap2sink_line()))
+    }
+
     pub fn start_with(options: SnmpdOptions) -> Snmpd {
         let dir = tempfile::Builder::new()
             .prefix("redis-snmp-snmpd.")
@@ -212,6 +217,24 @@ impl Snmpd {
     /// A client for this snmpd, numeric OIDs and no MIBs.
     pub fn numeric(&self) -> SnmpClient {
         SnmpClient::new(self.udp_port).numeric()
+    }
+
+    /// The value text of a numeric GET of `REDIS_ROOT.suffix` ("" when
+    /// absent).
+    pub fn redis_value(&self, suffix: &str) -> String {
+        self.numeric()
+            .get_one(&format!("{REDIS_ROOT}.{suffix}"))
+            .value
+    }
+
+    /// A numeric bulk walk of `REDIS_ROOT.suffix`, as `oid = value` lines.
+    pub fn redis_walk(&self, suffix: &str) -> Vec<String> {
+        self.numeric()
+            .bulkwalk(&format!("{REDIS_ROOT}.{suffix}"))
+            .vars()
+            .into_iter()
+            .map(|v| format!("{} = {}", v.name, v.value))
+            .collect()
     }
 
     fn agentx_ready(&self) -> bool {

@@ -96,6 +96,22 @@ impl Snmptrapd {
             .map(String::from)
             .collect()
     }
+
+    /// The first notification named `name`, waiting up to `timeout` for
+    /// it; panics with snmptrapd's log when none came.
+    pub fn first(&self, name: &str, timeout: std::time::Duration) -> String {
+        let mut found = None;
+        crate::wait_until(timeout, || {
+            found = self.received(name).into_iter().next();
+            found.is_some()
+        });
+        found.unwrap_or_else(|| {
+            panic!(
+                "no {name} within {timeout:?}; snmptrapd log:\n{}",
+                self.log()
+            )
+        })
+    }
 }
 
 /// Whether something is bound to udp 127.0.0.1:port (from /proc/net/udp).
