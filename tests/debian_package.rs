@@ -923,17 +923,18 @@ fn uncomment_settings(text: &str) -> String {
         + "\n"
 }
 
-/// Field names of a `struct NAME { ... }` in src/config.rs: the keys the
+/// Field names of a `struct NAME { ... }` in src/config/: the keys the
 /// agent accepts (its file structs deny unknown fields).
 fn struct_fields(source: &str, name: &str) -> BTreeSet<String> {
     let start = source
         .find(&format!("struct {name} {{"))
-        .unwrap_or_else(|| panic!("src/config.rs has no struct {name}"));
+        .unwrap_or_else(|| panic!("src/config/ has no struct {name}"));
     let body = &source[start..];
     let body = &body[body.find('{').unwrap() + 1..body.find("\n}").unwrap()];
     body.lines()
         .map(str::trim)
         .filter(|l| !l.starts_with("//") && !l.starts_with("#["))
+        .map(|l| l.strip_prefix("pub(super) ").unwrap_or(l))
         .filter_map(|l| l.split_once(':').map(|(k, _)| k.trim()))
         .filter(|k| !k.is_empty() && !k.contains(' '))
         .map(String::from)
@@ -947,7 +948,16 @@ fn struct_fields(source: &str, name: &str) -> BTreeSet<String> {
 #[test]
 fn shipped_config_shows_every_setting() {
     let text = fs::read_to_string(repo_root().join("debian/conf/redis-snmp.toml")).unwrap();
-    let source = fs::read_to_string(repo_root().join("src/config.rs")).unwrap();
+    // The configuration's module, all its files.
+    let mut files: Vec<PathBuf> = fs::read_dir(repo_root().join("src/config"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let source: String = files
+        .iter()
+        .map(|f| fs::read_to_string(f).unwrap())
+        .collect();
     let top = struct_fields(&source, "FileConfig");
     let instance = struct_fields(&source, "FileInstance");
     assert!(top.contains("refresh") && instance.contains("address"));

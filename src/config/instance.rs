@@ -1,0 +1,550 @@
+//! One Redis instance's settings: its address, TLS files, limits and key
+//! checks, from its `[[redis]]` entry or the defaults.
+
+use super::*;
+
+pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
+
+/// Largest reply the agent reads from a Redis, in bytes, unless an
+/// instance's `max_reply_bytes` says otherwise. `INFO everything` of a busy
+/// server with many databases and commands is tens of kilobytes; a server
+/// (or something impersonating one) that sends more is refused, so it
+/// cannot make the agent's memory grow with its reply.
+pub const DEFAULT_MAX_REPLY_BYTES: u64 = 4 << 20;
+
+/// The host of the first instance when neither the file nor `-h` names one.
+/// An address, not `localhost`: a name that resolves to `::1` and
+/// `127.0.0.1` would send the password to whichever answers first, and
+/// any local user may listen on the address Redis does not use.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+/// A `rediss://` server's certificate is "expiring" (and
+/// `redisCertificateExpiring` is sent) within this many seconds of its
+/// end: 14 days, time for a renewal by hand.
+pub const DEFAULT_CERT_EXPIRY_WARNING_SECS: u64 = 14 * 86_400;
+/// How often the certificate a new client would see is looked at again (a
+/// TLS handshake without a command; the server's renewals show then).
+pub const DEFAULT_CERT_CHECK_SECS: u64 = 3_600;
+/// How often `CLIENT LIST` is asked (O(clients) for the server).
+pub const DEFAULT_CLIENT_LIST_SECS: u64 = 60;
+/// Rows of each client aggregate table at most, per instance.
+pub const DEFAULT_CLIENT_LIST_ROWS: usize = 50;
+/// The most rows `client_list_rows` may ask for.
+pub(super) const MAX_CLIENT_LIST_ROWS: usize = 1_000;
+
+/// Key checks (`check_keys`, issue 16): how often they run, in seconds
+/// (each is a SCAN per pattern and a few commands per key).
+pub const DEFAULT_CHECK_KEYS_SECS: u64 = 60;
+/// Rows of `redisKeyTable` at most, per instance.
+pub const DEFAULT_CHECK_KEYS_ROWS: usize = 100;
+/// Rows of `redisKeyStreamGroupTable` at most, per stream.
+pub const DEFAULT_CHECK_KEYS_GROUPS: usize = 20;
+/// The COUNT hint of each `SCAN … MATCH … COUNT`: keys Redis looks at per call.
+pub const DEFAULT_CHECK_KEYS_SCAN_COUNT: u32 = 1_000;
+/// SCAN calls one check may make, all patterns together.
+pub const DEFAULT_CHECK_KEYS_SCAN_CALLS: u32 = 100;
+/// Milliseconds one check may spend scanning, all patterns together.
+pub const DEFAULT_CHECK_KEYS_SCAN_MILLIS: u64 = 100;
+/// The most entries `check_keys` may have, and the longest one.
+pub(super) const MAX_CHECK_KEYS: usize = 100;
+pub(super) const MAX_CHECK_KEY_LEN: usize = 1_024;
+
+/// The range `max_reply_bytes` may be set in.
+pub(super) const MIN_MAX_REPLY_BYTES: u64 = 64 << 10;
+pub(super) const MAX_MAX_REPLY_BYTES: u64 = 1 << 30;
+
+/// How to reach one Redis server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedisAddress {
+    Tcp {
+        host: String,
+        port: u16,
+    },
+    /// TLS over TCP (`rediss://`).
+    Tls {
+        host: String,
+        port: u16,
+    },
+    Unix(PathBuf),
+}
+
+impl fmt::Display for RedisAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RedisAddress::Tcp { host, port } if host.contains(':') => write!(f, "[{host}]:{port}"),
+            RedisAddress::Tcp { host, port } => write!(f, "{host}:{port}"),
+            RedisAddress::Tls { host, port } if host.contains(':') => {
+                write!(f, "rediss://[{host}]:{port}")
+            }
+            RedisAddress::Tls { host, port } => write!(f, "rediss://{host}:{port}"),
+            RedisAddress::Unix(path) => write!(f, "unix:{}", path.display()),
+        }
+    }
+}
+
+impl RedisAddress {
+    /// `redis://host:port`, `host:port`, `[::1]:port`, `unix:///path`,
+    /// `unix:/path` or `/path`. Credentials in a URL are refused: they
+    /// belong in a password file, not in a string that may be shown.
+    pub fn parse(text: &str) -> Result<RedisAddress, String> {
+        let text = text.trim();
+        if let Some(path) = text
+            .strip_prefix("unix://")
+            .or_else(|| text.strip_prefix("unix:"))
+        {
+            return match path {
+                "" => Err("unix: address without a path".into()),
+                p => Ok(RedisAddress::Unix(PathBuf::from(p))),
+            };
+        }
+        if text.starts_with('/') {
+            return Ok(RedisAddress::Unix(PathBuf::from(text)));
+        }
+        let (tls, hostport) = match text.strip_prefix("rediss://") {
+            Some(rest) => (true, rest),
+            None => (false, text.strip_prefix("redis://").unwrap_or(text)),
+        };
+        let hostport = hostport.trim_end_matches('/');
+        if hostport.contains('@') {
+            return Err(
+                "credentials in the address are refused: use password_file (and username)".into(),
+            );
+        }
+        let (host, port) = match hostport.rsplit_once(':') {
+            Some((h, p)) if !h.is_empty() && (h.starts_with('[') || !h.contains(':')) => (
+                h,
+                p.parse::<u16>()
+                    .map_err(|_| format!("bad port in {text:?}"))?,
+            ),
+            _ if !hostport.is_empty() && !hostport.contains(':') => (hostport, 6379),
+            _ => return Err(format!("cannot read {text:?} as host:port")),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || port == 0 {
+            return Err(format!("cannot read {text:?} as host:port"));
+        }
+        let host = host.to_string();
+        Ok(if tls {
+            RedisAddress::Tls { host, port }
+        } else {
+            RedisAddress::Tcp { host, port }
+        })
+    }
+}
+
+/// TLS settings of a `rediss://` instance. Files are read when connecting,
+/// so renewed certificates are picked up on the next reconnect.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// CA certificate(s) to verify the server with (PEM); the system's
+    /// roots when absent.
+    pub ca_file: Option<PathBuf>,
+    /// Client certificate and key (PEM), for servers that ask for one.
+    pub cert_file: Option<PathBuf>,
+    pub key_file: Option<PathBuf>,
+    /// The name to verify the server's certificate against, when it is not
+    /// the host of the address (e.g. connecting to an IP address).
+    pub server_name: Option<String>,
+}
+
+/// One Redis server to poll. Compared whole when the configuration is
+/// reloaded: any difference restarts its poller.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedisInstance {
+    pub name: String,
+    pub address: RedisAddress,
+    pub username: Option<String>,
+    pub password: Option<Secret>,
+    /// Connect and response timeout.
+    pub timeout: Duration,
+    pub tls: TlsFiles,
+    /// A reply longer than this ends the connection and fails the poll.
+    pub max_reply_bytes: u64,
+    /// Whether to read the newest slow log entry (`SLOWLOG GET 1`): it
+    /// shows the command's arguments, keys and values included, to the
+    /// agent's Redis user. Off, only `SLOWLOG LEN` is asked.
+    pub slowlog_entries: bool,
+    /// The server's certificate is expiring within this of its end.
+    pub cert_expiry_warning: Duration,
+    /// How often the certificate is looked at again by a new handshake.
+    pub cert_check_interval: Duration,
+    /// Whether to ask `CLIENT LIST` for the client aggregate tables.
+    pub client_list: bool,
+    /// How often to ask it.
+    pub client_list_interval: Duration,
+    /// Rows of each aggregate table at most; the rest are summed in one.
+    pub client_list_rows: usize,
+    /// How often to ask the costly parts (INFO's sections beyond the
+    /// default ones, SLOWLOG, LATENCY LATEST); `None`: the configuration's
+    /// `slow_refresh`. Between two such polls they are served as last read.
+    pub slow_refresh: Option<Duration>,
+    /// The keys and streams an operator names (`check_keys` and its
+    /// settings); no entries: off.
+    pub key_checks: KeyChecks,
+}
+
+/// How `redisKeyTable` shows a key: by its name, or by an alias that
+/// tells nothing of it (key names can be sensitive, and a name-indexed
+/// row's name is in every OID of the row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyNames {
+    #[default]
+    Name,
+    /// `e<N>` for the Nth entry of `check_keys` named exactly, and
+    /// `e<N>-<hash>` for a key a pattern matched (see `redis::keys`).
+    Alias,
+}
+
+/// The `check_keys` settings of one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyChecks {
+    /// Exact names and glob patterns (`*`, `?`, `[` make a pattern), as
+    /// configured.
+    pub entries: Vec<String>,
+    pub interval: Duration,
+    /// Rows of `redisKeyTable` at most; the rest are counted.
+    pub rows: usize,
+    /// Consumer groups per stream at most; the rest are counted.
+    pub groups: usize,
+    /// SCAN's COUNT hint.
+    pub scan_count: u32,
+    /// SCAN calls per check at most.
+    pub scan_calls: u32,
+    /// Time per check for SCAN at most.
+    pub scan_time: Duration,
+    /// Whether to ask `MEMORY USAGE` of each key (it walks the value).
+    pub memory: bool,
+    pub names: KeyNames,
+}
+
+impl Default for KeyChecks {
+    fn default() -> Self {
+        KeyChecks {
+            entries: Vec::new(),
+            interval: Duration::from_secs(DEFAULT_CHECK_KEYS_SECS),
+            rows: DEFAULT_CHECK_KEYS_ROWS,
+            groups: DEFAULT_CHECK_KEYS_GROUPS,
+            scan_count: DEFAULT_CHECK_KEYS_SCAN_COUNT,
+            scan_calls: DEFAULT_CHECK_KEYS_SCAN_CALLS,
+            scan_time: Duration::from_millis(DEFAULT_CHECK_KEYS_SCAN_MILLIS),
+            memory: false,
+            names: KeyNames::Name,
+        }
+    }
+}
+
+impl RedisInstance {
+    /// `name` at `address` with every setting at its default: no user, no
+    /// password, no TLS files.
+    pub fn new(name: String, address: RedisAddress) -> RedisInstance {
+        RedisInstance {
+            name,
+            address,
+            username: None,
+            password: None,
+            timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
+            tls: TlsFiles::default(),
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
+            slowlog_entries: true,
+            cert_expiry_warning: Duration::from_secs(DEFAULT_CERT_EXPIRY_WARNING_SECS),
+            cert_check_interval: Duration::from_secs(DEFAULT_CERT_CHECK_SECS),
+            client_list: true,
+            client_list_interval: Duration::from_secs(DEFAULT_CLIENT_LIST_SECS),
+            client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
+            slow_refresh: None,
+            key_checks: KeyChecks::default(),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileInstance {
+    pub(super) name: Option<String>,
+    pub(super) address: Option<String>,
+    pub(super) username: Option<String>,
+    pub(super) password_file: Option<PathBuf>,
+    pub(super) timeout: Option<f64>,
+    pub(super) tls_ca_file: Option<PathBuf>,
+    pub(super) tls_cert_file: Option<PathBuf>,
+    pub(super) tls_key_file: Option<PathBuf>,
+    pub(super) tls_server_name: Option<String>,
+    pub(super) max_reply_bytes: Option<u64>,
+    pub(super) slowlog_entries: Option<bool>,
+    pub(super) cert_expiry_warning: Option<u64>,
+    pub(super) cert_check_interval: Option<u64>,
+    pub(super) client_list: Option<bool>,
+    pub(super) client_list_interval: Option<u64>,
+    pub(super) client_list_rows: Option<usize>,
+    /// This instance's own `slow_refresh`.
+    pub(super) slow_refresh: Option<u64>,
+    pub(super) check_keys: Option<Vec<String>>,
+    pub(super) check_keys_interval: Option<u64>,
+    pub(super) check_keys_rows: Option<usize>,
+    pub(super) check_keys_groups: Option<usize>,
+    pub(super) check_keys_scan_count: Option<u32>,
+    pub(super) check_keys_scan_calls: Option<u32>,
+    /// Milliseconds.
+    pub(super) check_keys_scan_time: Option<u64>,
+    pub(super) check_keys_memory: Option<bool>,
+    /// `"name"` or `"alias"`.
+    pub(super) key_names: Option<String>,
+}
+
+/// A `slow_refresh`: not more often than the refresh (the costly parts are
+/// read by a poll), at most a day.
+pub(super) fn check_slow_refresh(key: &str, secs: u64, refresh_secs: u64) -> Result<(), String> {
+    if !(refresh_secs..=86_400).contains(&secs) {
+        return Err(format!(
+            "{key}: {secs} is not between the refresh ({refresh_secs}) and 86400 seconds"
+        ));
+    }
+    Ok(())
+}
+
+/// One `[[redis]]` entry, validated; errors are messages that name the key.
+pub(super) fn instance_from_file(
+    entry: &FileInstance,
+    key: &dyn Fn(&str) -> String,
+    position: usize,
+    warnings: &mut Vec<String>,
+) -> Result<RedisInstance, String> {
+    let address = match &entry.address {
+        Some(text) => RedisAddress::parse(text).map_err(|e| format!("{}: {e}", key("address")))?,
+        None => return Err(format!("{}: missing", key("address"))),
+    };
+    let timeout_secs = entry.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
+    if !(timeout_secs > 0.0 && timeout_secs <= 300.0) {
+        return Err(format!(
+            "{}: {timeout_secs} is not between 0 and 300 seconds",
+            key("timeout")
+        ));
+    }
+    let password = match &entry.password_file {
+        Some(path) => {
+            let (secret, warning) = secret::read_password_file(path)
+                .map_err(|e| format!("{}: {e}", key("password_file")))?;
+            warnings.extend(warning);
+            Some(secret)
+        }
+        None => None,
+    };
+    let tls = tls_from_file(entry, &address, key, warnings)?;
+    let max_reply_bytes = entry.max_reply_bytes.unwrap_or(DEFAULT_MAX_REPLY_BYTES);
+    if !(MIN_MAX_REPLY_BYTES..=MAX_MAX_REPLY_BYTES).contains(&max_reply_bytes) {
+        return Err(format!(
+            "{}: {max_reply_bytes} is not between {MIN_MAX_REPLY_BYTES} and {MAX_MAX_REPLY_BYTES} bytes",
+            key("max_reply_bytes")
+        ));
+    }
+    let seconds = |name: &str, value: Option<u64>, default: u64| match value {
+        Some(0) => Err(format!("{}: must be at least 1 second", key(name))),
+        Some(secs) => Ok(Duration::from_secs(secs)),
+        None => Ok(Duration::from_secs(default)),
+    };
+    let cert_expiry_warning = seconds(
+        "cert_expiry_warning",
+        entry.cert_expiry_warning,
+        DEFAULT_CERT_EXPIRY_WARNING_SECS,
+    )?;
+    let cert_check_interval = seconds(
+        "cert_check_interval",
+        entry.cert_check_interval,
+        DEFAULT_CERT_CHECK_SECS,
+    )?;
+    let client_list_interval = seconds(
+        "client_list_interval",
+        entry.client_list_interval,
+        DEFAULT_CLIENT_LIST_SECS,
+    )?;
+    let client_list_rows = entry.client_list_rows.unwrap_or(DEFAULT_CLIENT_LIST_ROWS);
+    if !(1..=MAX_CLIENT_LIST_ROWS).contains(&client_list_rows) {
+        return Err(format!(
+            "{}: {client_list_rows} is not between 1 and {MAX_CLIENT_LIST_ROWS}",
+            key("client_list_rows")
+        ));
+    }
+    let key_checks = key_checks_from_file(entry, key)?;
+    Ok(RedisInstance {
+        name: entry
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("redis{}", position + 1)),
+        address,
+        username: entry.username.clone(),
+        password,
+        timeout: Duration::from_secs_f64(timeout_secs),
+        tls,
+        max_reply_bytes,
+        slowlog_entries: entry.slowlog_entries.unwrap_or(true),
+        cert_expiry_warning,
+        cert_check_interval,
+        client_list: entry.client_list.unwrap_or(true),
+        client_list_interval,
+        client_list_rows,
+        slow_refresh: entry.slow_refresh.map(Duration::from_secs),
+        key_checks,
+    })
+}
+
+/// The `check_keys` keys of an entry, each bounded: the agent's work per
+/// check and the rows it keeps grow with them.
+pub(super) fn key_checks_from_file(
+    entry: &FileInstance,
+    key: &dyn Fn(&str) -> String,
+) -> Result<KeyChecks, String> {
+    let defaults = KeyChecks::default();
+    let entries = entry.check_keys.clone().unwrap_or_default();
+    if entries.len() > MAX_CHECK_KEYS {
+        return Err(format!(
+            "{}: {} entries, at most {MAX_CHECK_KEYS}",
+            key("check_keys"),
+            entries.len()
+        ));
+    }
+    for (n, name) in entries.iter().enumerate() {
+        // The entry's position, not its text: it may be a secret name.
+        if name.is_empty() || name.len() > MAX_CHECK_KEY_LEN {
+            return Err(format!(
+                "{}: entry {} is empty or longer than {MAX_CHECK_KEY_LEN} bytes",
+                key("check_keys"),
+                n + 1
+            ));
+        }
+        if entries[..n].contains(name) {
+            return Err(format!(
+                "{}: entry {} repeats an earlier one",
+                key("check_keys"),
+                n + 1
+            ));
+        }
+    }
+    let within = |name: &str,
+                  value: Option<u64>,
+                  default: u64,
+                  range: std::ops::RangeInclusive<u64>,
+                  unit: &str| {
+        let value = value.unwrap_or(default);
+        if range.contains(&value) {
+            Ok(value)
+        } else {
+            Err(format!(
+                "{}: {value} is not between {} and {} {unit}",
+                key(name),
+                range.start(),
+                range.end()
+            ))
+        }
+    };
+    let interval = within(
+        "check_keys_interval",
+        entry.check_keys_interval,
+        DEFAULT_CHECK_KEYS_SECS,
+        1..=86_400,
+        "seconds",
+    )?;
+    let rows = within(
+        "check_keys_rows",
+        entry.check_keys_rows.map(|n| n as u64),
+        defaults.rows as u64,
+        1..=1_000,
+        "rows",
+    )?;
+    let groups = within(
+        "check_keys_groups",
+        entry.check_keys_groups.map(|n| n as u64),
+        defaults.groups as u64,
+        1..=100,
+        "groups",
+    )?;
+    let scan_count = within(
+        "check_keys_scan_count",
+        entry.check_keys_scan_count.map(u64::from),
+        u64::from(defaults.scan_count),
+        10..=100_000,
+        "keys",
+    )?;
+    let scan_calls = within(
+        "check_keys_scan_calls",
+        entry.check_keys_scan_calls.map(u64::from),
+        u64::from(defaults.scan_calls),
+        1..=100_000,
+        "calls",
+    )?;
+    let scan_time = within(
+        "check_keys_scan_time",
+        entry.check_keys_scan_time,
+        DEFAULT_CHECK_KEYS_SCAN_MILLIS,
+        1..=60_000,
+        "milliseconds",
+    )?;
+    let names = match entry.key_names.as_deref() {
+        None | Some("name") => KeyNames::Name,
+        Some("alias") => KeyNames::Alias,
+        Some(other) => {
+            return Err(format!(
+                "{}: {other:?} is neither \"name\" nor \"alias\"",
+                key("key_names")
+            ))
+        }
+    };
+    Ok(KeyChecks {
+        entries,
+        interval: Duration::from_secs(interval),
+        rows: rows as usize,
+        groups: groups as usize,
+        scan_count: scan_count as u32,
+        scan_calls: scan_calls as u32,
+        scan_time: Duration::from_millis(scan_time),
+        memory: entry.check_keys_memory.unwrap_or(false),
+        names,
+    })
+}
+
+/// `path` made absolute against the directory the agent was started in:
+/// files read after start-up (TLS certificates at each connection, Puppet's
+/// files) must not move when a daemon changes to `/`.
+pub(super) fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The `tls_*` keys of an entry: only with a `rediss://` address, a client
+/// certificate only with its key, and every file readable now.
+pub(super) fn tls_from_file(
+    entry: &FileInstance,
+    address: &RedisAddress,
+    key: &dyn Fn(&str) -> String,
+    warnings: &mut Vec<String>,
+) -> Result<TlsFiles, String> {
+    let tls = TlsFiles {
+        ca_file: entry.tls_ca_file.as_deref().map(absolute),
+        cert_file: entry.tls_cert_file.as_deref().map(absolute),
+        key_file: entry.tls_key_file.as_deref().map(absolute),
+        server_name: entry.tls_server_name.clone(),
+    };
+    if tls != TlsFiles::default() && !matches!(address, RedisAddress::Tls { .. }) {
+        return Err(format!(
+            "{}: tls_* settings need a rediss:// address",
+            key("address")
+        ));
+    }
+    if tls.cert_file.is_some() != tls.key_file.is_some() {
+        return Err(format!(
+            "{}: give both tls_cert_file and tls_key_file, or neither",
+            key("tls_key_file")
+        ));
+    }
+    for (name, path) in [
+        ("tls_ca_file", &tls.ca_file),
+        ("tls_cert_file", &tls.cert_file),
+        ("tls_key_file", &tls.key_file),
+    ] {
+        if let Some(path) = path {
+            std::fs::File::open(path)
+                .map_err(|e| format!("{}: cannot read {}: {e}", key(name), path.display()))?;
+        }
+    }
+    if let Some(path) = &tls.key_file {
+        warnings.extend(secret::world_readable_warning(path));
+    }
+    Ok(tls)
+}
