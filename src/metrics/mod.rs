@@ -553,18 +553,22 @@ const fn field(
     }
 }
 
+/// Seconds with a fraction, served in centiseconds (UNITS "centiseconds"):
+/// Counter32 for the legacy scalars, Counter64 in the tables.
 const fn centiseconds(
     name: &'static str,
     arcs: &'static [u32],
+    syntax: Syntax,
     fields: &'static [&'static str],
 ) -> ObjectDef {
     field(
         name,
         arcs,
-        Syntax::Counter32,
+        syntax,
         Conversion::SecondsToCentiseconds,
         fields,
     )
+    .units("centiseconds")
 }
 
 const fn column(

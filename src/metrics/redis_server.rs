@@ -82,8 +82,8 @@ pub const LEGACY_SCALARS: &[ObjectDef] = &[
     info("redisChangesSinceLastSave", &[1, 4], Gauge32, &["rdb_changes_since_last_save", "changes_since_last_save"]).units("changes").alias("redisChangsSncLstSv"),
     info("redisTotalConnections", &[1, 5], Counter64, &["total_connections_received"]).units("connections").alias("redisTotalConnectns"),
     info("redisCommandsProcessed", &[1, 6], Counter64, &["total_commands_processed"]).units("commands").alias("redisCommandsPrcssd"),
-    centiseconds("redisCPUSys", &[1, 7], &["used_cpu_sys"]).units("centiseconds"),
-    centiseconds("redisCPUUsr", &[1, 8], &["used_cpu_user"]).units("centiseconds"),
+    centiseconds("redisCPUSys", &[1, 7], Counter32, &["used_cpu_sys"]),
+    centiseconds("redisCPUUsr", &[1, 8], Counter32, &["used_cpu_user"]),
     info("redisBlockedClients", &[1, 9], Gauge32, &["blocked_clients"]).units("clients"),
     info("redisEvictedKeys", &[1, 10], Counter64, &["evicted_keys"]).units("keys"),
     info("redisExpiredKeys", &[1, 11], Counter64, &["expired_keys"]).units("keys"),
@@ -381,29 +381,15 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
 #[rustfmt::skip]
 pub const CPU_COLUMNS: &[ObjectDef] = &[
-    cpu("redisCpuSystem", &[3, 8, 1, 1], &["used_cpu_sys"]).units("centiseconds"),
-    cpu("redisCpuUser", &[3, 8, 1, 2], &["used_cpu_user"]).units("centiseconds"),
-    cpu("redisCpuSysChildren", &[3, 8, 1, 3], &["used_cpu_sys_children"]).units("centiseconds"),
-    cpu("redisCpuUserChildren", &[3, 8, 1, 4], &["used_cpu_user_children"]).units("centiseconds").alias("redisCpuUserChild"),
-    cpu("redisCpuSysMain", &[3, 8, 1, 5], &["used_cpu_sys_main_thread"]).units("centiseconds"),
-    cpu("redisCpuUserMain", &[3, 8, 1, 6], &["used_cpu_user_main_thread"]).units("centiseconds"),
+    centiseconds("redisCpuSystem", &[3, 8, 1, 1], Counter64, &["used_cpu_sys"]),
+    centiseconds("redisCpuUser", &[3, 8, 1, 2], Counter64, &["used_cpu_user"]),
+    centiseconds("redisCpuSysChildren", &[3, 8, 1, 3], Counter64, &["used_cpu_sys_children"]),
+    centiseconds("redisCpuUserChildren", &[3, 8, 1, 4], Counter64, &["used_cpu_user_children"]).alias("redisCpuUserChild"),
+    centiseconds("redisCpuSysMain", &[3, 8, 1, 5], Counter64, &["used_cpu_sys_main_thread"]),
+    centiseconds("redisCpuUserMain", &[3, 8, 1, 6], Counter64, &["used_cpu_user_main_thread"]),
     // Valkey 9.1 (valkey-doc commands/info.md): seconds with a fraction.
-    cpu("redisCpuActiveMain", &[3, 8, 1, 7], &["used_active_time_main_thread"]).units("centiseconds"),
+    centiseconds("redisCpuActiveMain", &[3, 8, 1, 7], Counter64, &["used_active_time_main_thread"]),
 ];
-
-const fn cpu(
-    name: &'static str,
-    arcs: &'static [u32],
-    fields: &'static [&'static str],
-) -> ObjectDef {
-    field(
-        name,
-        arcs,
-        Counter64,
-        Conversion::SecondsToCentiseconds,
-        fields,
-    )
-}
 
 /// `redisClusterTable` (`redis.3.9`): `cluster_enabled` from INFO and the
 /// fields of `CLUSTER INFO`, which the poller asks only of cluster nodes.
