@@ -1094,6 +1094,51 @@ fn snmpd_dropin_is_minimal_and_documented() {
     }
 }
 
+/// What dpkg's own parser says of a changelog-format file: its versions,
+/// and its warnings (`badly formatted trailer line`, …).
+fn parse_changelog(path: &Path) -> (Vec<String>, String) {
+    let out = run(
+        "dpkg-parsechangelog",
+        &["-l", path.to_str().unwrap(), "--all", "-S", "Version"],
+    );
+    assert!(
+        out.status.success(),
+        "dpkg-parsechangelog {}",
+        path.display()
+    );
+    let versions = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    (versions, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// debian/NEWS is read by apt-listchanges and dh_installchangelogs in the
+/// changelog's format (Debian Policy 12.7: "the format of the
+/// debian/NEWS file is the same as the debian/changelog file";
+/// deb-changelog(5)), so dpkg-parsechangelog must read it without a
+/// warning, its newest entry must be the package's version, and a copy
+/// with a broken trailer line must draw dpkg's warning.
+#[test]
+fn news_reads_as_a_changelog() {
+    let news = repo_root().join("debian/NEWS");
+    let (versions, warnings) = parse_changelog(&news);
+    assert!(warnings.is_empty(), "debian/NEWS:\n{warnings}");
+    let (changelog, _) = parse_changelog(&repo_root().join("debian/changelog"));
+    assert_eq!(versions.first(), changelog.first(), "NEWS's newest entry");
+
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("NEWS");
+    let text = fs::read_to_string(&news).unwrap();
+    let text = text.replacen("\n -- ", "\n --", 1);
+    fs::write(&broken, text).unwrap();
+    let (_, warnings) = parse_changelog(&broken);
+    assert!(
+        warnings.contains("badly formatted trailer line"),
+        "a broken trailer drew no warning: {warnings:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Build and lintian
 // ---------------------------------------------------------------------------
