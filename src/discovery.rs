@@ -486,6 +486,54 @@ pub fn with_discovered(mut config: Config) -> (Config, Vec<String>) {
     (config, notes)
 }
 
+/// The file's configuration with the servers discovery finds (when on),
+/// scanned off the runtime's thread; what discovery says is logged, as a
+/// warning at start-up and reload, in the debug log on a periodic scan
+/// (which would otherwise repeat it every interval).
+pub async fn discovered(base: Config, periodic: bool) -> Config {
+    if !base.discovery.local {
+        return base;
+    }
+    let fallback = base.clone();
+    match tokio::task::spawn_blocking(move || with_discovered(base)).await {
+        Ok((config, notes)) => {
+            for note in notes {
+                if periodic {
+                    tracing::debug!("{note}");
+                } else {
+                    tracing::warn!("{note}");
+                }
+            }
+            config
+        }
+        Err(e) => {
+            tracing::error!("discovery failed: {e}");
+            fallback
+        }
+    }
+}
+
+/// `[discovery] interval`'s timer, when discovery is on with one.
+pub fn rescan_timer(config: &Config) -> Option<tokio::time::Interval> {
+    let every = config
+        .discovery
+        .interval
+        .filter(|_| config.discovery.local)?;
+    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    Some(timer)
+}
+
+/// The next tick of `timer`; never without one.
+pub async fn tick(timer: &mut Option<tokio::time::Interval>) {
+    match timer {
+        Some(timer) => {
+            timer.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

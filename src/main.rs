@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, error, info, warn};
+use tracing::{error, info, warn};
 
 /// Parts staged within this window of each other become one new snapshot.
 const SNAPSHOT_WINDOW: Duration = Duration::from_millis(50);
@@ -109,61 +109,13 @@ fn main() -> ExitCode {
     code
 }
 
-/// The file's configuration with the servers discovery finds (when on),
-/// scanned off the runtime's thread; what discovery says is logged, as a
-/// warning at start-up and reload, in the debug log on a periodic scan
-/// (which would otherwise repeat it every interval).
-async fn discovered(base: Config, periodic: bool) -> Config {
-    if !base.discovery.local {
-        return base;
-    }
-    let fallback = base.clone();
-    match tokio::task::spawn_blocking(move || discovery::with_discovered(base)).await {
-        Ok((config, notes)) => {
-            for note in notes {
-                if periodic {
-                    debug!("{note}");
-                } else {
-                    warn!("{note}");
-                }
-            }
-            config
-        }
-        Err(e) => {
-            error!("discovery failed: {e}");
-            fallback
-        }
-    }
-}
-
-/// `[discovery] interval`'s timer, when discovery is on with one.
-fn rescan_timer(config: &Config) -> Option<tokio::time::Interval> {
-    let every = config
-        .discovery
-        .interval
-        .filter(|_| config.discovery.local)?;
-    let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    Some(timer)
-}
-
-/// The next tick of `timer`; never without one.
-async fn tick(timer: &mut Option<tokio::time::Interval>) {
-    match timer {
-        Some(timer) => {
-            timer.tick().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
 /// Serves until SIGTERM or SIGINT; on SIGHUP, loads the configuration
 /// again from `cli` and `env_password`, as at start-up. `base` is the
 /// configuration as loaded; discovery (when on) adds to it at start-up, on
 /// each reload and every `[discovery] interval`.
 async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
     let mut base = base;
-    let config = discovered(base.clone(), false).await;
+    let config = discovery::discovered(base.clone(), false).await;
     let (mut sigterm, mut sigint, mut sighup) = match (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
@@ -243,13 +195,13 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
     );
 
     let cli = Arc::new(cli);
-    let mut rescan = rescan_timer(&base);
+    let mut rescan = discovery::rescan_timer(&base);
     loop {
         tokio::select! {
-            _ = tick(&mut rescan) => {
+            _ = discovery::tick(&mut rescan) => {
                 // Applied only when the servers found changed: a reload
                 // that changes nothing would still say so in the log.
-                let wanted = discovered(base.clone(), true).await;
+                let wanted = discovery::discovered(base.clone(), true).await;
                 if wanted.instances != running.instances() {
                     info!("discovery: the servers of this host changed");
                     running.reload(Ok(wanted)).await;
@@ -272,8 +224,8 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
                 match loaded {
                     Ok(Ok(loaded)) => {
                         base = loaded.clone();
-                        rescan = rescan_timer(&base);
-                        let wanted = discovered(loaded, false).await;
+                        rescan = discovery::rescan_timer(&base);
+                        let wanted = discovery::discovered(loaded, false).await;
                         running.reload(Ok(wanted)).await;
                     }
                     Ok(Err(e)) => {

@@ -179,6 +179,10 @@ impl FrameReader {
     }
 }
 
+/// PDUs of ours awaiting their Response, at most (notifications are rate
+/// limited, Pings one at a time: a healthy master keeps this near zero).
+const MAX_PENDING: usize = 1024;
+
 /// What a packet id we sent is waiting for.
 enum Pending {
     Register(Oid),
@@ -210,11 +214,16 @@ impl Link {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Write one PDU; `awaiting` is what its packet id waits for.
+    /// Write one PDU; `awaiting` is what its packet id waits for. A master
+    /// that never answers must not make the map grow: past
+    /// [`MAX_PENDING`] a PDU is sent unrecorded (its Response, if one comes,
+    /// is then only an unknown packet in the debug log).
     fn send(&self, bytes: &[u8], awaiting: Option<(u32, Pending)>) -> std::io::Result<()> {
         let mut pending = self.pending();
         if let Some((id, what)) = awaiting {
-            pending.insert(id, what);
+            if pending.len() < MAX_PENDING {
+                pending.insert(id, what);
+            }
         }
         self.socket.write_all(bytes)
     }
