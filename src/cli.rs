@@ -113,6 +113,30 @@ pub enum Command {
     /// files, trap sinks) and print, for each problem, what to do. Takes
     /// the agent's configuration and options; exits 0 only when all is well.
     Doctor(DoctorArgs),
+    /// React to the agent's Puppet notifications as an snmptrapd
+    /// `traphandle`: a `Notify[kick -> ROLE]` from a configured host runs
+    /// the configured command (Puppet over ssh) on ROLE's hosts, detached,
+    /// with loops stopped by generation. Reads the notification on
+    /// standard input; `-c` names its file [default:
+    /// /etc/redis-snmp/kick.toml].
+    Kick(KickArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(disable_help_flag = true)]
+pub struct KickArgs {
+    /// List the recent kicks (host, role, cause, generation, start, end,
+    /// outcome) and refusals, instead of reading a notification.
+    #[arg(long)]
+    pub status: bool,
+
+    /// Run one recorded kick (what the handler starts, detached).
+    #[arg(long, value_name = "ID", hide = true, conflicts_with = "status")]
+    pub supervise: Option<String>,
+
+    /// Print help.
+    #[arg(short = '?', long, action = ArgAction::Help)]
+    pub help: Option<bool>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -70,6 +70,13 @@
 //!   index) and its alarms put in force (kept, or rearmed and started
 //!   again) without touching the AgentX session; what needs a restart is
 //!   said in the log. `main.rs` hands it the hub's tasks.
+//! - [`kick`]: `redis-snmp kick`, the reacting half, run by snmptrapd as
+//!   a traphandle on the manager: a `Notify[kick -> ROLE]` event from a
+//!   known host runs Puppet on ROLE's hosts, detached, with loops stopped
+//!   by generation ([`kick::judge`], pure) and every kick recorded without
+//!   following symlinks ([`kick::ledger`]); it reads the catalogue's
+//!   notification names and nothing else of the agent; only `main.rs`
+//!   uses it.
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
 //!   installed, each problem with its fix; only `main.rs` uses it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
@@ -88,6 +95,7 @@ pub mod daemon;
 pub mod discovery;
 pub mod doctor;
 pub mod hub;
+pub mod kick;
 pub mod logging;
 pub mod metrics;
 pub mod notify;

@@ -30,6 +30,9 @@ fn main() -> ExitCode {
     let mut cli = Cli::parse();
     // clap has copied the password; out of argv with it, in every spelling.
     secret::wipe_from_argv(&redis_snmp::cli::arg_shapes());
+    if let Some(Command::Kick(args)) = &cli.command {
+        return run_kick(&cli, args);
+    }
     let env_password = std::env::var(PASSWORD_ENV).ok();
     // Nothing we start needs it: keep it out of any child's environment,
     // and out of /proc/PID/environ (ours and, once forked, the daemon's),
@@ -107,6 +110,22 @@ fn main() -> ExitCode {
         let _ = std::fs::remove_file(&pid_file);
     }
     code
+}
+
+/// `redis-snmp kick`: the traphandle, its status, or one kick's supervisor.
+fn run_kick(cli: &Cli, args: &redis_snmp::cli::KickArgs) -> ExitCode {
+    use redis_snmp::kick;
+    logging::init(cli.verbose, redis_snmp::config::LogTarget::Auto, false);
+    let config = cli
+        .config
+        .clone()
+        .unwrap_or_else(|| kick::settings::DEFAULT_PATH.into());
+    let mode = match (&args.supervise, args.status) {
+        (Some(id), _) => kick::Mode::Supervise(id),
+        (None, true) => kick::Mode::Status,
+        (None, false) => kick::Mode::Handle,
+    };
+    kick::main(&config, mode)
 }
 
 /// Serves until SIGTERM or SIGINT; on SIGHUP, loads the configuration

@@ -256,7 +256,7 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
 /// `Display`: it quotes the offending line of the file, which prints a
 /// password someone wrote into it (`password = "..."`, refused) to stderr
 /// and logs. The key is taken from the line, without its value.
-fn toml_error(text: &str, e: &toml::de::Error) -> String {
+pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let message = e.message().trim_end();
     let hint = if message.contains("unknown field `password`") {
         "; a password is not accepted in this file: put it in a file of its own, \

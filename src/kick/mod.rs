@@ -1,0 +1,377 @@
+//! `redis-snmp kick`: the reacting half. snmptrapd runs it as a
+//! `traphandle` for the agent's Puppet notifications; a resource event
+//! `Notify[kick -> ROLE]` from a known host runs the configured command
+//! (Puppet, over ssh) on the hosts of ROLE, and the kicked host's own run
+//! notifications say whether it worked.
+//!
+//! - [`settings`]: `kick.toml`, checked and bounded.
+//! - [`trap`]: snmptrapd's input, read with bounds.
+//! - [`record`]: what the ledger remembers; [`ledger`]: the state
+//!   directory, written without following symlinks.
+//! - [`judge`]: pure: which kicks are due (generations, windows, budgets).
+//! - [`supervise`]: the detached supervisor that runs a kick with a
+//!   timeout; [`status`]: `kick --status`.
+//!
+//! The handler never waits for a kick: it decides, records, starts a
+//! detached supervisor and returns, within milliseconds.
+
+pub mod judge;
+pub mod ledger;
+pub mod record;
+pub mod settings;
+pub mod status;
+pub mod supervise;
+pub mod trap;
+
+use judge::{Decision, Request};
+use ledger::{now, Ledger, Locked};
+use record::{Cause, End, Kick, Millis, Record, Refusal, Refused};
+use settings::Settings;
+use status::escaped;
+use std::net::{IpAddr, ToSocketAddrs};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use tracing::{debug, info, warn};
+use trap::Event;
+
+/// The handler waits this long at most for the ledger's lock, so that
+/// snmptrapd is answered within 100 ms.
+const HANDLER_LOCK_WAIT: Duration = Duration::from_millis(60);
+/// Host names without an address in `[addresses]` are looked up within
+/// this time, all at once.
+const LOOKUP_WAIT: Duration = Duration::from_millis(25);
+/// Lookups made at most per notification.
+const MAX_LOOKUPS: usize = 64;
+/// A queued kick whose supervisor has not said it runs after this long
+/// never will.
+const SUPERVISOR_START: Millis = 30_000;
+
+/// What `redis-snmp kick` was asked to do.
+pub enum Mode<'a> {
+    /// Handle one notification from standard input (snmptrapd).
+    Handle,
+    /// Print the recent kicks.
+    Status,
+    /// Run kick `id` (started by the handler, detached).
+    Supervise(&'a str),
+}
+
+pub fn main(config: &Path, mode: Mode) -> ExitCode {
+    // First of all: nothing of snmptrapd's reaches what we start.
+    supervise::close_inherited_descriptors();
+    let settings = match Settings::load(config) {
+        Ok(settings) => settings,
+        Err(e) => {
+            warn!("kick: {e}");
+            eprintln!("redis-snmp kick: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let ledger = match Ledger::open(&settings.state_dir) {
+        Ok(ledger) => ledger,
+        Err(e) => {
+            warn!("kick: {e}");
+            eprintln!("redis-snmp kick: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match mode {
+        Mode::Handle => handle(config, &settings, &ledger, &mut std::io::stdin().lock()),
+        Mode::Status => print_status(&settings, &ledger),
+        Mode::Supervise(id) => supervise::run(&settings, &ledger, id),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            warn!("kick: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_status(settings: &Settings, ledger: &Ledger) -> Result<(), String> {
+    let locked = ledger.lock(Duration::from_secs(5))?;
+    settle(&locked, now())?;
+    print!("{}", status::render(settings, &locked.records()?, now()));
+    Ok(())
+}
+
+/// Marks kicks whose supervisor is gone as interrupted: a killed
+/// supervisor must not count as a running kick forever.
+fn settle(locked: &Locked, now: Millis) -> Result<(), String> {
+    let (kicks, _) = locked.kicks()?;
+    for mut kick in kicks.into_iter().filter(|k| k.active()) {
+        let gone = match &kick.supervisor {
+            Some(s) => !supervise::alive(s),
+            None => now.saturating_sub(kick.queued_at) > SUPERVISOR_START,
+        };
+        if gone {
+            kick.ended_at = Some(now);
+            kick.end = Some(End::Interrupted);
+            locked.write(&Record::Kick(kick))?;
+        }
+    }
+    Ok(())
+}
+
+/// One notification from snmptrapd.
+pub fn handle(
+    config: &Path,
+    settings: &Settings,
+    ledger: &Ledger,
+    input: &mut impl std::io::Read,
+) -> Result<(), String> {
+    let trap = trap::read(input);
+    let kicked_role = match &trap.event {
+        Event::Other => return Ok(()),
+        Event::ResourceChanged {
+            resource_type,
+            title,
+        } => match trap::kicked_role(resource_type, title) {
+            Some(role) => Some((role, format!("{resource_type}[{title}]"))),
+            None => return Ok(()),
+        },
+        Event::RunEnded { .. } => None,
+    };
+    let now = now();
+    let sender = trap.source.and_then(|a| sender_host(settings, a));
+    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
+    settle(&locked, now)?;
+    let (kicks, refusals) = locked.kicks()?;
+    let Some((role, resource)) = kicked_role else {
+        // A run ended: the report of a kick, if the host was kicked.
+        let (Event::RunEnded { failed }, Some(host)) = (&trap.event, sender) else {
+            return Ok(());
+        };
+        if let Some(kick) = judge::kick_reported(settings, &kicks, &host, now) {
+            let mut kick = kick.clone();
+            kick.report = Some(record::Report {
+                failed: *failed,
+                at: now,
+            });
+            info!(
+                "kick {}: {} reports a {} run",
+                kick.id,
+                escaped(&host),
+                if *failed { "failed" } else { "successful" }
+            );
+            locked.write(&Record::Kick(kick))?;
+        }
+        return Ok(());
+    };
+    let Some(sender) = sender else {
+        let shown = trap
+            .source
+            .map_or_else(|| "an unknown transport".to_string(), |a| a.to_string());
+        warn!(
+            "kick: refused {} from {shown}: no configured host has that address",
+            escaped(&resource)
+        );
+        let cause = Cause {
+            host: shown,
+            resource,
+        };
+        return locked.write(&Record::Refused(refused(
+            now,
+            None,
+            &role,
+            cause,
+            0,
+            None,
+            Refusal::UnknownSender,
+        )));
+    };
+    let cause = Cause {
+        host: sender.clone(),
+        resource: resource.clone(),
+    };
+    if !settings::is_role_name(&role) {
+        warn!(
+            "kick: refused {} from {}: not a role name",
+            escaped(&resource),
+            escaped(&sender)
+        );
+        return Ok(());
+    }
+    let request = Request {
+        now,
+        sender: &sender,
+        role: &role,
+        resource: &resource,
+    };
+    let mut started = Vec::new();
+    for decision in judge::judge(settings, &kicks, &request) {
+        match decision {
+            Decision::Kick {
+                host,
+                generation,
+                caused_by,
+            } => {
+                let kick: Kick = judge::new_kick(
+                    ledger::new_id(now),
+                    host,
+                    &role,
+                    cause.clone(),
+                    generation,
+                    caused_by,
+                    now,
+                );
+                info!(
+                    "kick {}: {} asks for {} ({}): kicking {}, generation {}",
+                    kick.id,
+                    escaped(&sender),
+                    role,
+                    escaped(&resource),
+                    kick.host,
+                    generation
+                );
+                locked.write(&Record::Kick(kick.clone()))?;
+                started.push(kick.id);
+            }
+            Decision::Refuse {
+                host,
+                generation,
+                caused_by,
+                why,
+            } => {
+                let deep = matches!(why, Refusal::TooDeep { .. });
+                if deep && judge::already_refused(&refusals, caused_by.as_deref(), &role) {
+                    debug!("kick: {role} from {sender}: refused again (too deep)");
+                    continue;
+                }
+                let record = refused(now, host, &role, cause.clone(), generation, caused_by, why);
+                warn!(
+                    "kick: not kicking {} for {} from {} ({}): {}",
+                    record.host.as_deref().unwrap_or("any host"),
+                    role,
+                    escaped(&sender),
+                    escaped(&resource),
+                    refusal_text(&record.why, settings)
+                );
+                locked.write(&Record::Refused(record))?;
+            }
+        }
+    }
+    let _ = locked.prune(now);
+    drop(locked);
+    for id in started {
+        if let Err(e) = supervise::spawn(config, &id) {
+            warn!("kick {id}: {e}");
+            let _ = supervise::update(ledger, &id, |k| {
+                k.ended_at = Some(now);
+                k.end = Some(End::NotStarted(e.clone()));
+            });
+        }
+    }
+    Ok(())
+}
+
+fn refusal_text(why: &Refusal, settings: &Settings) -> String {
+    match why {
+        Refusal::TooDeep { chain } => format!(
+            "a chain of kicks deeper than max_depth {}: {}",
+            settings.max_depth,
+            escaped(&chain.join(" → "))
+        ),
+        Refusal::UnknownRole => "no such role".to_string(),
+        Refusal::UnknownSender => "unknown sender".to_string(),
+        Refusal::Busy { kick } => format!("it is being kicked (kick {kick})"),
+        Refusal::Window { ended_at } => format!(
+            "its kicked run ended at {}, less than window ({} s) ago",
+            status::utc(*ended_at),
+            settings.window.as_secs()
+        ),
+        Refusal::Budget { used } => format!("the role's {used} kicks this hour are its budget"),
+    }
+}
+
+fn refused(
+    now: Millis,
+    host: Option<String>,
+    role: &str,
+    cause: Cause,
+    generation: u32,
+    caused_by: Option<String>,
+    why: Refusal,
+) -> Refused {
+    Refused {
+        id: ledger::new_id(now),
+        at: now,
+        host,
+        role: role.to_string(),
+        cause,
+        generation,
+        caused_by,
+        why,
+    }
+}
+
+/// The configured host a notification came from: a host whose name is
+/// that address, or lists it in `[addresses]`, or (for names with no
+/// entry there) resolves to it within [`LOOKUP_WAIT`].
+pub fn sender_host(settings: &Settings, address: IpAddr) -> Option<String> {
+    let address = address.to_canonical();
+    let hosts = settings.hosts();
+    for host in &hosts {
+        let named = host.parse::<IpAddr>().ok().map(|a| a.to_canonical());
+        let listed = settings
+            .addresses
+            .get(*host)
+            .is_some_and(|list| list.iter().any(|a| a.to_canonical() == address));
+        if named == Some(address) || listed {
+            return Some(host.to_string());
+        }
+    }
+    let to_look_up: Vec<String> = hosts
+        .iter()
+        .filter(|h| h.parse::<IpAddr>().is_err() && !settings.addresses.contains_key(**h))
+        .take(MAX_LOOKUPS)
+        .map(|h| h.to_string())
+        .collect();
+    if to_look_up.is_empty() {
+        return None;
+    }
+    let (send, receive) = mpsc::channel();
+    for host in to_look_up {
+        let send = send.clone();
+        std::thread::spawn(move || {
+            let found = (host.as_str(), 0)
+                .to_socket_addrs()
+                .map(|addrs| addrs.map(|a| a.ip().to_canonical()).collect::<Vec<_>>())
+                .unwrap_or_default();
+            let _ = send.send((host, found));
+        });
+    }
+    drop(send);
+    let deadline = Instant::now() + LOOKUP_WAIT;
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match receive.recv_timeout(left) {
+            Ok((host, found)) if found.contains(&address) => return Some(host),
+            Ok(_) => continue,
+            Err(_) => break,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn senders_are_known_by_address_name_or_lookup() {
+        let s = Settings::parse(
+            "kick_command = [\"k\", \"{host}\"]\n[addresses]\n\"lb1\" = [\"192.0.2.10\"]\n\
+             [[role]]\nname = \"r\"\nhosts = [\"lb1\", \"192.0.2.20\", \"localhost\", \"nx.invalid\"]\n",
+        )
+        .unwrap();
+        let host = |a: &str| sender_host(&s, a.parse().unwrap());
+        assert_eq!(host("192.0.2.10").as_deref(), Some("lb1"));
+        assert_eq!(host("192.0.2.20").as_deref(), Some("192.0.2.20"));
+        assert_eq!(host("::ffff:192.0.2.20").as_deref(), Some("192.0.2.20"));
+        assert_eq!(host("127.0.0.1").as_deref(), Some("localhost"));
+        assert_eq!(host("192.0.2.99"), None);
+    }
+}

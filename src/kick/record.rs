@@ -1,0 +1,135 @@
+//! What the ledger remembers of each kick and each refusal: plain data,
+//! one JSON file per record in the state directory.
+
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = u64;
+
+/// Who caused a kick: the host whose notification asked for it, and the
+/// resource that changed there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cause {
+    pub host: String,
+    pub resource: String,
+}
+
+/// How a kick command ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it (not ours).
+    Signalled(i32),
+    /// Still running at `timeout`: ended by us.
+    TimedOut,
+    /// It could not be started (the reason).
+    NotStarted(String),
+    /// Its supervisor is gone (killed, or the machine restarted) before
+    /// it ended.
+    Interrupted,
+}
+
+/// What the kicked host itself said of its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub failed: bool,
+    pub at: Millis,
+}
+
+/// The process supervising a kick: its PID and its start time in clock
+/// ticks since boot, so that a PID used again by another process is not
+/// taken for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Supervisor {
+    pub pid: u32,
+    pub start_ticks: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kick {
+    pub id: String,
+    pub host: String,
+    pub role: String,
+    pub cause: Cause,
+    /// 1 for a kick caused by a run nobody kicked; one more for each kick
+    /// in the chain before it.
+    pub generation: u32,
+    /// The kick of the causing host, when that run was itself kicked.
+    pub caused_by: Option<String>,
+    pub queued_at: Millis,
+    pub started_at: Option<Millis>,
+    pub ended_at: Option<Millis>,
+    pub end: Option<End>,
+    pub report: Option<Report>,
+    pub supervisor: Option<Supervisor>,
+    /// The last lines the command printed (at most a few KiB).
+    #[serde(default)]
+    pub output: String,
+}
+
+impl Kick {
+    /// Queued or running: not ended.
+    pub fn active(&self) -> bool {
+        self.end.is_none()
+    }
+}
+
+/// Why a kick was not made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// The notification came from an address no configured host has.
+    UnknownSender,
+    /// No role of that name.
+    UnknownRole,
+    /// The chain of kicks that led here is longer than `max_depth`.
+    TooDeep { chain: Vec<String> },
+    /// The host is being kicked now.
+    Busy { kick: String },
+    /// The host's kicked run ended less than `window` ago.
+    Window { ended_at: Millis },
+    /// The role's kicks of the last hour reached its budget.
+    Budget { used: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refused {
+    pub id: String,
+    pub at: Millis,
+    /// The host that would have been kicked (none when the whole
+    /// notification was refused).
+    pub host: Option<String>,
+    pub role: String,
+    pub cause: Cause,
+    pub generation: u32,
+    /// The kick of the causing host, when that run was itself kicked.
+    pub caused_by: Option<String>,
+    pub why: Refusal,
+}
+
+/// One file of the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Record {
+    Kick(Kick),
+    Refused(Refused),
+}
+
+impl Record {
+    pub fn id(&self) -> &str {
+        match self {
+            Record::Kick(k) => &k.id,
+            Record::Refused(r) => &r.id,
+        }
+    }
+
+    /// When it happened, for ordering and pruning.
+    pub fn at(&self) -> Millis {
+        match self {
+            Record::Kick(k) => k.ended_at.unwrap_or(k.queued_at),
+            Record::Refused(r) => r.at,
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! `kick.toml`: what `redis-snmp kick` may run, on which hosts, and the
+//! limits that stop loops. Read by a program snmptrapd runs as root, so
+//! the file must be root's (or the running user's) and writable by nobody
+//! else, and every value is bounded.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::net::IpAddr;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where the package puts the file; `-c` names another.
+pub const DEFAULT_PATH: &str = "/etc/redis-snmp/kick.toml";
+/// Where kicks are recorded; the package makes it, root's, mode 0700.
+pub const DEFAULT_STATE_DIR: &str = "/var/lib/redis-snmp/kick";
+
+/// No configuration is larger; a bigger file is refused, not read.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+const MAX_ROLES: usize = 1000;
+const MAX_HOSTS_PER_ROLE: usize = 1000;
+const MAX_ARGS: usize = 64;
+
+/// One argument of `kick_command`: text, or a placeholder that is a whole
+/// argument, so that no host or role name is ever spliced into an option
+/// or a word a shell would read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Arg {
+    Text(String),
+    Host,
+    Role,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Role {
+    pub name: String,
+    pub hosts: Vec<String>,
+    /// Kicks of this role's hosts started within any hour, at most.
+    pub budget_per_hour: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub kick_command: Vec<Arg>,
+    /// A host is not kicked again until this long after its kicked run
+    /// ended; a notification from a host within it is caused by that kick.
+    pub window: Duration,
+    /// Kicks caused by kicks: generation 1 is caused by a run nobody
+    /// kicked; deeper than this is refused.
+    pub max_depth: u32,
+    /// A kick command still running this long after it started is ended;
+    /// a kicked host that has not reported by then is marked so.
+    pub timeout: Duration,
+    pub max_parallel: usize,
+    pub state_dir: PathBuf,
+    pub roles: Vec<Role>,
+    /// Addresses a host's notifications come from, where its name is not
+    /// an address itself; names not listed are looked up when needed.
+    pub addresses: BTreeMap<String, Vec<IpAddr>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    kick_command: Vec<String>,
+    window: Option<u64>,
+    max_depth: Option<u32>,
+    timeout: Option<u64>,
+    max_parallel: Option<usize>,
+    state_dir: Option<PathBuf>,
+    #[serde(default)]
+    addresses: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    role: Vec<FileRole>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRole {
+    name: String,
+    hosts: Vec<String>,
+    budget_per_hour: Option<u32>,
+}
+
+/// A role name: a plain word, which is all a `kick -> ROLE` title names.
+pub fn is_role_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+}
+
+/// A host name or address as ssh and the resolver take it; never an
+/// option (`-oProxyCommand=…`).
+fn is_host_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && !name.starts_with('-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-:".contains(&b))
+}
+
+fn bounded<T: PartialOrd + std::fmt::Display + Copy>(
+    key: &str,
+    value: Option<T>,
+    default: T,
+    min: T,
+    max: T,
+) -> Result<T, String> {
+    let value = value.unwrap_or(default);
+    if value < min || value > max {
+        return Err(format!("{key} = {value}: must be from {min} to {max}"));
+    }
+    Ok(value)
+}
+
+impl Settings {
+    /// Reads and checks `path`: a regular file, not larger than 1 MiB,
+    /// owned by root or by the user running us, writable by no one else
+    /// (it names the commands run as that user).
+    pub fn load(path: &Path) -> Result<Settings, String> {
+        let shown = path.display();
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            // A FIFO must not hang snmptrapd.
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        let meta = file.metadata().map_err(|e| format!("{shown}: {e}"))?;
+        if !meta.is_file() {
+            return Err(format!("{shown}: not a regular file"));
+        }
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != 0 && meta.uid() != me {
+            return Err(format!(
+                "{shown}: owned by uid {}, not root: it names the commands kicks run",
+                meta.uid()
+            ));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(format!(
+                "{shown}: writable by group or others (mode {:o}): it names the commands kicks run",
+                meta.mode() & 0o7777
+            ));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(format!("{shown}: larger than {MAX_FILE_BYTES} bytes"));
+        }
+        let mut text = String::new();
+        file.by_ref()
+            .take(MAX_FILE_BYTES)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        Settings::parse(&text).map_err(|e| format!("{shown}: {e}"))
+    }
+
+    pub fn parse(text: &str) -> Result<Settings, String> {
+        let file: FileSettings =
+            toml::from_str(text).map_err(|e| crate::config::toml_error(text, &e))?;
+        let kick_command = command(&file.kick_command)?;
+        let window = bounded("window", file.window, 600, 1, 7 * 86_400)?;
+        let max_depth = bounded("max_depth", file.max_depth, 2, 1, 10)?;
+        let timeout = bounded("timeout", file.timeout, 1800, 1, 86_400)?;
+        let max_parallel = bounded("max_parallel", file.max_parallel, 4, 1, 64)?;
+        let state_dir = file
+            .state_dir
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_STATE_DIR));
+        if !state_dir.is_absolute() {
+            return Err(format!(
+                "state_dir = {:?}: must be an absolute path",
+                state_dir.display()
+            ));
+        }
+        if file.role.len() > MAX_ROLES {
+            return Err(format!("more than {MAX_ROLES} roles"));
+        }
+        let mut roles: Vec<Role> = Vec::with_capacity(file.role.len());
+        for role in file.role {
+            if !is_role_name(&role.name) {
+                return Err(format!(
+                    "role name {:?}: a plain word of letters, digits, '_', '.' and '-' is expected",
+                    role.name.escape_debug().to_string()
+                ));
+            }
+            if roles.iter().any(|r| r.name == role.name) {
+                return Err(format!("role {} is defined twice", role.name));
+            }
+            if role.hosts.is_empty() || role.hosts.len() > MAX_HOSTS_PER_ROLE {
+                return Err(format!(
+                    "role {}: from 1 to {MAX_HOSTS_PER_ROLE} hosts are expected",
+                    role.name
+                ));
+            }
+            if let Some(host) = role.hosts.iter().find(|h| !is_host_name(h)) {
+                return Err(format!(
+                    "role {}: host {:?} is not a host name or address",
+                    role.name,
+                    host.escape_debug().to_string()
+                ));
+            }
+            let budget_per_hour = bounded(
+                &format!("role {} budget_per_hour", role.name),
+                role.budget_per_hour,
+                12,
+                1,
+                10_000,
+            )?;
+            roles.push(Role {
+                name: role.name,
+                hosts: role.hosts,
+                budget_per_hour,
+            });
+        }
+        let mut addresses = BTreeMap::new();
+        for (host, list) in file.addresses {
+            if !is_host_name(&host) {
+                return Err(format!(
+                    "addresses: {:?} is not a host name",
+                    host.escape_debug().to_string()
+                ));
+            }
+            let parsed = list
+                .iter()
+                .map(|a| {
+                    a.parse::<IpAddr>()
+                        .map_err(|_| format!("addresses.{host}: {a:?} is not an IP address"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            addresses.insert(host, parsed);
+        }
+        Ok(Settings {
+            kick_command,
+            window: Duration::from_secs(window),
+            max_depth,
+            timeout: Duration::from_secs(timeout),
+            max_parallel,
+            state_dir,
+            roles,
+            addresses,
+        })
+    }
+
+    pub fn role(&self, name: &str) -> Option<&Role> {
+        self.roles.iter().find(|r| r.name == name)
+    }
+
+    /// Every host any role names, once, in the order first named.
+    pub fn hosts(&self) -> Vec<&str> {
+        let mut hosts: Vec<&str> = Vec::new();
+        for host in self.roles.iter().flat_map(|r| &r.hosts) {
+            if !hosts.contains(&host.as_str()) {
+                hosts.push(host);
+            }
+        }
+        hosts
+    }
+
+    /// The argv of the kick of `host` for `role`.
+    pub fn argv(&self, host: &str, role: &str) -> Vec<String> {
+        self.kick_command
+            .iter()
+            .map(|arg| match arg {
+                Arg::Text(text) => text.clone(),
+                Arg::Host => host.to_string(),
+                Arg::Role => role.to_string(),
+            })
+            .collect()
+    }
+}
+
+fn command(words: &[String]) -> Result<Vec<Arg>, String> {
+    if words.is_empty() || words.len() > MAX_ARGS {
+        return Err(format!(
+            "kick_command: from 1 to {MAX_ARGS} arguments are expected"
+        ));
+    }
+    let args: Vec<Arg> = words
+        .iter()
+        .map(|word| match word.as_str() {
+            "{host}" => Ok(Arg::Host),
+            "{role}" => Ok(Arg::Role),
+            w if w.contains("{host}") || w.contains("{role}") => Err(format!(
+                "kick_command: {w:?}: {{host}} and {{role}} must be whole arguments"
+            )),
+            w if w.contains('\0') => Err("kick_command: an argument holds a NUL".to_string()),
+            w => Ok(Arg::Text(w.to_string())),
+        })
+        .collect::<Result<_, _>>()?;
+    if args[0] != Arg::Text(words[0].clone()) || words[0].is_empty() {
+        return Err("kick_command: the first argument must be the program".to_string());
+    }
+    if !args.contains(&Arg::Host) {
+        return Err("kick_command: no argument is {host}".to_string());
+    }
+    Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"
+kick_command = ["ssh", "-n", "-o", "BatchMode=yes", "{host}", "sudo", "-n", "puppet", "agent", "--onetime", "--no-daemonize"]
+window = 600
+max_depth = 2
+timeout = 1800
+max_parallel = 4
+state_dir = "/var/lib/redis-snmp/kick"
+[addresses]
+"lb1.example.net" = ["192.0.2.10", "2001:db8::10"]
+[[role]]
+name = "haproxy"
+hosts = ["lb1.example.net"]
+"#;
+
+    #[test]
+    fn the_documented_example_loads() {
+        let s = Settings::parse(EXAMPLE).unwrap();
+        assert_eq!(s.window, Duration::from_secs(600));
+        assert_eq!(s.max_depth, 2);
+        assert_eq!(s.max_parallel, 4);
+        assert_eq!(s.role("haproxy").unwrap().hosts, ["lb1.example.net"]);
+        assert_eq!(s.role("haproxy").unwrap().budget_per_hour, 12);
+        assert_eq!(s.addresses["lb1.example.net"].len(), 2);
+        assert_eq!(
+            s.argv("lb1.example.net", "haproxy")[4..6],
+            ["lb1.example.net".to_string(), "sudo".to_string()]
+        );
+    }
+
+    #[test]
+    fn placeholders_are_whole_arguments_and_names_plain() {
+        let with = |command: &str, role: &str, host: &str| {
+            Settings::parse(&format!(
+                "kick_command = {command}\n[[role]]\nname = {role:?}\nhosts = [{host:?}]\n"
+            ))
+        };
+        assert!(with(r#"["ssh", "{host}"]"#, "web", "w1").is_ok());
+        let e = with(r#"["ssh", "root@{host}"]"#, "web", "w1").unwrap_err();
+        assert!(e.contains("whole arguments"), "{e}");
+        let e = with(r#"["ssh", "x"]"#, "web", "w1").unwrap_err();
+        assert!(e.contains("no argument is {host}"), "{e}");
+        let e = with(r#"["{host}"]"#, "web", "w1").unwrap_err();
+        assert!(e.contains("must be the program"), "{e}");
+        let e = with(r#"["ssh", "{host}"]"#, "-x", "w1").unwrap_err();
+        assert!(e.contains("plain word"), "{e}");
+        let e = with(r#"["ssh", "{host}"]"#, "web", "-oProxyCommand=id").unwrap_err();
+        assert!(e.contains("not a host name"), "{e}");
+        let e = with(r#"["ssh", "{host}"]"#, "web", "a b").unwrap_err();
+        assert!(e.contains("not a host name"), "{e}");
+    }
+
+    #[test]
+    fn limits_are_checked_and_errors_name_the_line() {
+        let e = Settings::parse("kick_command = [\"a\", \"{host}\"]\nmax_depth = 0\n").unwrap_err();
+        assert!(e.contains("max_depth = 0: must be from 1 to 10"), "{e}");
+        let e = Settings::parse("kick_command = [\"a\", \"{host}\"]\nwindow = 0\n").unwrap_err();
+        assert!(e.contains("window = 0"), "{e}");
+        let e = Settings::parse("kick_command = [\"a\", \"{host}\"]\nsurprise = 1\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("surprise"), "{e}");
+        let e = Settings::parse("kick_command = [\"a\", \"{host}\"]\nstate_dir = \"rel\"\n")
+            .unwrap_err();
+        assert!(e.contains("absolute"), "{e}");
+        let twice = "kick_command = [\"a\", \"{host}\"]\n[[role]]\nname = \"r\"\nhosts = [\"h\"]\n[[role]]\nname = \"r\"\nhosts = [\"h\"]\n";
+        assert!(Settings::parse(twice).unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn the_file_must_be_roots_or_ours_and_not_writable_by_others() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kick.toml");
+        std::fs::write(&path, "kick_command = [\"a\", \"{host}\"]\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(Settings::load(&path).is_ok());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let e = Settings::load(&path).unwrap_err();
+        assert!(e.contains("writable by group or others"), "{e}");
+        let e = Settings::load(dir.path()).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+}

@@ -1,0 +1,126 @@
+//! `redis-snmp kick --status`: the recent kicks, newest first, with what
+//! caused each and what became of it, then the recent refusals. Every
+//! name shown came from a notification or a file: controls are escaped.
+
+use super::judge::outcome;
+use super::record::{Millis, Record, Refusal};
+use super::settings::Settings;
+use std::fmt::Write;
+
+/// `text` with control characters escaped, so that nothing a sender
+/// named can move an operator's cursor or colour the terminal.
+pub fn escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// `at` as `2026-11-26T10:50:22Z`.
+pub fn utc(at: Millis) -> String {
+    let secs = (at / 1000) as i64;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+fn why(refusal: &Refusal, settings: &Settings) -> String {
+    match refusal {
+        Refusal::UnknownSender => "sent from an address no configured host has".to_string(),
+        Refusal::UnknownRole => "no such role".to_string(),
+        Refusal::TooDeep { chain } => format!(
+            "deeper than max_depth {}: {}",
+            settings.max_depth,
+            chain.join(" → ")
+        ),
+        Refusal::Busy { kick } => format!("being kicked (kick {kick})"),
+        Refusal::Window { ended_at } => format!(
+            "its kicked run ended at {}, less than window ({} s) before",
+            utc(*ended_at),
+            settings.window.as_secs()
+        ),
+        Refusal::Budget { used } => format!("the role's budget per hour is spent ({used} kicks)"),
+    }
+}
+
+/// The report `kick --status` prints.
+pub fn render(settings: &Settings, records: &[Record], now: Millis) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<20}  {:<24}  {:<12}  {:>3}  {:<16}  {:<20}  CAUSE",
+        "STARTED", "HOST", "ROLE", "GEN", "OUTCOME", "ENDED"
+    );
+    for record in records.iter().rev() {
+        let Record::Kick(k) = record else { continue };
+        let _ = writeln!(
+            out,
+            "{:<20}  {:<24}  {:<12}  {:>3}  {:<16}  {:<20}  {} {}",
+            utc(k.started_at.unwrap_or(k.queued_at)),
+            escaped(&k.host),
+            escaped(&k.role),
+            k.generation,
+            outcome(settings, k, now).to_string(),
+            k.ended_at.map(utc).unwrap_or_else(|| "-".to_string()),
+            escaped(&k.cause.host),
+            escaped(&k.cause.resource),
+        );
+    }
+    let refusals: Vec<_> = records
+        .iter()
+        .rev()
+        .filter_map(|r| match r {
+            Record::Refused(r) => Some(r),
+            Record::Kick(_) => None,
+        })
+        .collect();
+    if !refusals.is_empty() {
+        let _ = writeln!(out, "\nREFUSED");
+        for r in refusals {
+            let _ = writeln!(
+                out,
+                "{:<20}  {:<24}  {:<12}  {:>3}  from {} {}: {}",
+                utc(r.at),
+                r.host.as_deref().map(escaped).unwrap_or_else(|| "-".into()),
+                escaped(&r.role),
+                r.generation,
+                escaped(&r.cause.host),
+                escaped(&r.cause.resource),
+                escaped(&why(&r.why, settings)),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_escapes() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(1_795_683_336_000), "2026-11-26T08:55:36Z");
+        assert_eq!(utc(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(escaped("a\u{1b}[32mok"), "a\\u{1b}[32mok");
+    }
+}

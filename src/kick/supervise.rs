@@ -1,0 +1,354 @@
+//! Running a kick without holding anything of snmptrapd's: the handler
+//! starts a supervisor (this program again, `kick --supervise ID`) in a
+//! session of its own, with no descriptor but /dev/null on 0, 1 and 2,
+//! and returns at once. The supervisor waits for a free slot
+//! (`max_parallel`), runs the kick command in a process group of its own,
+//! keeps the tail of what it prints, ends the group at `timeout`, and
+//! records how it ended.
+
+use super::ledger::{now, Ledger};
+use super::record::{End, Kick, Record, Supervisor};
+use super::settings::Settings;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bytes of the command's output kept in the record.
+const OUTPUT_TAIL: usize = 4096;
+/// How long the supervisor waits for the ledger's lock.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// Between SIGTERM and SIGKILL at `timeout`.
+const GRACE: Duration = Duration::from_secs(5);
+/// The environment a kick command gets: nothing of snmptrapd's.
+const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Marks every descriptor above 2 close-on-exec: snmptrapd hands its
+/// traphandle its UDP socket and log file, which no child may keep (a kick
+/// holding port 162 stops snmptrapd from starting again).
+pub fn close_inherited_descriptors() {
+    // SAFETY: close_range only changes flags of our own descriptors.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    } == 0;
+    if done {
+        return;
+    }
+    // Kernels before 5.11: one by one.
+    if let Ok(entries) = std::fs::read_dir("/proc/self/fd") {
+        let fds: Vec<i32> = entries
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .filter(|&fd| fd > 2)
+            .collect();
+        for fd in fds {
+            // SAFETY: setting FD_CLOEXEC on a descriptor number is harmless
+            // even when it was the directory iterator's, now closed.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
+    }
+}
+
+/// The start time of `pid` in clock ticks since boot (field 22 of
+/// `/proc/PID/stat`), which tells a PID used again from the one recorded.
+pub fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name (field 2) is in parentheses and may hold anything.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the supervisor recorded for a kick still runs.
+pub fn alive(supervisor: &Supervisor) -> bool {
+    start_ticks(supervisor.pid) == Some(supervisor.start_ticks)
+}
+
+/// Starts the supervisor of kick `id`, detached; does not wait for it.
+pub fn spawn(config: &Path, id: &str) -> Result<(), String> {
+    let mut command = Command::new("/proc/self/exe");
+    command
+        .arg("kick")
+        .arg("-c")
+        .arg(config)
+        .arg("--supervise")
+        .arg(id)
+        .env_clear()
+        .env("PATH", PATH)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+        .spawn()
+        .map(drop)
+        .map_err(|e| format!("cannot start the supervisor: {e}"))
+}
+
+/// The supervisor's work for kick `id`.
+pub fn run(settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String> {
+    let pid = std::process::id();
+    let me = Supervisor {
+        pid,
+        start_ticks: start_ticks(pid).unwrap_or(0),
+    };
+    let Some(kick) = wait_for_slot(settings, ledger, id, me)? else {
+        return Ok(());
+    };
+    let argv = settings.argv(&kick.host, &kick.role);
+    tracing::info!(
+        "kick {id}: running {} for {} ({})",
+        shown_argv(&argv),
+        kick.host,
+        kick.role
+    );
+    let (end, output) = run_command(&argv, settings.timeout);
+    tracing::info!("kick {id}: {}", describe(&end));
+    update(ledger, id, |k| {
+        k.ended_at = Some(now());
+        k.end = Some(end.clone());
+        k.output = output.clone();
+    })
+}
+
+fn describe(end: &End) -> String {
+    match end {
+        End::Exited(code) => format!("the command exited with {code}"),
+        End::Signalled(sig) => format!("the command was ended by signal {sig}"),
+        End::TimedOut => "the command was still running at timeout and was ended".to_string(),
+        End::NotStarted(why) => format!("the command could not start: {why}"),
+        End::Interrupted => "interrupted".to_string(),
+    }
+}
+
+/// The argv as the log shows it: each argument quoted, controls escaped.
+pub fn shown_argv(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| format!("{:?}", a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Waits until fewer than `max_parallel` kicks run, then marks this one
+/// started. `None` when the record is gone or already ended.
+fn wait_for_slot(
+    settings: &Settings,
+    ledger: &Ledger,
+    id: &str,
+    me: Supervisor,
+) -> Result<Option<Kick>, String> {
+    let deadline = Instant::now() + settings.timeout;
+    loop {
+        {
+            let locked = ledger.lock(LOCK_WAIT)?;
+            let (kicks, _) = locked.kicks()?;
+            let Some(mut kick) = kicks.iter().find(|k| k.id == id).cloned() else {
+                return Ok(None);
+            };
+            if !kick.active() {
+                return Ok(None);
+            }
+            let running = kicks
+                .iter()
+                .filter(|k| k.active() && k.started_at.is_some() && k.id != id)
+                .count();
+            if running < settings.max_parallel {
+                kick.started_at = Some(now());
+                kick.supervisor = Some(me);
+                locked.write(&Record::Kick(kick.clone()))?;
+                return Ok(Some(kick));
+            }
+            if Instant::now() >= deadline {
+                kick.ended_at = Some(now());
+                kick.end = Some(End::NotStarted(format!(
+                    "{} kicks still running after timeout",
+                    settings.max_parallel
+                )));
+                locked.write(&Record::Kick(kick))?;
+                return Ok(None);
+            }
+            // Marks us alive while queued, so nobody takes the kick for
+            // an interrupted one.
+            if kick.supervisor != Some(me) {
+                kick.supervisor = Some(me);
+                locked.write(&Record::Kick(kick))?;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Runs `argv` in a process group of its own with a clean environment,
+/// keeping the tail of its output, ending the group at `timeout`.
+fn run_command(argv: &[String], timeout: Duration) -> (End, String) {
+    let (mut reader, writer) = match std::io::pipe() {
+        Ok(pair) => pair,
+        Err(e) => return (End::NotStarted(e.to_string()), String::new()),
+    };
+    let stderr = match writer.try_clone() {
+        Ok(w) => w,
+        Err(e) => return (End::NotStarted(e.to_string()), String::new()),
+    };
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .env_clear()
+        .env("PATH", PATH)
+        .env("HOME", home())
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(stderr)
+        .process_group(0);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => return (End::NotStarted(e.to_string()), String::new()),
+    };
+    // The writers were moved into the child's setup and are closed here
+    // with `command`, so the reader sees the end when the group exits.
+    drop(command);
+    let tail = std::thread::spawn(move || {
+        let mut kept: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            kept.extend_from_slice(&buf[..n]);
+            if kept.len() > OUTPUT_TAIL {
+                kept.drain(..kept.len() - OUTPUT_TAIL);
+            }
+        }
+        String::from_utf8_lossy(&kept).into_owned()
+    });
+    let group = child.id() as libc::pid_t;
+    let deadline = Instant::now() + timeout;
+    let mut end = None;
+    while end.is_none() {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                end = Some(match (status.code(), status.signal()) {
+                    (Some(code), _) => End::Exited(code),
+                    (None, Some(sig)) => End::Signalled(sig),
+                    (None, None) => End::Exited(-1),
+                })
+            }
+            Ok(None) if Instant::now() >= deadline => {
+                // SAFETY: signals our own child's process group.
+                unsafe { libc::kill(-group, libc::SIGTERM) };
+                let grace = Instant::now() + GRACE;
+                while Instant::now() < grace && matches!(child.try_wait(), Ok(None)) {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                // SAFETY: as above.
+                unsafe { libc::kill(-group, libc::SIGKILL) };
+                let _ = child.wait();
+                end = Some(End::TimedOut);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => end = Some(End::NotStarted(e.to_string())),
+        }
+    }
+    // Whatever of the group is left (a daemon it started) goes too: it
+    // would hold the pipe, and the kick is over.
+    // SAFETY: as above; ESRCH when the group is empty.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    let output = tail.join().unwrap_or_default();
+    (end.unwrap_or(End::Interrupted), output)
+}
+
+/// The running user's home (ssh reads its keys there).
+fn home() -> String {
+    // SAFETY: getpwuid returns a pointer into static storage or null; we
+    // copy the string out at once.
+    unsafe {
+        let pw = libc::getpwuid(libc::geteuid());
+        if pw.is_null() || (*pw).pw_dir.is_null() {
+            return "/".to_string();
+        }
+        std::ffi::CStr::from_ptr((*pw).pw_dir)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// Reads kick `id`, changes it with `change`, writes it back.
+pub fn update(ledger: &Ledger, id: &str, change: impl FnOnce(&mut Kick)) -> Result<(), String> {
+    let locked = ledger.lock(LOCK_WAIT)?;
+    let (kicks, _) = locked.kicks()?;
+    let Some(mut kick) = kicks.into_iter().find(|k| k.id == id) else {
+        return Err(format!("kick {id} is not in the ledger"));
+    };
+    change(&mut kick);
+    locked.write(&Record::Kick(kick))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_that_outlives_its_timeout_is_ended_with_its_group() {
+        let started = Instant::now();
+        let argv: Vec<String> = ["/bin/sh", "-c", "echo hello; sleep 30 & sleep 30"]
+            .map(String::from)
+            .to_vec();
+        let (end, output) = run_command(&argv, Duration::from_millis(300));
+        assert_eq!(end, End::TimedOut);
+        assert_eq!(output, "hello\n");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn exit_codes_output_tails_and_missing_programs() {
+        let argv: Vec<String> = ["/bin/sh", "-c", "yes 0123456789 | head -c 100000; exit 3"]
+            .map(String::from)
+            .to_vec();
+        let (end, output) = run_command(&argv, Duration::from_secs(10));
+        assert_eq!(end, End::Exited(3));
+        assert_eq!(output.len(), OUTPUT_TAIL);
+        let (end, _) = run_command(&["/nonexistent/kick".to_string()], Duration::from_secs(1));
+        assert!(matches!(end, End::NotStarted(_)), "{end:?}");
+    }
+
+    #[test]
+    fn the_environment_is_clean() {
+        let argv: Vec<String> = ["/usr/bin/env"].map(String::from).to_vec();
+        std::env::set_var("REDIS_SNMP_KICK_TEST_SECRET", "x");
+        let (end, output) = run_command(&argv, Duration::from_secs(10));
+        assert_eq!(end, End::Exited(0));
+        let mut names: Vec<&str> = output.lines().filter_map(|l| l.split('=').next()).collect();
+        names.sort();
+        assert_eq!(names, ["HOME", "LANG", "PATH"]);
+    }
+
+    #[test]
+    fn start_ticks_tell_a_process_from_a_reused_pid() {
+        let me = std::process::id();
+        let ticks = start_ticks(me).unwrap();
+        assert!(alive(&Supervisor {
+            pid: me,
+            start_ticks: ticks
+        }));
+        assert!(!alive(&Supervisor {
+            pid: me,
+            start_ticks: ticks + 1
+        }));
+    }
+}

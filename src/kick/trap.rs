@@ -1,0 +1,348 @@
+//! What snmptrapd hands a `traphandle` on standard input, read with
+//! bounds: its host line, its transport line (`UDP: [10.0.0.1]:4000->
+//! [10.0.0.2]:162`), then one `OID VALUE` line per varbind (net-snmp's
+//! `command_handler`, format `%B\n%b\n%V\n%v\n`, values in quick-print
+//! form). OIDs arrive as numbers or names, depending on the MIBs snmptrapd
+//! loaded; both are understood, the names taken from the catalogue.
+//!
+//! Only the first [`MAX_VARBIND_LINES`] varbinds are looked at, and
+//! reading stops looking as soon as `snmpTrapOID.0` says the notification
+//! is not one `kick` acts on: a notification with thousands of varbinds
+//! costs microseconds.
+
+use crate::metrics::{puppet_objects, PUPPET_NOTIFICATIONS, SNMP_TRAP_OID};
+use std::io::Read;
+use std::net::IpAddr;
+
+/// Varbinds looked at; a resource notification carries eight.
+pub const MAX_VARBIND_LINES: usize = 64;
+/// Longest line kept; longer ones are cut (a title is at most 255 bytes
+/// in the MIB).
+const MAX_LINE: usize = 4096;
+/// Bytes read from standard input at most; the rest is left unread.
+pub const MAX_INPUT: usize = 1 << 20;
+
+/// PUPPET-AGENT-MIB's place, as the agent serves it by default.
+const PUPPET_ROOT: &[u32] = &[1, 3, 6, 1, 4, 1, 20267, 401];
+
+/// What a notification means to `kick`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// puppetResourceChanged: a resource `resource_type[title]` changed.
+    ResourceChanged {
+        resource_type: String,
+        title: String,
+    },
+    /// A run of the sending host ended: puppetRunFailed is a failure,
+    /// puppetRunChanged and puppetRunRecovered a success.
+    RunEnded { failed: bool },
+    /// Anything else.
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trap {
+    /// Where the notification came from: the transport address snmptrapd
+    /// received it from (never the host line, which the sender can name).
+    pub source: Option<IpAddr>,
+    pub event: Event,
+}
+
+/// Reads snmptrapd's input from `input` (at most [`MAX_INPUT`] bytes).
+pub fn read(input: &mut impl Read) -> Trap {
+    let mut bytes = Vec::with_capacity(8192);
+    let _ = input.take(MAX_INPUT as u64).read_to_end(&mut bytes);
+    parse(&String::from_utf8_lossy(&bytes))
+}
+
+pub fn parse(text: &str) -> Trap {
+    let mut lines = text.split('\n').map(|l| match l.get(..MAX_LINE) {
+        Some(cut) => cut,
+        None => l,
+    });
+    let _host = lines.next();
+    let source = lines.next().and_then(transport_source);
+    let mut trap_oid: Option<Vec<u32>> = None;
+    let mut resource_type = None;
+    let mut title = None;
+    for line in lines.take(MAX_VARBIND_LINES) {
+        let Some((name, value)) = line.trim().split_once(char::is_whitespace) else {
+            continue;
+        };
+        let Some(oid) = resolve(name) else { continue };
+        if oid == SNMP_TRAP_OID {
+            let Some(value) = resolve(value.trim()) else {
+                break;
+            };
+            if event_of(&value).is_none() {
+                // Not ours: nothing further is read.
+                return Trap {
+                    source,
+                    event: Event::Other,
+                };
+            }
+            trap_oid = Some(value);
+        } else if let Some(column) = event_column(&oid) {
+            let value = unquote(value.trim());
+            match column {
+                EventColumn::Type => resource_type = resource_type.or(Some(value)),
+                EventColumn::Title => title = title.or(Some(value)),
+            }
+        }
+    }
+    let event = match trap_oid.as_deref().and_then(event_of) {
+        Some(Kind::ResourceChanged) => match (resource_type, title) {
+            (Some(resource_type), Some(title)) => Event::ResourceChanged {
+                resource_type,
+                title,
+            },
+            _ => Event::Other,
+        },
+        Some(Kind::RunEnded { failed }) => Event::RunEnded { failed },
+        None => Event::Other,
+    };
+    Trap { source, event }
+}
+
+enum Kind {
+    ResourceChanged,
+    RunEnded { failed: bool },
+}
+
+/// The notifications `kick` reads, by their names in the catalogue.
+fn event_of(oid: &[u32]) -> Option<Kind> {
+    let number = match oid.strip_prefix(PUPPET_ROOT)? {
+        [0, number] => *number,
+        _ => return None,
+    };
+    let name = PUPPET_NOTIFICATIONS
+        .iter()
+        .find(|n| n.number == number)?
+        .name;
+    match name {
+        "puppetResourceChanged" => Some(Kind::ResourceChanged),
+        "puppetRunFailed" => Some(Kind::RunEnded { failed: true }),
+        "puppetRunChanged" | "puppetRunRecovered" => Some(Kind::RunEnded { failed: false }),
+        _ => None,
+    }
+}
+
+enum EventColumn {
+    Type,
+    Title,
+}
+
+/// Whether `oid` is a cell of puppetEventResourceType or puppetEventTitle.
+fn event_column(oid: &[u32]) -> Option<EventColumn> {
+    let rest = oid.strip_prefix(PUPPET_ROOT)?;
+    for (name, column) in [
+        ("puppetEventResourceType", EventColumn::Type),
+        ("puppetEventTitle", EventColumn::Title),
+    ] {
+        let arcs = puppet_object_arcs(name)?;
+        if rest.len() > arcs.len() && rest.starts_with(arcs) {
+            return Some(column);
+        }
+    }
+    None
+}
+
+fn puppet_object_arcs(name: &str) -> Option<&'static [u32]> {
+    puppet_objects().find(|o| o.name == name).map(|o| o.arcs)
+}
+
+/// The source address in a transport line: `UDP: [10.0.0.1]:4000->[…]:162`,
+/// `UDP/IPv6: [fd00::1]:4000`, `TCP: [10.0.0.1]:4000->…`.
+fn transport_source(line: &str) -> Option<IpAddr> {
+    let start = line.find('[')? + 1;
+    let end = start + line[start..].find(']')?;
+    line[start..end].parse().ok()
+}
+
+/// An OID as snmptrapd prints it: `.1.3.6…`, `iso.3.6…`,
+/// `SNMPv2-SMI::enterprises.20267…`, `SNMPv2-MIB::snmpTrapOID.0`,
+/// `PUPPET-AGENT-MIB::puppetEventTitle.7`. Names other than the few `kick`
+/// reads are not resolved.
+pub fn resolve(text: &str) -> Option<Vec<u32>> {
+    let text = text.rsplit("::").next()?;
+    let text = text.strip_prefix('.').unwrap_or(text);
+    let (head, rest) = match text.split_once('.') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (text, None),
+    };
+    let mut oid: Vec<u32> = if let Ok(first) = head.parse::<u32>() {
+        vec![first]
+    } else {
+        named(head)?
+    };
+    if let Some(rest) = rest {
+        for arc in rest.split('.') {
+            oid.push(arc.parse().ok()?);
+        }
+    }
+    (oid.len() <= 128).then_some(oid)
+}
+
+fn named(name: &str) -> Option<Vec<u32>> {
+    let under_root = |arcs: &[u32]| [PUPPET_ROOT, arcs].concat();
+    match name {
+        "iso" => Some(vec![1]),
+        "enterprises" => Some(vec![1, 3, 6, 1, 4, 1]),
+        // snmpTrapOID without its instance (the `.0` follows).
+        "snmpTrapOID" => Some(SNMP_TRAP_OID[..SNMP_TRAP_OID.len() - 1].to_vec()),
+        _ => {
+            if let Some(n) = PUPPET_NOTIFICATIONS.iter().find(|n| n.name == name) {
+                return Some(under_root(&[0, n.number]));
+            }
+            puppet_object_arcs(name).map(under_root)
+        }
+    }
+}
+
+/// A string value as net-snmp prints it: `"text"`, with `\"` and `\\`
+/// escaped; anything else (hex, a bare word) as it stands.
+fn unquote(value: &str) -> String {
+    let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) else {
+        return value.to_string();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The role a resource event asks to kick: `Notify[kick -> ROLE]`.
+pub fn kicked_role(resource_type: &str, title: &str) -> Option<String> {
+    if resource_type != "Notify" {
+        return None;
+    }
+    let rest = title.trim().strip_prefix("kick")?;
+    let role = rest.trim_start().strip_prefix("->")?.trim();
+    Some(role.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As snmptrapd 5.9.3 hands it over with our MIBs loaded (captured
+    /// from a traphandle that copied its input).
+    const NAMED: &str = "web1.example.net\n\
+UDP: [10.77.0.2]:52316->[10.77.0.4]:16262\n\
+DISMAN-EVENT-MIB::sysUpTimeInstance 0:0:01:02.03\n\
+SNMPv2-MIB::snmpTrapOID.0 PUPPET-AGENT-MIB::puppetResourceChanged\n\
+PUPPET-AGENT-MIB::puppetEventTime.3 1795683336\n\
+PUPPET-AGENT-MIB::puppetEventLevel.3 notice\n\
+PUPPET-AGENT-MIB::puppetEventResourceType.3 \"Notify\"\n\
+PUPPET-AGENT-MIB::puppetEventTitle.3 \"kick -> haproxy\"\n\
+PUPPET-AGENT-MIB::puppetEventProperty.3 \"message\"\n\
+PUPPET-AGENT-MIB::puppetEventMessage.3 \"defined 'message' as 'kick -> haproxy'\"\n";
+
+    /// The same without MIBs (`iso.3.6…` and numbers).
+    const NUMERIC: &str = "10.77.0.2\n\
+UDP: [10.77.0.2]:52316->[10.77.0.4]:162\n\
+iso.3.6.1.2.1.1.3.0 6203\n\
+iso.3.6.1.6.3.1.1.4.1.0 iso.3.6.1.4.1.20267.401.0.9\n\
+iso.3.6.1.4.1.20267.401.4.1.4.3 \"Notify\"\n\
+iso.3.6.1.4.1.20267.401.4.1.5.3 \"kick -> \\\"db\\\"\"\n";
+
+    #[test]
+    fn a_resource_notification_by_name_and_by_number() {
+        let trap = parse(NAMED);
+        assert_eq!(trap.source, Some("10.77.0.2".parse().unwrap()));
+        assert_eq!(
+            trap.event,
+            Event::ResourceChanged {
+                resource_type: "Notify".into(),
+                title: "kick -> haproxy".into()
+            }
+        );
+        let trap = parse(NUMERIC);
+        assert_eq!(
+            trap.event,
+            Event::ResourceChanged {
+                resource_type: "Notify".into(),
+                title: "kick -> \"db\"".into()
+            }
+        );
+    }
+
+    #[test]
+    fn run_notifications_and_others() {
+        let run = |name: &str| {
+            parse(&format!(
+                "h\nUDP: [fd00::2]:1->[fd00::1]:162\nSNMPv2-MIB::snmpTrapOID.0 PUPPET-AGENT-MIB::{name}\n"
+            ))
+        };
+        assert_eq!(
+            run("puppetRunFailed").event,
+            Event::RunEnded { failed: true }
+        );
+        assert_eq!(
+            run("puppetRunChanged").event,
+            Event::RunEnded { failed: false }
+        );
+        assert_eq!(
+            run("puppetRunRecovered").event,
+            Event::RunEnded { failed: false }
+        );
+        assert_eq!(run("puppetAgentStale").event, Event::Other);
+        assert_eq!(
+            run("puppetRunFailed").source,
+            Some("fd00::2".parse().unwrap())
+        );
+        let cold = parse(
+            "h\nUDP: [10.0.0.1]:1->[10.0.0.2]:162\n.1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.6.3.1.1.5.1\n",
+        );
+        assert_eq!(cold.event, Event::Other);
+    }
+
+    #[test]
+    fn a_huge_notification_is_cut_not_read() {
+        let mut text = String::from("h\nUDP: [10.0.0.1]:1->[10.0.0.2]:162\n");
+        text.push_str(".1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.4.1.20267.401.0.9\n");
+        for row in 0..2000 {
+            text.push_str(&format!(".1.3.6.1.4.1.20267.401.4.1.6.{row} \"x\"\n"));
+        }
+        // The type and title come after the first 64 varbinds: ignored.
+        text.push_str(".1.3.6.1.4.1.20267.401.4.1.4.1 \"Notify\"\n");
+        text.push_str(".1.3.6.1.4.1.20267.401.4.1.5.1 \"kick -> db\"\n");
+        assert_eq!(parse(&text).event, Event::Other);
+        // No address in the transport line: no source.
+        assert_eq!(parse("h\nlocal\n").source, None);
+        assert_eq!(parse("").event, Event::Other);
+    }
+
+    #[test]
+    fn the_role_of_a_kick() {
+        assert_eq!(
+            kicked_role("Notify", "kick -> haproxy").as_deref(),
+            Some("haproxy")
+        );
+        assert_eq!(kicked_role("Notify", " kick->db ").as_deref(), Some("db"));
+        assert_eq!(kicked_role("File", "kick -> db"), None);
+        assert_eq!(kicked_role("Notify", "hello"), None);
+    }
+
+    #[test]
+    fn oids_in_every_spelling() {
+        let title = resolve("PUPPET-AGENT-MIB::puppetEventTitle.7").unwrap();
+        assert_eq!(title, resolve(".1.3.6.1.4.1.20267.401.4.1.5.7").unwrap());
+        assert_eq!(title, resolve("iso.3.6.1.4.1.20267.401.4.1.5.7").unwrap());
+        assert_eq!(
+            title,
+            resolve("SNMPv2-SMI::enterprises.20267.401.4.1.5.7").unwrap()
+        );
+        assert_eq!(resolve("snmpTrapOID.0").unwrap(), SNMP_TRAP_OID);
+        assert_eq!(resolve("nonsense.1"), None);
+        assert_eq!(resolve("1.x"), None);
+    }
+}
