@@ -17,6 +17,7 @@ pub mod agent;
 pub mod agent_config;
 pub mod figures;
 pub mod files;
+pub mod kick;
 pub mod oids;
 pub mod paths;
 pub mod pki;
