@@ -115,6 +115,28 @@ fn kicks_run_detached_and_snmptrapd_is_never_held() {
     );
 }
 
+/// A supervisor killed (snmptrapd's unit stopped, the machine restarted)
+/// leaves a kick that no longer runs: it is marked interrupted, and no
+/// longer counts as running.
+#[test]
+fn a_killed_supervisor_leaves_an_interrupted_kick() {
+    let m = Manager::start(30);
+    m.kick("127.0.0.1", "kick -> db");
+    assert!(wait_until(Duration::from_secs(5), || m.kicked().len() == 1));
+    assert!(wait_until(Duration::from_secs(5), || m
+        .site
+        .status_lines(" running ")
+        .len()
+        == 1));
+    m.site.stop_kicks();
+    let status = m.site.status();
+    assert!(
+        status.contains("db1.example.net") && status.contains("interrupted"),
+        "{status}"
+    );
+    assert!(!status.contains(" running "), "{status}");
+}
+
 /// M1: one UDP packet of 2,000 varbinds cost the old handler 7.8 s of
 /// snmptrapd's time; here the handler reads the first 64 and stops.
 #[test]

@@ -3,7 +3,7 @@
 //! name shown came from a notification or a file: controls are escaped.
 
 use super::judge::outcome;
-use super::record::{Millis, Record, Refusal};
+use super::record::{End, Millis, Record, Refusal};
 use super::settings::Settings;
 use std::fmt::Write;
 
@@ -67,19 +67,22 @@ pub fn render(settings: &Settings, records: &[Record], now: Millis) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<20}  {:<24}  {:<12}  {:>3}  {:<16}  {:<20}  CAUSE",
+        "{:<20}  {:<24}  {:<12}  {:>3}  {:<26}  {:<20}  CAUSE",
         "STARTED", "HOST", "ROLE", "GEN", "OUTCOME", "ENDED"
     );
     for record in records.iter().rev() {
         let Record::Kick(k) = record else { continue };
         let _ = writeln!(
             out,
-            "{:<20}  {:<24}  {:<12}  {:>3}  {:<16}  {:<20}  {} {}",
+            "{:<20}  {:<24}  {:<12}  {:>3}  {:<26}  {:<20}  {} {}",
             utc(k.started_at.unwrap_or(k.queued_at)),
             escaped(&k.host),
             escaped(&k.role),
             k.generation,
-            outcome(settings, k, now).to_string(),
+            match &k.end {
+                Some(End::Exited(code)) => format!("{} (exit {code})", outcome(settings, k, now)),
+                _ => outcome(settings, k, now).to_string(),
+            },
             k.ended_at.map(utc).unwrap_or_else(|| "-".to_string()),
             escaped(&k.cause.host),
             escaped(&k.cause.resource),

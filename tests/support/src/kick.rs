@@ -137,10 +137,16 @@ impl KickSite {
 }
 
 impl Drop for KickSite {
-    /// Stops what this site's kicks started: each supervisor (its command
+    fn drop(&mut self) {
+        self.stop_kicks();
+    }
+}
+
+impl KickSite {
+    /// Kills what this site's kicks started: each supervisor (its command
     /// line names this site's configuration) leads a session of its own,
     /// which holds its kick command's process group.
-    fn drop(&mut self) {
+    pub fn stop_kicks(&self) {
         let config = self.config().display().to_string();
         let sessions: Vec<u32> = processes()
             .filter(|&pid| {
@@ -155,6 +161,10 @@ impl Drop for KickSite {
                 unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
             }
         }
+        // Gone once /proc says so (a zombie is reaped by init).
+        crate::wait_until(Duration::from_secs(5), || {
+            processes().all(|pid| !session_of(pid).is_some_and(|s| sessions.contains(&s)))
+        });
     }
 }
 
