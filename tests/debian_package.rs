@@ -79,6 +79,9 @@ const SNMPD_DROPIN_TEMPLATE: &str = "/usr/share/redis-snmp/snmpd.conf.d/redis-sn
 const DROPIN_SETTINGS: [&str; 1] = ["agentXPerms 0660 0755 -1 redis-snmp"];
 /// Where postinst moves a Redis password given in DAEMON_OPTS.
 const PASSWORD_FILE: &str = "/etc/redis-snmp/password";
+/// `redis-snmp kick`'s file and ledger.
+const KICK_CONFFILE: &str = "/etc/redis-snmp/kick.toml";
+const KICK_STATE_DIR: &str = "/var/lib/redis-snmp/kick";
 /// The directory of snmpd's default AgentX socket, which postinst opens.
 const AGENTX_DIR: &str = "/var/agentx";
 /// The user and group Debian's snmpd drops to.
@@ -500,6 +503,10 @@ fn purge_and_check(system: &System, leftovers: &[&str]) {
     step(&format!("dpkg --purge {PKG}"));
     run_ok("dpkg", &["--purge", PKG]);
     assert_eq!(package_state(), None, "dpkg still knows {PKG} after purge");
+    assert!(
+        !Path::new(KICK_STATE_DIR).exists(),
+        "the purge left the kick's ledger {KICK_STATE_DIR}"
+    );
     // A group removed by the purge would hand its GID, and so the files
     // left of it, to the next group made (adduser takes the first free
     // ID): the user and group stay.
@@ -1356,6 +1363,22 @@ fn package_installs_serves_and_purges_cleanly() {
     assert!(
         !is_conffile(SNMPD_DROPIN),
         "{SNMPD_DROPIN} is a conffile:\n{conffiles}"
+    );
+    step("redis-snmp kick: its file root's alone, its ledger root's and closed");
+    // It names the command run as root by snmptrapd: root's, 0600, and the
+    // kick refuses it otherwise; the ledger must be a directory only root
+    // enters (the kick refuses one others can).
+    assert_meta(KICK_CONFFILE, "root", "root", 0o600);
+    assert!(
+        is_conffile(KICK_CONFFILE),
+        "{KICK_CONFFILE} is not a conffile:\n{conffiles}"
+    );
+    assert_meta("/var/lib/redis-snmp", "root", "root", 0o755);
+    assert_meta(KICK_STATE_DIR, "root", "root", 0o700);
+    let status = run_ok(BINARY, &["kick", "--status"]);
+    assert!(
+        status.starts_with("STARTED") && status.lines().count() == 1,
+        "kick --status with the shipped file, before any kick:\n{status}"
     );
     assert_meta(SNMPD_DROPIN_TEMPLATE, "root", "root", 0o644);
     assert_meta(SNMPD_DROPIN, "root", "root", 0o644);
