@@ -11,7 +11,10 @@
 
 use std::time::{Duration, Instant};
 use testkit::kick::*;
-use testkit::{wait_until, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
+use testkit::{
+    access_example_lines, wait_until, AgentConfig, PuppetApply, SnmpClient, Snmpd, SnmpdOptions,
+    Snmptrapd, UsmUser,
+};
 
 struct Manager {
     site: KickSite,
@@ -32,8 +35,11 @@ impl Manager {
         Manager { site, trapd }
     }
 
-    fn target(&self) -> String {
-        format!("127.0.0.1:{}", self.trapd.port())
+    /// A client sending to snmptrapd from `from` (a loopback address).
+    fn client(&self, from: &str) -> SnmpClient {
+        SnmpClient::new(self.trapd.port())
+            .numeric()
+            .opt(&format!("--clientaddr={from}"))
     }
 
     fn kicked(&self) -> Vec<String> {
@@ -41,10 +47,11 @@ impl Manager {
     }
 
     /// An SNMPv3 inform (the shipped user, with privacy) from `from`.
-    fn inform(&self, from: &str, oid: &str, varbinds: &[String]) {
-        let mut args = v3_args(AUTH_PASS);
-        args.push(format!("--clientaddr={from}"));
-        let out = send_notification(&[], "snmpinform", &args, &self.target(), oid, varbinds);
+    fn inform(&self, from: &str, oid: &str, varbinds: &[&str]) {
+        let out = self
+            .client(from)
+            .usm(&UsmUser::documented())
+            .inform(oid, varbinds);
         assert!(out.status.success(), "snmpinform: {out:?}");
     }
 
@@ -101,7 +108,7 @@ fn kicks_run_detached_and_snmptrapd_is_never_held() {
     );
     // Nothing but snmptrapd holds its socket (the old handler's kicks
     // inherited it, and a restarted snmptrapd could not bind).
-    let holders = udp_port_holders(m.trapd.pid(), m.trapd.port());
+    let holders = m.trapd.port_holders();
     assert_eq!(holders, [m.trapd.pid()], "holders of the UDP port");
     let status = m.site.status();
     assert_eq!(
@@ -113,6 +120,16 @@ fn kicks_run_detached_and_snmptrapd_is_never_held() {
         status.contains("web1.example.net Notify[kick -> haproxy]"),
         "{status}"
     );
+}
+
+/// The shipped `trapsess` line (SNMPv3 informs with privacy) pointed at
+/// `trapd`; the rest of the shipped access lines would keep the tests'
+/// community out of PUPPET-AGENT-MIB.
+fn trapsess_line(trapd: &Snmptrapd) -> String {
+    access_example_lines(&trapd.address().to_string())
+        .into_iter()
+        .find(|l| l.starts_with("trapsess"))
+        .expect("a trapsess line in debian/examples/snmpd-access.conf")
 }
 
 /// A supervisor killed (snmptrapd's unit stopped, the machine restarted)
@@ -142,14 +159,15 @@ fn a_killed_supervisor_leaves_an_interrupted_kick() {
 #[test]
 fn a_flood_of_varbinds_is_dropped_at_once() {
     let m = Manager::start(30);
-    let mut varbinds = Vec::new();
+    let mut owned = Vec::new();
     for row in 0..2000 {
-        varbinds.extend([
+        owned.extend([
             format!(".1.3.6.1.4.1.20267.401.4.1.6.{row}"),
             "s".to_string(),
             "x".to_string(),
         ]);
     }
+    let mut varbinds: Vec<&str> = owned.iter().map(String::as_str).collect();
     varbinds.extend(resource_varbinds("Notify", "kick -> db"));
     // Straight to the handler, as snmptrapd hands it over.
     let mut input = String::from("web1\nUDP: [127.0.0.1]:40000->[127.0.0.1]:162\n");
@@ -185,24 +203,15 @@ fn a_flood_of_varbinds_is_dropped_at_once() {
 #[test]
 fn only_authenticated_notifications_from_known_hosts_kick() {
     let m = Manager::start(30);
-    let community = ["-v", "2c", "-c", "public"].map(String::from);
-    let out = send_notification(
-        &[],
-        "snmptrap",
-        &community,
-        &m.target(),
-        RESOURCE_CHANGED,
-        &resource_varbinds("Notify", "kick -> db"),
-    );
+    let kick_db = resource_varbinds("Notify", "kick -> db");
+    let out = m.client("127.0.0.1").trap(RESOURCE_CHANGED, &kick_db);
     assert!(out.status.success(), "{out:?}");
-    let out = send_notification(
-        &[],
-        "snmpinform",
-        &v3_args("a-wrong-pass-phrase"),
-        &m.target(),
-        RESOURCE_CHANGED,
-        &resource_varbinds("Notify", "kick -> db"),
-    );
+    let impostor =
+        UsmUser::documented().with_passphrases("a-wrong-pass-phrase", "another-wrong-one");
+    let out = m
+        .client("127.0.0.1")
+        .usm(&impostor)
+        .inform(RESOURCE_CHANGED, &kick_db);
     assert!(!out.status.success(), "a wrong key was answered: {out:?}");
     // An unknown address, with the right keys: refused by the handler.
     m.kick("127.0.0.2", "kick -> db");
@@ -270,17 +279,7 @@ fn unsafe_files_are_refused_with_the_reason() {
 #[test]
 fn a_real_puppet_run_kicks_through_the_agent() {
     let m = Manager::start(30);
-    let access =
-        std::fs::read_to_string(testkit::repo_root().join("debian/examples/snmpd-access.conf"))
-            .unwrap();
-    let trapsess = access
-        .lines()
-        .find(|l| l.starts_with("trapsess"))
-        .unwrap()
-        .replace("CHANGE-ME-auth-pass", AUTH_PASS)
-        .replace("CHANGE-ME-priv-pass", PRIV_PASS)
-        .replace("MANAGER:162", &m.target());
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapsess));
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapsess_line(&m.trapd)));
     let puppet = PuppetApply::new();
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");

@@ -20,18 +20,6 @@ use testkit::*;
 const REDIS_ROOT: &str = ".1.3.6.1.4.1.20267.400";
 const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 
-/// The example's configuration lines (comments and blank lines dropped),
-/// the manager being `manager`.
-fn access_lines(manager: &str) -> Vec<String> {
-    let path = repo_root().join("debian/examples/snmpd-access.conf");
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| l.replace("MANAGER:162", manager))
-        .collect()
-}
-
 /// The value of `-X`-style options in the example's `trapsess` line.
 fn trapsess_option(lines: &[String], option: &str) -> String {
     let line = lines.iter().find(|l| l.starts_with("trapsess")).unwrap();
@@ -67,7 +55,7 @@ fn walk_v3(snmpd: &Snmpd, level: &str, auth: &str, privacy: &str, oid: &str) -> 
 
 #[test]
 fn the_documented_access_keeps_puppet_and_notifications_off_the_community() {
-    let example = access_lines("MANAGER:162");
+    let example = access_example_lines("MANAGER:162");
     let auth = trapsess_option(&example, "-A");
     let privacy = trapsess_option(&example, "-X");
     // The manager: the example's user, with privacy, and nobody else.
@@ -76,7 +64,7 @@ fn the_documented_access_keeps_puppet_and_notifications_off_the_community() {
         .find(|l| l.starts_with("createUser"))
         .unwrap();
     let trapd = Snmptrapd::start_with_access(&format!("{create_user}\nauthUser log snmpmon priv"));
-    let lines = access_lines(&format!("127.0.0.1:{}", trapd.port()));
+    let lines = access_example_lines(&format!("127.0.0.1:{}", trapd.port()));
     let mut options = SnmpdOptions::default().without_default_communities();
     for line in &lines {
         options = options.config_line(line);

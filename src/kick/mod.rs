@@ -364,11 +364,14 @@ mod tests {
     fn senders_are_known_by_address_name_or_lookup() {
         let s = Settings::parse(
             "kick_command = [\"k\", \"{host}\"]\n[addresses]\n\"lb1\" = [\"192.0.2.10\"]\n\
+             \"web1\" = [\"192.0.2.11\"]\n\
              [[role]]\nname = \"r\"\nhosts = [\"lb1\", \"192.0.2.20\", \"localhost\", \"nx.invalid\"]\n",
         )
         .unwrap();
         let host = |a: &str| sender_host(&s, a.parse().unwrap());
         assert_eq!(host("192.0.2.10").as_deref(), Some("lb1"));
+        // In no role, but listed: it may ask for kicks.
+        assert_eq!(host("192.0.2.11").as_deref(), Some("web1"));
         assert_eq!(host("192.0.2.20").as_deref(), Some("192.0.2.20"));
         assert_eq!(host("::ffff:192.0.2.20").as_deref(), Some("192.0.2.20"));
         assert_eq!(host("127.0.0.1").as_deref(), Some("localhost"));

@@ -249,10 +249,13 @@ impl Settings {
         self.roles.iter().find(|r| r.name == name)
     }
 
-    /// Every host any role names, once, in the order first named.
+    /// Every host a role or `[addresses]` names, once, in the order first
+    /// named: the hosts a notification may come from (a host that asks
+    /// for kicks need not be kicked itself).
     pub fn hosts(&self) -> Vec<&str> {
         let mut hosts: Vec<&str> = Vec::new();
-        for host in self.roles.iter().flat_map(|r| &r.hosts) {
+        let named = self.roles.iter().flat_map(|r| &r.hosts);
+        for host in named.chain(self.addresses.keys()) {
             if !hosts.contains(&host.as_str()) {
                 hosts.push(host);
             }

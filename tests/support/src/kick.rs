@@ -1,7 +1,8 @@
 //! `redis-snmp kick` as a manager runs it: a `kick.toml` of the test's
 //! (state directory in a private temp dir), snmptrapd's lines taken from
-//! the shipped `debian/examples/snmptrapd-kick.conf`, and SNMPv3 informs
-//! with the shipped user, as the agents' snmpd sends them.
+//! the shipped `debian/examples/snmptrapd-kick.conf` (its user is the one of
+//! `snmpd-access.conf`, [`crate::UsmUser::documented`], which the agents'
+//! snmpd send their informs as).
 
 use crate::*;
 use std::fs;
@@ -21,10 +22,6 @@ pub const EVENT_TYPE: &str = ".1.3.6.1.4.1.20267.401.4.1.4.1";
 pub const EVENT_TITLE: &str = ".1.3.6.1.4.1.20267.401.4.1.5.1";
 /// coldStart: a notification that is not the kick's.
 pub const COLD_START: &str = ".1.3.6.1.6.3.1.1.5.1";
-
-/// The passphrases the tests put in place of the examples' CHANGE-MEs.
-pub const AUTH_PASS: &str = "kick-test-auth-pass";
-pub const PRIV_PASS: &str = "kick-test-priv-pass";
 
 /// A manager's kick configuration and ledger.
 pub struct KickSite {
@@ -62,8 +59,8 @@ impl KickSite {
         self.dir.path().join("state")
     }
 
-    /// snmptrapd's lines for the kick: the shipped example with the
-    /// tests' passphrases, and the handler run as `BIN kick -c CONFIG`.
+    /// snmptrapd's lines for the kick: the shipped example, with the
+    /// handler run as `BIN kick -c CONFIG`.
     pub fn snmptrapd_lines(&self) -> String {
         let example = fs::read_to_string(repo_root().join("debian/examples/snmptrapd-kick.conf"))
             .expect("debian/examples/snmptrapd-kick.conf");
@@ -75,11 +72,7 @@ impl KickSite {
         example
             .lines()
             .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
-            .map(|l| {
-                l.replace("CHANGE-ME-auth-pass", AUTH_PASS)
-                    .replace("CHANGE-ME-priv-pass", PRIV_PASS)
-                    .replace("/usr/sbin/redis-snmp kick", &handler)
-            })
+            .map(|l| l.replace("/usr/sbin/redis-snmp kick", &handler))
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -206,91 +199,8 @@ pub fn recording_command(dir: &Path, seconds: u32) -> String {
     )
 }
 
-/// The arguments of `snmpinform`/`snmptrap` for SNMPv3 with the shipped
-/// user, authenticated and encrypted; `auth` the passphrase to use.
-pub fn v3_args(auth: &str) -> Vec<String> {
-    [
-        "-v", "3", "-u", "snmpmon", "-l", "authPriv", "-a", "SHA-256", "-A", auth, "-x", "AES",
-        "-X", PRIV_PASS,
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
-/// The varbinds of a puppetResourceChanged for `kind[title]`.
-pub fn resource_varbinds(kind: &str, title: &str) -> Vec<String> {
+/// The varbinds of a puppetResourceChanged for `kind[title]`, for
+/// [`crate::SnmpClient::inform`].
+pub fn resource_varbinds<'a>(kind: &'a str, title: &'a str) -> [&'a str; 6] {
     [EVENT_TYPE, "s", kind, EVENT_TITLE, "s", title]
-        .map(String::from)
-        .to_vec()
-}
-
-/// Sends a notification with net-snmp's own tool: `program` is
-/// `snmpinform` or `snmptrap`, `version_args` e.g. [`v3_args`] or
-/// `-v 2c -c public`; `launcher` runs it elsewhere (`ip netns exec NS`).
-pub fn send_notification(
-    launcher: &[&str],
-    program: &str,
-    version_args: &[String],
-    target: &str,
-    oid: &str,
-    varbinds: &[String],
-) -> Output {
-    let conf = tempfile::tempdir().unwrap();
-    let (first, rest) = match launcher.split_first() {
-        Some((first, rest)) => (*first, rest.to_vec()),
-        None => (program, Vec::new()),
-    };
-    let mut command = Command::new(first);
-    if !launcher.is_empty() {
-        command.args(&rest).arg(program);
-    }
-    command
-        .args(version_args)
-        .args(["-r", "1", "-t", "2"])
-        .arg(target)
-        .arg("")
-        .arg(oid)
-        .args(varbinds)
-        .env("SNMPCONFPATH", conf.path())
-        .env("SNMP_PERSISTENT_DIR", conf.path())
-        .env("MIBS", "")
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"))
-}
-
-/// The PIDs of the processes holding the UDP socket bound to `port`, in
-/// the network namespace of process `ns_pid` (its `/proc/PID/net/udp` and
-/// udp6), found by the socket's inode in every `/proc/*/fd`.
-pub fn udp_port_holders(ns_pid: u32, port: u16) -> Vec<u32> {
-    let mut inodes = Vec::new();
-    for table in ["udp", "udp6"] {
-        let text = fs::read_to_string(format!("/proc/{ns_pid}/net/{table}")).unwrap_or_default();
-        for line in text.lines().skip(1) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let local_port = fields
-                .get(1)
-                .and_then(|a| a.rsplit(':').next())
-                .and_then(|p| u16::from_str_radix(p, 16).ok());
-            if local_port == Some(port) {
-                if let Some(inode) = fields.get(9) {
-                    inodes.push(format!("socket:[{inode}]"));
-                }
-            }
-        }
-    }
-    let mut holders = Vec::new();
-    for pid in processes() {
-        let fds = fs::read_dir(format!("/proc/{pid}/fd"))
-            .into_iter()
-            .flatten()
-            .flatten();
-        let holds = fds.into_iter().any(|fd| {
-            fs::read_link(fd.path())
-                .is_ok_and(|target| inodes.iter().any(|i| target.as_os_str() == i.as_str()))
-        });
-        if holds {
-            holders.push(pid);
-        }
-    }
-    holders
 }

@@ -3,7 +3,8 @@
 //! test.
 //!
 //! Every integration test program uses it as the dev-dependency `testkit`. Each server binds only to
-//! 127.0.0.1 (or a unix socket in its own temp dir), on a port from
+//! 127.0.0.1 (or a unix socket in its own temp dir), or to an address of a
+//! host in a private network namespace ([`netns`]), on a port from
 //! [`free_port`], and is owned by a guard that kills it and reaps it by PID
 //! when dropped, also when the test panics. When a test panics, the guards
 //! print the tail of their logs to stderr, which the test runner shows with
@@ -18,6 +19,7 @@ pub mod agent_config;
 pub mod figures;
 pub mod files;
 pub mod kick;
+pub mod netns;
 pub mod oids;
 pub mod paths;
 pub mod pki;
@@ -30,6 +32,7 @@ pub mod snmp_tools;
 pub mod snmpd;
 pub mod snmptrapd;
 pub mod sockets;
+pub mod usm;
 
 pub use agent::*;
 pub use agent_config::AgentConfig;
@@ -45,3 +48,4 @@ pub use snmp_tools::*;
 pub use snmpd::*;
 pub use snmptrapd::*;
 pub use sockets::*;
+pub use usm::*;

@@ -1,12 +1,18 @@
 //! Net-snmp command-line tools.
 
+use crate::netns::Host;
 use crate::*;
 use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::Duration;
 
 /// Runs net-snmp's tools against a private snmpd:
-/// `CMD -v2c -c COMMUNITY -t 1 -r 0 [-On] -M … -m … ARGS… 127.0.0.1:PORT`.
+/// `CMD -v2c -c COMMUNITY -t 1 -r 0 [-On] -M … -m … 127.0.0.1:PORT ARGS…`;
+/// or as an SNMPv3 user ([`SnmpClient::usm`]), to another address
+/// ([`SnmpClient::at`]), from inside a host of a [`crate::netns::Network`]
+/// ([`SnmpClient::inside`]), and as `snmptrap`/`snmpinform` to a receiver
+/// ([`SnmpClient::trap`], [`SnmpClient::inform`]).
 ///
 /// The tools read no snmp.conf (`SNMPCONFPATH` points to an empty dir), so a
 /// developer's ~/.snmp or /etc/snmp/snmp.conf cannot change their output;
@@ -17,8 +23,11 @@ use std::time::Duration;
 /// warns about each). The numeric variant loads no MIB at all (`-m ""`).
 #[derive(Debug, Clone)]
 pub struct SnmpClient {
+    address: IpAddr,
     port: u16,
+    host: Option<Host>,
     community: String,
+    usm: Option<UsmUser>,
     numeric: bool,
     timeout: Duration,
     opts: Vec<String>,
@@ -27,8 +36,11 @@ pub struct SnmpClient {
 impl SnmpClient {
     pub fn new(port: u16) -> SnmpClient {
         SnmpClient {
+            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port,
+            host: None,
             community: "public".into(),
+            usm: None,
             numeric: false,
             timeout: Duration::from_secs(1),
             opts: Vec::new(),
@@ -43,6 +55,25 @@ impl SnmpClient {
 
     pub fn community(mut self, community: &str) -> SnmpClient {
         self.community = community.into();
+        self
+    }
+
+    /// SNMPv3 as `user` (authPriv) instead of SNMPv2c with the community.
+    pub fn usm(mut self, user: &UsmUser) -> SnmpClient {
+        self.usm = Some(user.clone());
+        self
+    }
+
+    /// The agent's (or receiver's) address instead of 127.0.0.1.
+    pub fn at(mut self, address: impl Into<IpAddr>) -> SnmpClient {
+        self.address = address.into();
+        self
+    }
+
+    /// Runs the tools inside `host` ([`Host::command`]): they see its
+    /// loopback and its address, and what they send leaves from there.
+    pub fn inside(mut self, host: &Host) -> SnmpClient {
+        self.host = Some(host.clone());
         self
     }
 
@@ -67,8 +98,15 @@ impl SnmpClient {
     pub fn run(&self, cmd: &str, args: &[&str]) -> SnmpOutput {
         let conf = shared_tmp("snmp-client-conf");
         let persist = shared_tmp("snmp-client-persist");
-        let mut c = Command::new(cmd);
-        c.args(["-v2c", "-c", &self.community]).args([
+        let mut c = match &self.host {
+            Some(host) => host.command(cmd),
+            None => Command::new(cmd),
+        };
+        match &self.usm {
+            Some(user) => c.args(user.tool_args()),
+            None => c.args(["-v2c", "-c", &self.community]),
+        };
+        c.args([
             "-t",
             &format!("{:.3}", self.timeout.as_secs_f64()),
             "-r",
@@ -85,7 +123,7 @@ impl SnmpClient {
             c.arg("-M").arg(mib_path()).args(["-m", mibs]);
         }
         c.args(&self.opts)
-            .arg(format!("127.0.0.1:{}", self.port))
+            .arg(SocketAddr::new(self.address, self.port).to_string())
             .args(args)
             .env("SNMPCONFPATH", &conf)
             .env("SNMP_PERSISTENT_DIR", &persist)
@@ -124,6 +162,25 @@ impl SnmpClient {
     /// `snmpset OID TYPE VALUE` (TYPE as snmpset takes it: `i`, `u`, `s`…).
     pub fn set(&self, oid: &str, ty: &str, value: &str) -> SnmpOutput {
         self.run("snmpset", &[oid, ty, value])
+    }
+
+    /// `snmptrap '' TRAP_OID VARBINDS…` to the receiver at this client's
+    /// address and port: an SNMPv2 trap (uptime now), its varbinds as
+    /// triples `OID TYPE VALUE`. For an SNMPv3 trap the receiver must know
+    /// the sender's engine ID: give it with `.opt("-e").opt(ENGINE)` and
+    /// [`UsmUser::create_user_line_for_engine`].
+    pub fn trap(&self, trap_oid: &str, varbinds: &[&str]) -> SnmpOutput {
+        let mut args = vec!["", trap_oid];
+        args.extend_from_slice(varbinds);
+        self.run("snmptrap", &args)
+    }
+
+    /// Like [`SnmpClient::trap`], as an inform: succeeds only when the
+    /// receiver acknowledged it.
+    pub fn inform(&self, trap_oid: &str, varbinds: &[&str]) -> SnmpOutput {
+        let mut args = vec!["", trap_oid];
+        args.extend_from_slice(varbinds);
+        self.run("snmpinform", &args)
     }
 }
 
