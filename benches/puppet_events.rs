@@ -29,7 +29,7 @@ use std::net::UdpSocket;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::pin;
+use support::{pin, stats};
 use testkit::{cpu_ns, repo_root, wait_until, Agent, Snmpd, Snmptrapd};
 
 /// Follows a growing file: the text appended since the last call.
@@ -73,22 +73,6 @@ impl Follower {
 fn append(path: &Path, text: &str) {
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     f.write_all(text.as_bytes()).unwrap();
-}
-
-struct Stats {
-    median: Duration,
-    p99: Duration,
-    max: Duration,
-}
-
-fn stats(mut samples: Vec<Duration>) -> Stats {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() - 1) as f64 * q) as usize];
-    Stats {
-        median: at(0.5),
-        p99: at(0.99),
-        max: *samples.last().unwrap(),
-    }
 }
 
 fn main() {

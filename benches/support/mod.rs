@@ -68,3 +68,21 @@ pub fn user_sys_ticks(pid: u32) -> (u64, u64) {
 
 /// Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on Linux).
 pub const TICKS_PER_SECOND: f64 = 100.0;
+
+/// The median, 99th percentile and maximum of latency samples.
+pub struct Stats {
+    pub median: std::time::Duration,
+    pub p99: std::time::Duration,
+    pub max: std::time::Duration,
+}
+
+/// [`Stats`] of `samples` (at least one).
+pub fn stats(mut samples: Vec<std::time::Duration>) -> Stats {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q) as usize];
+    Stats {
+        median: at(0.5),
+        p99: at(0.99),
+        max: *samples.last().unwrap(),
+    }
+}
