@@ -35,7 +35,7 @@
 //!   notifications and stops it; each connection is answered by a blocking
 //!   thread of its own, reading the snapshot lock-free).
 //! - [`redis`]: the connection on our terms ([`redis::connection`]: one
-//!   address, bounded replies), the INFO parser ([`redis::info`]), the
+//!   address, bounded replies, its errors in stable words), the INFO parser ([`redis::info`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
 //!   ([`redis::observation`]), the poller ([`redis::poller`]), CLIENT LIST
