@@ -76,7 +76,7 @@ pub struct WatcherOptions {
     /// normally answers first).
     pub report_poll: Duration,
     /// Re-read this often whatever inotify says. Also how late, at most,
-    /// [`super::runs::RunTrend::last_hour`] drops a run older than an hour.
+    /// [`super::trend::RunTrend::last_hour`] drops a run older than an hour.
     pub fallback: Duration,
     /// K of [`super::runs::RunHistory`]: changing runs in a row that are
     /// not converging.
@@ -528,7 +528,7 @@ fn add_watches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puppet::ParseError;
+    use crate::puppet::yaml::ParseError;
     use std::path::Path;
 
     fn paths() -> PuppetPaths {
