@@ -59,7 +59,10 @@
 //! - [`hub`]: takes every reading, stages its parts, and sends what is due
 //!   with the reading's own values; the polling and Puppet-following tasks.
 //! - [`config`]: the TOML file and the command line merged into one
-//!   validated configuration; [`cli`] holds the clap definition.
+//!   validated configuration; [`cli`] holds the clap definition. Every
+//!   settings type lives here, the sources' too (`[[redis]]`,
+//!   [`config::PuppetPaths`] and the events log's, `[discovery]`'s), so the
+//!   configuration names no source: the sources read it.
 //! - [`discovery`]: `[discovery] local`: the redis-server and
 //!   valkey-server processes of this host and their listening sockets,
 //!   read from `/proc`, added to the configured instances under stable

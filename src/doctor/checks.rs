@@ -504,7 +504,7 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
 fn puppet_file(
     what: &str,
     path: &Path,
-    paths: &crate::puppet::PuppetPaths,
+    paths: &crate::config::PuppetPaths,
     user: &User,
 ) -> Finding {
     let check = format!("puppet {what}");

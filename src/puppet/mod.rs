@@ -98,44 +98,5 @@ pub use trend::RunTrend;
 pub use watcher::{spawn_watcher, spawn_watcher_with, WatcherOptions};
 pub use yaml::{ConfigVersion, ParseError};
 
-use std::path::{Path, PathBuf};
-
-/// Where the files are. The defaults are Debian 12's for a root agent;
-/// upstream's AIO packages use `/opt/puppetlabs/puppet/public` and
-/// `/opt/puppetlabs/puppet/cache/state`, Puppet ≤ 6 kept the summary in
-/// the state directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PuppetPaths {
-    /// `lastrunfile`, `$publicdir/last_run_summary.yaml`.
-    pub summary: PathBuf,
-    /// `lastrunreport`, `$statedir/last_run_report.yaml`.
-    pub report: PathBuf,
-    /// `agent_disabled_lockfile`, `$statedir/agent_disabled.lock`.
-    pub disabled_lock: PathBuf,
-    /// `agent_catalog_run_lockfile`, `$statedir/agent_catalog_run.lock`.
-    pub run_lock: PathBuf,
-}
-
-impl PuppetPaths {
-    /// The standard file names under a `publicdir` and a `statedir`.
-    pub fn from_dirs(publicdir: &Path, statedir: &Path) -> PuppetPaths {
-        PuppetPaths {
-            summary: publicdir.join("last_run_summary.yaml"),
-            report: statedir.join("last_run_report.yaml"),
-            disabled_lock: statedir.join("agent_disabled.lock"),
-            run_lock: statedir.join("agent_catalog_run.lock"),
-        }
-    }
-}
-
-impl Default for PuppetPaths {
-    fn default() -> Self {
-        PuppetPaths::from_dirs(
-            Path::new("/var/cache/puppet/public"),
-            Path::new("/var/cache/puppet/state"),
-        )
-    }
-}
-
 #[cfg(test)]
 mod fixture_tests;

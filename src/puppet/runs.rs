@@ -19,13 +19,8 @@ use super::report::{ResourceState, MAX_LISTED_RESOURCES};
 use super::state::PuppetState;
 use super::trend::{RunTrend, MAX_LOOP_TEXT};
 use super::yaml::truncate;
+use crate::config::MAX_CONVERGE_RUNS;
 use std::collections::VecDeque;
-
-/// K by default: three runs in a row that each changed something.
-pub const DEFAULT_CONVERGE_RUNS: usize = 3;
-
-/// The largest K accepted (the memory kept grows with it).
-pub const MAX_CONVERGE_RUNS: usize = 50;
 
 /// End times kept for `runs in the last hour`: one a second at most.
 pub const MAX_RUN_TIMES: usize = 3600;

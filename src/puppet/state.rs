@@ -10,7 +10,7 @@ use super::report::{self, CachedCatalogStatus, RunReport, RunStatus, MAX_REPORT_
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
 use super::trend::RunTrend;
 use super::yaml::ParseError;
-use super::PuppetPaths;
+use crate::config::PuppetPaths;
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;

@@ -45,7 +45,7 @@
 
 use super::runs::RunHistory;
 use super::state::{permission_advice, FileStatus, Pairing, PuppetReader, PuppetState};
-use super::PuppetPaths;
+use crate::config::{PuppetPaths, DEFAULT_CONVERGE_RUNS};
 use futures_util::StreamExt;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -91,7 +91,7 @@ impl Default for WatcherOptions {
             report_wait: Duration::from_secs(3),
             report_poll: Duration::from_millis(250),
             fallback: Duration::from_secs(60),
-            converge_runs: super::runs::DEFAULT_CONVERGE_RUNS,
+            converge_runs: DEFAULT_CONVERGE_RUNS,
         }
     }
 }
