@@ -3,8 +3,14 @@
 //!
 //! # Map of the modules
 //!
-//! Data flows one way, from the sources to the AgentX session; no module
-//! imports one further down the flow (`tests/architecture.rs` checks it):
+//! Data flows one way, from the sources to the AgentX session. The modules
+//! stand in layers, each naming only the layers below its own: the values
+//! (`oid`, `smi`, …) at the bottom, then the catalogue and the snapshot,
+//! the protocol and the thresholds, the settings, the sources, the
+//! consumers, and the hub and the doctor that only `main.rs` reaches; and
+//! no two files import each other, directly or round a circle.
+//! `tests/architecture.rs` states the order and checks both for every
+//! file.
 //!
 //! ```text
 //!  Redis ──INFO…──▶ redis::poller ─┐ Reading { parts, observation }
