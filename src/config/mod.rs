@@ -11,7 +11,6 @@ use crate::oid::Oid;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
 use std::collections::HashSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
