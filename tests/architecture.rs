@@ -250,6 +250,8 @@ struct FileFacts {
     module: Vec<String>,
     /// Module (the file's own, or an inline one) → the names it defines.
     defs: BTreeMap<Vec<String>, BTreeSet<String>>,
+    /// Module → the `macro_rules!` macros it defines.
+    macros: BTreeMap<Vec<String>, BTreeSet<String>>,
     /// Inline modules (`mod tests { … }`).
     inline: BTreeSet<Vec<String>>,
     /// Modules declared under `#[cfg(test)]`, inline or in a file.
@@ -473,6 +475,11 @@ fn read_file(path: &str, text: &str) -> FileFacts {
             "macro_rules" if next == "!" && depth == scope_depth => {
                 if let Some(name) = t.get(i + 2) {
                     defines(name);
+                    facts
+                        .macros
+                        .entry(scope.clone())
+                        .or_default()
+                        .insert(name.clone());
                 }
             }
             w if ITEM_WORDS.contains(&w)
@@ -728,7 +735,7 @@ impl Crate {
                 let definer = (0..=scope.len()).rev().find_map(|k| {
                     let m = &scope[..k];
                     let &d = self.modules.get(m)?;
-                    self.files[d].defs.get(m)?.contains(name).then_some(d)
+                    self.files[d].macros.get(m)?.contains(name).then_some(d)
                 });
                 if let (Some(d), true) = (definer, counts(*test)) {
                     add(Resolved::Item(d, name.clone()));
@@ -1108,7 +1115,7 @@ fn the_reader_finds_imports_and_skips_comments_and_strings() {
         ("src/lib.rs", "pub mod hub;\npub mod oid;\npub mod redis;\npub mod smi;\n"),
         ("src/oid.rs", "pub struct Oid;\n"),
         ("src/smi.rs", "pub fn unix_now() -> u64 { 0 }\npub enum Value { Int(i64) }\n"),
-        ("src/hub.rs", "/// see crate::oid::Oid\nuse crate::redis::poller::Poller;\n// crate::redis::keys::KeyCheck\nfn f(p: Poller) -> &'static str { let x = crate::smi::unix_now(); \"crate::oid::Oid\" }\n"),
+        ("src/hub.rs", "/// see crate::oid::Oid\nuse crate::redis::poller::Poller;\n// crate::redis::keys::KeyCheck\nfn f(p: Poller) -> &'static str { let x = crate::smi::unix_now(); redis!(); \"crate::oid::Oid\" }\n"),
         ("src/redis/mod.rs", "pub mod keys;\npub mod poller;\npub use poller::Poller;\n"),
         ("src/redis/keys.rs", "pub struct KeyCheck;\n#[cfg(test)]\nmod tests {\n    use super::*;\n    mod inner { use super::super::KeyCheck; }\n}\n"),
         ("src/redis/poller.rs", "use super::{keys::{self, KeyCheck}};\nuse crate::smi::*;\npub struct Poller(KeyCheck, Value);\nfn g() { keys::KeyCheck; }\n"),
@@ -1121,7 +1128,8 @@ fn the_reader_finds_imports_and_skips_comments_and_strings() {
             "src/redis/poller.rs -> src/redis/keys.rs: KeyCheck",
             "src/redis/poller.rs -> src/smi.rs: Value",
         ],
-        "a face's `pub use` is no edge; a test module's `use super::*` is its own file"
+        "a face's `pub use` is no edge; a test module's `use super::*` is its own file; \
+         a macro named like a module is not the module"
     );
     assert!(krate.unplaced().is_empty(), "{:?}", krate.unplaced());
     // And the real tree has edges to check.
