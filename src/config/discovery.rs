@@ -1,7 +1,7 @@
 //! `[discovery]` (and `--discover`): whether the Redis and Valkey servers
 //! of this host are polled without being named, how often they are looked
 //! for, and which addresses are taken; as written, by default, and
-//! validated. `crate::discovery` reads the settings; the configuration
+//! validated. `src/discovery.rs` reads the settings; the configuration
 //! names nothing of it.
 
 use crate::cli::Cli;

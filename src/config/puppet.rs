@@ -3,9 +3,10 @@
 //! not converge) with the defaults and the bounds of each key.
 //!
 //! The types live here, below the sources, so that the configuration
-//! names no source: `crate::puppet` reads them, `Config::load` fills them
-//! from the file (`FilePuppet` in `config/mod.rs`, whose checks also touch
-//! the layout and the notifier's settings).
+//! names no source: the Puppet readers (`src/puppet`) read them, and
+//! `Config::load` fills them from the file (`FilePuppet` in
+//! `config/mod.rs`, whose checks also touch the layout and the notifier's
+//! settings).
 
 use std::path::{Path, PathBuf};
 
