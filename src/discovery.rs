@@ -33,7 +33,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The process names (`comm`) taken for servers.
 pub const SERVER_PROGRAMS: &[&str] = &["redis-server", "valkey-server"];
@@ -55,20 +54,6 @@ const MAX_COMM_BYTES: u64 = 64;
 const MAX_PASSWD_BYTES: u64 = 1 << 20;
 /// Longest name given to a discovered instance.
 const MAX_NAME_CHARS: usize = 64;
-
-/// How discovery is set in the configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DiscoverySettings {
-    /// `[discovery] local`.
-    pub local: bool,
-    /// `[discovery] interval`: scan again this often (besides each
-    /// reload); `None` only at start-up and reload.
-    pub interval: Option<Duration>,
-    /// `[discovery] addresses`: patterns (`*` any text) a found server's
-    /// address must match, as shown in `redisInstanceAddress`
-    /// (`127.0.0.1:6379`, `unix:/run/redis/*`); empty: every server.
-    pub addresses: Vec<String>,
-}
 
 /// Whether `text` matches `pattern`, where `*` stands for any text.
 pub fn matches(pattern: &str, text: &str) -> bool {

@@ -3,8 +3,14 @@
 //!
 //! # Map of the modules
 //!
-//! Data flows one way, from the sources to the AgentX session; no module
-//! imports one further down the flow (`tests/architecture.rs` checks it):
+//! Data flows one way, from the sources to the AgentX session. The modules
+//! stand in layers, each naming only the layers below its own: the values
+//! (`oid`, `smi`, …) at the bottom, then the catalogue and the snapshot,
+//! the protocol and the thresholds, the settings, the sources, the
+//! consumers, and the hub and the doctor that only `main.rs` reaches; and
+//! no two files import each other, directly or round a circle.
+//! `tests/architecture.rs` states the order and checks both for every
+//! file.
 //!
 //! ```text
 //!  Redis ──INFO…──▶ redis::poller ─┐ Reading { parts, observation }
@@ -35,7 +41,7 @@
 //!   notifications and stops it; each connection is answered by a blocking
 //!   thread of its own, reading the snapshot lock-free).
 //! - [`redis`]: the connection on our terms ([`redis::connection`]: one
-//!   address, bounded replies), the INFO parser ([`redis::info`]), the
+//!   address, bounded replies, its errors in stable words), the INFO parser ([`redis::info`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
 //!   ([`redis::observation`]), the poller ([`redis::poller`]), CLIENT LIST
@@ -59,7 +65,10 @@
 //! - [`hub`]: takes every reading, stages its parts, and sends what is due
 //!   with the reading's own values; the polling and Puppet-following tasks.
 //! - [`config`]: the TOML file and the command line merged into one
-//!   validated configuration; [`cli`] holds the clap definition.
+//!   validated configuration; [`cli`] holds the clap definition. Every
+//!   settings type lives here, the sources' too (`[[redis]]`,
+//!   [`config::PuppetPaths`] and the events log's, `[discovery]`'s), so the
+//!   configuration names no source: the sources read it.
 //! - [`discovery`]: `[discovery] local`: the redis-server and
 //!   valkey-server processes of this host and their listening sockets,
 //!   read from `/proc`, added to the configured instances under stable

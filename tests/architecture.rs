@@ -1,88 +1,171 @@
-//! Issue 15: data flows one way, and no module imports back up. Read from
-//! the source files (code only, comments left out): which top-level
-//! modules of the crate each module names with `crate::`.
+//! Issues 15 and 26: data flows one way, and every file stands on the
+//! ones below it.
 //!
-//! ```text
-//!  base:      oid, smi, process, metrics (the catalogue), snapshot
-//!  settings:  secret, cli, config, discovery, logging, daemon
-//!  sources:   redis, puppet            (produce readings; know no consumer)
-//!  protocol:  agentx                   (serves snapshots; knows no source)
-//!  consumers: notify ─▶ hub            (notify judges, hub wires readings)
-//!  reload:    config ─▶ redis pollers   (SIGHUP; knows no hub: main.rs wires it)
-//!  tools:     doctor                   (reads everything; nothing reads it)
-//! ```
+//! Every file of `src/` is a node. An edge runs from a file to each file
+//! whose definitions its code names: through a `use` (`crate::…`,
+//! `super::…`, `self::…`, a child module, a name another `use` bound) or
+//! a path written out in the code (`crate::smi::unix_now()`). It is read
+//! from the source text, comments and strings left out, and each name is
+//! followed to the file that defines it (tests/importgraph). Handing a name on (`pub use`) is
+//! no edge: a face (`puppet/mod.rs`) re-exports its files, and whoever
+//! names a type through the face leans on the file that defines it. A glob
+//! (`use super::*`) is an edge to each file that defines a name the code
+//! mentions.
+//!
+//! Three rules hold for that graph:
+//!
+//! - no circle between files. A circle is a type in the file of its
+//!   consumer, and a check of whole modules cannot see one inside a folder
+//!   (`config` ⇄ `discovery`, `puppet/runs` ⇄ `puppet/state` and
+//!   `redis/keys → poller → readings → keys` were three). Test code is left
+//!   out here: a file's tests stand above the file and may use a helper
+//!   that uses it (`agentx/pdu/test_support.rs`);
+//! - no import up the layers ([`LAYERS`], the one statement of the order,
+//!   in the words of src/lib.rs's map): a file names files of its own
+//!   module or of a module in a lower layer; two modules of one layer
+//!   stand apart. Test code included;
+//! - what the layers allow but the design does not ([`NEVER`]).
+//!
+//! Each rule is also run on small broken trees that it must fail, so the
+//! test can fail.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+mod importgraph;
 
-/// For each module, the modules it must not name.
-const FORBIDDEN: &[(&str, &[&str])] = &[
-    (
-        "oid",
-        &[
-            "smi", "metrics", "snapshot", "config", "redis", "puppet", "notify", "hub", "agentx",
-            "doctor",
-        ],
-    ),
-    (
-        "smi",
-        &[
-            "metrics", "snapshot", "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
-        ],
-    ),
-    (
-        "process",
-        &[
-            "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
-        ],
-    ),
-    (
-        "metrics",
-        &[
-            "snapshot", "config", "cli", "redis", "puppet", "notify", "hub", "agentx", "doctor",
-        ],
-    ),
-    (
-        "snapshot",
-        &[
-            "metrics", "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
-        ],
-    ),
-    ("config", &["redis", "notify", "hub", "doctor", "snapshot"]),
-    (
-        "discovery",
-        &[
-            "redis", "puppet", "notify", "hub", "agentx", "doctor", "snapshot",
-        ],
-    ),
-    ("redis", &["puppet", "notify", "hub", "agentx", "doctor"]),
-    (
-        "puppet",
-        &["redis", "notify", "hub", "agentx", "doctor", "config"],
-    ),
-    (
-        "agentx",
-        &[
-            "metrics", "config", "redis", "puppet", "notify", "hub", "doctor",
-        ],
-    ),
-    ("notify", &["hub", "doctor", "snapshot"]),
-    // The agent's own thresholds judge values as the catalogue places
-    // them; the notifier runs them, the configuration builds them.
-    (
-        "alarms",
-        &[
-            "snapshot", "config", "redis", "puppet", "notify", "hub", "agentx", "doctor",
-        ],
-    ),
-    ("hub", &["doctor", "agentx", "config"]),
-    (
-        "reload",
-        &["doctor", "agentx", "notify", "puppet", "snapshot"],
-    ),
+use importgraph::{circles, edge_list, Crate};
+use std::path::Path;
+
+/// The layers, from the ground up. A module names only modules of the
+/// layers below its own. `main` is the binary (src/main.rs); src/lib.rs
+/// declares the others (`the_layers_place_every_module_of_lib_rs`).
+const LAYERS: &[(&str, &[&str])] = &[
+    // Values that know nothing of the agent: OIDs, whether a PID runs,
+    // passwords.
+    ("ground", &["oid", "process", "secret"]),
+    // SMIv2 values, the command line, detaching from the terminal.
+    ("values and the command line", &["smi", "cli", "daemon"]),
+    // The catalogue every step reads, and the snapshot the agent answers
+    // from; neither knows the other.
+    ("catalogue and snapshot", &["metrics", "snapshot"]),
+    // The protocol serves snapshots and knows no source; the thresholds
+    // judge values as the catalogue places them. The settings name both
+    // (the master's address, `[[alarm]]`).
+    ("protocol and thresholds", &["agentx", "alarms"]),
+    // Every settings type, the sources' too: it names no source.
+    ("settings", &["config"]),
+    // Stand on the settings and know no consumer: the sources of readings,
+    // discovery (instances of this host) and logging.
+    ("sources", &["redis", "puppet", "discovery", "logging"]),
+    // Judge and send what the sources produce; restart them on SIGHUP.
+    ("consumers", &["notify", "reload"]),
+    // Only the binary reaches them.
+    ("wiring", &["hub", "doctor"]),
+    ("binary", &["main"]),
 ];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// What the layers allow but the design does not: `(module, the modules
+/// it never names, the files of those it may name all the same)`. A file
+/// is written `module::file` (`config::puppet`: src/config/puppet.rs).
+const NEVER: &[(&str, &[&str], &[&str])] = &[
+    // The catalogue describes; it parses no command line.
+    ("metrics", &["cli"], &[]),
+    ("config", &["snapshot"], &[]),
+    ("discovery", &["agentx", "snapshot"], &[]),
+    ("redis", &["agentx"], &[]),
+    // The Puppet readers take their own settings, not the agent's whole
+    // configuration.
+    ("puppet", &["agentx", "config"], &["config::puppet"]),
+    // The protocol knows no catalogue: it serves OIDs and values.
+    ("agentx", &["metrics"], &[]),
+    ("notify", &["snapshot"], &[]),
+    ("alarms", &["snapshot"], &[]),
+    ("hub", &["agentx", "config"], &[]),
+    ("reload", &["agentx", "puppet", "snapshot"], &[]),
+];
+
+/// Files that only declare modules and hand names on: what is defined is
+/// defined in the files they declare.
+const FACES: &[&str] = &[
+    "src/redis/mod.rs",
+    "src/puppet/mod.rs",
+    "src/agentx/mod.rs",
+    "src/agentx/pdu/mod.rs",
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .position(|(_, modules)| modules.contains(&module))
+}
+
+/// Every edge that runs up the layers or across one, or that a [`NEVER`]
+/// rule forbids; test code included.
+fn layer_problems(krate: &Crate) -> Vec<String> {
+    let shipped = krate.edges(false);
+    let mut problems = Vec::new();
+    for ((a, b), names) in &krate.edges(true) {
+        let (Some(from), Some(to)) = (krate.top(*a), krate.top(*b)) else {
+            continue;
+        };
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let what = format!(
+            "{} names {} ({}){}",
+            krate.files[*a].path,
+            krate.files[*b].path,
+            names.join(", "),
+            if shipped.contains_key(&(*a, *b)) {
+                ""
+            } else {
+                " in test code"
+            }
+        );
+        if from == to {
+            continue;
+        }
+        match (layer_of(from), layer_of(to)) {
+            (None, _) => problems.push(format!("{what}: place {from} in LAYERS")),
+            (_, None) => problems.push(format!("{what}: place {to} in LAYERS")),
+            (Some(lf), Some(lt)) if lt > lf => problems.push(format!(
+                "{what}: up the layers, from {from} ({}) to {to} ({})",
+                LAYERS[lf].0, LAYERS[lt].0
+            )),
+            (Some(lf), Some(lt)) if lt == lf => problems.push(format!(
+                "{what}: {from} and {to} share the layer {:?} and stand apart",
+                LAYERS[lf].0
+            )),
+            _ => {}
+        }
+        let target = &krate.files[*b].module;
+        let file = format!("{to}::{}", target.get(1).map_or("mod", String::as_str));
+        for (module, never, but) in NEVER {
+            if *module == from && never.contains(&to) && !but.contains(&file.as_str()) {
+                problems.push(format!("{what}: {from} never names {to}"));
+            }
+        }
+    }
+    problems.sort();
+    problems
+}
+
+/// The faces that define something besides their modules.
+fn faces_with_definitions(krate: &Crate) -> Vec<String> {
+    let mut problems = Vec::new();
+    for f in &krate.files {
+        if !FACES.contains(&f.path.as_str()) {
+            continue;
+        }
+        for name in &f.defs[&f.module] {
+            let mut child = f.module.clone();
+            child.push(name.clone());
+            if !krate.is_module(&child) {
+                problems.push(format!("{} defines {name}", f.path));
+            }
+        }
+    }
+    problems.sort();
+    problems
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -93,99 +176,268 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a source file belongs to (`src/redis/poller.rs`:
-/// `redis`), `None` for lib.rs and main.rs.
-fn module_of(src: &Path, file: &Path) -> Option<String> {
-    let rel = file.strip_prefix(src).ok()?;
-    let first = rel.components().next()?.as_os_str().to_str()?;
-    let name = first.strip_suffix(".rs").unwrap_or(first);
-    (name != "lib" && name != "main").then(|| name.to_string())
-}
-
-/// The crate's modules a file's code names (`crate::X`), comments left out.
-fn named_modules(text: &str) -> BTreeSet<String> {
-    let mut named = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(at) = rest.find("crate::") {
-            let after = &rest[at + "crate::".len()..];
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                named.insert(name);
-            }
-            rest = after;
-        }
-    }
-    named
-}
-
-/// Module → the modules it names, with the file that names each.
-fn imports() -> BTreeMap<String, BTreeMap<String, String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Every `src/**/*.rs`, as `(src/…, text)`.
+fn the_sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut imports: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for file in files {
-        let Some(module) = module_of(&src, &file) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&file).unwrap();
-        for named in named_modules(&text) {
-            if named != module {
-                imports
-                    .entry(module.clone())
-                    .or_default()
-                    .entry(named)
-                    .or_insert_with(|| file.display().to_string());
-            }
-        }
-    }
-    imports
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(p).unwrap())
+        })
+        .collect()
+}
+
+fn sources(files: &[(&str, &str)]) -> Vec<(String, String)> {
+    files
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// The tree.
+
+#[test]
+fn no_file_leans_on_itself_round_a_circle() {
+    let krate = Crate::new(&the_sources());
+    let circles = circles(&krate);
+    assert!(
+        circles.is_empty(),
+        "import circles between files:\n{}",
+        circles.join("\n")
+    );
 }
 
 #[test]
-fn no_module_imports_back_up() {
-    let imports = imports();
-    let mut problems = Vec::new();
-    for (module, forbidden) in FORBIDDEN {
-        assert!(
-            imports.contains_key(*module) || *module == "oid" || *module == "process",
-            "no module {module} found: update FORBIDDEN"
-        );
-        for (named, file) in imports.get(*module).into_iter().flatten() {
-            if forbidden.contains(&named.as_str()) {
-                problems.push(format!("{module} names {named} ({file})"));
-            }
-        }
-    }
-    // Only main.rs wires the hub and runs the doctor.
-    for (module, named) in &imports {
-        for target in ["hub", "doctor"] {
-            if let Some(file) = named.get(target) {
-                problems.push(format!("{module} names {target} ({file})"));
-            }
-        }
-    }
+fn no_import_runs_up_the_layers() {
+    let krate = Crate::new(&the_sources());
+    let problems = layer_problems(&krate);
     assert!(
         problems.is_empty(),
-        "imports that go back up:\n{}",
+        "imports against the layers:\n{}",
         problems.join("\n")
     );
 }
 
 #[test]
-fn the_reader_finds_imports_and_skips_comments() {
-    let text = "use crate::redis::poller::Poller;\n// see crate::hub\nlet x = crate::smi::unix_now(); /// crate::doctor\n";
-    let named: Vec<String> = named_modules(text).into_iter().collect();
-    assert_eq!(named, ["redis", "smi"]);
-    // And the real tree has imports to check.
-    assert!(imports()
-        .get("hub")
-        .is_some_and(|n| n.contains_key("notify")));
+fn every_path_into_the_crate_is_placed() {
+    let krate = Crate::new(&the_sources());
+    let unplaced = krate.unplaced();
+    assert!(
+        unplaced.is_empty(),
+        "paths the checker cannot place:\n{}",
+        unplaced.join("\n")
+    );
+}
+
+/// The layers place every module src/lib.rs declares, each once, and no
+/// other (and `main`, the binary).
+#[test]
+fn the_layers_place_every_module_of_lib_rs() {
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let mut declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod ")?.strip_suffix(';'))
+        .collect();
+    declared.push("main");
+    declared.sort();
+    let mut placed: Vec<&str> = LAYERS.iter().flat_map(|(_, m)| m.iter().copied()).collect();
+    placed.sort();
+    assert_eq!(
+        placed, declared,
+        "LAYERS against src/lib.rs's `pub mod` lines"
+    );
+    for (module, never, but) in NEVER {
+        assert!(
+            layer_of(module).is_some(),
+            "NEVER names {module}, which LAYERS does not place"
+        );
+        for target in never.iter().chain(*but) {
+            let top = target.split("::").next().unwrap();
+            assert!(
+                layer_of(top).is_some(),
+                "NEVER names {target}, which LAYERS does not place"
+            );
+        }
+    }
+}
+
+#[test]
+fn faces_only_declare() {
+    let krate = Crate::new(&the_sources());
+    let problems = faces_with_definitions(&krate);
+    assert!(
+        problems.is_empty(),
+        "faces with definitions of their own:\n{}",
+        problems.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The checker itself: what it must see, what it must not, and broken trees
+// it must fail.
+
+#[test]
+fn the_reader_finds_imports_and_skips_comments_and_strings() {
+    let krate = Crate::new(&sources(&[
+        ("src/lib.rs", "pub mod hub;\npub mod oid;\npub mod redis;\npub mod smi;\n"),
+        ("src/oid.rs", "pub struct Oid;\n"),
+        ("src/smi.rs", "pub fn unix_now() -> u64 { 0 }\npub enum Value { Int(i64) }\n"),
+        ("src/hub.rs", "/// see crate::oid::Oid\nuse crate::redis::poller::Poller;\n// crate::redis::keys::KeyCheck\nfn f(p: Poller) -> &'static str { let x = crate::smi::unix_now(); redis!(); \"crate::oid::Oid\" }\n"),
+        ("src/redis/mod.rs", "pub mod keys;\npub mod poller;\npub use poller::Poller;\n"),
+        ("src/redis/keys.rs", "pub struct KeyCheck;\n#[cfg(test)]\nmod tests {\n    use super::*;\n    mod inner { use super::super::KeyCheck; }\n}\n"),
+        ("src/redis/poller.rs", "use super::{keys::{self, KeyCheck}};\nuse crate::smi::*;\npub struct Poller(KeyCheck, Value);\nfn g() { keys::KeyCheck; }\n"),
+    ]));
+    assert_eq!(
+        edge_list(&krate),
+        [
+            "src/hub.rs -> src/redis/poller.rs: Poller",
+            "src/hub.rs -> src/smi.rs: unix_now",
+            "src/redis/poller.rs -> src/redis/keys.rs: KeyCheck",
+            "src/redis/poller.rs -> src/smi.rs: Value",
+        ],
+        "a face's `pub use` is no edge; a test module's `use super::*` is its own file; \
+         a macro named like a module is not the module"
+    );
+    assert!(krate.unplaced().is_empty(), "{:?}", krate.unplaced());
+    // And the real tree has edges to check.
+    let real = Crate::new(&the_sources());
+    let edges = edge_list(&real);
+    assert!(
+        edges
+            .iter()
+            .any(|e| e.starts_with("src/hub.rs -> src/notify.rs")),
+        "{edges:#?}"
+    );
+}
+
+#[test]
+fn a_circle_between_files_fails_the_checker() {
+    // The Redis circle as it was: keys borrowed the poller's error words.
+    let krate = Crate::new(&sources(&[
+        ("src/lib.rs", "pub mod redis;\n"),
+        ("src/redis/mod.rs", "pub mod keys;\npub mod poller;\npub mod readings;\n"),
+        ("src/redis/keys.rs", "use super::poller::describe;\npub struct KeyReport;\npub struct KeyCheck;\nfn f() -> String { describe() }\n"),
+        ("src/redis/poller.rs", "use super::keys::KeyCheck;\nuse super::readings::instance_part;\npub fn describe() -> String { String::new() }\n"),
+        ("src/redis/readings.rs", "pub fn instance_part(r: &super::keys::KeyReport) {}\n"),
+    ]));
+    assert_eq!(
+        circles(&krate),
+        [
+            "src/redis/keys.rs → src/redis/poller.rs (describe) → src/redis/keys.rs (KeyCheck); \
+          in the same knot: src/redis/readings.rs"
+        ]
+    );
+    // Through a glob and a face: config/mod.rs and a file it declares.
+    let krate = Crate::new(&sources(&[
+        ("src/lib.rs", "pub mod config;\n"),
+        ("src/config/mod.rs", "mod instance;\npub use instance::*;\npub fn absolute() {}\npub struct Config { pub instances: Vec<RedisInstance> }\n"),
+        ("src/config/instance.rs", "use super::*;\npub struct RedisInstance;\nfn f() { absolute() }\n"),
+    ]));
+    assert_eq!(
+        circles(&krate),
+        ["src/config/mod.rs → src/config/instance.rs (RedisInstance) → src/config/mod.rs (absolute)"]
+    );
+    // No circles: an enum's variant that shares a type's name is not a
+    // mention of the type; a macro-made type is found where the macro is
+    // called; a file's tests may use a helper that uses the file.
+    let krate = Crate::new(&sources(&[
+        ("src/lib.rs", "pub mod agentx;\npub mod metrics;\n"),
+        ("src/metrics/mod.rs", "macro_rules! enumeration { ($name:ident { $($v:ident,)+ }) => { pub enum $name { $($v,)+ } }; }\nmod opennms;\nmod redis_server;\npub use opennms::*;\npub use redis_server::*;\npub struct ObjectDef;\npub enum PuppetField {\n    #[default]\n    ResourceType,\n    Other(u8),\n}\n"),
+        ("src/metrics/opennms.rs", "use super::*;\npub struct ResourceType;\nfn f(d: &ObjectDef) {}\n"),
+        ("src/metrics/redis_server.rs", "enumeration! {\n    Role { Master, Replica, }\n}\n"),
+        ("src/agentx/mod.rs", "pub mod pdu;\n"),
+        ("src/agentx/pdu/mod.rs", "pub mod decode;\n#[cfg(test)]\nmod test_support;\n"),
+        ("src/agentx/pdu/decode.rs", "pub fn parse_header() {}\nfn g(r: crate::metrics::Role) {}\n#[cfg(test)]\nmod tests {\n    use crate::agentx::pdu::test_support::head;\n    fn t() { head() }\n}\n"),
+        ("src/agentx/pdu/test_support.rs", "use super::decode::parse_header;\npub fn head() { parse_header() }\n"),
+    ]));
+    assert_eq!(circles(&krate), Vec::<String>::new());
+    assert_eq!(
+        edge_list(&krate),
+        [
+            "src/agentx/pdu/decode.rs -> src/agentx/pdu/test_support.rs: head",
+            "src/agentx/pdu/decode.rs -> src/metrics/redis_server.rs: Role",
+            "src/agentx/pdu/test_support.rs -> src/agentx/pdu/decode.rs: parse_header",
+            "src/metrics/opennms.rs -> src/metrics/mod.rs: ObjectDef",
+            "src/metrics/redis_server.rs -> src/metrics/mod.rs: enumeration",
+        ]
+    );
+    // But test code is held to the layers (agentx never names metrics).
+    assert_eq!(
+        layer_problems(&krate),
+        ["src/agentx/pdu/decode.rs names src/metrics/redis_server.rs (Role): agentx never names metrics"]
+    );
+}
+
+#[test]
+fn an_import_up_the_layers_fails_the_checker() {
+    let krate = Crate::new(&sources(&[
+        (
+            "src/lib.rs",
+            "pub mod config;\npub mod discovery;\npub mod oid;\npub mod hub;\n",
+        ),
+        (
+            "src/oid.rs",
+            "pub struct Oid;\nfn f(h: &crate::hub::Hub) {}\n",
+        ),
+        ("src/hub.rs", "pub struct Hub(crate::oid::Oid);\n"),
+        (
+            "src/config/mod.rs",
+            "use crate::discovery::DiscoverySettings;\npub struct Config;\n",
+        ),
+        ("src/discovery.rs", "pub struct DiscoverySettings;\n"),
+    ]));
+    assert_eq!(
+        layer_problems(&krate),
+        [
+            "src/config/mod.rs names src/discovery.rs (DiscoverySettings): up the layers, from config (settings) to discovery (sources)",
+            "src/oid.rs names src/hub.rs (Hub): up the layers, from oid (ground) to hub (wiring)",
+        ]
+    );
+    assert_eq!(
+        circles(&krate),
+        ["src/oid.rs → src/hub.rs (Hub) → src/oid.rs (Oid)"]
+    );
+    // Across a layer, and against a NEVER rule.
+    let krate = Crate::new(&sources(&[
+        (
+            "src/lib.rs",
+            "pub mod config;\npub mod puppet;\npub mod redis;\n",
+        ),
+        ("src/redis/mod.rs", "pub struct Poller;\n"),
+        (
+            "src/puppet/mod.rs",
+            "fn f(p: crate::redis::Poller, c: crate::config::Config, d: crate::config::PuppetPaths) {}\n",
+        ),
+        (
+            "src/config/mod.rs",
+            "mod puppet;\npub use puppet::*;\npub struct Config;\n",
+        ),
+        ("src/config/puppet.rs", "pub struct PuppetPaths;\n"),
+    ]));
+    assert_eq!(
+        layer_problems(&krate),
+        [
+            "src/puppet/mod.rs names src/config/mod.rs (Config): puppet never names config",
+            "src/puppet/mod.rs names src/redis/mod.rs (Poller): puppet and redis share the layer \"sources\" and stand apart",
+        ]
+    );
+    assert_eq!(
+        faces_with_definitions(&krate),
+        [
+            "src/puppet/mod.rs defines f",
+            "src/redis/mod.rs defines Poller"
+        ]
+    );
 }
 
 /// Every test program that starts a program (through `Command`, or the
@@ -227,4 +479,14 @@ fn test_programs_that_start_programs_carry_the_system_tests_gate() {
         ungated.is_empty(),
         "start programs but lack `{GATE}`: {ungated:?}"
     );
+}
+
+/// The graph itself, for a person: `cargo test --test architecture --
+/// --ignored --nocapture the_graph` prints every edge with its names.
+#[test]
+#[ignore = "prints the graph; run by hand"]
+fn the_graph() {
+    for edge in edge_list(&Crate::new(&the_sources())) {
+        println!("{edge}");
+    }
 }

@@ -34,6 +34,7 @@ use mibtool::{
     mib_file, named_numbers, parse_tp, ranges, repo_dir, snmptranslate, text, Mib, ResolvedType,
     SMILINT,
 };
+use redis_snmp::config::EventsConfig;
 use redis_snmp::metrics::PuppetEventField;
 use redis_snmp::metrics::{all_notifications, Mib as NotifyMib, PUPPET_NOTIFICATIONS};
 use redis_snmp::metrics::{
@@ -44,7 +45,7 @@ use redis_snmp::metrics::{
     RUN_MODES,
 };
 use redis_snmp::oid::Oid;
-use redis_snmp::puppet::events::{EventTable, EventsConfig};
+use redis_snmp::puppet::events::EventTable;
 use redis_snmp::puppet::locks::parse_disabled_lock;
 use redis_snmp::puppet::objects::puppet_part;
 use redis_snmp::puppet::report::parse_report;

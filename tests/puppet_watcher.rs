@@ -6,9 +6,10 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
+use redis_snmp::config::PuppetPaths;
 use redis_snmp::puppet::{
-    spawn_watcher, spawn_watcher_with, FileStatus, ParseError, PuppetPaths, PuppetState,
-    ResourceState, RunStatus, WatcherOptions,
+    spawn_watcher, spawn_watcher_with, FileStatus, ParseError, PuppetState, ResourceState,
+    RunStatus, WatcherOptions,
 };
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

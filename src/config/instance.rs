@@ -1,7 +1,11 @@
 //! One Redis instance's settings: its address, TLS files, limits and key
 //! checks, from its `[[redis]]` entry or the defaults.
 
-use super::*;
+use crate::secret::{self, Secret};
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
 

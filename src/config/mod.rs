@@ -5,22 +5,25 @@
 use crate::agentx::address::AgentxAddress;
 use crate::alarms::{AlarmSpec, Direction};
 use crate::cli::Cli;
-use crate::discovery::DiscoverySettings;
 use crate::metrics::all_notifications;
 use crate::metrics::Layout;
 use crate::oid::Oid;
-use crate::puppet::events::{EventsConfig, MAX_EVENT_ROWS, MAX_RESOURCE_NOTIFICATIONS_PER_RUN};
-use crate::puppet::PuppetPaths;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
 use std::collections::HashSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// One instance's settings and its `[[redis]]` entry.
 mod instance;
 pub use instance::*;
+/// `[puppet]`: what the Puppet readers take, with defaults and bounds.
+mod puppet;
+pub use puppet::*;
+/// `[discovery]`: its settings, as written and validated.
+mod discovery;
+use discovery::{discovery_settings, FileDiscovery};
+pub use discovery::{DiscoverySettings, DEFAULT_DISCOVERY_INTERVAL_SECS};
 
 /// Environment variable holding the first instance's password.
 pub const PASSWORD_ENV: &str = "REDIS_SNMP_PASSWORD";
@@ -41,12 +44,6 @@ pub enum LogTarget {
     Stderr,
     Journald,
 }
-
-/// `[puppet] min_run_interval` by default, in seconds: five minutes. A
-/// kick loop re-runs Puppet as soon as a run ends (a real run takes from
-/// tens of seconds to a few minutes); the agent's own runs are 30 minutes
-/// apart by default (`runinterval`).
-pub const DEFAULT_MIN_RUN_INTERVAL: u64 = 300;
 
 /// Settings of the notifier.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +74,7 @@ impl Default for NotifyConfig {
             disabled: HashSet::new(),
             max_per_minute: 5,
             puppet_stale_after: Duration::from_secs(2 * 3600),
-            puppet_converge_runs: crate::puppet::runs::DEFAULT_CONVERGE_RUNS,
+            puppet_converge_runs: DEFAULT_CONVERGE_RUNS,
             puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
             alarms: AlarmSpec::defaults(),
         }
@@ -104,7 +101,7 @@ pub struct Config {
     /// `events_log` is `false` or empty.
     pub puppet_events: Option<EventsConfig>,
     /// `[discovery]` (or `--discover`): the servers of this host added to
-    /// `instances` by [`crate::discovery::with_discovered`].
+    /// `instances` by `discovery::with_discovered` (`src/discovery.rs`).
     pub discovery: DiscoverySettings,
     /// Things to warn about once logging is up (a password on the command
     /// line, a password file readable by all).
@@ -176,23 +173,6 @@ struct FileAlarm {
     /// Instance names; all unless said.
     instances: Option<Vec<String>>,
 }
-
-/// `[discovery]`: poll the Redis and Valkey servers of this host without
-/// naming them.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileDiscovery {
-    local: Option<bool>,
-    /// Seconds between two scans; 0: only at start-up and reload.
-    interval: Option<u64>,
-    /// Patterns the addresses of found servers must match.
-    addresses: Option<Vec<String>>,
-}
-
-/// `[discovery] interval` by default: a scan reads a few small files per
-/// process of the host; every 5 minutes a server started since shows
-/// without a reload.
-pub const DEFAULT_DISCOVERY_INTERVAL_SECS: u64 = 300;
 
 /// `[puppet]`: watch the Puppet agent's files. Present means on, unless
 /// `enabled = false`.
@@ -400,7 +380,7 @@ impl Config {
                     notifications.puppet_stale_after = Duration::from_secs(secs);
                 }
                 if let Some(runs) = p.converge_runs {
-                    let max = crate::puppet::runs::MAX_CONVERGE_RUNS as u64;
+                    let max = MAX_CONVERGE_RUNS as u64;
                     if !(2..=max).contains(&runs) {
                         return Err(in_file(format!(
                             "puppet.converge_runs: {runs} is not from 2 to {max} (the changing \
@@ -467,31 +447,6 @@ impl Config {
             warnings,
         })
     }
-}
-
-/// `[discovery]` and `--discover`, validated.
-fn discovery_settings(
-    cli: &Cli,
-    file: Option<&FileDiscovery>,
-) -> Result<DiscoverySettings, String> {
-    let local = cli.discover || file.and_then(|f| f.local).unwrap_or(false);
-    let secs = file
-        .and_then(|f| f.interval)
-        .unwrap_or(DEFAULT_DISCOVERY_INTERVAL_SECS);
-    if secs > 86_400 || (secs != 0 && secs < 10) {
-        return Err(format!(
-            "discovery.interval: {secs} is not 0 (no periodic scan) or between 10 and 86400 seconds"
-        ));
-    }
-    let addresses = file.and_then(|f| f.addresses.clone()).unwrap_or_default();
-    if addresses.iter().any(|a| a.trim().is_empty()) {
-        return Err("discovery.addresses: an empty pattern (\"*\" is every address)".into());
-    }
-    Ok(DiscoverySettings {
-        local,
-        interval: (secs > 0).then(|| Duration::from_secs(secs)),
-        addresses,
-    })
 }
 
 /// The events log keys of `[puppet]`, validated.

@@ -9,9 +9,8 @@ use crate::agentx::address::AgentxAddress;
 use crate::cli::DoctorArgs;
 use crate::config::{Config, RedisInstance};
 use crate::oid::Oid;
-use crate::redis::connection::{self, ConnectError, ReplyBudget};
+use crate::redis::connection::{self, describe, ConnectError, ReplyBudget};
 use crate::redis::info::Info;
-use crate::redis::poller::describe;
 use crate::secret;
 use std::path::Path;
 use std::time::Duration;
@@ -505,7 +504,7 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
 fn puppet_file(
     what: &str,
     path: &Path,
-    paths: &crate::puppet::PuppetPaths,
+    paths: &crate::config::PuppetPaths,
     user: &User,
 ) -> Finding {
     let check = format!("puppet {what}");

@@ -32,6 +32,7 @@
 
 use super::events_log::{parse_line, Level, LineError, LineKind, LogLine};
 use super::tail::{Tail, TailLimits, TailRead, TailStatus};
+use crate::config::EventsConfig;
 use crate::metrics::{
     Layout, PuppetEventField, PuppetEventLevel, PuppetEventsLogStatus, PuppetField, Source,
     PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
@@ -47,35 +48,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-/// Debian's path for the log, as `/etc/default/puppet` would name it.
-pub const DEFAULT_EVENTS_LOG: &str = "/var/log/puppet/events.jsonl";
-/// `event_rows` at most.
-pub const MAX_EVENT_ROWS: usize = 10_000;
-/// `resource_notifications_per_run` at most.
-pub const MAX_RESOURCE_NOTIFICATIONS_PER_RUN: usize = 100_000;
 /// Re-read this often whatever inotify says.
 pub const FALLBACK: Duration = Duration::from_secs(5);
-
-/// The `[puppet]` keys of the events log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventsConfig {
-    /// `events_log`.
-    pub path: PathBuf,
-    /// `resource_notifications_per_run`.
-    pub notifications_per_run: usize,
-    /// `event_rows`: rows of `puppetEventTable`.
-    pub rows: usize,
-}
-
-impl Default for EventsConfig {
-    fn default() -> Self {
-        EventsConfig {
-            path: PathBuf::from(DEFAULT_EVENTS_LOG),
-            notifications_per_run: 50,
-            rows: 100,
-        }
-    }
-}
 
 /// What the notifier needs of a reading of the log, in the order read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -6,6 +6,7 @@ use super::report::{parse_report, MAX_LISTED_RESOURCES, MAX_REPORT_BYTES};
 use super::state::{pairing, Pairing};
 use super::summary::parse_summary;
 use super::*;
+use crate::config::PuppetPaths;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

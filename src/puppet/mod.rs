@@ -11,16 +11,20 @@
 //! - [`summary`]: `last_run_summary.yaml`, the counts and times of the last
 //!   run (no status: the summary of a run that applied a cached catalog
 //!   after a compile failure looks healthy).
-//! - [`report`]: `last_run_report.yaml`, the status, the noop and
-//!   cached-catalog flags, the first error and the resources that failed or
-//!   changed; parsed keeping only those.
+//! - [`report`]: `last_run_report.yaml`, the status ([`RunStatus`]), the
+//!   noop and cached-catalog flags, the first error and the resources that
+//!   failed or changed; parsed keeping only those.
+//! - [`yaml`]: what both parsers share: the parser's limits, and
+//!   [`ParseError`], why a file's content could not be used.
 //! - [`locks`]: `agent_disabled.lock` (disabled, and why) and
 //!   `agent_catalog_run.lock` (a run in progress, or a stale lock).
 //! - [`state`]: [`PuppetState`], the four read together, with
 //!   [`PuppetState::run_status`] and the pairing of report and summary.
 //! - [`runs`]: [`runs::RunHistory`], the runs seen one after the other:
 //!   how many, how many in a row changed resources, which resources changed
-//!   every time (a run that never converges), how often runs come.
+//!   every time (a run that never converges), how often runs come; what
+//!   they say at one moment is a [`RunTrend`] ([`trend`]), which the state
+//!   carries.
 //! - [`events_log`]: one line of Puppet's JSON-lines log (`--logdest
 //!   …/events.jsonl`), a resource event or a run boundary.
 //! - [`tail`]: [`tail::Tail`], a bounded follower of that log across
@@ -80,108 +84,19 @@ pub mod runs;
 pub mod state;
 pub mod summary;
 pub mod tail;
+pub mod trend;
 pub mod watcher;
 pub mod yaml;
 
 pub use locks::{ProcessCheck, RunLock};
-pub use report::{CachedCatalogStatus, ReportTime, ResourceEntry, ResourceState, RunReport};
+pub use report::{
+    CachedCatalogStatus, ReportTime, ResourceEntry, ResourceState, RunReport, RunStatus,
+};
 pub use state::{read_state, FileStatus, Pairing, PuppetReader, PuppetState};
 pub use summary::RunSummary;
+pub use trend::RunTrend;
 pub use watcher::{spawn_watcher, spawn_watcher_with, WatcherOptions};
-pub use yaml::ConfigVersion;
-
-use std::path::{Path, PathBuf};
-
-/// Why a file's content could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
-    /// Refused before parsing.
-    #[error("the file is {len} bytes, over the {max}-byte limit")]
-    TooLarge { len: u64, max: u64 },
-    #[error("the file is empty")]
-    Empty,
-    /// Not YAML, or not the expected shape: the parser's message, with the
-    /// line and column.
-    #[error("{0}")]
-    Yaml(String),
-    /// Valid YAML, but without a key Puppet always writes: most likely a
-    /// file cut short (a YAML prefix cut at a line end still parses).
-    #[error("incomplete: {0}")]
-    Incomplete(String),
-}
-
-/// A run's outcome, as Puppet's report `status` has it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RunStatus {
-    /// No data, or a status this parser does not know.
-    #[default]
-    Unknown,
-    /// Nothing changed (also a noop run that found drift, and a run that
-    /// applied a cached catalog after failing to get a new one).
-    Unchanged,
-    Changed,
-    /// A resource failed or failed to restart, or the transaction did not
-    /// complete (no catalog, a dependency cycle).
-    Failed,
-}
-
-impl RunStatus {
-    fn from_text(s: &str) -> Self {
-        match s {
-            "unchanged" => Self::Unchanged,
-            "changed" => Self::Changed,
-            "failed" => Self::Failed,
-            _ => Self::Unknown,
-        }
-    }
-
-    /// `unchanged`, `changed`, `failed` or `unknown`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Unknown => "unknown",
-            Self::Unchanged => "unchanged",
-            Self::Changed => "changed",
-            Self::Failed => "failed",
-        }
-    }
-}
-
-/// Where the files are. The defaults are Debian 12's for a root agent;
-/// upstream's AIO packages use `/opt/puppetlabs/puppet/public` and
-/// `/opt/puppetlabs/puppet/cache/state`, Puppet ≤ 6 kept the summary in
-/// the state directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PuppetPaths {
-    /// `lastrunfile`, `$publicdir/last_run_summary.yaml`.
-    pub summary: PathBuf,
-    /// `lastrunreport`, `$statedir/last_run_report.yaml`.
-    pub report: PathBuf,
-    /// `agent_disabled_lockfile`, `$statedir/agent_disabled.lock`.
-    pub disabled_lock: PathBuf,
-    /// `agent_catalog_run_lockfile`, `$statedir/agent_catalog_run.lock`.
-    pub run_lock: PathBuf,
-}
-
-impl PuppetPaths {
-    /// The standard file names under a `publicdir` and a `statedir`.
-    pub fn from_dirs(publicdir: &Path, statedir: &Path) -> PuppetPaths {
-        PuppetPaths {
-            summary: publicdir.join("last_run_summary.yaml"),
-            report: statedir.join("last_run_report.yaml"),
-            disabled_lock: statedir.join("agent_disabled.lock"),
-            run_lock: statedir.join("agent_catalog_run.lock"),
-        }
-    }
-}
-
-impl Default for PuppetPaths {
-    fn default() -> Self {
-        PuppetPaths::from_dirs(
-            Path::new("/var/cache/puppet/public"),
-            Path::new("/var/cache/puppet/state"),
-        )
-    }
-}
+pub use yaml::{ConfigVersion, ParseError};
 
 #[cfg(test)]
 mod fixture_tests;

@@ -3,9 +3,8 @@
 //! `PUPPET_RUN_SCALARS`, `PUPPET_RESOURCE_COLUMNS`).
 
 use super::observation::PuppetObservation;
-use super::report::{CachedCatalogStatus, ResourceState};
+use super::report::{CachedCatalogStatus, ResourceState, RunStatus};
 use super::state::PuppetState;
-use super::RunStatus;
 use crate::metrics::{
     self, Layout, PuppetCachedCatalog, PuppetField, PuppetResourceState, PuppetRunMode,
     PuppetRunStatus, Source, MAX_PUPPET_RESOURCES,

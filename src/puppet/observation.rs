@@ -1,6 +1,7 @@
 //! What the Puppet files tell after a change, for the notifications.
 
-use super::{PuppetState, RunStatus};
+use super::report::RunStatus;
+use super::state::PuppetState;
 
 /// What the Puppet files said after a change, as far as notifications
 /// care.
@@ -15,7 +16,7 @@ pub struct PuppetObservation {
     /// is not judged until it is (or the watcher gives up waiting).
     pub report_pending: bool,
     /// `converge_runs` or more changing runs in a row, the last one
-    /// included ([`super::runs::RunTrend::not_converging`]).
+    /// included ([`super::trend::RunTrend::not_converging`]).
     pub not_converging: bool,
     /// Seconds between the ends of the last two runs seen.
     pub run_interval: Option<u64>,

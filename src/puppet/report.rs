@@ -23,8 +23,7 @@
 //! The report does not say which application wrote it: `agent` vs `user`
 //! (`puppet apply`) is only in the summary's `application.run_mode`.
 
-use super::yaml::{self, ConfigVersion, Number, Text, MAX_TEXT_BYTES};
-use super::{ParseError, RunStatus};
+use super::yaml::{self, ConfigVersion, Number, ParseError, Text, MAX_TEXT_BYTES};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -44,6 +43,42 @@ pub const MAX_LOGGED_RESOURCES: usize = 10_000;
 
 /// Most metric values kept per metric group.
 pub const MAX_METRIC_VALUES: usize = 1000;
+
+/// A run's outcome, as Puppet's report `status` has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunStatus {
+    /// No data, or a status this parser does not know.
+    #[default]
+    Unknown,
+    /// Nothing changed (also a noop run that found drift, and a run that
+    /// applied a cached catalog after failing to get a new one).
+    Unchanged,
+    Changed,
+    /// A resource failed or failed to restart, or the transaction did not
+    /// complete (no catalog, a dependency cycle).
+    Failed,
+}
+
+impl RunStatus {
+    fn from_text(s: &str) -> Self {
+        match s {
+            "unchanged" => Self::Unchanged,
+            "changed" => Self::Changed,
+            "failed" => Self::Failed,
+            _ => Self::Unknown,
+        }
+    }
+
+    /// `unchanged`, `changed`, `failed` or `unknown`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Unknown => "unknown",
+            Self::Unchanged => "unchanged",
+            Self::Changed => "changed",
+            Self::Failed => "failed",
+        }
+    }
+}
 
 /// `cached_catalog_status`: whether the run applied the catalog it cached
 /// from an earlier run instead of a fresh one.

@@ -6,10 +6,11 @@
 //! [`FileStatus`] what the latest read found.
 
 use super::locks::{self, RunLock, MAX_LOCK_BYTES};
-use super::report::{self, CachedCatalogStatus, RunReport, MAX_REPORT_BYTES};
-use super::runs::RunTrend;
+use super::report::{self, CachedCatalogStatus, RunReport, RunStatus, MAX_REPORT_BYTES};
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
-use super::{ParseError, PuppetPaths, RunStatus};
+use super::trend::RunTrend;
+use super::yaml::ParseError;
+use crate::config::PuppetPaths;
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;

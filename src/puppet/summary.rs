@@ -22,8 +22,7 @@
 //! events: {failure: 0, success: 4, total: 4}        # noop, audit only when > 0
 //! ```
 
-use super::yaml::{self, ConfigVersion, Number, Text};
-use super::ParseError;
+use super::yaml::{self, ConfigVersion, Number, ParseError, Text};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;

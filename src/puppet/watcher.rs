@@ -45,7 +45,7 @@
 
 use super::runs::RunHistory;
 use super::state::{permission_advice, FileStatus, Pairing, PuppetReader, PuppetState};
-use super::PuppetPaths;
+use crate::config::{PuppetPaths, DEFAULT_CONVERGE_RUNS};
 use futures_util::StreamExt;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -76,7 +76,7 @@ pub struct WatcherOptions {
     /// normally answers first).
     pub report_poll: Duration,
     /// Re-read this often whatever inotify says. Also how late, at most,
-    /// [`super::runs::RunTrend::last_hour`] drops a run older than an hour.
+    /// [`super::trend::RunTrend::last_hour`] drops a run older than an hour.
     pub fallback: Duration,
     /// K of [`super::runs::RunHistory`]: changing runs in a row that are
     /// not converging.
@@ -91,7 +91,7 @@ impl Default for WatcherOptions {
             report_wait: Duration::from_secs(3),
             report_poll: Duration::from_millis(250),
             fallback: Duration::from_secs(60),
-            converge_runs: super::runs::DEFAULT_CONVERGE_RUNS,
+            converge_runs: DEFAULT_CONVERGE_RUNS,
         }
     }
 }
@@ -528,7 +528,7 @@ fn add_watches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puppet::ParseError;
+    use crate::puppet::yaml::ParseError;
     use std::path::Path;
 
     fn paths() -> PuppetPaths {

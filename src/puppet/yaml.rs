@@ -1,6 +1,7 @@
 //! The YAML plumbing shared by the summary and report parsers: the parser's
-//! limits, one-line error messages, and lenient scalar types for values that
-//! Puppet writes with more than one YAML type.
+//! limits, one-line error messages, [`ParseError`] (what either parser
+//! returns when a file cannot be used), and lenient scalar types for values
+//! that Puppet writes with more than one YAML type.
 //!
 //! Everything here deserializes straight from the parser's event stream
 //! (`serde-saphyr` builds no intermediate tree), so what a parse keeps in
@@ -9,6 +10,24 @@
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
+
+/// Why a file's content could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Refused before parsing.
+    #[error("the file is {len} bytes, over the {max}-byte limit")]
+    TooLarge { len: u64, max: u64 },
+    #[error("the file is empty")]
+    Empty,
+    /// Not YAML, or not the expected shape: the parser's message, with the
+    /// line and column.
+    #[error("{0}")]
+    Yaml(String),
+    /// Valid YAML, but without a key Puppet always writes: most likely a
+    /// file cut short (a YAML prefix cut at a line end still parses).
+    #[error("incomplete: {0}")]
+    Incomplete(String),
+}
 
 /// Longest message, title or other free text kept from a file, in bytes.
 /// Longer text is cut at a character boundary and ends with `…`.

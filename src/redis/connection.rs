@@ -13,6 +13,12 @@
 //!   sends.
 //! - **TLS by rustls**, verified against `tls_ca_file` or the system's
 //!   roots, for the name in `tls_server_name` or the host.
+//! - **Errors in stable words.** [`describe`] turns what the server or the
+//!   crate said into one line, the same for the same fault on every poll,
+//!   control characters escaped; [`is_transient`] tells a server that is
+//!   busy for a while from one that refuses. The poller, the key checks
+//!   and the doctor all speak of a connection's errors in these words, so
+//!   they live with the connection, not with any one of its users.
 //!
 //! The stream is then handed to the `redis` crate, which does the protocol
 //! (AUTH, the reply parser) over it.
@@ -402,6 +408,48 @@ pub fn certificate_problem(e: &rustls::CertificateError) -> String {
     }
 }
 
+/// Error codes of a server that is busy for a while, not refusing.
+pub fn is_transient(code: &str) -> bool {
+    matches!(
+        code,
+        "LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN"
+    )
+}
+
+/// A redis error as one line for logs and `redisInstanceLastError`, in
+/// words that say what to fix. The same fault must give the same words on
+/// every poll: the log says an error again only when its text changes.
+pub fn describe(e: &redis::RedisError) -> String {
+    let text = if e.kind() == redis::ErrorKind::AuthenticationFailed {
+        // The crate drops the server's reply (WRONGPASS…); say what it means.
+        "authentication failed: the server refused the configured username or password".to_string()
+    } else if let (Some(code), Some(detail)) = (e.code(), e.detail()) {
+        // As the server said it, as redis-cli shows it: "NOPERM this user…".
+        format!("{code} {detail}")
+    } else {
+        e.to_string()
+    };
+    escape_controls(text.lines().next().unwrap_or("").trim())
+}
+
+/// `text` with control characters written as escapes (`\u{1b}`): a server
+/// chooses its error texts, and they go to the log and into SNMP values,
+/// where a raw escape sequence could rewrite an operator's terminal.
+fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,5 +548,43 @@ mod tests {
             redis::cmd("INFO").query_async(&mut connection).await;
         assert!(reply.is_err(), "a reply over the limit was accepted");
         assert!(budget.exceeded());
+    }
+
+    /// The error a server's reply `-LINE` becomes.
+    fn server_error(line: &str) -> redis::RedisError {
+        let value = redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap();
+        value.extract_error().unwrap_err()
+    }
+
+    #[test]
+    fn server_errors_read_as_the_server_said_them() {
+        let e = server_error("NOPERM this user has no permissions to run the 'info' command");
+        assert_eq!(
+            describe(&e),
+            "NOPERM this user has no permissions to run the 'info' command"
+        );
+        let e = server_error("LOADING Redis is loading the dataset in memory");
+        assert_eq!(
+            describe(&e),
+            "LOADING Redis is loading the dataset in memory"
+        );
+        assert!(is_transient(e.code().unwrap()));
+        assert!(!is_transient("NOPERM") && !is_transient("ERR"));
+    }
+
+    #[test]
+    fn control_characters_in_server_errors_are_escaped() {
+        let e = server_error("ERR \x1b]0;owned\x07\x1b[2Jgone");
+        assert_eq!(describe(&e), "ERR \\u{1b}]0;owned\\u{7}\\u{1b}[2Jgone");
+        assert!(!describe(&e).chars().any(char::is_control));
+    }
+
+    #[test]
+    fn a_refused_password_says_authentication_failed() {
+        let e = redis::RedisError::from((
+            redis::ErrorKind::AuthenticationFailed,
+            "Password authentication failed",
+        ));
+        assert!(describe(&e).starts_with("authentication failed:"));
     }
 }

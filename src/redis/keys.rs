@@ -33,8 +33,7 @@
 //! no OID, value or log line. (A hash can confirm a guessed name; it does
 //! not reveal one.)
 
-use super::connection::ReplyBudget;
-use super::poller::describe;
+use super::connection::{describe, ReplyBudget};
 use super::replies::{items, number, text};
 use crate::config::{KeyChecks, KeyNames};
 use crate::metrics::{KeyType, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN};

@@ -1,0 +1,88 @@
+//! `[puppet]`: what the Puppet readers take from the configuration (where
+//! the run files are, the events log and its limits, K of the runs that do
+//! not converge) with the defaults and the bounds of each key.
+//!
+//! The types live here, below the sources, so that the configuration
+//! names no source: the Puppet readers (`src/puppet`) read them, and
+//! `Config::load` fills them from the file (`FilePuppet` in
+//! `config/mod.rs`, whose checks also touch the layout and the notifier's
+//! settings).
+
+use std::path::{Path, PathBuf};
+
+/// Where the files are. The defaults are Debian 12's for a root agent;
+/// upstream's AIO packages use `/opt/puppetlabs/puppet/public` and
+/// `/opt/puppetlabs/puppet/cache/state`, Puppet ≤ 6 kept the summary in
+/// the state directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PuppetPaths {
+    /// `lastrunfile`, `$publicdir/last_run_summary.yaml`.
+    pub summary: PathBuf,
+    /// `lastrunreport`, `$statedir/last_run_report.yaml`.
+    pub report: PathBuf,
+    /// `agent_disabled_lockfile`, `$statedir/agent_disabled.lock`.
+    pub disabled_lock: PathBuf,
+    /// `agent_catalog_run_lockfile`, `$statedir/agent_catalog_run.lock`.
+    pub run_lock: PathBuf,
+}
+
+impl PuppetPaths {
+    /// The standard file names under a `publicdir` and a `statedir`.
+    pub fn from_dirs(publicdir: &Path, statedir: &Path) -> PuppetPaths {
+        PuppetPaths {
+            summary: publicdir.join("last_run_summary.yaml"),
+            report: statedir.join("last_run_report.yaml"),
+            disabled_lock: statedir.join("agent_disabled.lock"),
+            run_lock: statedir.join("agent_catalog_run.lock"),
+        }
+    }
+}
+
+impl Default for PuppetPaths {
+    fn default() -> Self {
+        PuppetPaths::from_dirs(
+            Path::new("/var/cache/puppet/public"),
+            Path::new("/var/cache/puppet/state"),
+        )
+    }
+}
+
+/// The `[puppet]` keys of the events log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventsConfig {
+    /// `events_log`.
+    pub path: PathBuf,
+    /// `resource_notifications_per_run`.
+    pub notifications_per_run: usize,
+    /// `event_rows`: rows of `puppetEventTable`.
+    pub rows: usize,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig {
+            path: PathBuf::from(DEFAULT_EVENTS_LOG),
+            notifications_per_run: 50,
+            rows: 100,
+        }
+    }
+}
+
+/// Debian's path for the log, as `/etc/default/puppet` would name it.
+pub const DEFAULT_EVENTS_LOG: &str = "/var/log/puppet/events.jsonl";
+/// `event_rows` at most.
+pub const MAX_EVENT_ROWS: usize = 10_000;
+/// `resource_notifications_per_run` at most.
+pub const MAX_RESOURCE_NOTIFICATIONS_PER_RUN: usize = 100_000;
+
+/// K by default: three runs in a row that each changed something.
+pub const DEFAULT_CONVERGE_RUNS: usize = 3;
+
+/// The largest K accepted (the memory kept grows with it).
+pub const MAX_CONVERGE_RUNS: usize = 50;
+
+/// `[puppet] min_run_interval` by default, in seconds: five minutes. A
+/// kick loop re-runs Puppet as soon as a run ends (a real run takes from
+/// tens of seconds to a few minutes); the agent's own runs are 30 minutes
+/// apart by default (`runinterval`).
+pub const DEFAULT_MIN_RUN_INTERVAL: u64 = 300;
