@@ -26,7 +26,9 @@ use std::time::Duration;
 use support::stats;
 use testkit::kick::KickSite;
 use testkit::netns::Network;
-use testkit::{access_example_lines, wait_until, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd};
+use testkit::{
+    access_example_lines, wait_until, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd,
+};
 
 /// Nanoseconds since the epoch of Puppet's `"time":"2026-11-26T11:20:17.123456789+00:00"`.
 fn puppet_time(line: &str) -> Option<u128> {
@@ -75,7 +77,10 @@ fn main() {
         let script = dir.join("probe.sh");
         std::fs::write(
             &script,
-            format!("#!/bin/sh\ndate +%s%N >> {}\n", dir.join("kicked").display()),
+            format!(
+                "#!/bin/sh\ndate +%s%N >> {}\n",
+                dir.join("kicked").display()
+            ),
         )
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
@@ -109,17 +114,32 @@ fn main() {
         .puppet(&puppet, &format!("events_log = \"{}\"", events.display()))
         .start(dir.path());
     assert!(wait_until(Duration::from_secs(15), || {
-        snmpd.numeric().get_one(".1.3.6.1.4.1.20267.401.1.37.0").value == "2"
+        snmpd
+            .numeric()
+            .get_one(".1.3.6.1.4.1.20267.401.1.37.0")
+            .value
+            == "2"
     }));
     let logdest = format!("{},console", events.display());
-    let args = puppet.apply_args("probe", "notify { 'kick -> probe': }\n", &["--logdest", &logdest]);
+    let args = puppet.apply_args(
+        "probe",
+        "notify { 'kick -> probe': }\n",
+        &["--logdest", &logdest],
+    );
     let (mut kick, mut base) = (Vec::new(), Vec::new());
     for round in 0..rounds {
-        let before = std::fs::read_to_string(site.dir().join("kicked")).unwrap_or_default().lines().count();
+        let before = std::fs::read_to_string(site.dir().join("kicked"))
+            .unwrap_or_default()
+            .lines()
+            .count();
         let out = web1.command("puppet").args(&args).output().unwrap();
         assert!(matches!(out.status.code(), Some(2)), "{out:?}");
         let started = wait_until(Duration::from_secs(10), || {
-            std::fs::read_to_string(site.dir().join("kicked")).unwrap_or_default().lines().count() > before
+            std::fs::read_to_string(site.dir().join("kicked"))
+                .unwrap_or_default()
+                .lines()
+                .count()
+                > before
         });
         assert!(started, "round {round}: no kick\n{}", site.status());
         let text = std::fs::read_to_string(&events).unwrap();
@@ -137,7 +157,10 @@ fn main() {
     let (k, b) = (stats(kick), stats(base));
     let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
     println!("\nresource change on web1 → on mgr, {rounds} rounds (Puppet's time of the change to the handler's)");
-    println!("{:<44} {:>10} {:>10} {:>10}", "path", "median", "p99", "max");
+    println!(
+        "{:<44} {:>10} {:>10} {:>10}",
+        "path", "median", "p99", "max"
+    );
     println!(
         "{:<44} {:>10} {:>10} {:>10}",
         "baseline: a traphandle that writes the time",

@@ -57,8 +57,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("sources", &["redis", "puppet", "discovery", "logging"]),
     // Judge and send what the sources produce; restart them on SIGHUP.
     ("consumers", &["notify", "reload"]),
-    // Only the binary reaches them.
-    ("wiring", &["hub", "doctor"]),
+    // Only the binary reaches them. `kick` is the manager's half (run by
+    // snmptrapd), beside the agent rather than in its flow.
+    ("wiring", &["hub", "doctor", "kick"]),
     ("binary", &["main"]),
 ];
 
@@ -80,6 +81,22 @@ const NEVER: &[(&str, &[&str], &[&str])] = &[
     ("alarms", &["snapshot"], &[]),
     ("hub", &["agentx", "config"], &[]),
     ("reload", &["agentx", "puppet", "snapshot"], &[]),
+    // The kick reads the catalogue's notification names and nothing of
+    // the agent's running parts.
+    (
+        "kick",
+        &[
+            "agentx",
+            "snapshot",
+            "redis",
+            "puppet",
+            "notify",
+            "hub",
+            "alarms",
+            "discovery",
+        ],
+        &[],
+    ),
 ];
 
 /// Files that only declare modules and hand names on: what is defined is
