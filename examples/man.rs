@@ -71,9 +71,10 @@ fn render() -> String {
                 .find("\n.SH ")
                 .map_or(generated.len(), |e| start + 1 + e);
             format!(
-                "{}\n{}{}",
+                "{}\n{}{}{}",
                 &generated[..start],
-                doctor_section(),
+                subcommand_section("doctor"),
+                subcommand_section("kick"),
                 &generated[end + 1..]
             )
         }
@@ -86,29 +87,33 @@ fn render() -> String {
     }
 }
 
-/// `redis-snmp doctor`: what it does (the subcommand's own help text) and
-/// its options.
-fn doctor_section() -> String {
+/// A subcommand (`redis-snmp doctor`, `redis-snmp kick`) as a section of
+/// the page: what it does (its own help text) and its options.
+fn subcommand_section(name: &str) -> String {
     let command = Cli::command();
-    let doctor = command
-        .find_subcommand("doctor")
-        .expect("the CLI has a doctor subcommand");
-    let mut out =
-        String::from(".SH DOCTOR\n.PP\n\\fBredis\\-snmp doctor\\fR [\\fIOPTIONS\\fR]\n.PP\n");
-    let about = doctor
+    let sub = command
+        .find_subcommand(name)
+        .unwrap_or_else(|| panic!("the CLI has a {name} subcommand"));
+    let mut out = format!(
+        ".SH {}\n.PP\n\\fBredis\\-snmp {name}\\fR [\\fIOPTIONS\\fR]\n.PP\n",
+        name.to_uppercase()
+    );
+    let about = sub
         .get_long_about()
-        .or(doctor.get_about())
+        .or(sub.get_about())
         .map(|a| a.to_string())
         .unwrap_or_default();
-    out.push_str(&about.replace('-', "\\-").replace('\'', "\\*(Aq"));
+    // Paragraphs of the help text stay paragraphs.
+    let about = about.replace('-', "\\-").replace('\'', "\\*(Aq");
+    out.push_str(&about.replace("\n\n", "\n.PP\n"));
     out.push('\n');
     let mut options = Vec::new();
-    Man::new(doctor.clone())
+    Man::new(sub.clone())
         .render_options_section(&mut options)
         .expect("rendering into memory cannot fail");
     let options = String::from_utf8(options).expect("clap_mangen writes UTF-8");
-    // Its own heading is OPTIONS; these are the doctor's.
-    out.push_str(&options.replacen(".SH OPTIONS", ".SS \"Options of doctor\"", 1));
+    // Its own heading is OPTIONS; these are the subcommand's.
+    out.push_str(&options.replacen(".SH OPTIONS", &format!(".SS \"Options of {name}\""), 1));
     out
 }
 
@@ -333,6 +338,22 @@ fn extra_sections() -> Roff {
         "/etc/default/redis-snmp",
         [roman(
             "Optional; DAEMON_OPTS, kept from the Perl agent's package.",
+        )],
+    );
+    item(
+        &mut r,
+        "/etc/redis-snmp/kick.toml",
+        [roman(
+            "redis-snmp kick: the roles, their hosts, the kick command and its \
+             limits; root's, mode 0600 (refused when group or others may write it).",
+        )],
+    );
+    item(
+        &mut r,
+        "/var/lib/redis-snmp/kick",
+        [roman(
+            "redis-snmp kick: the recent kicks and refusals, one file each; root's, \
+             mode 0700 (refused when anyone else may enter it).",
         )],
     );
     item(

@@ -113,12 +113,26 @@ pub enum Command {
     /// files, trap sinks) and print, for each problem, what to do. Takes
     /// the agent's configuration and options; exits 0 only when all is well.
     Doctor(DoctorArgs),
-    /// React to the agent's Puppet notifications as an snmptrapd
-    /// `traphandle`: a `Notify[kick -> ROLE]` from a configured host runs
-    /// the configured command (Puppet over ssh) on ROLE's hosts, detached,
-    /// with loops stopped by generation. Reads the notification on
-    /// standard input; `-c` names its file [default:
-    /// /etc/redis-snmp/kick.toml].
+    /// React to the agents' Puppet notifications on a manager, as an
+    /// snmptrapd `traphandle` (the lines are in
+    /// /usr/share/doc/redis-snmp/examples/snmptrapd-kick.conf).
+    ///
+    /// A puppetResourceChanged for a Notify titled "kick -> ROLE", sent
+    /// from the address of a host configured in the file named by -c
+    /// (default /etc/redis-snmp/kick.toml), runs kick_command (an argv, no
+    /// shell; ssh and puppet agent --onetime by default) on each host of
+    /// ROLE, detached, ended at timeout. snmptrapd runs it only for SNMPv3
+    /// notifications with privacy from the agents' user (authUser
+    /// log,execute USER priv); no community may execute.
+    ///
+    /// Loops stop by generation: a notification from a host in a kicked run
+    /// (or whose kicked run ended less than window seconds ago) asks for
+    /// kicks one generation deeper, and deeper than max_depth is refused. A
+    /// host is kicked at most once per window, counted from the end of its
+    /// kicked run, and a role at most budget_per_hour times an hour. The
+    /// kicked hosts' own puppetRunFailed, puppetRunChanged and
+    /// puppetRunRecovered say whether each kick worked; --status lists the
+    /// kicks and refusals kept in state_dir.
     Kick(KickArgs),
 }
 
