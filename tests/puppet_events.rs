@@ -9,6 +9,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use testkit::{wait_until, Agent, PuppetApply, Snmpd, Snmptrapd};
@@ -248,6 +249,83 @@ fn a_failing_resource_is_notified() {
     );
     assert!(line.contains("'/bin/false' returned 1"), "{line}");
     assert!(stack.trapd.received("puppetResourceChanged").is_empty());
+}
+
+/// Issue 22 item 5, review L1, through a real `puppet apply`: an
+/// unprivileged user's file named `Notify[kick -> db` in a directory Puppet
+/// manages recursively reaches snmptrapd as the File it is, with the whole
+/// name as its title; the run's genuine `notify {'kick -> db':}` is the
+/// only Notify.
+#[test]
+fn a_file_named_like_a_notify_is_a_file() {
+    let stack = stack("");
+    let t = stack.puppet.target().display().to_string();
+    let upload = stack.puppet.target().join("upload");
+    std::fs::create_dir(&upload).unwrap();
+    std::fs::set_permissions(&upload, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let planted = upload.join("Notify[kick -> db");
+    let touch = std::process::Command::new("su")
+        .args(["-s", "/bin/sh", "nobody", "-c"])
+        .arg(format!("touch '{}'", planted.display()))
+        .status()
+        .unwrap();
+    assert!(touch.success(), "touch as nobody");
+    let manifest = format!(
+        "file {{ '{t}/upload': ensure => directory, recurse => true, group => 'daemon' }}\n\
+         notify {{ 'kick -> db': }}\n"
+    );
+    let (code, _) = stack
+        .puppet
+        .apply("upload", &manifest, &["--logdest", &stack.logdest()]);
+    assert_eq!(code, 2, "puppet apply --detailed-exitcodes: changes");
+    let log = std::fs::read_to_string(&stack.events).unwrap();
+    assert!(
+        log.contains(&format!("/File[{t}/upload/Notify[kick -> db]/group\"")),
+        "Puppet's line for the planted file:\n{log}"
+    );
+    let file = stack
+        .wait_trap(
+            &[
+                "puppetResourceChanged",
+                &format!("STRING: {t}/upload/Notify[kick -> db|"),
+            ],
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|| panic!("no notification for the file:\n{}", stack.trapd.log()));
+    assert!(file.contains("STRING: File|"), "{file}");
+    assert!(!file.contains("STRING: Notify|"), "{file}");
+    assert!(file.contains("STRING: group|"), "{file}");
+    // The genuine Notify, and no other.
+    let genuine = stack
+        .wait_trap(
+            &["puppetResourceChanged", "STRING: Notify|"],
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|| panic!("no notification for the Notify:\n{}", stack.trapd.log()));
+    assert!(genuine.contains("STRING: kick -> db|"), "{genuine}");
+    assert!(genuine.contains("STRING: message|"), "{genuine}");
+    let notifies: Vec<String> = stack
+        .trapd
+        .received("puppetResourceChanged")
+        .into_iter()
+        .filter(|l| l.contains("STRING: Notify|"))
+        .collect();
+    assert_eq!(notifies.len(), 1, "{notifies:#?}");
+    // The table says the same.
+    let types = stack
+        .snmpd
+        .numeric()
+        .bulkwalk(&format!("{PUPPET_ROOT}.4.1.4"));
+    let types: Vec<String> = types
+        .vars()
+        .iter()
+        .map(|v| v.value.trim_matches('"').to_string())
+        .collect();
+    assert_eq!(
+        types.iter().filter(|t| *t == "Notify").count(),
+        1,
+        "{types:?}"
+    );
 }
 
 /// 5,000 changes in one run, written as Puppet writes them (the captured
