@@ -9,7 +9,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use testkit::{wait_until, Agent, PuppetApply, Snmpd, Snmptrapd};
@@ -326,6 +326,194 @@ fn a_file_named_like_a_notify_is_a_file() {
         1,
         "{types:?}"
     );
+}
+
+/// Issue 22 item 5, review L5: the agent follows an events log only while
+/// no one but root may write it or a directory above it. A directory
+/// handed to `nobody`, then a file opened to all: each refused (SNMP
+/// status and error, one log line each), nothing written meanwhile is
+/// read, and the log is followed again, from its end, once fixed.
+#[test]
+fn an_events_log_others_may_write_is_refused_until_fixed() {
+    let stack = stack("");
+    let events = &stack.events;
+    let dir = events.parent().unwrap();
+    append(events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    let line = |title: &str| file_change(title) + "\n";
+    append(events, &line("/srv/trust/before.txt"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "1"));
+
+    // The directory owned by another user (who may chmod it at will).
+    std::os::unix::fs::chown(dir, Some(65534), None).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "3"),
+        "not refused: status {}",
+        stack.get("1.37.0")
+    );
+    let error = stack.get("1.38.0");
+    assert!(
+        error.contains(&format!(
+            "not trusted: {} is owned by nobody (uid 65534), not root",
+            dir.display()
+        )),
+        "{error}"
+    );
+    append(events, &line("/srv/trust/forged-1.txt"));
+    // Given 2 s, nothing is read of it.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(stack.get("1.39.0"), "1");
+    std::os::unix::fs::chown(dir, Some(0), None).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "1"));
+    assert_eq!(stack.get("1.38.0").trim_matches('"'), "");
+    append(events, &line("/srv/trust/after-1.txt"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "2"));
+
+    // The file writable by all.
+    std::fs::set_permissions(events, std::fs::Permissions::from_mode(0o666)).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "3"));
+    let error = stack.get("1.38.0");
+    assert!(
+        error.contains(&format!(
+            "{} is writable by all (mode 0666)",
+            events.display()
+        )),
+        "{error}"
+    );
+    append(events, &line("/srv/trust/forged-2.txt"));
+    std::thread::sleep(Duration::from_secs(2));
+    std::fs::set_permissions(events, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "1"));
+    append(events, &line("/srv/trust/after-2.txt"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "3"));
+
+    let titles: Vec<String> = stack.titles().into_iter().map(|(_, t)| t).collect();
+    assert_eq!(
+        titles,
+        [
+            "/srv/trust/before.txt",
+            "/srv/trust/after-1.txt",
+            "/srv/trust/after-2.txt"
+        ]
+    );
+    assert!(
+        stack
+            .wait_trap(&["after-2.txt"], Duration::from_secs(10))
+            .is_some(),
+        "{}",
+        stack.trapd.log()
+    );
+    assert!(
+        !stack.trapd.log().contains("forged"),
+        "{}",
+        stack.trapd.log()
+    );
+    // Said once each, with the way out.
+    let log = stack.agent.log();
+    for once in [
+        "is owned by nobody (uid 65534), not root",
+        "is writable by all (mode 0666)",
+    ] {
+        assert_eq!(log.matches(once).count(), 1, "{once:?} in:\n{log}");
+    }
+    assert!(
+        log.contains("name it in events_log_owner of [puppet]"),
+        "{log}"
+    );
+    // Followed again: once the file appeared, and after each fix.
+    assert_eq!(
+        log.matches("puppet: following the events log").count(),
+        3,
+        "{log}"
+    );
+}
+
+/// `events_log_owner` names the one user besides root that may own the
+/// log's directory (Debian's /var/log/puppet is `puppet:puppet` 0750).
+#[test]
+fn events_log_owner_trusts_that_user() {
+    let stack = stack("events_log_owner = \"nobody\"\n");
+    let dir = stack.events.parent().unwrap();
+    std::os::unix::fs::chown(dir, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o750)).unwrap();
+    append(&stack.events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    append(&stack.events, &(file_change("/srv/owned/a.txt") + "\n"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "1"));
+    // Another user still is not trusted.
+    std::os::unix::fs::chown(dir, Some(1), None).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "3"));
+    assert!(
+        stack
+            .get("1.38.0")
+            .contains("is owned by daemon (uid 1), not root"),
+        "{}",
+        stack.get("1.38.0")
+    );
+}
+
+/// README.Debian's layout: a directory made with `install -d -o root -g
+/// GROUP -m 2750` (GROUP the agent's: `nogroup` here), where a real
+/// `puppet apply` creates the log. The agent trusts it and follows it; a
+/// user of that group may read the log, another user may not.
+#[test]
+fn the_documented_directory_is_trusted_and_read_by_the_agents_group_alone() {
+    let stack = stack("");
+    let dir = stack.events.parent().unwrap();
+    // The test's own directory above it opened for searching (still root's).
+    let top = dir.parent().unwrap();
+    std::fs::set_permissions(top, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_dir(dir).unwrap();
+    let made = std::process::Command::new("install")
+        .args(["-d", "-o", "root", "-g", "nogroup", "-m", "2750"])
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(made.success(), "install -d");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "2")); // missing(2)
+    let t = stack.puppet.target().display().to_string();
+    let manifest = format!("file {{ '{t}/laid-out.txt': ensure => file, content => \"x\\n\" }}\n");
+    let (code, _) = stack
+        .puppet
+        .apply("layout", &manifest, &["--logdest", &stack.logdest()]);
+    assert_eq!(code, 2);
+    let meta = std::fs::metadata(&stack.events).unwrap();
+    assert_eq!(
+        (meta.uid(), meta.gid(), meta.mode() & 0o7777),
+        (0, 65534, 0o644),
+        "the log as Puppet created it: root, the directory's group, 0644"
+    );
+    let reads = |uid: &str| {
+        std::process::Command::new("setpriv")
+            .args([
+                &format!("--reuid={uid}"),
+                &format!("--regid={uid}"),
+                "--clear-groups",
+                "cat",
+            ])
+            .arg(&stack.events)
+            .output()
+            .expect("setpriv (util-linux)")
+            .status
+            .success()
+    };
+    assert!(reads("65534"), "the group's user cannot read the log");
+    assert!(!reads("65533"), "another user can read the log");
+    assert!(
+        stack
+            .wait_trap(
+                &[
+                    "puppetResourceChanged",
+                    &format!("STRING: {t}/laid-out.txt|")
+                ],
+                Duration::from_secs(10)
+            )
+            .is_some(),
+        "{}\n{}",
+        stack.trapd.log(),
+        stack.agent.log()
+    );
+    assert_eq!(stack.get("1.37.0"), "1");
 }
 
 /// 5,000 changes in one run, written as Puppet writes them (the captured

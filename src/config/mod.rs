@@ -10,6 +10,7 @@ use crate::metrics::all_notifications;
 use crate::metrics::Layout;
 use crate::oid::Oid;
 use crate::puppet::events::{EventsConfig, MAX_EVENT_ROWS, MAX_RESOURCE_NOTIFICATIONS_PER_RUN};
+use crate::puppet::trust::Trust;
 use crate::puppet::PuppetPaths;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
@@ -220,6 +221,9 @@ struct FilePuppet {
     resource_notifications_per_run: Option<usize>,
     /// Rows of `puppetEventTable`.
     event_rows: Option<usize>,
+    /// A user besides root who may own the events log and the directories
+    /// above it (`puppet`, for a log kept in Debian's /var/log/puppet).
+    events_log_owner: Option<String>,
 }
 
 /// `events_log = "/path"`, `events_log = false` (or `""`), or `true` (the
@@ -519,6 +523,14 @@ fn events_config(p: &FilePuppet) -> Result<Option<EventsConfig>, String> {
             ));
         }
         config.rows = n;
+    }
+    if let Some(name) = &p.events_log_owner {
+        let uid = crate::process::uid_of(name)
+            .ok_or_else(|| format!("puppet.events_log_owner: there is no user named {name:?}"))?;
+        // Root is trusted anyway.
+        if uid != 0 {
+            config.trust = Trust::with_owner(Some((name.clone(), uid)));
+        }
     }
     Ok(Some(config))
 }
@@ -1083,7 +1095,10 @@ mod tests {
         // On by default, at Debian's path, with the default limits.
         let flagged = Config::load(&cli(&["--puppet"]), None).unwrap();
         let events = flagged.puppet_events.unwrap();
-        assert_eq!(events.path, PathBuf::from("/var/log/puppet/events.jsonl"));
+        assert_eq!(
+            events.path,
+            PathBuf::from("/var/log/puppet-events/events.jsonl")
+        );
         assert_eq!((events.notifications_per_run, events.rows), (50, 100));
         assert!(Config::load(&cli(&[]), None)
             .unwrap()
@@ -1095,6 +1110,22 @@ mod tests {
             .unwrap();
         assert_eq!(events.path, PathBuf::from("/tmp/e.jsonl"));
         assert_eq!((events.notifications_per_run, events.rows), (0, 5));
+        // Root alone may write the log, unless a user is named.
+        assert_eq!(events.trust, Trust::default());
+        let owned = |name: &str| {
+            load(&format!("[puppet]\nevents_log_owner = \"{name}\"\n"))
+                .map(|c| c.puppet_events.unwrap().trust)
+        };
+        assert_eq!(
+            owned("nobody").unwrap(),
+            Trust::with_owner(Some(("nobody".into(), 65534)))
+        );
+        assert_eq!(owned("root").unwrap(), Trust::default());
+        let err = owned("no-such-user").unwrap_err().to_string();
+        assert!(
+            err.contains("puppet.events_log_owner: there is no user named \"no-such-user\""),
+            "{err}"
+        );
         // Off: false, an empty path, or Puppet not watched at all.
         for off in [
             "[puppet]\nevents_log = false\n",

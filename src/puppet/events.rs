@@ -32,6 +32,7 @@
 
 use super::events_log::{parse_line, Level, LineError, LineKind, LogLine};
 use super::tail::{Tail, TailLimits, TailRead, TailStatus};
+use super::trust::{Trust, Untrusted};
 use crate::metrics::{
     Layout, PuppetEventField, PuppetEventLevel, PuppetEventsLogStatus, PuppetField, Source,
     PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
@@ -47,8 +48,11 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-/// Debian's path for the log, as `/etc/default/puppet` would name it.
-pub const DEFAULT_EVENTS_LOG: &str = "/var/log/puppet/events.jsonl";
+/// Where README.Debian has Puppet write the log (`--logdest
+/// syslog,/var/log/puppet-events/events.jsonl` in `/etc/default/puppet`):
+/// a directory of its own that only root may write ([`super::trust`]), not
+/// Puppet's `/var/log/puppet`, which the `puppet` user owns and may write.
+pub const DEFAULT_EVENTS_LOG: &str = "/var/log/puppet-events/events.jsonl";
 /// `event_rows` at most.
 pub const MAX_EVENT_ROWS: usize = 10_000;
 /// `resource_notifications_per_run` at most.
@@ -65,6 +69,8 @@ pub struct EventsConfig {
     pub notifications_per_run: usize,
     /// `event_rows`: rows of `puppetEventTable`.
     pub rows: usize,
+    /// Who may write the log: root, and `events_log_owner`.
+    pub trust: Trust,
 }
 
 impl Default for EventsConfig {
@@ -73,6 +79,7 @@ impl Default for EventsConfig {
             path: PathBuf::from(DEFAULT_EVENTS_LOG),
             notifications_per_run: 50,
             rows: 100,
+            trust: Trust::default(),
         }
     }
 }
@@ -200,6 +207,14 @@ impl EventTable {
             TailStatus::Refused(e) | TailStatus::Failed(e) => {
                 (PuppetEventsLogStatus::Unreadable, e.clone())
             }
+            // Refused as a FIFO is: unreadable(3), by the agent's choice.
+            TailStatus::Untrusted(e) => (
+                PuppetEventsLogStatus::Unreadable,
+                format!(
+                    "not trusted: {e}; only root (or events_log_owner) may write the log \
+                     and the directories above it"
+                ),
+            ),
         };
         let mut out = Vec::new();
         let mut items = Vec::new();
@@ -380,7 +395,7 @@ fn follow(
     shutdown: CancellationToken,
 ) {
     let path = config.path.clone();
-    let mut tail = Tail::at_end(&path, TailLimits::default());
+    let mut tail = Tail::trusting(&path, TailLimits::default(), config.trust.clone());
     let mut table = EventTable::new(config);
     let mut troubles = Troubles::default();
     let mut watch = LogWatch::new(&path);
@@ -463,6 +478,19 @@ impl Troubles {
                     "puppet: cannot follow the events log: {e}; the agent's user must be able to read {p} \
                      (see README.Debian)"
                 ))),
+                TailStatus::Untrusted(e) => {
+                    let fix = match e {
+                        Untrusted::Owner { .. } => "keep the log where only root may write, such as \
+                            /var/log/puppet-events (see README.Debian), or, to trust that owner, name \
+                            it in events_log_owner of [puppet]",
+                        _ => "take that write permission away",
+                    };
+                    out.push((true, format!(
+                        "puppet: not following the events log {p}: {e}; whoever may write the log or a \
+                         directory above it could forge resource events, and the notifications they \
+                         cause: {fix}. It is followed again, from its end, once fixed"
+                    )))
+                }
             }
             self.status = Some(read.status.clone());
         }
@@ -820,7 +848,7 @@ mod tests {
     #[test]
     fn troubles_are_said_once() {
         let mut t = Troubles::default();
-        let path = Path::new("/var/log/puppet/events.jsonl");
+        let path = Path::new("/var/log/puppet-events/events.jsonl");
         let missing = TailRead {
             status: TailStatus::Missing,
             ..TailRead::default()
@@ -830,7 +858,7 @@ mod tests {
         assert!(
             said[0]
                 .1
-                .contains("--logdest syslog,/var/log/puppet/events.jsonl"),
+                .contains("--logdest syslog,/var/log/puppet-events/events.jsonl"),
             "{said:?}"
         );
         assert!(t.news(path, &missing, None).is_empty());

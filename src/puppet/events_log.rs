@@ -1,5 +1,5 @@
 //! One line of Puppet's JSON-lines log, the file named in
-//! `--logdest syslog,/var/log/puppet/events.jsonl` (issue 13): resource
+//! `--logdest syslog,/var/log/puppet-events/events.jsonl` (issue 13): resource
 //! changes, failures and skips as they happen, and the run's boundaries.
 //!
 //! [`super::events`] follows the file with [`super::tail`] and parses each
@@ -95,7 +95,7 @@ pub enum LineKind {
     /// among the line's `tags` is the resource: Puppet tags every resource
     /// with its type (and with the types of the defined types around it),
     /// so a reference inside a title names a type the line does not carry.
-    /// See [`resource_of`].
+    /// See `resource_of`.
     Resource {
         resource_type: String,
         title: String,
@@ -232,7 +232,8 @@ fn kind_of(source: &str, message: &str, tags: Option<&[String]>) -> LineKind {
 /// A line without `tags` takes the first candidate, as before tags were
 /// read: Puppet (6 and 7, `to_structured_hash`) writes `tags` on every
 /// line, with the level at least, so such a line comes from another writer
-/// of the log, and whoever writes the log can write any event anyway. The
+/// of the log, and whoever writes the log can write any event anyway (only
+/// root may: [`super::trust`]). The
 /// tags guard against Puppet's own lines, whose titles come from file names
 /// and other text neither Puppet nor the manifest's author controls.
 ///
