@@ -566,6 +566,74 @@ fn a_flood_is_held_back_and_counted() {
     assert_eq!(stack.get("1.41.0"), "4980");
 }
 
+/// Review L5: 3,000 lines alternating a run boundary and a Notify's change
+/// (forged: each boundary renews the per-run budget) give at most
+/// `resource_notifications_per_minute` (100 by default) at snmptrapd, and
+/// the agent's log says so once; once the minute is over it says, once,
+/// how many were dropped. (Before: 169 traps in 15 s, 2,203 WARN lines.)
+#[test]
+fn forged_run_boundaries_meet_the_ceiling_a_minute() {
+    // A tick every second, to see the count as soon as the minute is over.
+    let stack = stack("min_run_interval = 4\n");
+    append(&stack.events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    let mut text = String::new();
+    for n in 0..1500 {
+        text.push_str(&format!(
+            "{{\"level\":\"info\",\"message\":\"Applying configuration version '{n}'\",\"source\":\"Puppet\",\"tags\":[\"info\"],\"time\":\"2026-11-26T10:55:58.031837034+00:00\"}}\n\
+             {{\"level\":\"notice\",\"message\":\"defined 'message' as 'n{n}'\",\"source\":\"/Stage[main]/Main/Notify[n{n}]/message\",\"tags\":[\"notice\",\"notify\",\"class\"],\"time\":\"2026-11-26T10:55:58.112207898+00:00\"}}\n"
+        ));
+    }
+    let started = Instant::now();
+    append(&stack.events, &text);
+    assert!(
+        wait_until(Duration::from_secs(20), || stack.get("1.39.0") == "1500"),
+        "seen {}",
+        stack.get("1.39.0")
+    );
+    // What the burst delivers, given time.
+    std::thread::sleep(Duration::from_secs(5));
+    let changed = stack.trapd.received("puppetResourceChanged");
+    assert_eq!(changed.len(), 100, "{}", stack.trapd.log());
+    assert!(
+        changed[0].contains("STRING: n0|") && changed[99].contains("STRING: n99|"),
+        "{}\n{}",
+        changed[0],
+        changed[99]
+    );
+    // The agent's log: one line for the burst (besides those of its
+    // start-up: no Redis, no log yet).
+    let about_it = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains(" WARN ") && l.contains("resource notification"))
+            .count()
+    };
+    let log = stack.agent.log();
+    assert_eq!(about_it(&log), 1, "{log}");
+    assert_eq!(
+        log.matches("100 resource notifications were sent in the last minute")
+            .count(),
+        1,
+        "{log}"
+    );
+    assert!(!log.contains("not taking notifications"), "{log}");
+    println!(
+        "after the burst: 100 traps, {} WARN line(s) in the agent's log in all",
+        log.lines().filter(|l| l.contains(" WARN ")).count()
+    );
+    // The count, once the minute is over, with nothing more coming.
+    assert!(
+        wait_until(Duration::from_secs(80), || stack.agent.log().contains(
+            "1400 resource notification(s) were dropped over the ceiling of 100 a minute"
+        )),
+        "{}",
+        stack.agent.log()
+    );
+    assert_eq!(about_it(&stack.agent.log()), 2, "{}", stack.agent.log());
+    assert!(started.elapsed() >= Duration::from_secs(60));
+    assert_eq!(stack.trapd.received("puppetResourceChanged").len(), 100);
+}
+
 /// The same through a real run: `puppet apply --logdest …jsonl` of 5,000
 /// Notify resources (about 10,000 lines: each resource's message, then its
 /// change) sends 20 puppetResourceChanged, then one

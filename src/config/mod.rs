@@ -49,6 +49,13 @@ pub enum LogTarget {
 /// apart by default (`runinterval`).
 pub const DEFAULT_MIN_RUN_INTERVAL: u64 = 300;
 
+/// `[puppet] resource_notifications_per_minute` by default: two runs'
+/// full budgets (`resource_notifications_per_run`, 50) in a minute, such as
+/// the agent's run and one by hand; past it a flood is forged (run
+/// boundaries are lines of the log too) or nothing a manager can follow
+/// one trap at a time.
+pub const DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE: usize = 100;
+
 /// Settings of the notifier.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotifyConfig {
@@ -66,6 +73,10 @@ pub struct NotifyConfig {
     /// are quick; [`crate::notify::STORM_QUICK_RUNS`] quick runs in a row
     /// are a run storm, over once no run ended for this long.
     pub puppet_min_run_interval: Duration,
+    /// `[puppet] resource_notifications_per_minute`: the events log's
+    /// resource notifications (`puppetResourceChanged`,
+    /// `puppetResourceFailed`) sent at most, together, in any minute.
+    pub puppet_resource_per_minute: usize,
     /// The agent's own thresholds (`[alarms]`, `[[alarm]]`): the defaults
     /// ([`AlarmSpec::defaults`]) unless turned off, as the file changes
     /// them.
@@ -80,6 +91,7 @@ impl Default for NotifyConfig {
             puppet_stale_after: Duration::from_secs(2 * 3600),
             puppet_converge_runs: crate::puppet::runs::DEFAULT_CONVERGE_RUNS,
             puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
+            puppet_resource_per_minute: DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE,
             alarms: AlarmSpec::defaults(),
         }
     }
@@ -219,6 +231,8 @@ struct FilePuppet {
     /// Resource notifications at most per run, then one that says how
     /// many were held back.
     resource_notifications_per_run: Option<usize>,
+    /// Resource notifications at most in any minute, whatever the runs.
+    resource_notifications_per_minute: Option<usize>,
     /// Rows of `puppetEventTable`.
     event_rows: Option<usize>,
     /// A user besides root who may own the events log and the directories
@@ -423,6 +437,17 @@ impl Config {
                         )));
                     }
                     notifications.puppet_min_run_interval = Duration::from_secs(secs);
+                }
+                if let Some(n) = p.resource_notifications_per_minute {
+                    if !(1..=MAX_RESOURCE_NOTIFICATIONS_PER_RUN).contains(&n) {
+                        return Err(in_file(format!(
+                            "puppet.resource_notifications_per_minute: {n} is not from 1 to \
+                             {MAX_RESOURCE_NOTIFICATIONS_PER_RUN} (to send none, add \
+                             puppetResourceChanged and puppetResourceFailed to [notifications] \
+                             disabled)"
+                        )));
+                    }
+                    notifications.puppet_resource_per_minute = n;
                 }
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
@@ -1044,15 +1069,20 @@ mod tests {
             config.notifications.puppet_stale_after,
             Duration::from_secs(600)
         );
-        let path = write_config(&dir, "[puppet]\nconverge_runs = 4\nmin_run_interval = 90\n");
+        let path = write_config(
+            &dir,
+            "[puppet]\nconverge_runs = 4\nmin_run_interval = 90\nresource_notifications_per_minute = 7\n",
+        );
         let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
         assert_eq!(config.notifications.puppet_converge_runs, 4);
+        assert_eq!(config.notifications.puppet_resource_per_minute, 7);
         assert_eq!(
             config.notifications.puppet_min_run_interval,
             Duration::from_secs(90)
         );
         let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
         assert_eq!(defaults.notifications.puppet_converge_runs, 3);
+        assert_eq!(defaults.notifications.puppet_resource_per_minute, 100);
         assert_eq!(
             defaults.notifications.puppet_min_run_interval,
             Duration::from_secs(300)
@@ -1071,6 +1101,10 @@ mod tests {
                 "puppet.min_run_interval: 0 is not from 1 to 86400",
             ),
             ("min_run_interval = -5", "min_run_interval"),
+            (
+                "resource_notifications_per_minute = 0",
+                "puppet.resource_notifications_per_minute: 0 is not from 1 to 100000",
+            ),
         ] {
             let path = write_config(&dir, &format!("[puppet]\n{bad}\n"));
             let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
