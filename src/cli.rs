@@ -81,7 +81,7 @@ pub struct Cli {
     pub log: Option<String>,
 
     /// Watch the Puppet agent's run files and its events log
-    /// (/var/log/puppet/events.jsonl) at Debian's default paths (the
+    /// (/var/log/puppet-events/events.jsonl) at Debian's default paths (the
     /// `[puppet]` section of the configuration file says more: events_log,
     /// resource_notifications_per_run, event_rows).
     #[arg(long, global = true)]

@@ -55,10 +55,12 @@
 //!   ([`puppet::objects`]) and observations; successive runs and their
 //!   convergence ([`puppet::runs`]); its events log (`--logdest …jsonl`)
 //!   parsed line by line ([`puppet::events_log`]), tailed across rotation
-//!   and truncation ([`puppet::tail`]) and followed on a thread of its own
+//!   and truncation ([`puppet::tail`]) while only root may write it
+//!   ([`puppet::trust`]) and followed on a thread of its own
 //!   ([`puppet::events`]).
 //! - [`notify`]: which transitions of a source are due as which typed
-//!   notification, with a baseline, rate limits and switches.
+//!   notification, with a baseline, rate limits (`notify::limits`) and
+//!   switches.
 //! - [`alarms`]: the agent's own thresholds (`[[alarm]]`): each value a
 //!   poll produced judged against a trigger, a count and a rearm value,
 //!   the raised ones the rows of `redisAlarmTable`; [`notify`] runs it.

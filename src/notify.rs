@@ -7,7 +7,12 @@
 //! fires) and says which notifications are due, as typed values
 //! ([`RedisEvent`], [`PuppetEvent`]). The hub ([`crate::hub`]) then asks it
 //! to send each with the values of the reading that caused it, so a trap
-//! carries exactly what a GET returns.
+//! carries exactly what a GET returns. What is sent and dropped is counted
+//! in [`limits`]: a ceiling a minute per kind and source, one for the
+//! events log's resource notifications together, and the notifications
+//! the AgentX session did not take, each said in the log once.
+
+pub mod limits;
 
 use crate::agentx::session::Notification;
 use crate::alarms::{AlarmEvent, AlarmSpec, Alarms, Evaluation};
@@ -22,7 +27,8 @@ use crate::puppet::observation::PuppetObservation;
 use crate::puppet::RunStatus;
 use crate::redis::observation::RedisObservation;
 use crate::smi::Value;
-use std::collections::{HashMap, VecDeque};
+use limits::{Admit, Ceiling, Drops};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -256,13 +262,14 @@ struct NotifierState {
     redis: HashMap<u32, RedisObservation>,
     /// What was judged of Puppet; `None` until the first observation.
     puppet: Option<PuppetKnown>,
-    /// Send times per (notification, source), for the rate limit.
-    sent: HashMap<(&'static str, u32), VecDeque<Instant>>,
-    /// How many were dropped by the rate limit since it last let one pass.
-    suppressed: HashMap<(&'static str, u32), u64>,
+    /// The rate limit (`max_per_minute`) per (notification, source).
+    limits: HashMap<(&'static str, u32), Ceiling>,
+    /// The ceiling of the events log's resource notifications, together
+    /// (`resource_notifications_per_minute`).
+    resources: Ceiling,
+    /// Notifications the AgentX session did not take.
+    unsent: Drops,
 }
-
-const RATE_WINDOW: Duration = Duration::from_secs(60);
 
 impl Notifier {
     pub fn new(config: NotifyConfig, layout: Layout, tx: mpsc::Sender<Notification>) -> Self {
@@ -352,8 +359,7 @@ impl Notifier {
             *i == index
                 && all_notifications().any(|d| d.name == *name && matches!(d.mib, Mib::Redis))
         };
-        state.sent.retain(|key, _| !of_it(key));
-        state.suppressed.retain(|key, _| !of_it(key));
+        state.limits.retain(|key, _| !of_it(key));
         rearmed
     }
 
@@ -403,10 +409,15 @@ impl Notifier {
 
     /// Called now and then: Puppet turns stale when no run ended within
     /// `puppet_stale_after`, and a run storm is over when no run ended
-    /// within `puppet_min_run_interval`.
+    /// within `puppet_min_run_interval`. A flood of resource notifications
+    /// that is over is counted in the log.
     pub fn puppet_tick_due(&self, now_unix: i64) -> Vec<PuppetEvent> {
         let mut due = Vec::new();
         let mut state = self.lock();
+        let max = self.config.puppet_resource_per_minute;
+        if let Some(dropped) = state.resources.settle(max, Instant::now()) {
+            resource_drops_said(dropped, max);
+        }
         let Some(known) = state.puppet.as_mut() else {
             return due;
         };
@@ -438,8 +449,8 @@ impl Notifier {
     /// with the row of `puppetEventTable` it is about (0 for the held-back
     /// count). The log's events are new by construction (it is followed
     /// from its end): there is no baseline. Flood control is the source's
-    /// per-run budget ([`EventItem::Resource::within_budget`]), not the
-    /// per-minute limit, which these notifications skip.
+    /// per-run budget ([`EventItem::Resource::within_budget`]), then, when
+    /// sent, a ceiling per minute (see [`Notifier::send`]).
     pub fn puppet_events_due(&self, seen: &EventsObservation) -> Vec<(PuppetEvent, u32)> {
         seen.items
             .iter()
@@ -465,15 +476,31 @@ impl Notifier {
     /// Sends `def` for source `index` (the instance; for Puppet 0, or the
     /// row of `puppetEventTable`), its objects' values looked up with
     /// `value` (absent ones are left out), unless it is disabled or over
-    /// the rate limit.
+    /// its limit: `max_per_minute` of one kind from one source, except
+    /// for the events log's resource notifications, each about a row of
+    /// its own: those are at most `puppet_resource_per_minute` together
+    /// (a run's budget is per run, and the run boundaries that renew it
+    /// are lines of the log too).
     pub fn send(
         &self,
         def: &'static NotificationDef,
         index: u32,
         value: impl Fn(&Oid) -> Option<Value>,
     ) {
-        let budgeted = metrics::PUPPET_EVENT_NOTIFICATIONS.contains(&def.name);
-        if self.config.disabled.contains(def.name) || !(budgeted || self.allowed(def.name, index)) {
+        if self.config.disabled.contains(def.name) {
+            return;
+        }
+        let resource = [
+            PuppetEvent::ResourceChanged.def().name,
+            PuppetEvent::ResourceFailed.def().name,
+        ]
+        .contains(&def.name);
+        let allowed = if resource {
+            self.resource_allowed()
+        } else {
+            self.allowed(def.name, index)
+        };
+        if !allowed {
             return;
         }
         let suffix = match def.mib {
@@ -555,43 +582,81 @@ impl Notifier {
                 varbinds.push((oid, v));
             }
         }
-        match self.tx.try_send(varbinds) {
-            Ok(()) => debug!("queued {} for source {index}", def.name),
-            Err(e) => warn!(
-                "dropped {} for source {index}: the AgentX session is not taking notifications ({e})",
-                def.name
-            ),
+        let sent = self.tx.try_send(varbinds);
+        let mut state = self.lock();
+        match sent {
+            Ok(()) => {
+                debug!("queued {} for source {index}", def.name);
+                let dropped = state.unsent.taken();
+                if dropped > 0 {
+                    warn!("{dropped} notification(s) were dropped while the AgentX session was not taking them");
+                }
+            }
+            Err(e) => {
+                if state.unsent.dropped() {
+                    warn!(
+                        "dropped {} for source {index}: the AgentX session is not taking notifications ({e}); \
+                         the next are dropped too until it does, and counted",
+                        def.name
+                    );
+                }
+            }
+        }
+    }
+
+    /// The ceiling of the events log's resource notifications.
+    fn resource_allowed(&self) -> bool {
+        let max = self.config.puppet_resource_per_minute;
+        match self.lock().resources.admit(max, Instant::now()) {
+            Admit::Pass { dropped } => {
+                if dropped > 0 {
+                    resource_drops_said(dropped, max);
+                }
+                true
+            }
+            Admit::FirstDrop => {
+                warn!(
+                    "puppet: {max} resource notifications were sent in the last minute \
+                     (resource_notifications_per_minute): the next are dropped, and counted, \
+                     until the minute has room"
+                );
+                false
+            }
+            Admit::Drop => false,
         }
     }
 
     /// The rate limit: at most `max_per_minute` of one kind per source.
     fn allowed(&self, name: &'static str, index: u32) -> bool {
+        let max = self.config.max_per_minute;
         let mut state = self.lock();
-        let now = Instant::now();
-        let sent = state.sent.entry((name, index)).or_default();
-        while sent
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > RATE_WINDOW)
+        match state
+            .limits
+            .entry((name, index))
+            .or_default()
+            .admit(max, Instant::now())
         {
-            sent.pop_front();
-        }
-        if sent.len() >= self.config.max_per_minute {
-            let count = state.suppressed.entry((name, index)).or_default();
-            *count += 1;
-            if *count == 1 {
-                warn!(
-                    "{name} for instance {index} is flapping: at most {} a minute are sent",
-                    self.config.max_per_minute
-                );
+            Admit::Pass { dropped } => {
+                if dropped > 0 {
+                    warn!("{name} for instance {index}: {dropped} notification(s) were dropped by the rate limit");
+                }
+                true
             }
-            return false;
+            Admit::FirstDrop => {
+                warn!("{name} for instance {index} is flapping: at most {max} a minute are sent");
+                false
+            }
+            Admit::Drop => false,
         }
-        sent.push_back(now);
-        if let Some(dropped) = state.suppressed.remove(&(name, index)) {
-            warn!("{name} for instance {index}: {dropped} notification(s) were dropped by the rate limit");
-        }
-        true
     }
+}
+
+/// The count of a flood of resource notifications, once it is over.
+fn resource_drops_said(dropped: u64, max: usize) {
+    warn!(
+        "puppet: {dropped} resource notification(s) were dropped over the ceiling of {max} a minute \
+         (resource_notifications_per_minute)"
+    );
 }
 
 fn oid_of(arcs: &[u32]) -> Oid {
@@ -713,7 +778,11 @@ mod tests {
         notifier.forget_redis(2);
         let state = notifier.lock();
         assert!(!state.redis.contains_key(&2) && state.redis.contains_key(&1));
-        assert!(state.sent.keys().all(|(_, i)| *i == 1), "{:?}", state.sent);
+        assert!(
+            state.limits.keys().all(|(_, i)| *i == 1),
+            "{:?}",
+            state.limits.keys().collect::<Vec<_>>()
+        );
         drop(state);
         // Instance 1 is still judged and limited (its second Down within
         // the minute is dropped); 2 is as if new: its first observation is
@@ -1030,6 +1099,113 @@ mod tests {
             }
         }
         assert!(sent(&mut rx).is_empty());
+    }
+
+    /// What `f` logs, as text.
+    fn logged(f: impl FnOnce()) -> String {
+        #[derive(Clone, Default)]
+        struct Capture(std::sync::Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Capture {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let bytes = capture.0.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    /// Review L5: forged run boundaries renew the per-run budget at every
+    /// other line (3,000 lines: 1,500 runs of one change, each "holding
+    /// back" one more). The resource notifications stop at the ceiling a
+    /// minute, the held-back counts at `max_per_minute`, and the log says
+    /// each ceiling once.
+    #[test]
+    fn resource_notifications_have_a_ceiling_a_minute_said_once() {
+        let (tx, mut rx) = mpsc::channel(10_000);
+        let config = NotifyConfig {
+            max_per_minute: 5,
+            puppet_resource_per_minute: 30,
+            ..NotifyConfig::default()
+        };
+        let notifier = Notifier::new(config, Layout::default_layout(), tx);
+        let log = logged(|| {
+            for index in 1..=1500u32 {
+                let seen = EventsObservation {
+                    items: vec![
+                        EventItem::Resource {
+                            index,
+                            failed: index % 3 == 0,
+                            within_budget: true,
+                        },
+                        EventItem::RunBoundary { held_back: 1 },
+                    ],
+                };
+                for (event, row) in notifier.puppet_events_due(&seen) {
+                    notifier.send(event.def(), row, |_| None);
+                }
+            }
+            // Nothing more comes: a tick within the minute says nothing.
+            assert!(notifier.puppet_tick_due(0).is_empty());
+        });
+        let names = sent(&mut rx);
+        let count = |name: &str| names.iter().filter(|n| **n == name).count();
+        assert_eq!(
+            count("puppetResourceChanged") + count("puppetResourceFailed"),
+            30
+        );
+        assert_eq!(count("puppetResourceEventsHeldBack"), 5);
+        assert_eq!(log.lines().count(), 2, "{log}");
+        assert_eq!(
+            log.matches("30 resource notifications were sent in the last minute")
+                .count(),
+            1,
+            "{log}"
+        );
+        assert_eq!(
+            log.matches("puppetResourceEventsHeldBack for instance 0 is flapping")
+                .count(),
+            1,
+            "{log}"
+        );
+    }
+
+    /// Notifications the AgentX session does not take: the first is said,
+    /// the rest counted, and the count said once it takes one again.
+    #[test]
+    fn a_full_queue_is_said_once_with_a_count() {
+        let (tx, mut rx) = mpsc::channel(2);
+        let notifier = Notifier::new(NotifyConfig::default(), Layout::default_layout(), tx);
+        let log = logged(|| {
+            // One per instance: no rate limit holds any back.
+            for index in 1..=100 {
+                notifier.send(RedisEvent::InstanceDown.def(), index, |_| None);
+            }
+        });
+        assert_eq!(log.lines().count(), 1, "{log}");
+        assert!(
+            log.contains("dropped redisInstanceDown for source 3: the AgentX session is not taking notifications"),
+            "{log}"
+        );
+        assert_eq!(sent(&mut rx).len(), 2);
+        let log = logged(|| notifier.send(RedisEvent::InstanceUp.def(), 1, |_| None));
+        assert!(
+            log.contains(
+                "98 notification(s) were dropped while the AgentX session was not taking them"
+            ),
+            "{log}"
+        );
+        assert_eq!(sent(&mut rx), ["redisInstanceUp"]);
     }
 
     #[test]

@@ -161,6 +161,19 @@ fn all_well_and_each_broken_setup_with_its_own_fix() {
         "{fix}"
     );
     std::fs::write(&events, "").unwrap();
+    // Writable by all: the agent would not follow it (review L5).
+    std::fs::set_permissions(&events, std::os::unix::fs::PermissionsExt::from_mode(0o646)).unwrap();
+    let root = doctor(&good.config(), &conf, &["--user", "root"]);
+    let (line, fix) = failure(&root.text, "puppet events log");
+    assert!(
+        line.contains("is not followed") && line.contains("is writable by all (mode 0646)"),
+        "{line}"
+    );
+    assert!(
+        fix.contains(&format!("chmod go-w {}", events.display())),
+        "{fix}"
+    );
+    std::fs::set_permissions(&events, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
 
     // --json says the same.
     let json = doctor(&good.config(), &conf, &["--user", "nobody", "--json"]);

@@ -9,6 +9,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use testkit::{wait_until, Agent, PuppetApply, Snmpd, Snmptrapd};
@@ -250,6 +251,271 @@ fn a_failing_resource_is_notified() {
     assert!(stack.trapd.received("puppetResourceChanged").is_empty());
 }
 
+/// Issue 22 item 5, review L1, through a real `puppet apply`: an
+/// unprivileged user's file named `Notify[kick -> db` in a directory Puppet
+/// manages recursively reaches snmptrapd as the File it is, with the whole
+/// name as its title; the run's genuine `notify {'kick -> db':}` is the
+/// only Notify.
+#[test]
+fn a_file_named_like_a_notify_is_a_file() {
+    let stack = stack("");
+    let t = stack.puppet.target().display().to_string();
+    let upload = stack.puppet.target().join("upload");
+    std::fs::create_dir(&upload).unwrap();
+    std::fs::set_permissions(&upload, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let planted = upload.join("Notify[kick -> db");
+    let touch = std::process::Command::new("su")
+        .args(["-s", "/bin/sh", "nobody", "-c"])
+        .arg(format!("touch '{}'", planted.display()))
+        .status()
+        .unwrap();
+    assert!(touch.success(), "touch as nobody");
+    let manifest = format!(
+        "file {{ '{t}/upload': ensure => directory, recurse => true, group => 'daemon' }}\n\
+         notify {{ 'kick -> db': }}\n"
+    );
+    let (code, _) = stack
+        .puppet
+        .apply("upload", &manifest, &["--logdest", &stack.logdest()]);
+    assert_eq!(code, 2, "puppet apply --detailed-exitcodes: changes");
+    let log = std::fs::read_to_string(&stack.events).unwrap();
+    assert!(
+        log.contains(&format!("/File[{t}/upload/Notify[kick -> db]/group\"")),
+        "Puppet's line for the planted file:\n{log}"
+    );
+    let file = stack
+        .wait_trap(
+            &[
+                "puppetResourceChanged",
+                &format!("STRING: {t}/upload/Notify[kick -> db|"),
+            ],
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|| panic!("no notification for the file:\n{}", stack.trapd.log()));
+    assert!(file.contains("STRING: File|"), "{file}");
+    assert!(!file.contains("STRING: Notify|"), "{file}");
+    assert!(file.contains("STRING: group|"), "{file}");
+    // The genuine Notify, and no other.
+    let genuine = stack
+        .wait_trap(
+            &["puppetResourceChanged", "STRING: Notify|"],
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|| panic!("no notification for the Notify:\n{}", stack.trapd.log()));
+    assert!(genuine.contains("STRING: kick -> db|"), "{genuine}");
+    assert!(genuine.contains("STRING: message|"), "{genuine}");
+    let notifies: Vec<String> = stack
+        .trapd
+        .received("puppetResourceChanged")
+        .into_iter()
+        .filter(|l| l.contains("STRING: Notify|"))
+        .collect();
+    assert_eq!(notifies.len(), 1, "{notifies:#?}");
+    // The table says the same.
+    let types = stack
+        .snmpd
+        .numeric()
+        .bulkwalk(&format!("{PUPPET_ROOT}.4.1.4"));
+    let types: Vec<String> = types
+        .vars()
+        .iter()
+        .map(|v| v.value.trim_matches('"').to_string())
+        .collect();
+    assert_eq!(
+        types.iter().filter(|t| *t == "Notify").count(),
+        1,
+        "{types:?}"
+    );
+}
+
+/// Issue 22 item 5, review L5: the agent follows an events log only while
+/// no one but root may write it or a directory above it. A directory
+/// handed to `nobody`, then a file opened to all: each refused (SNMP
+/// status and error, one log line each), nothing written meanwhile is
+/// read, and the log is followed again, from its end, once fixed.
+#[test]
+fn an_events_log_others_may_write_is_refused_until_fixed() {
+    let stack = stack("");
+    let events = &stack.events;
+    let dir = events.parent().unwrap();
+    append(events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    let line = |title: &str| file_change(title) + "\n";
+    append(events, &line("/srv/trust/before.txt"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "1"));
+
+    // The directory owned by another user (who may chmod it at will).
+    std::os::unix::fs::chown(dir, Some(65534), None).unwrap();
+    assert!(
+        wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "3"),
+        "not refused: status {}",
+        stack.get("1.37.0")
+    );
+    let error = stack.get("1.38.0");
+    assert!(
+        error.contains(&format!(
+            "not trusted: {} is owned by nobody (uid 65534), not root",
+            dir.display()
+        )),
+        "{error}"
+    );
+    append(events, &line("/srv/trust/forged-1.txt"));
+    // Given 2 s, nothing is read of it.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(stack.get("1.39.0"), "1");
+    std::os::unix::fs::chown(dir, Some(0), None).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "1"));
+    assert_eq!(stack.get("1.38.0").trim_matches('"'), "");
+    append(events, &line("/srv/trust/after-1.txt"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "2"));
+
+    // The file writable by all.
+    std::fs::set_permissions(events, std::fs::Permissions::from_mode(0o666)).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "3"));
+    let error = stack.get("1.38.0");
+    assert!(
+        error.contains(&format!(
+            "{} is writable by all (mode 0666)",
+            events.display()
+        )),
+        "{error}"
+    );
+    append(events, &line("/srv/trust/forged-2.txt"));
+    std::thread::sleep(Duration::from_secs(2));
+    std::fs::set_permissions(events, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "1"));
+    append(events, &line("/srv/trust/after-2.txt"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "3"));
+
+    let titles: Vec<String> = stack.titles().into_iter().map(|(_, t)| t).collect();
+    assert_eq!(
+        titles,
+        [
+            "/srv/trust/before.txt",
+            "/srv/trust/after-1.txt",
+            "/srv/trust/after-2.txt"
+        ]
+    );
+    assert!(
+        stack
+            .wait_trap(&["after-2.txt"], Duration::from_secs(10))
+            .is_some(),
+        "{}",
+        stack.trapd.log()
+    );
+    assert!(
+        !stack.trapd.log().contains("forged"),
+        "{}",
+        stack.trapd.log()
+    );
+    // Said once each, with the way out.
+    let log = stack.agent.log();
+    for once in [
+        "is owned by nobody (uid 65534), not root",
+        "is writable by all (mode 0666)",
+    ] {
+        assert_eq!(log.matches(once).count(), 1, "{once:?} in:\n{log}");
+    }
+    assert!(
+        log.contains("name it in events_log_owner of [puppet]"),
+        "{log}"
+    );
+    // Followed again: once the file appeared, and after each fix.
+    assert_eq!(
+        log.matches("puppet: following the events log").count(),
+        3,
+        "{log}"
+    );
+}
+
+/// `events_log_owner` names the one user besides root that may own the
+/// log's directory (Debian's /var/log/puppet is `puppet:puppet` 0750).
+#[test]
+fn events_log_owner_trusts_that_user() {
+    let stack = stack("events_log_owner = \"nobody\"\n");
+    let dir = stack.events.parent().unwrap();
+    std::os::unix::fs::chown(dir, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o750)).unwrap();
+    append(&stack.events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    append(&stack.events, &(file_change("/srv/owned/a.txt") + "\n"));
+    assert!(wait_until(Duration::from_secs(10), || stack.get("1.39.0") == "1"));
+    // Another user still is not trusted.
+    std::os::unix::fs::chown(dir, Some(1), None).unwrap();
+    assert!(wait_until(Duration::from_secs(15), || stack.get("1.37.0") == "3"));
+    assert!(
+        stack
+            .get("1.38.0")
+            .contains("is owned by daemon (uid 1), not root"),
+        "{}",
+        stack.get("1.38.0")
+    );
+}
+
+/// README.Debian's layout: a directory made with `install -d -o root -g
+/// GROUP -m 2750` (GROUP the agent's: `nogroup` here), where a real
+/// `puppet apply` creates the log. The agent trusts it and follows it; a
+/// user of that group may read the log, another user may not.
+#[test]
+fn the_documented_directory_is_trusted_and_read_by_the_agents_group_alone() {
+    let stack = stack("");
+    let dir = stack.events.parent().unwrap();
+    // The test's own directory above it opened for searching (still root's).
+    let top = dir.parent().unwrap();
+    std::fs::set_permissions(top, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_dir(dir).unwrap();
+    let made = std::process::Command::new("install")
+        .args(["-d", "-o", "root", "-g", "nogroup", "-m", "2750"])
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(made.success(), "install -d");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "2")); // missing(2)
+    let t = stack.puppet.target().display().to_string();
+    let manifest = format!("file {{ '{t}/laid-out.txt': ensure => file, content => \"x\\n\" }}\n");
+    let (code, _) = stack
+        .puppet
+        .apply("layout", &manifest, &["--logdest", &stack.logdest()]);
+    assert_eq!(code, 2);
+    let meta = std::fs::metadata(&stack.events).unwrap();
+    assert_eq!(
+        (meta.uid(), meta.gid(), meta.mode() & 0o7777),
+        (0, 65534, 0o644),
+        "the log as Puppet created it: root, the directory's group, 0644"
+    );
+    let reads = |uid: &str| {
+        std::process::Command::new("setpriv")
+            .args([
+                &format!("--reuid={uid}"),
+                &format!("--regid={uid}"),
+                "--clear-groups",
+                "cat",
+            ])
+            .arg(&stack.events)
+            .output()
+            .expect("setpriv (util-linux)")
+            .status
+            .success()
+    };
+    assert!(reads("65534"), "the group's user cannot read the log");
+    assert!(!reads("65533"), "another user can read the log");
+    assert!(
+        stack
+            .wait_trap(
+                &[
+                    "puppetResourceChanged",
+                    &format!("STRING: {t}/laid-out.txt|")
+                ],
+                Duration::from_secs(10)
+            )
+            .is_some(),
+        "{}\n{}",
+        stack.trapd.log(),
+        stack.agent.log()
+    );
+    assert_eq!(stack.get("1.37.0"), "1");
+}
+
 /// 5,000 changes in one run, written as Puppet writes them (the captured
 /// line of a file's change, for 5,000 files, then the run's end): at most
 /// `resource_notifications_per_run`, then one that counts the rest; the
@@ -298,6 +564,74 @@ fn a_flood_is_held_back_and_counted() {
     assert_eq!(titles[39], (5000, "/srv/flood/f5000.txt".to_string()));
     assert_eq!(stack.get("1.39.0"), "5000");
     assert_eq!(stack.get("1.41.0"), "4980");
+}
+
+/// Review L5: 3,000 lines alternating a run boundary and a Notify's change
+/// (forged: each boundary renews the per-run budget) give at most
+/// `resource_notifications_per_minute` (100 by default) at snmptrapd, and
+/// the agent's log says so once; once the minute is over it says, once,
+/// how many were dropped. (Before: 169 traps in 15 s, 2,203 WARN lines.)
+#[test]
+fn forged_run_boundaries_meet_the_ceiling_a_minute() {
+    // A tick every second, to see the count as soon as the minute is over.
+    let stack = stack("min_run_interval = 4\n");
+    append(&stack.events, "");
+    assert!(wait_until(Duration::from_secs(5), || stack.get("1.37.0") == "1"));
+    let mut text = String::new();
+    for n in 0..1500 {
+        text.push_str(&format!(
+            "{{\"level\":\"info\",\"message\":\"Applying configuration version '{n}'\",\"source\":\"Puppet\",\"tags\":[\"info\"],\"time\":\"2026-11-26T10:55:58.031837034+00:00\"}}\n\
+             {{\"level\":\"notice\",\"message\":\"defined 'message' as 'n{n}'\",\"source\":\"/Stage[main]/Main/Notify[n{n}]/message\",\"tags\":[\"notice\",\"notify\",\"class\"],\"time\":\"2026-11-26T10:55:58.112207898+00:00\"}}\n"
+        ));
+    }
+    let started = Instant::now();
+    append(&stack.events, &text);
+    assert!(
+        wait_until(Duration::from_secs(20), || stack.get("1.39.0") == "1500"),
+        "seen {}",
+        stack.get("1.39.0")
+    );
+    // What the burst delivers, given time.
+    std::thread::sleep(Duration::from_secs(5));
+    let changed = stack.trapd.received("puppetResourceChanged");
+    assert_eq!(changed.len(), 100, "{}", stack.trapd.log());
+    assert!(
+        changed[0].contains("STRING: n0|") && changed[99].contains("STRING: n99|"),
+        "{}\n{}",
+        changed[0],
+        changed[99]
+    );
+    // The agent's log: one line for the burst (besides those of its
+    // start-up: no Redis, no log yet).
+    let about_it = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains(" WARN ") && l.contains("resource notification"))
+            .count()
+    };
+    let log = stack.agent.log();
+    assert_eq!(about_it(&log), 1, "{log}");
+    assert_eq!(
+        log.matches("100 resource notifications were sent in the last minute")
+            .count(),
+        1,
+        "{log}"
+    );
+    assert!(!log.contains("not taking notifications"), "{log}");
+    println!(
+        "after the burst: 100 traps, {} WARN line(s) in the agent's log in all",
+        log.lines().filter(|l| l.contains(" WARN ")).count()
+    );
+    // The count, once the minute is over, with nothing more coming.
+    assert!(
+        wait_until(Duration::from_secs(80), || stack.agent.log().contains(
+            "1400 resource notification(s) were dropped over the ceiling of 100 a minute"
+        )),
+        "{}",
+        stack.agent.log()
+    );
+    assert_eq!(about_it(&stack.agent.log()), 2, "{}", stack.agent.log());
+    assert!(started.elapsed() >= Duration::from_secs(60));
+    assert_eq!(stack.trapd.received("puppetResourceChanged").len(), 100);
 }
 
 /// The same through a real run: `puppet apply --logdest …jsonl` of 5,000

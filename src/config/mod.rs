@@ -45,6 +45,13 @@ pub enum LogTarget {
     Journald,
 }
 
+/// `[puppet] resource_notifications_per_minute` by default: two runs'
+/// full budgets (`resource_notifications_per_run`, 50) in a minute, such as
+/// the agent's run and one by hand; past it a flood is forged (run
+/// boundaries are lines of the log too) or nothing a manager can follow
+/// one trap at a time.
+pub const DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE: usize = 100;
+
 /// Settings of the notifier.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotifyConfig {
@@ -62,6 +69,10 @@ pub struct NotifyConfig {
     /// are quick; [`crate::notify::STORM_QUICK_RUNS`] quick runs in a row
     /// are a run storm, over once no run ended for this long.
     pub puppet_min_run_interval: Duration,
+    /// `[puppet] resource_notifications_per_minute`: the events log's
+    /// resource notifications (`puppetResourceChanged`,
+    /// `puppetResourceFailed`) sent at most, together, in any minute.
+    pub puppet_resource_per_minute: usize,
     /// The agent's own thresholds (`[alarms]`, `[[alarm]]`): the defaults
     /// ([`AlarmSpec::defaults`]) unless turned off, as the file changes
     /// them.
@@ -76,6 +87,7 @@ impl Default for NotifyConfig {
             puppet_stale_after: Duration::from_secs(2 * 3600),
             puppet_converge_runs: DEFAULT_CONVERGE_RUNS,
             puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
+            puppet_resource_per_minute: DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE,
             alarms: AlarmSpec::defaults(),
         }
     }
@@ -198,8 +210,13 @@ struct FilePuppet {
     /// Resource notifications at most per run, then one that says how
     /// many were held back.
     resource_notifications_per_run: Option<usize>,
+    /// Resource notifications at most in any minute, whatever the runs.
+    resource_notifications_per_minute: Option<usize>,
     /// Rows of `puppetEventTable`.
     event_rows: Option<usize>,
+    /// A user besides root who may own the events log and the directories
+    /// above it (`puppet`, for a log kept in Debian's /var/log/puppet).
+    events_log_owner: Option<String>,
 }
 
 /// `events_log = "/path"`, `events_log = false` (or `""`), or `true` (the
@@ -400,6 +417,17 @@ impl Config {
                     }
                     notifications.puppet_min_run_interval = Duration::from_secs(secs);
                 }
+                if let Some(n) = p.resource_notifications_per_minute {
+                    if !(1..=MAX_RESOURCE_NOTIFICATIONS_PER_RUN).contains(&n) {
+                        return Err(in_file(format!(
+                            "puppet.resource_notifications_per_minute: {n} is not from 1 to \
+                             {MAX_RESOURCE_NOTIFICATIONS_PER_RUN} (to send none, add \
+                             puppetResourceChanged and puppetResourceFailed to [notifications] \
+                             disabled)"
+                        )));
+                    }
+                    notifications.puppet_resource_per_minute = n;
+                }
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
                     summary: p
@@ -474,6 +502,14 @@ fn events_config(p: &FilePuppet) -> Result<Option<EventsConfig>, String> {
             ));
         }
         config.rows = n;
+    }
+    if let Some(name) = &p.events_log_owner {
+        let uid = crate::process::uid_of(name)
+            .ok_or_else(|| format!("puppet.events_log_owner: there is no user named {name:?}"))?;
+        // Root is trusted anyway.
+        if uid != 0 {
+            config.owner = Some((name.clone(), uid));
+        }
     }
     Ok(Some(config))
 }
@@ -987,15 +1023,20 @@ mod tests {
             config.notifications.puppet_stale_after,
             Duration::from_secs(600)
         );
-        let path = write_config(&dir, "[puppet]\nconverge_runs = 4\nmin_run_interval = 90\n");
+        let path = write_config(
+            &dir,
+            "[puppet]\nconverge_runs = 4\nmin_run_interval = 90\nresource_notifications_per_minute = 7\n",
+        );
         let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
         assert_eq!(config.notifications.puppet_converge_runs, 4);
+        assert_eq!(config.notifications.puppet_resource_per_minute, 7);
         assert_eq!(
             config.notifications.puppet_min_run_interval,
             Duration::from_secs(90)
         );
         let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
         assert_eq!(defaults.notifications.puppet_converge_runs, 3);
+        assert_eq!(defaults.notifications.puppet_resource_per_minute, 100);
         assert_eq!(
             defaults.notifications.puppet_min_run_interval,
             Duration::from_secs(300)
@@ -1014,6 +1055,10 @@ mod tests {
                 "puppet.min_run_interval: 0 is not from 1 to 86400",
             ),
             ("min_run_interval = -5", "min_run_interval"),
+            (
+                "resource_notifications_per_minute = 0",
+                "puppet.resource_notifications_per_minute: 0 is not from 1 to 100000",
+            ),
         ] {
             let path = write_config(&dir, &format!("[puppet]\n{bad}\n"));
             let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
@@ -1038,7 +1083,10 @@ mod tests {
         // On by default, at Debian's path, with the default limits.
         let flagged = Config::load(&cli(&["--puppet"]), None).unwrap();
         let events = flagged.puppet_events.unwrap();
-        assert_eq!(events.path, PathBuf::from("/var/log/puppet/events.jsonl"));
+        assert_eq!(
+            events.path,
+            PathBuf::from("/var/log/puppet-events/events.jsonl")
+        );
         assert_eq!((events.notifications_per_run, events.rows), (50, 100));
         assert!(Config::load(&cli(&[]), None)
             .unwrap()
@@ -1050,6 +1098,19 @@ mod tests {
             .unwrap();
         assert_eq!(events.path, PathBuf::from("/tmp/e.jsonl"));
         assert_eq!((events.notifications_per_run, events.rows), (0, 5));
+        // Root alone may write the log, unless a user is named.
+        assert_eq!(events.owner, None);
+        let owned = |name: &str| {
+            load(&format!("[puppet]\nevents_log_owner = \"{name}\"\n"))
+                .map(|c| c.puppet_events.unwrap().owner)
+        };
+        assert_eq!(owned("nobody").unwrap(), Some(("nobody".into(), 65534)));
+        assert_eq!(owned("root").unwrap(), None);
+        let err = owned("no-such-user").unwrap_err().to_string();
+        assert!(
+            err.contains("puppet.events_log_owner: there is no user named \"no-such-user\""),
+            "{err}"
+        );
         // Off: false, an empty path, or Puppet not watched at all.
         for off in [
             "[puppet]\nevents_log = false\n",

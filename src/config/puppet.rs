@@ -56,6 +56,10 @@ pub struct EventsConfig {
     pub notifications_per_run: usize,
     /// `event_rows`: rows of `puppetEventTable`.
     pub rows: usize,
+    /// `events_log_owner`: the one user besides root who may own the log
+    /// and the directories above it (its name and uid); see
+    /// `puppet::trust`.
+    pub owner: Option<(String, u32)>,
 }
 
 impl Default for EventsConfig {
@@ -64,12 +68,16 @@ impl Default for EventsConfig {
             path: PathBuf::from(DEFAULT_EVENTS_LOG),
             notifications_per_run: 50,
             rows: 100,
+            owner: None,
         }
     }
 }
 
-/// Debian's path for the log, as `/etc/default/puppet` would name it.
-pub const DEFAULT_EVENTS_LOG: &str = "/var/log/puppet/events.jsonl";
+/// Where README.Debian has Puppet write the log (`--logdest
+/// syslog,/var/log/puppet-events/events.jsonl` in `/etc/default/puppet`):
+/// a directory of its own that only root may write (`puppet::trust`), not
+/// Puppet's `/var/log/puppet`, which the `puppet` user owns and may write.
+pub const DEFAULT_EVENTS_LOG: &str = "/var/log/puppet-events/events.jsonl";
 /// `event_rows` at most.
 pub const MAX_EVENT_ROWS: usize = 10_000;
 /// `resource_notifications_per_run` at most.

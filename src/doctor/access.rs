@@ -4,7 +4,7 @@
 //! are not read: a path the bits refuse but an ACL allows is reported as
 //! refused, with the ACL named in the fix.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -67,30 +67,12 @@ impl User {
             groups.push(gid);
         }
         User {
-            name: user_name(uid).unwrap_or_else(|| uid.to_string()),
+            name: crate::process::user_name(uid).unwrap_or_else(|| uid.to_string()),
             uid,
             gid,
             groups,
         }
     }
-}
-
-fn user_name(uid: u32) -> Option<String> {
-    let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut buf = vec![0u8; 16 << 10];
-    let mut found: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: as in lookup.
-    let rc =
-        unsafe { libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut found) };
-    if rc != 0 || found.is_null() {
-        return None;
-    }
-    // SAFETY: pw_name points into buf, NUL-terminated.
-    Some(
-        unsafe { CStr::from_ptr(pw.pw_name) }
-            .to_string_lossy()
-            .into_owned(),
-    )
 }
 
 /// What a user wants of a path.

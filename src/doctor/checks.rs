@@ -9,6 +9,7 @@ use crate::agentx::address::AgentxAddress;
 use crate::cli::DoctorArgs;
 use crate::config::{Config, RedisInstance};
 use crate::oid::Oid;
+use crate::puppet::trust::{Trust, Untrusted};
 use crate::redis::connection::{self, describe, ConnectError, ReplyBudget};
 use crate::redis::info::Info;
 use crate::secret;
@@ -84,7 +85,11 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
                 findings.push(puppet_file(what, path, paths, &user));
             }
             findings.push(match &config.puppet_events {
-                Some(events) => events_log(&events.path, &user),
+                Some(events) => events_log(
+                    &events.path,
+                    &Trust::with_owner(events.owner.clone()),
+                    &user,
+                ),
                 None => {
                     Finding::skipped("puppet events log", "off (events_log = false in [puppet])")
                 }
@@ -530,10 +535,34 @@ fn puppet_file(
     }
 }
 
-/// Puppet's JSON-lines log: there, a regular file, and readable by the
-/// agent's user.
-fn events_log(path: &Path, user: &User) -> Finding {
+/// Puppet's JSON-lines log: there, a regular file, written by no one but
+/// root (or `events_log_owner`), and readable by the agent's user.
+fn events_log(path: &Path, trust: &Trust, user: &User) -> Finding {
     const CHECK: &str = "puppet events log";
+    if let Err(e) = trust.check(path) {
+        let fix = match &e {
+            Untrusted::Owner { path: p, owner } => format!(
+                "whoever may write the log or a directory above it could forge resource events: \
+                 keep it where only root may write (as root: install -d -o root -g {g} -m 2750 \
+                 /var/log/puppet-events, and --logdest syslog,/var/log/puppet-events/events.jsonl \
+                 for Puppet; see README.Debian), or, to trust {owner} as the owner of {}, name it \
+                 in events_log_owner of [puppet]",
+                p.display(),
+                g = crate::process::group_name(user.gid).unwrap_or_else(|| user.gid.to_string()),
+            ),
+            Untrusted::GroupWritable { path: p, .. } | Untrusted::OtherWritable { path: p, .. } => {
+                format!(
+                    "as root: chmod go-w {} (whoever may write it could forge resource events)",
+                    p.display()
+                )
+            }
+        };
+        return Finding::problem(
+            CHECK,
+            format!("{} is not followed: {e}", path.display()),
+            fix,
+        );
+    }
     match std::fs::symlink_metadata(path) {
         Err(_) => Finding::problem(
             CHECK,

@@ -32,6 +32,7 @@
 
 use super::events_log::{parse_line, Level, LineError, LineKind, LogLine};
 use super::tail::{Tail, TailLimits, TailRead, TailStatus};
+use super::trust::{Trust, Untrusted};
 use crate::config::EventsConfig;
 use crate::metrics::{
     Layout, PuppetEventField, PuppetEventLevel, PuppetEventsLogStatus, PuppetField, Source,
@@ -174,6 +175,14 @@ impl EventTable {
             TailStatus::Refused(e) | TailStatus::Failed(e) => {
                 (PuppetEventsLogStatus::Unreadable, e.clone())
             }
+            // Refused as a FIFO is: unreadable(3), by the agent's choice.
+            TailStatus::Untrusted(e) => (
+                PuppetEventsLogStatus::Unreadable,
+                format!(
+                    "not trusted: {e}; only root (or events_log_owner) may write the log \
+                     and the directories above it"
+                ),
+            ),
         };
         let mut out = Vec::new();
         let mut items = Vec::new();
@@ -354,7 +363,11 @@ fn follow(
     shutdown: CancellationToken,
 ) {
     let path = config.path.clone();
-    let mut tail = Tail::at_end(&path, TailLimits::default());
+    let mut tail = Tail::trusting(
+        &path,
+        TailLimits::default(),
+        Trust::with_owner(config.owner.clone()),
+    );
     let mut table = EventTable::new(config);
     let mut troubles = Troubles::default();
     let mut watch = LogWatch::new(&path);
@@ -437,6 +450,19 @@ impl Troubles {
                     "puppet: cannot follow the events log: {e}; the agent's user must be able to read {p} \
                      (see README.Debian)"
                 ))),
+                TailStatus::Untrusted(e) => {
+                    let fix = match e {
+                        Untrusted::Owner { .. } => "keep the log where only root may write, such as \
+                            /var/log/puppet-events (see README.Debian), or, to trust that owner, name \
+                            it in events_log_owner of [puppet]",
+                        _ => "take that write permission away",
+                    };
+                    out.push((true, format!(
+                        "puppet: not following the events log {p}: {e}; whoever may write the log or a \
+                         directory above it could forge resource events, and the notifications they \
+                         cause: {fix}. It is followed again, from its end, once fixed"
+                    )))
+                }
             }
             self.status = Some(read.status.clone());
         }
@@ -794,7 +820,7 @@ mod tests {
     #[test]
     fn troubles_are_said_once() {
         let mut t = Troubles::default();
-        let path = Path::new("/var/log/puppet/events.jsonl");
+        let path = Path::new("/var/log/puppet-events/events.jsonl");
         let missing = TailRead {
             status: TailStatus::Missing,
             ..TailRead::default()
@@ -804,7 +830,7 @@ mod tests {
         assert!(
             said[0]
                 .1
-                .contains("--logdest syslog,/var/log/puppet/events.jsonl"),
+                .contains("--logdest syslog,/var/log/puppet-events/events.jsonl"),
             "{said:?}"
         );
         assert!(t.news(path, &missing, None).is_empty());

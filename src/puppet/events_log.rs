@@ -1,5 +1,5 @@
 //! One line of Puppet's JSON-lines log, the file named in
-//! `--logdest syslog,/var/log/puppet/events.jsonl` (issue 13): resource
+//! `--logdest syslog,/var/log/puppet-events/events.jsonl` (issue 13): resource
 //! changes, failures and skips as they happen, and the run's boundaries.
 //!
 //! [`super::events`] follows the file with [`super::tail`] and parses each
@@ -11,8 +11,10 @@
 //! `issue_code`, `environment`, `node`, `backtrace`), which are ignored here.
 //! - A resource's line has a `source` ending in `Type[title]/property`, or
 //!   `Type[title]` alone (a skip: "Skipping because of failed
-//!   dependencies"). Titles can hold `/`, `[` and `]` (file paths), so the
-//!   source is not split on `/`: see [`LineKind::Resource`].
+//!   dependencies"), and `tags` holding the type in lower case (`file`,
+//!   `apache::vhost`). Titles can hold `/`, `[` and `]` (file paths), so the
+//!   source is not split on `/`, and a reference read from it counts only
+//!   when the tags confirm its type: see [`LineKind::Resource`].
 //! - Run boundaries come from `source: "Puppet"`: "Applying configuration
 //!   version '…'" and "Applied catalog in N seconds". At the default log
 //!   level no line marks a run's start.
@@ -81,13 +83,19 @@ impl Level {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LineKind {
     /// A resource's event: a change (`notice`), a failure (`err`), a skip
-    /// (`warning`, no property). The resource is the last `Type[title]` of
-    /// the source, read from the end: the title is what lies between the
-    /// `[` that balances the final `]` and that `]`; if the brackets in the
-    /// title do not balance, the last `/Type[` is taken. A type is one or
-    /// more `::`-separated capitalised names (`Apache::Vhost`). Puppet
-    /// does not escape titles, so a title whose brackets do not balance and
-    /// that itself holds `/Type[` can be misread.
+    /// (`warning`, no property). The resource is a `Type[title]` of the
+    /// source whose title runs to the source's final `]`; a type is one or
+    /// more `::`-separated capitalised names (`Apache::Vhost`). Puppet does
+    /// not escape titles, and a title can hold `/Type[` itself: a file
+    /// named `Notify[kick -> db` in a directory Puppet manages recursively
+    /// is the source `…/File[/srv/up/Notify[kick -> db]/group`. So the
+    /// candidates are tried in turn, the `[` that balances the final `]`
+    /// first (right for every title whose brackets balance), then each
+    /// `/Type[` from the end, and the first whose type, in lower case, is
+    /// among the line's `tags` is the resource: Puppet tags every resource
+    /// with its type (and with the types of the defined types around it),
+    /// so a reference inside a title names a type the line does not carry.
+    /// See `resource_of`.
     Resource {
         resource_type: String,
         title: String,
@@ -139,6 +147,9 @@ struct RawLine {
     source: String,
     #[serde(default)]
     time: Option<String>,
+    /// Absent only from lines Puppet did not write (see [`resource_of`]).
+    #[serde(default)]
+    tags: Option<Vec<String>>,
 }
 
 /// Parse one line (without its newline; a trailing `\r` or spaces are
@@ -163,12 +174,12 @@ pub fn parse_line(line: &[u8]) -> Result<LogLine, LineError> {
     Ok(LogLine {
         level,
         time: raw.time.as_deref().and_then(ReportTime::parse),
-        kind: kind_of(&raw.source, &raw.message),
+        kind: kind_of(&raw.source, &raw.message, raw.tags.as_deref()),
         message: clean(&raw.message),
     })
 }
 
-fn kind_of(source: &str, message: &str) -> LineKind {
+fn kind_of(source: &str, message: &str, tags: Option<&[String]>) -> LineKind {
     if source == "Puppet" {
         if let Some(version) = message
             .strip_prefix("Applying configuration version '")
@@ -185,7 +196,7 @@ fn kind_of(source: &str, message: &str) -> LineKind {
             return LineKind::RunEnd { seconds };
         }
     }
-    match split_resource(source) {
+    match resource_of(source, tags) {
         Some((resource_type, title, property)) => {
             // Corrective changes were seen as "… (corrective)"; accept the
             // two suffixes in either order.
@@ -214,37 +225,67 @@ fn kind_of(source: &str, message: &str) -> LineKind {
     }
 }
 
-/// `(type, title, property)` of a resource source, if it is one.
-fn split_resource(source: &str) -> Option<(&str, &str, Option<&str>)> {
+/// `(type, title, property)` of a resource source, if it is one: the first
+/// candidate reference (see [`LineKind::Resource`]) whose type the line's
+/// `tags` confirm.
+///
+/// A line without `tags` takes the first candidate, as before tags were
+/// read: Puppet (6 and 7, `to_structured_hash`) writes `tags` on every
+/// line, with the level at least, so such a line comes from another writer
+/// of the log, and whoever writes the log can write any event anyway (only
+/// root may: [`super::trust`]). The
+/// tags guard against Puppet's own lines, whose titles come from file names
+/// and other text neither Puppet nor the manifest's author controls.
+///
+/// What the tags cannot tell: a title that names, with an unbalanced `[`,
+/// a type among the tags that is not the resource's own, which is only a
+/// defined type around the resource (a `Notify` contains nothing) or a
+/// tag a manifest gives (`tag => 'notify'`).
+fn resource_of<'s>(
+    source: &'s str,
+    tags: Option<&[String]>,
+) -> Option<(&'s str, &'s str, Option<&'s str>)> {
     let (body, property) = match source.rsplit_once('/') {
         Some((body, p)) if is_property(p) && body.ends_with(']') => (body, Some(p)),
         _ if source.ends_with(']') => (source, None),
         _ => return None,
     };
+    let confirmed = |ty: &str| match tags {
+        None => true,
+        Some(tags) => tags.iter().any(|t| t.eq_ignore_ascii_case(ty)),
+    };
+    candidates(body)
+        .find(|(ty, _)| confirmed(ty))
+        .map(|(ty, title)| (ty, title, property))
+}
+
+/// The `Type[title]` readings of `body` (a source up to its final `]`):
+/// the `[` that balances the final `]`, then every `/Type[` from the end.
+fn candidates(body: &str) -> impl Iterator<Item = (&str, &str)> {
     let b = body.as_bytes();
-    // The `[` that balances the final `]`…
+    // The `[` that balances the final `]`.
     let mut depth = 0usize;
+    let mut balancing = None;
     for i in (0..b.len()).rev() {
         match b[i] {
             b']' => depth += 1,
             b'[' => {
                 depth -= 1;
                 if depth == 0 {
-                    if let Some((ty, title)) = type_before(body, i) {
-                        return Some((ty, title, property));
-                    }
+                    balancing = Some(i);
                     break;
                 }
             }
             _ => {}
         }
     }
-    // …or else the last `/Type[`.
-    (0..b.len())
+    let from_end = (0..b.len())
         .rev()
-        .filter(|&i| b[i] == b'[')
-        .find_map(|i| type_before(body, i))
-        .map(|(ty, title)| (ty, title, property))
+        .filter(move |&i| b[i] == b'[' && Some(i) != balancing);
+    balancing
+        .into_iter()
+        .chain(from_end)
+        .filter_map(move |i| type_before(body, i))
 }
 
 /// The type name ending at the `[` at `open` (after a `/` or at the start),
@@ -373,41 +414,47 @@ mod tests {
         assert_eq!(lines[2].message, "Could not retrieve catalog; skipping run");
     }
 
-    fn kind(source: &str, message: &str) -> LineKind {
-        let line = serde_json::json!({"level": "notice", "message": message,
-            "source": source, "tags": [], "time": "2026-11-22T08:31:44+00:00"});
+    /// The kind of a notice line with `source` and `tags` (`None`: no
+    /// `tags` key at all).
+    fn tagged(source: &str, tags: Option<&[&str]>, message: &str) -> LineKind {
+        let mut line = serde_json::json!({"level": "notice", "message": message,
+            "source": source, "time": "2026-11-22T08:31:44+00:00"});
+        if let Some(tags) = tags {
+            line["tags"] = serde_json::json!(tags);
+        }
         parse_line(line.to_string().as_bytes()).unwrap().kind
+    }
+
+    /// A notice line of `source` with the tags Puppet gives a file of the
+    /// main class.
+    fn kind(source: &str, message: &str) -> LineKind {
+        tagged(source, Some(&["notice", "file", "class"]), message)
     }
 
     #[test]
     fn titles_with_slashes_and_brackets() {
-        let k = |s| kind(s, "changed");
+        // A notice of `source`, tagged as Puppet tags a resource of type
+        // `ty` in the main class.
+        let k = |source, ty| tagged(source, Some(&["notice", ty, "class"]), "changed");
         assert_eq!(
-            k("/Stage[main]/Main/File[/srv/a/b.txt]/mode"),
+            k("/Stage[main]/Main/File[/srv/a/b.txt]/mode", "file"),
             resource("File", "/srv/a/b.txt", Some("mode"))
         );
         // A title holding `/Type[…]` and `]`: brackets that balance.
         assert_eq!(
-            k("/Stage[main]/Main/File[/srv/x/Foo[bar]]/content"),
+            k("/Stage[main]/Main/File[/srv/x/Foo[bar]]/content", "file"),
             resource("File", "/srv/x/Foo[bar]", Some("content"))
         );
         // Unbalanced: the last `/Type[`.
         assert_eq!(
-            k("/Stage[main]/Main/Exec[echo a]b]/returns"),
+            k("/Stage[main]/Main/Exec[echo a]b]/returns", "exec"),
             resource("Exec", "echo a]b", Some("returns"))
         );
         assert_eq!(
-            k("/Stage[main]/Main/Exec[x[]"),
+            k("/Stage[main]/Main/Exec[x[]", "exec"),
             resource("Exec", "x[", None)
         );
-        assert_eq!(
-            k("/Stage[main]/Profile::Web/Apache::Vhost[site/a]/Concat_fragment[x]/ensure"),
-            resource("Concat_fragment", "x", Some("ensure"))
-        );
-        assert_eq!(
-            k("/Stage[main]/Apache/Apache::Vhost[default]"),
-            resource("Apache::Vhost", "default", None)
-        );
+        let k = |s| kind(s, "changed");
         // Not resources: classes, bare words, lower-case "types".
         assert_eq!(k("/Stage[main]/Main"), other("/Stage[main]/Main"));
         assert_eq!(k("Facter"), other("Facter"));
@@ -417,6 +464,125 @@ mod tests {
             other("/Stage[main]/Main/File[x]/Ensure")
         );
         assert_eq!(k(""), other(""));
+    }
+
+    /// Issue 22 item 5, review L1: a file an unprivileged user names
+    /// `Notify[kick -> db` in a directory Puppet manages recursively is a
+    /// File, whose title holds the whole name; the genuine Notify of the
+    /// same run is a Notify. Both lines as `puppet apply --logdest …jsonl`
+    /// (Puppet 7.23) wrote them for such a directory.
+    #[test]
+    fn a_file_named_like_a_resource_is_a_file() {
+        let forged = br#"{"level":"notice","message":"group changed 'root' to 'daemon'","source":"/Stage[main]/Main/File[/tmp/pexp/up/Notify[kick -> db]/group","tags":["notice","file","class"],"time":"2026-11-26T10:55:58.111537282+00:00"}"#;
+        assert_eq!(
+            parse_line(forged).unwrap().kind,
+            resource("File", "/tmp/pexp/up/Notify[kick -> db", Some("group"))
+        );
+        let genuine = br#"{"level":"notice","message":"defined 'message' as 'kick -> db'","source":"/Stage[main]/Main/Notify[kick -> db]/message","tags":["notice","notify","class"],"time":"2026-11-26T10:55:58.112207898+00:00","file":"/tmp/pexp/site.pp","line":5}"#;
+        assert_eq!(
+            parse_line(genuine).unwrap().kind,
+            resource("Notify", "kick -> db", Some("message"))
+        );
+        // The review's line (its title shortened there with `…`), and
+        // other titles of a File: with brackets that balance, a skip (no
+        // property), a title that closes early and opens again.
+        let file = |source| tagged(source, Some(&["notice", "file", "class"]), "m");
+        assert_eq!(
+            file("/Stage[main]/Main/File[/…/upload/Notify[kick -> db]/group"),
+            resource("File", "/…/upload/Notify[kick -> db", Some("group"))
+        );
+        assert_eq!(
+            file("/Stage[main]/Main/File[/srv/up/Notify[kick -> db]]"),
+            resource("File", "/srv/up/Notify[kick -> db]", None)
+        );
+        assert_eq!(
+            file("/Stage[main]/Main/File[/srv/up/a]/Exec[b[c]/mode"),
+            resource("File", "/srv/up/a]/Exec[b[c", Some("mode"))
+        );
+        assert_eq!(
+            file("/Stage[main]/Main/File[/srv/up/]x[/Notify[y]]]/owner"),
+            resource("File", "/srv/up/]x[/Notify[y]]", Some("owner"))
+        );
+        assert_eq!(
+            file("/Stage[main]/Main/File[/srv/up/Notify[a]/Notify[b]/owner"),
+            resource("File", "/srv/up/Notify[a]/Notify[b", Some("owner"))
+        );
+    }
+
+    /// Resources inside defined types: the line carries the defined type's
+    /// tags too, and the innermost reference the tags confirm is the
+    /// resource. The first line is Puppet 7.23's, for a `foo::bar` whose
+    /// title and whose file's title do not balance.
+    #[test]
+    fn resources_in_defined_types() {
+        let line = br#"{"level":"notice","message":"defined content as '{sha256}ca97'","source":"/Stage[main]/Web/Foo::Bar[one]x[]/File[/tmp/pexp/var/df-one]x[]/ensure","tags":["notice","file","foo::bar","foo","bar","class","web"],"time":"2026-11-26T10:55:58.139042748+00:00","file":"/tmp/pexp/site.pp","line":1}"#;
+        assert_eq!(
+            parse_line(line).unwrap().kind,
+            resource("File", "/tmp/pexp/var/df-one]x[", Some("ensure"))
+        );
+        let vhost = [
+            "notice",
+            "concat_fragment",
+            "x",
+            "apache::vhost",
+            "apache",
+            "vhost",
+            "class",
+        ];
+        assert_eq!(
+            tagged(
+                "/Stage[main]/Profile::Web/Apache::Vhost[site/a]/Concat_fragment[x]/ensure",
+                Some(&vhost),
+                "m"
+            ),
+            resource("Concat_fragment", "x", Some("ensure"))
+        );
+        assert_eq!(
+            tagged(
+                "/Stage[main]/Apache/Apache::Vhost[default]",
+                Some(&[
+                    "warning",
+                    "apache::vhost",
+                    "apache",
+                    "vhost",
+                    "default",
+                    "class"
+                ]),
+                "m"
+            ),
+            resource("Apache::Vhost", "default", None)
+        );
+    }
+
+    /// A reference whose type is not among the tags is not the resource;
+    /// with no reference confirmed the line is about nothing known. Only a
+    /// line without `tags` (not Puppet's shape) is read from the source
+    /// alone.
+    #[test]
+    fn the_tags_confirm_the_type() {
+        let src = "/Stage[main]/Main/File[/srv/up/Notify[kick -> db]/group";
+        assert_eq!(tagged(src, Some(&["notice", "class"]), "m"), other(src));
+        assert_eq!(tagged(src, Some(&[]), "m"), other(src));
+        // Case as Puppet writes tags: lower; the type's case in the source.
+        assert_eq!(
+            tagged(
+                "/Stage[main]/Main/Notify[n]/message",
+                Some(&["notice", "notify"]),
+                "m"
+            ),
+            resource("Notify", "n", Some("message"))
+        );
+        assert_eq!(
+            tagged(src, None, "m"),
+            resource("Notify", "kick -> db", Some("group"))
+        );
+        assert_eq!(
+            tagged("/Stage[main]/Main/Exec[echo a]b]/returns", None, "m"),
+            resource("Exec", "echo a]b", Some("returns"))
+        );
+        // Tags that are not strings: not a line of Puppet's.
+        let bad = br#"{"level":"notice","message":"m","source":"/Stage[main]/Main/Notify[n]","tags":[1]}"#;
+        assert!(matches!(parse_line(bad), Err(LineError::Json(_))));
     }
 
     #[test]

@@ -29,6 +29,8 @@
 //!   …/events.jsonl`), a resource event or a run boundary.
 //! - [`tail`]: [`tail::Tail`], a bounded follower of that log across
 //!   truncation and rotation.
+//! - [`trust`]: whether that log may be believed: no one but root (or
+//!   `events_log_owner`) may write it or a directory above it.
 //! - [`events`]: the thread that follows that log (inotify on its
 //!   directory, a slow poll besides) and turns its lines into
 //!   `puppetEventTable` and readings for the hub, with the per-run budget
@@ -85,6 +87,7 @@ pub mod state;
 pub mod summary;
 pub mod tail;
 pub mod trend;
+pub mod trust;
 pub mod watcher;
 pub mod yaml;
 

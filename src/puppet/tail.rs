@@ -13,7 +13,11 @@
 //!   to it);
 //! - opens with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC` and reads regular
 //!   files only: a symbolic link, FIFO or device is refused, without
-//!   blocking.
+//!   blocking;
+//! - made with [`Tail::trusting`], reads only while the path is trusted
+//!   ([`super::trust`]): the path is checked before each read and the file
+//!   opened by its descriptor; an untrusted log is closed, and once trusted
+//!   again followed from its end as it is then, as [`Tail::at_end`] does.
 //!
 //! Not detected: a truncation followed, before the next call, by writes
 //! past the old position (`copytruncate` racing the writer); the lines
@@ -23,6 +27,7 @@
 //!
 //! All of it is blocking file I/O (short reads of a local file).
 
+use super::trust::{Trust, Untrusted};
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
@@ -60,6 +65,9 @@ pub enum TailStatus {
     Refused(String),
     /// Opening or reading failed (permissions, I/O error).
     Failed(String),
+    /// The file or a directory above it may be written by someone other
+    /// than root (or the trusted owner): not read.
+    Untrusted(Untrusted),
 }
 
 /// What one [`Tail::read_new`] found.
@@ -91,6 +99,11 @@ pub struct Tail {
     /// Discarding up to the next newline (an over-long line, or the end of
     /// the line that was unfinished when following began).
     skipping: bool,
+    /// Who may write the log ([`Tail::trusting`]); `None`: not checked.
+    trust: Option<Trust>,
+    /// The log was refused as untrusted: what it holds when trusted again
+    /// is not new.
+    distrusted: bool,
 }
 
 struct Open {
@@ -116,26 +129,86 @@ impl Tail {
             open: None,
             partial: Vec::new(),
             skipping: false,
+            trust: None,
+            distrusted: false,
         };
-        if let Ok((file, meta)) = open_regular(path) {
-            let len = meta.len();
-            // Skip the rest of a line that was unfinished at the start.
-            let mut last = [0u8; 1];
-            tail.skipping = len > 0 && file.read_at(&mut last, len - 1).is_ok() && last[0] != b'\n';
-            tail.open = Some(Open {
-                file,
-                dev: meta.dev(),
-                ino: meta.ino(),
-                offset: len,
-            });
+        tail.open_at_end();
+        tail
+    }
+
+    /// As [`Tail::at_end`], reading the log only while `trust` trusts it
+    /// (and the directories above it).
+    pub fn trusting(path: &Path, limits: TailLimits, trust: Trust) -> Tail {
+        let mut tail = Tail {
+            path: path.to_path_buf(),
+            limits,
+            open: None,
+            partial: Vec::new(),
+            skipping: false,
+            trust: Some(trust),
+            distrusted: false,
+        };
+        if tail.judge().is_ok() {
+            tail.open_at_end();
         }
         tail
+    }
+
+    /// Open the file at its end (if there is a trusted regular file).
+    fn open_at_end(&mut self) {
+        self.partial.clear();
+        self.skipping = false;
+        match open_regular(&self.path, self.trust.as_ref()) {
+            Ok((file, meta)) => {
+                let len = meta.len();
+                // Skip the rest of a line that was unfinished at the start.
+                let mut last = [0u8; 1];
+                self.skipping =
+                    len > 0 && file.read_at(&mut last, len - 1).is_ok() && last[0] != b'\n';
+                self.open = Some(Open {
+                    file,
+                    dev: meta.dev(),
+                    ino: meta.ino(),
+                    offset: len,
+                });
+            }
+            // Replaced between the check of the path and the open.
+            Err(OpenError::Status(TailStatus::Untrusted(_))) => self.distrusted = true,
+            Err(_) => {}
+        }
+    }
+
+    /// Whether the path is trusted now; when it is not, the log is closed
+    /// and what it holds once trusted again is not new.
+    fn judge(&mut self) -> Result<(), Untrusted> {
+        let Some(trust) = &self.trust else {
+            return Ok(());
+        };
+        match trust.check(&self.path) {
+            Ok(()) => {
+                if std::mem::take(&mut self.distrusted) {
+                    self.open_at_end();
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.open = None;
+                self.partial.clear();
+                self.skipping = false;
+                self.distrusted = true;
+                Err(e)
+            }
+        }
     }
 
     /// The complete lines appended since the last call (at most
     /// `max_read` bytes read).
     pub fn read_new(&mut self) -> TailRead {
         let mut out = TailRead::default();
+        if let Err(e) = self.judge() {
+            out.status = TailStatus::Untrusted(e);
+            return out;
+        }
         let mut budget = self.limits.max_read;
         let at_path = std::fs::symlink_metadata(&self.path);
         if let Some(open) = &self.open {
@@ -161,7 +234,7 @@ impl Tail {
             drop_partial(&mut self.partial, &mut self.skipping, &mut out);
             out.rotated = true;
         }
-        match open_regular(&self.path) {
+        match open_regular(&self.path, self.trust.as_ref()) {
             Ok((file, meta)) => {
                 self.open = Some(Open {
                     file,
@@ -175,7 +248,10 @@ impl Tail {
                 }
             }
             Err(OpenError::Missing) => out.status = TailStatus::Missing,
-            Err(OpenError::Status(s)) => out.status = s,
+            Err(OpenError::Status(s)) => {
+                self.distrusted |= matches!(s, TailStatus::Untrusted(_));
+                out.status = s;
+            }
         }
         out
     }
@@ -265,8 +341,12 @@ fn split_lines(
 }
 
 /// Open a regular file for reading, refusing anything else without
-/// blocking (like `state::read_capped`).
-fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), OpenError> {
+/// blocking (like `state::read_capped`), and, with `trust`, a file it does
+/// not trust (judged by the descriptor: what is read is what was judged).
+fn open_regular(
+    path: &Path,
+    trust: Option<&Trust>,
+) -> Result<(File, std::fs::Metadata), OpenError> {
     let opened = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -295,6 +375,11 @@ fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), OpenError> {
             "{} is not a regular file",
             path.display()
         ))));
+    }
+    if let Some(trust) = trust {
+        trust
+            .check_file(path, &meta)
+            .map_err(|e| OpenError::Status(TailStatus::Untrusted(e)))?;
     }
     Ok((file, meta))
 }
@@ -546,6 +631,71 @@ old 3
         let read = tail.read_new();
         assert_eq!(lines(&read), ["kept"]);
         assert!(matches!(read.status, TailStatus::Refused(_)));
+    }
+
+    /// With a trust: a log anyone may write is not read, and once fixed is
+    /// followed from its end then; a log that appears in a trusted
+    /// directory is read from its start, as without one.
+    #[test]
+    fn an_untrusted_log_is_closed_and_followed_from_its_end_once_fixed() {
+        use std::os::unix::fs::PermissionsExt;
+        let chmod = |p: &Path, mode: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        append(&path, b"old\n");
+        chmod(&path, 0o644);
+        let mut tail = Tail::trusting(&path, SMALL, Trust::default());
+        append(&path, b"one\n");
+        assert_eq!(lines(&tail.read_new()), ["one"]);
+        // World-writable: refused, and nothing read.
+        chmod(&path, 0o666);
+        append(&path, b"forged\n");
+        let read = tail.read_new();
+        assert!(read.lines.is_empty());
+        assert!(
+            matches!(
+                &read.status,
+                TailStatus::Untrusted(Untrusted::OtherWritable { .. })
+            ),
+            "{:?}",
+            read.status
+        );
+        // Fixed: what was written meanwhile is not read, what follows is.
+        chmod(&path, 0o644);
+        let read = tail.read_new();
+        assert_eq!(
+            (read.lines.len(), &read.status),
+            (0, &TailStatus::Following)
+        );
+        append(&path, b"two\n");
+        assert_eq!(lines(&tail.read_new()), ["two"]);
+        // The directory opened to its group: refused as well.
+        chmod(dir.path(), 0o770);
+        append(&path, b"forged\n");
+        assert!(matches!(
+            tail.read_new().status,
+            TailStatus::Untrusted(Untrusted::GroupWritable { .. })
+        ));
+        chmod(dir.path(), 0o700);
+        // Gone while refused, then a new file: read from its start.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(tail.read_new().status, TailStatus::Missing);
+        append(&path, b"new\n");
+        chmod(&path, 0o644);
+        assert_eq!(lines(&tail.read_new()), ["new"]);
+        // Untrusted from the start: nothing of it is new either.
+        let other = dir.path().join("other.jsonl");
+        append(&other, b"before\n");
+        chmod(&other, 0o646);
+        let mut tail = Tail::trusting(&other, SMALL, Trust::default());
+        assert!(matches!(tail.read_new().status, TailStatus::Untrusted(_)));
+        append(&other, b"while\n");
+        chmod(&other, 0o644);
+        assert!(tail.read_new().lines.is_empty());
+        append(&other, b"after\n");
+        assert_eq!(lines(&tail.read_new()), ["after"]);
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl AgentConfig {
     /// The `[puppet]` table naming the run summary in `public`, the report
     /// and the lock files in `state` (Puppet's own layout), and `extra`;
     /// unless `extra` names one, an events log in `state` (so the agent
-    /// never follows the machine's own /var/log/puppet/events.jsonl).
+    /// never follows the machine's own /var/log/puppet-events/events.jsonl).
     pub fn puppet_files(mut self, public: &Path, state: &Path, extra: &str) -> AgentConfig {
         let events_log = if extra
             .lines()

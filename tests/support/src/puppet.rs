@@ -128,7 +128,7 @@ pub fn puppet_fixture_section(dir: &Path, case: &str) -> String {
         fs::copy(&from, dir.join(file)).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
     // The events log too (empty: Puppet has logged nothing since), so the
-    // agent follows a file of the test's rather than /var/log/puppet.
+    // agent follows a file of the test's rather than the machine's.
     let events = dir.join("events.jsonl");
     fs::write(&events, "").expect("events.jsonl");
     fs::set_permissions(&events, fs::Permissions::from_mode(0o644)).expect("chmod events.jsonl");
