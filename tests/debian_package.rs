@@ -507,6 +507,10 @@ fn purge_and_check(system: &System, leftovers: &[&str]) {
         !Path::new(KICK_STATE_DIR).exists(),
         "the purge left the kick's ledger {KICK_STATE_DIR}"
     );
+    assert!(
+        !Path::new("/var/log/puppet-events").exists(),
+        "the purge left the empty /var/log/puppet-events"
+    );
     // A group removed by the purge would hand its GID, and so the files
     // left of it, to the next group made (adduser takes the first free
     // ID): the user and group stay.
@@ -1375,6 +1379,9 @@ fn package_installs_serves_and_purges_cleanly() {
     );
     assert_meta("/var/lib/redis-snmp", "root", "root", 0o755);
     assert_meta(KICK_STATE_DIR, "root", "root", 0o700);
+    // The events log's directory README.Debian names, made so that only
+    // root may write it and the service's group read it.
+    assert_meta("/var/log/puppet-events", "root", USER, 0o2750);
     let status = run_ok(BINARY, &["kick", "--status"]);
     assert!(
         status.starts_with("STARTED") && status.lines().count() == 1,
