@@ -25,7 +25,7 @@ pub mod trap;
 
 use judge::{Decision, Request};
 use ledger::{now, Ledger, Locked};
-use record::{Cause, End, Kick, Millis, Record, Refusal, Refused};
+use record::{Cause, End, Millis, Record, Refusal, Refused};
 use settings::Settings;
 use status::escaped;
 use std::net::{IpAddr, ToSocketAddrs};
@@ -124,82 +124,98 @@ pub fn handle(
     input: &mut impl std::io::Read,
 ) -> Result<(), String> {
     let trap = trap::read(input);
-    let kicked_role = match &trap.event {
-        Event::Other => return Ok(()),
+    match &trap.event {
+        Event::Other => Ok(()),
+        Event::RunEnded { failed } => {
+            let Some(host) = trap.source.and_then(|a| sender_host(settings, a)) else {
+                return Ok(());
+            };
+            record_report(settings, ledger, &host, *failed)
+        }
         Event::ResourceChanged {
             resource_type,
             title,
-        } => match trap::kicked_role(resource_type, title) {
-            Some(role) => Some((role, format!("{resource_type}[{title}]"))),
-            None => return Ok(()),
-        },
-        Event::RunEnded { .. } => None,
-    };
+        } => {
+            let Some(role) = trap::kicked_role(resource_type, title) else {
+                return Ok(());
+            };
+            let resource = format!("{resource_type}[{title}]");
+            let started = decide(settings, ledger, trap.source, &role, resource)?;
+            for id in started {
+                start(config, ledger, &id);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A run of `host` ended: the report of its kick, if it was kicked.
+fn record_report(
+    settings: &Settings,
+    ledger: &Ledger,
+    host: &str,
+    failed: bool,
+) -> Result<(), String> {
     let now = now();
-    let sender = trap.source.and_then(|a| sender_host(settings, a));
+    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
+    settle(&locked, now)?;
+    let (kicks, _) = locked.kicks()?;
+    let Some(kick) = judge::kick_reported(settings, &kicks, host, now) else {
+        return Ok(());
+    };
+    let mut kick = kick.clone();
+    kick.report = Some(record::Report { failed, at: now });
+    info!(
+        "kick {}: {} reports a {} run",
+        kick.id,
+        escaped(host),
+        if failed { "failed" } else { "successful" }
+    );
+    locked.write(&Record::Kick(kick))
+}
+
+/// Judges a request for `role` from `source` and records the decisions;
+/// the ids of the kicks to start.
+fn decide(
+    settings: &Settings,
+    ledger: &Ledger,
+    source: Option<IpAddr>,
+    role: &str,
+    resource: String,
+) -> Result<Vec<String>, String> {
+    let now = now();
+    let sender = source.and_then(|a| sender_host(settings, a));
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
     settle(&locked, now)?;
     let (kicks, refusals) = locked.kicks()?;
-    let Some((role, resource)) = kicked_role else {
-        // A run ended: the report of a kick, if the host was kicked.
-        let (Event::RunEnded { failed }, Some(host)) = (&trap.event, sender) else {
-            return Ok(());
-        };
-        if let Some(kick) = judge::kick_reported(settings, &kicks, &host, now) {
-            let mut kick = kick.clone();
-            kick.report = Some(record::Report {
-                failed: *failed,
-                at: now,
-            });
-            info!(
-                "kick {}: {} reports a {} run",
-                kick.id,
-                escaped(&host),
-                if *failed { "failed" } else { "successful" }
-            );
-            locked.write(&Record::Kick(kick))?;
-        }
-        return Ok(());
-    };
     let Some(sender) = sender else {
-        let shown = trap
-            .source
-            .map_or_else(|| "an unknown transport".to_string(), |a| a.to_string());
-        warn!(
-            "kick: refused {} from {shown}: no configured host has that address",
-            escaped(&resource)
-        );
+        let shown = source.map_or_else(|| "an unknown transport".to_string(), |a| a.to_string());
         let cause = Cause {
             host: shown,
             resource,
         };
-        return locked.write(&Record::Refused(refused(
-            now,
-            None,
-            &role,
-            cause,
-            0,
-            None,
-            Refusal::UnknownSender,
-        )));
+        let record = refused(now, None, role, cause, 0, None, Refusal::UnknownSender);
+        warn!("kick: {}", status::refusal_line(&record, settings));
+        locked.write(&Record::Refused(record))?;
+        return Ok(Vec::new());
     };
-    let cause = Cause {
-        host: sender.clone(),
-        resource: resource.clone(),
-    };
-    if !settings::is_role_name(&role) {
+    if !settings::is_role_name(role) {
         warn!(
             "kick: refused {} from {}: not a role name",
             escaped(&resource),
             escaped(&sender)
         );
-        return Ok(());
+        return Ok(Vec::new());
     }
+    let cause = Cause {
+        host: sender.clone(),
+        resource,
+    };
     let request = Request {
         now,
         sender: &sender,
-        role: &role,
-        resource: &resource,
+        role,
+        resource: &cause.resource,
     };
     let mut started = Vec::new();
     for decision in judge::judge(settings, &kicks, &request) {
@@ -209,23 +225,15 @@ pub fn handle(
                 generation,
                 caused_by,
             } => {
-                let kick: Kick = judge::new_kick(
-                    ledger::new_id(now),
-                    host,
-                    &role,
-                    cause.clone(),
-                    generation,
-                    caused_by,
-                    now,
-                );
+                let id = ledger::new_id(now);
+                let kick =
+                    judge::new_kick(id, host, role, cause.clone(), generation, caused_by, now);
                 info!(
-                    "kick {}: {} asks for {} ({}): kicking {}, generation {}",
+                    "kick {}: {} asks for {role} ({}): kicking {}, generation {generation}",
                     kick.id,
                     escaped(&sender),
-                    role,
-                    escaped(&resource),
+                    escaped(&cause.resource),
                     kick.host,
-                    generation
                 );
                 locked.write(&Record::Kick(kick.clone()))?;
                 started.push(kick.id);
@@ -237,53 +245,29 @@ pub fn handle(
                 why,
             } => {
                 let deep = matches!(why, Refusal::TooDeep { .. });
-                if deep && judge::already_refused(&refusals, caused_by.as_deref(), &role) {
+                if deep && judge::already_refused(&refusals, caused_by.as_deref(), role) {
                     debug!("kick: {role} from {sender}: refused again (too deep)");
                     continue;
                 }
-                let record = refused(now, host, &role, cause.clone(), generation, caused_by, why);
-                warn!(
-                    "kick: not kicking {} for {} from {} ({}): {}",
-                    record.host.as_deref().unwrap_or("any host"),
-                    role,
-                    escaped(&sender),
-                    escaped(&resource),
-                    refusal_text(&record.why, settings)
-                );
+                let record = refused(now, host, role, cause.clone(), generation, caused_by, why);
+                warn!("kick: {}", status::refusal_line(&record, settings));
                 locked.write(&Record::Refused(record))?;
             }
         }
     }
     let _ = locked.prune(now);
-    drop(locked);
-    for id in started {
-        if let Err(e) = supervise::spawn(config, &id) {
-            warn!("kick {id}: {e}");
-            let _ = supervise::update(ledger, &id, |k| {
-                k.ended_at = Some(now);
-                k.end = Some(End::NotStarted(e.clone()));
-            });
-        }
-    }
-    Ok(())
+    Ok(started)
 }
 
-fn refusal_text(why: &Refusal, settings: &Settings) -> String {
-    match why {
-        Refusal::TooDeep { chain } => format!(
-            "a chain of kicks deeper than max_depth {}: {}",
-            settings.max_depth,
-            escaped(&chain.join(" → "))
-        ),
-        Refusal::UnknownRole => "no such role".to_string(),
-        Refusal::UnknownSender => "unknown sender".to_string(),
-        Refusal::Busy { kick } => format!("it is being kicked (kick {kick})"),
-        Refusal::Window { ended_at } => format!(
-            "its kicked run ended at {}, less than window ({} s) ago",
-            status::utc(*ended_at),
-            settings.window.as_secs()
-        ),
-        Refusal::Budget { used } => format!("the role's {used} kicks this hour are its budget"),
+/// Starts the supervisor of kick `id`; when it cannot start, the kick is
+/// recorded as not started.
+fn start(config: &Path, ledger: &Ledger, id: &str) {
+    if let Err(e) = supervise::spawn(config, id) {
+        warn!("kick {id}: {e}");
+        let _ = supervise::update(ledger, id, |k| {
+            k.ended_at = Some(now());
+            k.end = Some(End::NotStarted(e.clone()));
+        });
     }
 }
 

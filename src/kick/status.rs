@@ -3,7 +3,7 @@
 //! name shown came from a notification or a file: controls are escaped.
 
 use super::judge::outcome;
-use super::record::{End, Millis, Record, Refusal};
+use super::record::{End, Millis, Record, Refusal, Refused};
 use super::settings::Settings;
 use std::fmt::Write;
 
@@ -43,7 +43,9 @@ pub fn utc(at: Millis) -> String {
     )
 }
 
-fn why(refusal: &Refusal, settings: &Settings) -> String {
+/// Why a kick was refused, in words: the one statement of each reason,
+/// for the log and for `--status`.
+pub fn why(refusal: &Refusal, settings: &Settings) -> String {
     match refusal {
         Refusal::UnknownSender => "sent from an address no configured host has".to_string(),
         Refusal::UnknownRole => "no such role".to_string(),
@@ -60,6 +62,21 @@ fn why(refusal: &Refusal, settings: &Settings) -> String {
         ),
         Refusal::Budget { used } => format!("the role's budget per hour is spent ({used} kicks)"),
     }
+}
+
+/// A refusal as the log says it: `not kicking HOST for ROLE from SENDER
+/// RESOURCE: WHY`, every name escaped.
+pub fn refusal_line(r: &Refused, settings: &Settings) -> String {
+    format!(
+        "not kicking {} for {} from {} {}: {}",
+        r.host
+            .as_deref()
+            .map_or_else(|| "any host".to_string(), escaped),
+        escaped(&r.role),
+        escaped(&r.cause.host),
+        escaped(&r.cause.resource),
+        escaped(&why(&r.why, settings)),
+    )
 }
 
 /// The report `kick --status` prints.
