@@ -115,7 +115,10 @@ fn main() -> ExitCode {
 /// `redis-snmp kick`: the traphandle, its status, or one kick's supervisor.
 fn run_kick(cli: &Cli, args: &redis_snmp::cli::KickArgs) -> ExitCode {
     use redis_snmp::kick;
-    logging::init(cli.verbose, redis_snmp::config::LogTarget::Auto, false);
+    // The supervisor runs detached, its stderr /dev/null: it logs to
+    // journald where journald runs (the ledger has its outcome anyway).
+    let detached = args.supervise.is_some();
+    logging::init(cli.verbose, redis_snmp::config::LogTarget::Auto, detached);
     let config = cli
         .config
         .clone()
