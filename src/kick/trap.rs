@@ -11,7 +11,7 @@
 //! costs microseconds.
 
 use crate::metrics::{puppet_objects, PUPPET_NOTIFICATIONS, SNMP_TRAP_OID};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::net::IpAddr;
 
 /// Varbinds looked at; a resource notification carries eight.
@@ -19,7 +19,7 @@ pub const MAX_VARBIND_LINES: usize = 64;
 /// Longest line kept; longer ones are cut (a title is at most 255 bytes
 /// in the MIB).
 const MAX_LINE: usize = 4096;
-/// Bytes read from standard input at most; the rest is left unread.
+/// Bytes read from standard input at most.
 pub const MAX_INPUT: usize = 1 << 20;
 
 /// PUPPET-AGENT-MIB's place, as the agent serves it by default.
@@ -49,19 +49,37 @@ pub struct Trap {
 }
 
 /// Reads snmptrapd's input from `input` (at most [`MAX_INPUT`] bytes).
+/// Reads snmptrapd's input from `input`, line by line, as far as the
+/// parser needs (at most [`MAX_INPUT`] bytes).
 pub fn read(input: &mut impl Read) -> Trap {
-    let mut bytes = Vec::with_capacity(8192);
-    let _ = input.take(MAX_INPUT as u64).read_to_end(&mut bytes);
-    parse(&String::from_utf8_lossy(&bytes))
+    let lines = std::io::BufReader::new(input.take(MAX_INPUT as u64))
+        .split(b'\n')
+        .map_while(Result::ok)
+        .map(|mut line| {
+            line.truncate(MAX_LINE);
+            String::from_utf8_lossy(&line).into_owned()
+        });
+    parse_lines(lines)
 }
 
 pub fn parse(text: &str) -> Trap {
-    let mut lines = text.split('\n').map(|l| match l.get(..MAX_LINE) {
-        Some(cut) => cut,
-        None => l,
+    parse_lines(text.split('\n').map(str::to_string))
+}
+
+/// The lines are taken one at a time, and no more than needed.
+fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
+    let mut lines = lines.map(|mut l| {
+        if l.len() > MAX_LINE {
+            let mut cut = MAX_LINE;
+            while !l.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            l.truncate(cut);
+        }
+        l
     });
     let _host = lines.next();
-    let source = lines.next().and_then(transport_source);
+    let source = lines.next().and_then(|l| transport_source(&l));
     let mut trap_oid: Option<Vec<u32>> = None;
     let mut resource_type = None;
     let mut title = None;
