@@ -177,8 +177,14 @@ fn server_end_uids(local: SocketAddr, peer: SocketAddr) -> Result<Vec<u32>, Stri
             std::thread::sleep(LOOK_AGAIN);
         }
         let mut ends = Vec::new();
+        // An IPv6 server's end is in tcp6 only; an IPv4 one is in tcp, or
+        // in tcp6 when a dual-stack listener accepted it. Each read walks
+        // the kernel's whole table (milliseconds), so only as needed.
+        let ipv4 = peer.ip().to_canonical().is_ipv4();
         for table in TABLES {
-            ends.extend(read_table(Path::new(table), local, peer)?);
+            if ends.is_empty() && (ipv4 || table.ends_with("tcp6")) {
+                ends.extend(read_table(Path::new(table), local, peer)?);
+            }
         }
         if ends.is_empty() {
             continue;
