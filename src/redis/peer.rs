@@ -201,8 +201,10 @@ fn server_end_uids(local: SocketAddr, peer: SocketAddr) -> Result<Vec<u32>, Stri
         }
         return Ok(live);
     }
+    // Not our local address in the words: its port changes with every
+    // connection, and the poller says an error again when its text does.
     Err(format!(
-        "cannot find who holds the port: no server's end of the connection from {local} in {}: \
+        "cannot find who holds the port: the server's end of the connection is not in {}: \
          the password was not sent",
         TABLES.join(" or ")
     ))
