@@ -251,7 +251,10 @@ fn extra_sections() -> Roff {
              the legacy scalars. Its keys: name (default redisN), address \
              (redis://host:port, host:port, [v6addr]:port, unix:///path or \
              /path; required), username (an ACL user), password_file (the \
-             password is its first line) and timeout (seconds for connecting \
+             password is its first line), server_user (the user the server \
+             runs as: the password goes over TCP to this host or over a unix \
+             socket only to a server of this user or root; default the users \
+             redis and valkey that exist) and timeout (seconds for connecting \
              and for each reply, default 2), max_reply_bytes (a longer \
              reply ends the connection, default 4194304) and slowlog_entries \
              (false: only SLOWLOG LEN, as SLOWLOG GET shows command \

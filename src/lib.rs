@@ -41,7 +41,9 @@
 //!   notifications and stops it; each connection is answered by a blocking
 //!   thread of its own, reading the snapshot lock-free).
 //! - [`redis`]: the connection on our terms ([`redis::connection`]: one
-//!   address, bounded replies, its errors in stable words), the INFO parser ([`redis::info`]), the
+//!   address, bounded replies, its errors in stable words; the password
+//!   only to a server of the expected user, [`redis::peer`]), the INFO
+//!   parser ([`redis::info`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
 //!   ([`redis::observation`]), the poller ([`redis::poller`]), CLIENT LIST

@@ -52,6 +52,11 @@ pub const DEFAULT_CHECK_KEYS_SCAN_MILLIS: u64 = 100;
 pub(super) const MAX_CHECK_KEYS: usize = 100;
 pub(super) const MAX_CHECK_KEY_LEN: usize = 1_024;
 
+/// Whom a password may go to, when `server_user` names no one: each of
+/// these users that exists (Debian's redis-server and valkey-server run as
+/// them), and root. See [`RedisInstance::server_user`].
+pub const DEFAULT_SERVER_USERS: &[&str] = &["redis", "valkey"];
+
 /// The range `max_reply_bytes` may be set in.
 pub(super) const MIN_MAX_REPLY_BYTES: u64 = 64 << 10;
 pub(super) const MAX_MAX_REPLY_BYTES: u64 = 1 << 30;
@@ -158,6 +163,13 @@ pub struct RedisInstance {
     pub address: RedisAddress,
     pub username: Option<String>,
     pub password: Option<Secret>,
+    /// `server_user`: the user the server runs as. The password is sent
+    /// over TCP to this host (a loopback address, or the host's own) or
+    /// over a unix socket only once the server's end of the connection is
+    /// seen to belong to this user or to root (`redis::peer`); `None`:
+    /// each of [`DEFAULT_SERVER_USERS`] that exists, and root. Checked at
+    /// load to name a user.
+    pub server_user: Option<String>,
     /// Connect and response timeout.
     pub timeout: Duration,
     pub tls: TlsFiles,
@@ -245,6 +257,7 @@ impl RedisInstance {
             address,
             username: None,
             password: None,
+            server_user: None,
             timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
             tls: TlsFiles::default(),
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
@@ -267,6 +280,7 @@ pub(super) struct FileInstance {
     pub(super) address: Option<String>,
     pub(super) username: Option<String>,
     pub(super) password_file: Option<PathBuf>,
+    pub(super) server_user: Option<String>,
     pub(super) timeout: Option<f64>,
     pub(super) tls_ca_file: Option<PathBuf>,
     pub(super) tls_cert_file: Option<PathBuf>,
@@ -332,6 +346,7 @@ pub(super) fn instance_from_file(
         }
         None => None,
     };
+    let server_user = server_user_from_file(entry, &address, key, warnings)?;
     let tls = tls_from_file(entry, &address, key, warnings)?;
     let max_reply_bytes = entry.max_reply_bytes.unwrap_or(DEFAULT_MAX_REPLY_BYTES);
     if !(MIN_MAX_REPLY_BYTES..=MAX_MAX_REPLY_BYTES).contains(&max_reply_bytes) {
@@ -376,6 +391,7 @@ pub(super) fn instance_from_file(
         address,
         username: entry.username.clone(),
         password,
+        server_user,
         timeout: Duration::from_secs_f64(timeout_secs),
         tls,
         max_reply_bytes,
@@ -388,6 +404,33 @@ pub(super) fn instance_from_file(
         slow_refresh: entry.slow_refresh.map(Duration::from_secs),
         key_checks,
     })
+}
+
+/// `server_user`: a user of this host (a name the password database
+/// knows now). Of no use with `rediss://`, where the server proves itself
+/// by its certificate: said so.
+pub(super) fn server_user_from_file(
+    entry: &FileInstance,
+    address: &RedisAddress,
+    key: &dyn Fn(&str) -> String,
+    warnings: &mut Vec<String>,
+) -> Result<Option<String>, String> {
+    let Some(name) = &entry.server_user else {
+        return Ok(None);
+    };
+    if crate::process::uid_of(name).is_none() {
+        return Err(format!(
+            "{}: there is no user named {name:?}",
+            key("server_user")
+        ));
+    }
+    if matches!(address, RedisAddress::Tls { .. }) {
+        warnings.push(format!(
+            "{}: not checked for a rediss:// address, whose server proves itself by its certificate",
+            key("server_user")
+        ));
+    }
+    Ok(Some(name.clone()))
 }
 
 /// The `check_keys` keys of an entry, each bounded: the agent's work per

@@ -1186,6 +1186,45 @@ mod tests {
     }
 
     #[test]
+    fn server_user_names_a_user_of_this_host() {
+        let load = |text: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        // Unset: the defaults, decided when connecting (redis::peer).
+        let config = load("[[redis]]\naddress = \"127.0.0.1:6379\"\n").unwrap();
+        assert_eq!(config.instances[0].server_user, None);
+        assert_eq!(
+            Config::load(&cli(&[]), None).unwrap().instances[0].server_user,
+            None
+        );
+        let config =
+            load("[[redis]]\naddress = \"127.0.0.1:6379\"\nserver_user = \"nobody\"\n").unwrap();
+        assert_eq!(config.instances[0].server_user.as_deref(), Some("nobody"));
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+        let err = load("[[redis]]\naddress = \"/run/r.sock\"\nserver_user = \"no-such-user\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("redis[0].server_user: there is no user named \"no-such-user\""),
+            "{err}"
+        );
+        // A TLS server proves itself by its certificate: said so.
+        let config =
+            load("[[redis]]\naddress = \"rediss://127.0.0.1:6380\"\nserver_user = \"root\"\n")
+                .unwrap();
+        assert!(
+            config
+                .warnings
+                .iter()
+                .any(|w| w.contains("server_user: not checked for a rediss://")),
+            "{:?}",
+            config.warnings
+        );
+    }
+
+    #[test]
     fn redis_addresses() {
         let ok = |s: &str| RedisAddress::parse(s).unwrap().to_string();
         assert_eq!(ok("redis://h:1"), "h:1");

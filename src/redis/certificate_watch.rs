@@ -92,6 +92,7 @@ mod tests {
             address,
             username: None,
             password: None,
+            server_user: None,
             timeout: Duration::from_secs(1),
             tls: TlsFiles::default(),
             max_reply_bytes: 1 << 20,

@@ -6,6 +6,11 @@
 //!   all, to whatever listens on the first one that accepts: on a shared
 //!   host any user may listen on `[::1]:6379` when Redis binds only
 //!   `127.0.0.1`.
+//! - **The password only to the server's user.** Over TCP to this host
+//!   and over a unix socket, the password (AUTH) is sent only once the
+//!   server's end of the connection is seen to be held by the instance's
+//!   `server_user` or root ([`super::peer`]): while Redis is down, any
+//!   local user may take its port. Nothing at all is sent otherwise.
 //! - **Bounded replies.** Every byte read from the server is counted
 //!   against a [`ReplyBudget`] that the poller renews before each command;
 //!   a reply over it ends the connection with an error, so a hostile or
@@ -24,6 +29,7 @@
 //! (AUTH, the reply parser) over it.
 
 use super::certificate::{self, ServerCertificate};
+use super::peer;
 use crate::config::{RedisAddress, RedisInstance, TlsFiles};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, RedisConnectionInfo};
@@ -253,12 +259,18 @@ async fn open(instance: &RedisInstance, budget: &ReplyBudget) -> Result<Connecte
     match &instance.address {
         RedisAddress::Tcp { host, port } => {
             let tcp = connect_tcp(host, *port).await?;
+            if instance.password.is_some() {
+                peer::check_tcp(&tcp, instance.server_user.as_deref()).await?;
+            }
             start(instance, tcp, budget).await.map(without_certificate)
         }
         RedisAddress::Unix(path) => {
             let unix = UnixStream::connect(path)
                 .await
                 .map_err(|e| format!("cannot connect to {}: {e}", path.display()))?;
+            if instance.password.is_some() {
+                peer::check_unix(&unix, instance.server_user.as_deref()).await?;
+            }
             start(instance, unix, budget).await.map(without_certificate)
         }
         RedisAddress::Tls { host, port } => {
@@ -526,6 +538,7 @@ mod tests {
             },
             username: None,
             password: None,
+            server_user: None,
             timeout: Duration::from_secs(5),
             tls: TlsFiles::default(),
             max_reply_bytes: 1 << 20,

@@ -7,6 +7,7 @@ pub mod connection;
 pub mod info;
 pub mod keys;
 pub mod observation;
+pub mod peer;
 pub mod poller;
 pub mod readings;
 pub mod replies;

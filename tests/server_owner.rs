@@ -1,0 +1,527 @@
+//! Issue 24 item 1 (review M2): the password goes only to the server's
+//! user. While Redis is down any local user may listen on its port (or,
+//! with a writable directory, serve its socket path); the agent checks who
+//! holds the server's end of the connection before AUTH and sends nothing
+//! to anyone but `server_user` (by default the users redis and valkey
+//! that exist) or root.
+//!
+//! The real redis-server of these tests runs as root, as the test does:
+//! root is always allowed, so they need no `server_user`. The thief is a
+//! child process that became `nobody` (uid 65534) before creating its
+//! socket, and records every byte it is sent.
+
+// Starts real servers and tools (or needs root): built only with the
+// `system-tests` feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
+use std::ffi::CString;
+use std::net::SocketAddr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use testkit::*;
+
+const NOBODY: u32 = 65534;
+
+/// `redisInstanceState.N` and `redisInstanceLastError.N`.
+fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {
+    let snmp = snmpd.numeric();
+    (
+        snmp.get_one(&instance_oid(4, n)).value,
+        snmp.get_one(&instance_oid(7, n)).text(),
+    )
+}
+
+fn wait_state(snmpd: &Snmpd, n: u32, want: &str, error_has: &str) -> (String, String) {
+    let mut seen = (String::new(), String::new());
+    let ok = wait_until(Duration::from_secs(15), || {
+        seen = instance(snmpd, n);
+        seen.0 == want && seen.1.contains(error_has)
+    });
+    assert!(
+        ok,
+        "instance {n}: want state {want} with {error_has:?}, got {seen:?}"
+    );
+    seen
+}
+
+/// Where a thief listens.
+enum Place<'a> {
+    Tcp(SocketAddr),
+    /// `[::]:PORT`, IPv4 too: the agent's IPv4 connection then shows in
+    /// `tcp6` as `::ffff:127.0.0.1`.
+    DualStack(u16),
+    Unix(&'a Path),
+}
+
+/// A listener of another user: a child process, forked and turned into
+/// `uid` before it creates its socket, that accepts one connection after
+/// another and hands back every byte it reads. Killed when dropped.
+struct Thief {
+    pid: libc::pid_t,
+    received: Arc<Mutex<Vec<u8>>>,
+    connections: Arc<AtomicUsize>,
+}
+
+fn pipe() -> (libc::c_int, libc::c_int) {
+    let mut fds = [0; 2];
+    // SAFETY: fds is valid for two ints.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    (fds[0], fds[1])
+}
+
+/// Reads `fd` to its end on a thread of its own, handing each chunk on.
+fn drain(fd: libc::c_int, mut each: impl FnMut(&[u8]) + Send + 'static) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        loop {
+            // SAFETY: buf is valid for its length; fd is ours.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                break;
+            }
+            each(&buf[..n as usize]);
+        }
+        // SAFETY: ours, read to its end.
+        unsafe { libc::close(fd) };
+    });
+}
+
+impl Thief {
+    fn listen(place: Place, uid: u32) -> Thief {
+        // Everything the child needs is made before fork(): in the child of
+        // a threaded process only the kernel is called.
+        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let (domain, len, dual) = match &place {
+            Place::Tcp(SocketAddr::V4(a)) => {
+                let sin = libc::sockaddr_in {
+                    sin_family: libc::AF_INET as libc::sa_family_t,
+                    sin_port: a.port().to_be(),
+                    sin_addr: libc::in_addr {
+                        s_addr: u32::from_ne_bytes(a.ip().octets()),
+                    },
+                    sin_zero: [0; 8],
+                };
+                // SAFETY: sockaddr_storage holds any sockaddr.
+                unsafe { std::ptr::write((&raw mut storage).cast(), sin) };
+                (libc::AF_INET, size_of::<libc::sockaddr_in>(), false)
+            }
+            Place::Tcp(SocketAddr::V6(_)) => unimplemented!("an IPv6 thief"),
+            Place::DualStack(port) => {
+                let mut sin6: libc::sockaddr_in6 = unsafe { std::mem::zeroed() };
+                sin6.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+                sin6.sin6_port = port.to_be();
+                // SAFETY: as above.
+                unsafe { std::ptr::write((&raw mut storage).cast(), sin6) };
+                (libc::AF_INET6, size_of::<libc::sockaddr_in6>(), true)
+            }
+            Place::Unix(path) => {
+                let mut sun: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+                sun.sun_family = libc::AF_UNIX as libc::sa_family_t;
+                let bytes = CString::new(path.to_str().unwrap()).unwrap();
+                let bytes = bytes.as_bytes_with_nul();
+                assert!(bytes.len() <= sun.sun_path.len(), "socket path too long");
+                for (d, s) in sun.sun_path.iter_mut().zip(bytes) {
+                    *d = *s as libc::c_char;
+                }
+                // SAFETY: as above.
+                unsafe { std::ptr::write((&raw mut storage).cast(), sun) };
+                (libc::AF_UNIX, size_of::<libc::sockaddr_un>(), false)
+            }
+        };
+        let (data_r, data_w) = pipe();
+        let (conns_r, conns_w) = pipe();
+        let (ready_r, ready_w) = pipe();
+        // SAFETY: the child calls only async-signal-safe functions and ends
+        // in _exit.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // SAFETY: the child's own descriptors and memory.
+            unsafe {
+                thief_child(
+                    domain,
+                    (&raw const storage).cast(),
+                    len as libc::socklen_t,
+                    dual,
+                    uid,
+                    [ready_w, data_w, conns_w],
+                )
+            }
+        }
+        // SAFETY: the child's ends, not ours to keep.
+        unsafe {
+            libc::close(data_w);
+            libc::close(conns_w);
+            libc::close(ready_w);
+        }
+        let mut status = [0u8; 2];
+        // SAFETY: status is valid for two bytes.
+        let n = unsafe { libc::read(ready_r, status.as_mut_ptr().cast(), 2) };
+        unsafe { libc::close(ready_r) };
+        let thief = Thief {
+            pid,
+            received: Arc::new(Mutex::new(Vec::new())),
+            connections: Arc::new(AtomicUsize::new(0)),
+        };
+        assert!(
+            n == 2 && status == [0, 0],
+            "the thief could not listen: step {}, errno {}",
+            status[0],
+            status[1]
+        );
+        let received = thief.received.clone();
+        drain(data_r, move |bytes| {
+            received.lock().unwrap().extend_from_slice(bytes)
+        });
+        let connections = thief.connections.clone();
+        drain(conns_r, move |bytes| {
+            connections.fetch_add(bytes.len(), Ordering::Relaxed);
+        });
+        thief
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
+    }
+
+    fn received(&self) -> Vec<u8> {
+        self.received.lock().unwrap().clone()
+    }
+}
+
+/// The thief itself, after fork(): only system calls from here on. Its
+/// standard descriptors become the three pipes (ready, data, one byte per
+/// connection), and every other descriptor the test process had is
+/// closed, so that no pipe of another test stays open in it.
+unsafe fn thief_child(
+    domain: libc::c_int,
+    address: *const libc::sockaddr,
+    len: libc::socklen_t,
+    dual: bool,
+    uid: u32,
+    [ready, data, conns]: [libc::c_int; 3],
+) -> ! {
+    const CONNS: libc::c_int = 0;
+    const READY: libc::c_int = 1;
+    const DATA: libc::c_int = 2;
+    unsafe {
+        let fail = |step: u8| -> ! {
+            let errno = *libc::__errno_location() as u8;
+            libc::write(READY, [step, errno.max(1)].as_ptr().cast(), 2);
+            libc::_exit(1)
+        };
+        if libc::dup2(ready, READY) < 0
+            || libc::dup2(data, DATA) < 0
+            || libc::dup2(conns, CONNS) < 0
+        {
+            libc::_exit(2);
+        }
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        // Gone with the test's thread that started it.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0 {
+            fail(1);
+        }
+        if libc::syscall(libc::SYS_setresgid, uid, uid, uid) != 0 {
+            fail(2);
+        }
+        if libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0 {
+            fail(3);
+        }
+        let fd = libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            fail(4);
+        }
+        let one: libc::c_int = 1;
+        let zero: libc::c_int = 0;
+        let int = size_of::<libc::c_int>() as libc::socklen_t;
+        if dual {
+            libc::setsockopt(
+                fd,
+                libc::IPPROTO_IPV6,
+                libc::IPV6_V6ONLY,
+                (&raw const zero).cast(),
+                int,
+            );
+        }
+        if domain != libc::AF_UNIX {
+            libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_REUSEADDR,
+                (&raw const one).cast(),
+                int,
+            );
+        }
+        if libc::bind(fd, address, len) != 0 {
+            fail(5);
+        }
+        if libc::listen(fd, 16) != 0 {
+            fail(6);
+        }
+        libc::write(READY, [0u8, 0].as_ptr().cast(), 2);
+        libc::close(READY);
+        let mut buf = [0u8; 4096];
+        loop {
+            let c = libc::accept(fd, std::ptr::null_mut(), std::ptr::null_mut());
+            if c < 0 {
+                continue;
+            }
+            libc::write(CONNS, b"c".as_ptr().cast(), 1);
+            loop {
+                let n = libc::read(c, buf.as_mut_ptr().cast(), buf.len());
+                if n <= 0 {
+                    break;
+                }
+                libc::write(DATA, buf.as_ptr().cast(), n as usize);
+            }
+            libc::close(c);
+        }
+    }
+}
+
+impl Drop for Thief {
+    fn drop(&mut self) {
+        // SAFETY: the child this thief forked, killed and reaped.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// A password file for the agent, readable by `uid` only.
+fn password_file(dir: &Path, password: &str, uid: u32) -> PathBuf {
+    let path = dir.join("password");
+    write_file_mode(&path, &format!("{password}\n"), 0o600);
+    std::os::unix::fs::chown(&path, Some(uid), None).unwrap();
+    path
+}
+
+/// What a thief heard, for a failure message.
+fn heard(thief: &Thief) -> String {
+    String::from_utf8_lossy(&thief.received()).into_owned()
+}
+
+/// Takes Redis's port from it while it is down, as `nobody`, twice (on
+/// 127.0.0.1, then on `[::]` for IPv4 too), and waits for 3 connections
+/// each time: not one byte arrives, the instance is down saying whose
+/// the port is. Redis back, the agent authenticates as before.
+fn port_thieves_hear_nothing(snmpd: &Snmpd, agent: &Agent, redis: &mut Redis, password: &str) {
+    let port = redis.port();
+    wait_state(snmpd, 1, "1", "");
+    redis.stop();
+    let places = [
+        Place::Tcp(SocketAddr::from(([127, 0, 0, 1], port))),
+        Place::DualStack(port),
+    ];
+    for (n, place) in places.into_iter().enumerate() {
+        let thief = Thief::listen(place, NOBODY);
+        assert!(
+            wait_until(Duration::from_secs(15), || thief.connections() >= 3),
+            "the agent connected {} times in 15 s",
+            thief.connections()
+        );
+        assert_eq!(
+            thief.received(),
+            b"",
+            "thief {n} heard {:?} over {} connections",
+            heard(&thief),
+            thief.connections()
+        );
+        let (_, error) = wait_state(snmpd, 1, "2", "port held by uid 65534 (nobody)");
+        assert!(
+            error.contains("the password was not sent") && error.contains("server_user"),
+            "{error}"
+        );
+        if n == 0 {
+            // Said once, not on every poll.
+            let log = agent.log();
+            assert_eq!(
+                log.matches("port held by uid 65534").count(),
+                1,
+                "{} connections:\n{log}",
+                thief.connections()
+            );
+        }
+    }
+    redis.start_again();
+    wait_state(snmpd, 1, "1", "");
+    assert!(!agent.log().contains(password));
+}
+
+#[test]
+fn a_port_taken_while_redis_is_down_gets_no_password() {
+    let password = format!("Thief{}proof", std::process::id());
+    let mut redis = Redis::start_with(&[&format!("requirepass {password}")]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pw_file = password_file(dir.path(), &password, 0);
+    let agent = AgentConfig::new(&snmpd)
+        .redis(
+            "main",
+            &redis.address(),
+            &format!(
+                "username = \"default\"\npassword_file = \"{}\"",
+                pw_file.display()
+            ),
+        )
+        .start_quiet(dir.path());
+    port_thieves_hear_nothing(&snmpd, &agent, &mut redis, &password);
+}
+
+/// A directory `nobody` may create sockets in, below one it may search.
+fn shared_dir(parent: &Path) -> PathBuf {
+    std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o711)).unwrap();
+    let dir = parent.join("run");
+    std::fs::create_dir(&dir).unwrap();
+    std::os::unix::fs::chown(&dir, Some(NOBODY), Some(NOBODY)).unwrap();
+    dir
+}
+
+#[test]
+fn a_unix_socket_of_another_user_gets_no_password_unless_server_user_names_it() {
+    let password = format!("Sock{}proof", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let run = shared_dir(dir.path());
+    let real = dir.path().join("redis.sock");
+    let redis = Redis::start_with(&[
+        &format!("requirepass {password}"),
+        &format!("unixsocket {}", real.display()),
+        "unixsocketperm 700",
+    ]);
+    let thief_path = run.join("redis.sock");
+    let thief = Thief::listen(Place::Unix(&thief_path), NOBODY);
+    // The same thief's user named as the server's: it is sent the password
+    // (the setting is what decides).
+    let trusted_path = run.join("trusted.sock");
+    let trusted = Thief::listen(Place::Unix(&trusted_path), NOBODY);
+    let snmpd = Snmpd::start();
+    let pw_file = password_file(dir.path(), &password, 0);
+    let pw = format!("password_file = \"{}\"", pw_file.display());
+    let _agent = AgentConfig::new(&snmpd)
+        .redis("real", &format!("unix:{}", real.display()), &pw)
+        .redis("thief", &format!("unix:{}", thief_path.display()), &pw)
+        .redis(
+            "trusted",
+            &format!("unix:{}", trusted_path.display()),
+            &format!("{pw}\nserver_user = \"nobody\""),
+        )
+        .start_quiet(dir.path());
+    wait_state(&snmpd, 1, "1", "");
+    assert!(
+        wait_until(Duration::from_secs(15), || thief.connections() >= 3
+            && trusted.connections() >= 1),
+        "connections: {} and {}",
+        thief.connections(),
+        trusted.connections()
+    );
+    assert_eq!(thief.received(), b"", "the thief heard {:?}", heard(&thief));
+    let (_, error) = wait_state(&snmpd, 2, "2", "socket held by uid 65534 (nobody)");
+    assert!(error.contains("not by redis"), "{error}");
+    assert!(
+        wait_until(Duration::from_secs(10), || heard(&trusted)
+            .contains(&password)),
+        "server_user = \"nobody\": the password did not go to nobody's socket: {:?}",
+        heard(&trusted)
+    );
+    drop(redis);
+}
+
+/// `Key=` of the shipped unit, its last setting.
+fn unit_setting(key: &str) -> Option<String> {
+    let unit = std::fs::read_to_string(repo_root().join("debian/redis-snmp.service")).unwrap();
+    unit.lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix(&format!("{key}=")))
+        .map(str::to_string)
+}
+
+/// The agent as the package runs it, as far as that goes without systemd:
+/// applied from debian/redis-snmp.service are `ProcSubset=` and
+/// `ProtectProc=` (a /proc mounted with `subset=` and `hidepid=` in a
+/// mount namespace of the agent's own, which hides /proc/net and other
+/// users' processes) and `User=` when that user exists here (else
+/// `daemon`, another user without privileges). Not applied: the rest of
+/// the sandbox (read-only paths, capabilities, system call and address
+/// family filters, memory limit). The owner check reads
+/// /proc/self/net/tcp{,6} only, and needs no netlink socket, which
+/// `RestrictAddressFamilies=` would refuse.
+#[test]
+fn the_owner_is_seen_under_the_units_proc_options() {
+    let subset = unit_setting("ProcSubset").expect("ProcSubset= in the unit");
+    let hidepid = unit_setting("ProtectProc").expect("ProtectProc= in the unit");
+    let unit_user = unit_setting("User").expect("User= in the unit");
+    let user = if Command::new("id")
+        .arg(&unit_user)
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        unit_user.clone()
+    } else {
+        "daemon".to_string()
+    };
+    let uid: u32 = String::from_utf8(
+        Command::new("id")
+            .args(["-u", &user])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .parse()
+    .unwrap();
+    println!(
+        "applied from the unit: ProcSubset={subset}, ProtectProc={hidepid}; \
+         run as {user} (uid {uid}), the unit's User={unit_user}"
+    );
+    let mount = format!(
+        "mount -t proc -o subset={subset},hidepid={hidepid} proc /proc && exec setpriv \
+         --reuid={user} --regid={user} --init-groups \"$0\" \"$@\""
+    );
+    let launcher = [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        &mount,
+    ];
+    // The options took: /proc/net is hidden, /proc/self/net/tcp is not.
+    let probe = Command::new(launcher[0])
+        .args(&launcher[1..])
+        .args([
+            "sh",
+            "-c",
+            "test ! -e /proc/net && test -r /proc/self/net/tcp && test -r /proc/self/net/tcp6",
+        ])
+        .status()
+        .unwrap();
+    assert!(probe.success(), "the unit's /proc options as mounted here");
+
+    let password = format!("Unit{}proof", std::process::id());
+    let mut redis = Redis::start_with(&[&format!("requirepass {password}")]);
+    let snmpd = Snmpd::start_tcp();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let pw_file = password_file(dir.path(), &password, uid);
+    let config = AgentConfig::new(&snmpd)
+        .redis(
+            "main",
+            &redis.address(),
+            &format!("password_file = \"{}\"", pw_file.display()),
+        )
+        .write(dir.path());
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut agent = Agent::start_through(&launcher, &["-n", "-c", config.to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    port_thieves_hear_nothing(&snmpd, &agent, &mut redis, &password);
+}
