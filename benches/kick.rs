@@ -24,11 +24,9 @@ mod support;
 
 use std::time::Duration;
 use support::stats;
-use testkit::kick::KickSite;
+use testkit::kick::{KickSite, PuppetNode};
 use testkit::netns::Network;
-use testkit::{
-    access_example_lines, wait_until, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd,
-};
+use testkit::{wait_until, Snmptrapd};
 
 /// Nanoseconds since the epoch of Puppet's `"time":"2026-11-26T11:20:17.123456789+00:00"`.
 fn puppet_time(line: &str) -> Option<u128> {
@@ -101,31 +99,8 @@ fn main() {
     let lines = site.snmptrapd_lines();
     let (head, handlers) = lines.split_at(lines.find("traphandle").unwrap());
     let trapd = Snmptrapd::start_in(net.host("mgr"), &format!("{head}{baseline}{handlers}"));
-    let trapsess = access_example_lines(&trapd.address().to_string())
-        .into_iter()
-        .find(|l| l.starts_with("trapsess"))
-        .unwrap();
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().in_host(web1).config_line(&trapsess));
-    let puppet = PuppetApply::new();
-    let dir = tempfile::tempdir().unwrap();
-    let events = dir.path().join("events.jsonl");
-    let _agent = AgentConfig::new(&snmpd)
-        .redis("main", "127.0.0.1:1", "")
-        .puppet(&puppet, &format!("events_log = \"{}\"", events.display()))
-        .start(dir.path());
-    assert!(wait_until(Duration::from_secs(15), || {
-        snmpd
-            .numeric()
-            .get_one(".1.3.6.1.4.1.20267.401.1.37.0")
-            .value
-            == "2"
-    }));
-    let logdest = format!("{},console", events.display());
-    let args = puppet.apply_args(
-        "probe",
-        "notify { 'kick -> probe': }\n",
-        &["--logdest", &logdest],
-    );
+    let node = PuppetNode::start(Some(web1), &trapd);
+    let args = node.apply_args("probe", "notify { 'kick -> probe': }\n");
     let (mut kick, mut base) = (Vec::new(), Vec::new());
     for round in 0..rounds {
         let before = std::fs::read_to_string(site.dir().join("kicked"))
@@ -142,7 +117,7 @@ fn main() {
                 > before
         });
         assert!(started, "round {round}: no kick\n{}", site.status());
-        let text = std::fs::read_to_string(&events).unwrap();
+        let text = std::fs::read_to_string(node.events()).unwrap();
         let changed = text
             .lines()
             .rfind(|l| l.contains("Notify[kick -> probe]"))

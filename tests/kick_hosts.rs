@@ -11,83 +11,10 @@
 #![cfg(feature = "system-tests")]
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use testkit::kick::*;
 use testkit::netns::{Host, Network};
-use testkit::{
-    access_example_lines, wait_until, Agent, AgentConfig, PuppetApply, SnmpClient, Snmpd,
-    SnmpdOptions, Snmptrapd, UsmUser,
-};
-
-/// One Puppet-managed host: its snmpd (in its namespace), its agent
-/// (outside: AgentX is a unix socket path) following its Puppet.
-struct Node {
-    host: Host,
-    puppet: PuppetApply,
-    events: PathBuf,
-    _agent: Agent,
-    _snmpd: Snmpd,
-    _dir: tempfile::TempDir,
-}
-
-impl Node {
-    fn start(host: &Host, manager: &Snmptrapd) -> Node {
-        // The shipped trapsess line (SNMPv3 informs with privacy); the
-        // rest of the shipped access lines would keep the tests' community
-        // out of PUPPET-AGENT-MIB.
-        let trapsess = access_example_lines(&manager.address().to_string())
-            .into_iter()
-            .find(|l| l.starts_with("trapsess"))
-            .unwrap();
-        let snmpd = Snmpd::start_with(SnmpdOptions::default().in_host(host).config_line(&trapsess));
-        let puppet = PuppetApply::new();
-        let dir = tempfile::tempdir().unwrap();
-        let events = dir.path().join("events.jsonl");
-        let agent = AgentConfig::new(&snmpd)
-            .redis("main", "127.0.0.1:1", "")
-            .puppet(&puppet, &format!("events_log = \"{}\"", events.display()))
-            .start(dir.path());
-        // The agent follows the (still missing) log: puppetEventsLogStatus.0.
-        assert!(wait_until(Duration::from_secs(15), || {
-            snmpd
-                .numeric()
-                .get_one(".1.3.6.1.4.1.20267.401.1.37.0")
-                .value
-                == "2"
-        }));
-        Node {
-            host: host.clone(),
-            puppet,
-            events,
-            _agent: agent,
-            _snmpd: snmpd,
-            _dir: dir,
-        }
-    }
-
-    /// `puppet apply` of `manifest` in this host, logging its events.
-    fn apply_args(&self, name: &str, manifest: &str) -> Vec<String> {
-        let logdest = format!("{},console", self.events.display());
-        self.puppet
-            .apply_args(name, manifest, &["--logdest", &logdest])
-    }
-
-    /// Applies `manifest` now, as an operator would on this host.
-    fn apply(&self, name: &str, manifest: &str) {
-        let out = self
-            .host
-            .command("puppet")
-            .args(self.apply_args(name, manifest))
-            .output()
-            .unwrap();
-        assert!(
-            matches!(out.status.code(), Some(0 | 2)),
-            "puppet apply on {}: {out:?}",
-            self.host.name()
-        );
-    }
-}
+use testkit::{wait_until, SnmpClient, Snmptrapd, UsmUser};
 
 /// The manager: snmptrapd with the shipped lines, running the kick.
 struct Manager {
@@ -116,10 +43,14 @@ impl Manager {
 
     /// The kick command: records `HOST ROLE`, then for each (host, role)
     /// of `runs` applies its manifest inside that host.
-    fn runs(&self, nodes: &[&Node], runs: &[(&str, &str, String)]) {
+    fn runs(&self, nodes: &[&PuppetNode], runs: &[(&str, &str, String)]) {
         let mut cases = String::new();
         for (host, role, manifest) in runs {
-            let node = nodes.iter().find(|n| n.host.name() == *host).unwrap();
+            let node = nodes
+                .iter()
+                .find(|n| n.host.as_ref().is_some_and(|h| h.name() == *host))
+                .unwrap();
+            let netns = node.host.as_ref().unwrap().netns();
             let args: Vec<String> = node
                 .apply_args(&format!("kicked-{role}"), manifest)
                 .iter()
@@ -128,7 +59,7 @@ impl Manager {
             let _ = writeln!(
                 cases,
                 "\"{host} {role}\") exec ip netns exec {} puppet {} >/dev/null 2>&1 ;;",
-                node.host.netns(),
+                netns,
                 args.join(" ")
             );
         }
@@ -167,8 +98,8 @@ fn a_web_change_reconfigures_the_load_balancer_across_hosts() {
         "window = 60\ntimeout = 120\n[[role]]\nname = \"haproxy\"\nhosts = [\"lb1\"]\n\
          [[role]]\nname = \"web\"\nhosts = [\"web1\"]",
     );
-    let web1 = Node::start(net.host("web1"), &manager.trapd);
-    let lb1 = Node::start(net.host("lb1"), &manager.trapd);
+    let web1 = PuppetNode::start(Some(net.host("web1")), &manager.trapd);
+    let lb1 = PuppetNode::start(Some(net.host("lb1")), &manager.trapd);
     let registry = tempfile::tempdir().unwrap();
     let reg = registry.path().display();
     let haproxy_cfg = lb1.puppet.target().join("haproxy.cfg");
@@ -235,9 +166,9 @@ fn cycles_across_hosts_stop_at_the_depth_limit() {
          [[role]]\nname = \"x\"\nhosts = [\"web1\"]\n[[role]]\nname = \"y\"\nhosts = [\"lb1\"]\n\
          [[role]]\nname = \"z\"\nhosts = [\"db1\"]",
     );
-    let nodes: Vec<Node> = ["web1", "lb1", "db1"]
+    let nodes: Vec<PuppetNode> = ["web1", "lb1", "db1"]
         .iter()
-        .map(|h| Node::start(net.host(h), &manager.trapd))
+        .map(|h| PuppetNode::start(Some(net.host(h)), &manager.trapd))
         .collect();
     // A kicked run takes a few seconds of Puppet plus 3 s, the window is
     // 4 s: the old handler's perpetual case (run > window/2).

@@ -11,10 +11,7 @@
 
 use std::time::{Duration, Instant};
 use testkit::kick::*;
-use testkit::{
-    access_example_lines, wait_until, AgentConfig, PuppetApply, SnmpClient, Snmpd, SnmpdOptions,
-    Snmptrapd, UsmUser,
-};
+use testkit::{wait_until, SnmpClient, Snmptrapd, UsmUser};
 
 struct Manager {
     site: KickSite,
@@ -120,16 +117,6 @@ fn kicks_run_detached_and_snmptrapd_is_never_held() {
         status.contains("web1.example.net Notify[kick -> haproxy]"),
         "{status}"
     );
-}
-
-/// The shipped `trapsess` line (SNMPv3 informs with privacy) pointed at
-/// `trapd`; the rest of the shipped access lines would keep the tests'
-/// community out of PUPPET-AGENT-MIB.
-fn trapsess_line(trapd: &Snmptrapd) -> String {
-    access_example_lines(&trapd.address().to_string())
-        .into_iter()
-        .find(|l| l.starts_with("trapsess"))
-        .expect("a trapsess line in debian/examples/snmpd-access.conf")
 }
 
 /// A supervisor killed (snmptrapd's unit stopped, the machine restarted)
@@ -279,26 +266,9 @@ fn unsafe_files_are_refused_with_the_reason() {
 #[test]
 fn a_real_puppet_run_kicks_through_the_agent() {
     let m = Manager::start(30);
-    let snmpd = Snmpd::start_with(SnmpdOptions::default().config_line(&trapsess_line(&m.trapd)));
-    let puppet = PuppetApply::new();
-    let dir = tempfile::tempdir().unwrap();
-    let events = dir.path().join("events.jsonl");
-    let _agent = AgentConfig::new(&snmpd)
-        .redis("main", "127.0.0.1:1", "")
-        .puppet(&puppet, &format!("events_log = \"{}\"", events.display()))
-        .start(dir.path());
-    // The agent follows the (still missing) log: puppetEventsLogStatus.0.
-    assert!(wait_until(Duration::from_secs(10), || {
-        snmpd
-            .numeric()
-            .get_one(".1.3.6.1.4.1.20267.401.1.37.0")
-            .value
-            == "2"
-    }));
-    let logdest = format!("{},console", events.display());
+    let node = PuppetNode::start(None, &m.trapd);
     let manifest = "notify { 'kick -> web': }\n";
-    let (code, _) = puppet.apply("kick", manifest, &["--logdest", &logdest]);
-    assert_eq!(code, 2, "puppet apply --detailed-exitcodes: a change");
+    assert_eq!(node.apply("kick", manifest), 2, "puppet apply: a change");
     assert!(
         wait_until(Duration::from_secs(15), || m.kicked()
             == ["web1.example.net web"]),
@@ -307,8 +277,7 @@ fn a_real_puppet_run_kicks_through_the_agent() {
         m.site.status(),
         m.trapd.log()
     );
-    let (code, _) = puppet.apply("kick", manifest, &["--logdest", &logdest]);
-    assert_eq!(code, 2);
+    assert_eq!(node.apply("kick", manifest), 2);
     assert!(
         wait_until(Duration::from_secs(15), || !m
             .site

@@ -13,6 +13,91 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
+use crate::netns::Host;
+
+/// A Puppet-managed node as the kick sees it: its snmpd (in `host`'s
+/// namespace, or this one) sending the agent's notifications as SNMPv3
+/// informs with privacy (the shipped `trapsess` line) to `manager`, and
+/// its agent (outside any namespace: AgentX is a unix socket path)
+/// following this node's own Puppet and events log.
+pub struct PuppetNode {
+    pub host: Option<Host>,
+    pub puppet: PuppetApply,
+    events: PathBuf,
+    _agent: Agent,
+    pub snmpd: Snmpd,
+    _dir: TempDir,
+}
+
+impl PuppetNode {
+    pub fn start(host: Option<&Host>, manager: &Snmptrapd) -> PuppetNode {
+        // The shipped trapsess line; the rest of the shipped access lines
+        // would keep the tests' community out of PUPPET-AGENT-MIB.
+        let trapsess = access_example_lines(&manager.address().to_string())
+            .into_iter()
+            .find(|l| l.starts_with("trapsess"))
+            .expect("a trapsess line in debian/examples/snmpd-access.conf");
+        let mut options = SnmpdOptions::default().config_line(&trapsess);
+        if let Some(host) = host {
+            options = options.in_host(host);
+        }
+        let snmpd = Snmpd::start_with(options);
+        let puppet = PuppetApply::new();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events.jsonl");
+        let agent = AgentConfig::new(&snmpd)
+            .redis("main", "127.0.0.1:1", "")
+            .puppet(&puppet, &format!("events_log = \"{}\"", events.display()))
+            .start(dir.path());
+        // The agent follows the (still missing) log: puppetEventsLogStatus.0.
+        let following = wait_until(Duration::from_secs(15), || {
+            snmpd
+                .numeric()
+                .get_one(".1.3.6.1.4.1.20267.401.1.37.0")
+                .value
+                == "2"
+        });
+        assert!(following, "the agent does not follow {}", events.display());
+        PuppetNode {
+            host: host.cloned(),
+            puppet,
+            events,
+            _agent: agent,
+            snmpd,
+            _dir: dir,
+        }
+    }
+
+    /// The events log the agent follows.
+    pub fn events(&self) -> &Path {
+        &self.events
+    }
+
+    /// The arguments of `puppet apply` of `manifest` on this node, logging
+    /// its events where the agent follows them.
+    pub fn apply_args(&self, name: &str, manifest: &str) -> Vec<String> {
+        let logdest = format!("{},console", self.events.display());
+        self.puppet
+            .apply_args(name, manifest, &["--logdest", &logdest])
+    }
+
+    /// Applies `manifest` now, in the node's host, as an operator would;
+    /// the exit code of `puppet apply --detailed-exitcodes` (0 or 2).
+    pub fn apply(&self, name: &str, manifest: &str) -> i32 {
+        let mut command = match &self.host {
+            Some(host) => host.command("puppet"),
+            None => Command::new("puppet"),
+        };
+        let out = command
+            .args(self.apply_args(name, manifest))
+            .output()
+            .expect("puppet apply");
+        let code = out.status.code().unwrap_or(-1);
+        assert!(matches!(code, 0 | 2), "puppet apply: {out:?}");
+        code
+    }
+}
+
 /// PUPPET-AGENT-MIB's notifications the kick reads.
 pub const RESOURCE_CHANGED: &str = ".1.3.6.1.4.1.20267.401.0.9";
 pub const RUN_FAILED: &str = ".1.3.6.1.4.1.20267.401.0.1";
