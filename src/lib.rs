@@ -91,7 +91,8 @@
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
 //!   installed, each problem with its fix; only `main.rs` uses it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
-//!   argv, logs and errors.
+//!   argv, logs and errors; [`text`]: what others wrote (a socket's path,
+//!   a server's error) made printable before a terminal or a log sees it.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
 //!   from the terminal when not run with `-n`, the PID file, no core
 //!   dumps; [`process`]: whether a PID runs, even one `/proc` hides.
@@ -118,3 +119,4 @@ pub mod reload;
 pub mod secret;
 pub mod smi;
 pub mod snapshot;
+pub mod text;
