@@ -73,9 +73,12 @@
 //!   configuration names no source: the sources read it.
 //! - [`discovery`]: `[discovery] local`: the redis-server and
 //!   valkey-server processes of this host and their listening sockets,
-//!   read from `/proc`, added to the configured instances under stable
-//!   names (at start-up, on each reload, every `interval`); trusted with
-//!   no password.
+//!   read from `/proc` (`/proc/self/net` for the tables, which the unit's
+//!   `ProcSubset=pid` leaves), added to the configured instances under
+//!   stable names (at start-up, on each reload, every `interval`); trusted
+//!   with no password, and refusing what another user can plant
+//!   ([`discovery::trust`]: their processes, a link for a socket, an
+//!   address that is not loopback).
 //! - [`reload`]: SIGHUP: the configuration read again and its Redis
 //!   instances matched by name (kept, restarted, removed, added at a new
 //!   index) and its alarms put in force (kept, or rearmed and started

@@ -67,7 +67,9 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
     {
         Ok(runtime) => {
             if config.discovery.local {
-                findings.push(discovery(&crate::discovery::discover()));
+                findings.extend(discovery(&crate::discovery::discover(
+                    &config.discovery.addresses,
+                )));
             }
             for instance in &config.instances {
                 runtime.block_on(redis_instance(instance, &mut findings));
@@ -104,15 +106,17 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
 }
 
 /// What `[discovery] local` finds on this host (the instances checked
-/// below include those of them the configuration does not already poll).
-fn discovery(found: &crate::discovery::Discovery) -> Finding {
+/// below include those of them the configuration does not already poll),
+/// and, apart, what it left out: other users' server processes (listed,
+/// never connected to) and sockets it would not take, with why.
+fn discovery(found: &crate::discovery::Discovery) -> Vec<Finding> {
     let servers: Vec<String> = found
         .found
         .iter()
         .map(|f| format!("{} at {} ({})", f.name, f.address, f.how))
         .collect();
-    if !found.unreadable.is_empty() {
-        return Finding::problem(
+    let mut findings = vec![if !found.unreadable.is_empty() {
+        Finding::problem(
             "discovery",
             format!(
                 "found {}; cannot read the sockets of server process(es) {:?}",
@@ -123,18 +127,25 @@ fn discovery(found: &crate::discovery::Discovery) -> Finding {
                 },
                 found.unreadable
             ),
-            "their TCP ports listening as user redis or valkey are found anyway; for their \
-             unix sockets, name them in a [[redis]] entry",
-        );
-    }
-    if servers.is_empty() {
-        return Finding::problem(
+            "their TCP ports listening on loopback as user redis or valkey are found anyway; \
+             for their unix sockets, name them in a [[redis]] entry",
+        )
+    } else if servers.is_empty() {
+        Finding::problem(
             "discovery",
             "found no redis-server or valkey-server listening on this host",
             "start one, or name the servers to poll in [[redis]] entries",
-        );
-    }
-    Finding::ok("discovery", format!("found {}", servers.join(", ")))
+        )
+    } else {
+        Finding::ok("discovery", format!("found {}", servers.join(", ")))
+    }];
+    findings.extend(
+        found
+            .refusals()
+            .into_iter()
+            .map(|note| Finding::skipped("discovery", note)),
+    );
+    findings
 }
 
 /// `--user`, else the package's user where it exists, else whoever runs
