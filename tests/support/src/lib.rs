@@ -32,6 +32,7 @@ pub mod snmp_tools;
 pub mod snmpd;
 pub mod snmptrapd;
 pub mod sockets;
+pub mod unit;
 pub mod usm;
 
 pub use agent::*;

@@ -3,23 +3,34 @@
 //! file is edited. A server is a process whose name (`/proc/PID/comm`) is
 //! `redis-server` or `valkey-server`; its addresses are the listening
 //! sockets among its file descriptors (`/proc/PID/fd`), looked up in
-//! `/proc/net/tcp`, `tcp6` and `unix`. Its unix socket is preferred (no
+//! `/proc/self/net/tcp`, `tcp6` and `unix` ([`tables`]: `/proc/net` is
+//! hidden under the package's unit). Its unix socket is preferred (no
 //! TCP, no port to guess); else its lowest TCP port (a cluster's bus port,
-//! the client port + 10000, is left out), on loopback when it listens on
-//! every address.
+//! the client port + 10000, is left out) on a loopback address, or on
+//! loopback when it listens on every address.
 //!
 //! A process of another user may be hidden (`ProtectProc=invisible` in
 //! the package's unit, or file descriptors only their owner reads): the
-//! TCP sockets listening as the `redis` or `valkey` user (the accounts
-//! Debian's packages run the servers as), and claimed by no visible
-//! server, are taken too, one instance per port.
+//! TCP sockets listening on loopback (or every address) as the `redis` or
+//! `valkey` user (the accounts Debian's packages run the servers as), and
+//! claimed by no visible server, are taken too, one instance per port.
+//! This is what discovery finds under the unit.
+//!
+//! What a hostile neighbour can plant is refused ([`trust`]): a server
+//! process of a user other than root, the scanning user or a service user
+//! is listed and never connected to; a TCP listener on any address but
+//! loopback (with `IP_FREEBIND` anyone listens on an address that is not
+//! this host's) is not taken; a unix socket is taken only when its path is
+//! printable, not a link, in directories no one else may write, and
+//! answered by the server itself. Whatever else a scan says (a path, a
+//! reason) is made printable before it is logged or shown.
 //!
 //! What discovery finds is trusted with nothing: no password or user is
 //! ever sent to a discovered server (one that needs AUTH shows as an
 //! instance in error), its replies are bounded as every server's are, its
 //! slow log entries (command arguments) are not read, and at most
 //! [`MAX_SERVERS`] are taken, so a user who starts processes named
-//! `redis-server` can add rows, not secrets nor unbounded work. Every read
+//! `redis-server` can add no row, secret nor unbounded work. Every read
 //! of `/proc` is bounded in size and count, and a process that ends during
 //! the scan is skipped.
 //!
@@ -28,17 +39,19 @@
 //! `port6379`; two servers with the same short name are named by their
 //! whole address instead.
 
+pub mod tables;
+pub mod trust;
+
 use crate::config::{Config, RedisAddress, RedisInstance};
+use crate::text::printable;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::Path;
+pub use tables::Listener;
+use trust::{Owner, Owners};
+pub use trust::{SERVER_PROGRAMS, SERVICE_USERS};
 
-/// The process names (`comm`) taken for servers.
-pub const SERVER_PROGRAMS: &[&str] = &["redis-server", "valkey-server"];
-/// The users whose listening TCP sockets are taken when their process is
-/// hidden: Debian's `redis-server` and `valkey-server` run as these.
-pub const SERVICE_USERS: &[&str] = &["redis", "valkey"];
 /// Servers taken at most; the rest are left out (and said so).
 pub const MAX_SERVERS: usize = 32;
 /// `/proc` entries looked at at most (a host's processes).
@@ -47,13 +60,20 @@ const MAX_PROCESSES: usize = 100_000;
 /// listening sockets at start-up, before any client's, and `/proc/PID/fd`
 /// lists them in ascending order: they are among the first.
 const MAX_FDS: usize = 4_096;
-/// Bytes read at most of one `/proc/net` table (about 100 000 sockets).
+/// Bytes read at most of one `/proc/self/net` table (about 100 000
+/// sockets).
 const MAX_TABLE_BYTES: u64 = 16 << 20;
-/// Bytes read at most of `comm` (16 in the kernel) or `/etc/passwd`.
+/// Bytes read at most of `comm` (16 in the kernel), of
+/// `/proc/PID/status` or of `/etc/passwd`.
 const MAX_COMM_BYTES: u64 = 64;
+const MAX_STATUS_BYTES: u64 = 16 << 10;
 const MAX_PASSWD_BYTES: u64 = 1 << 20;
 /// Longest name given to a discovered instance.
 const MAX_NAME_CHARS: usize = 64;
+/// Sockets not taken that a scan says why of, at most; and processes of
+/// other users it names.
+const MAX_REFUSALS: usize = 16;
+const MAX_UNTRUSTED_SHOWN: usize = 16;
 
 /// Whether `text` matches `pattern`, where `*` stands for any text.
 pub fn matches(pattern: &str, text: &str) -> bool {
@@ -75,11 +95,9 @@ pub fn matches(pattern: &str, text: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
-/// A listening socket of this host.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Listener {
-    Tcp { address: SocketAddr, uid: u32 },
-    Unix(PathBuf),
+/// Whether `address` is one of those `wanted` keeps (all when empty).
+fn wanted(patterns: &[String], address: &str) -> bool {
+    patterns.is_empty() || patterns.iter().any(|p| matches(p, address))
 }
 
 /// A server discovery found.
@@ -88,8 +106,17 @@ pub struct Found {
     pub name: String,
     pub address: RedisAddress,
     /// How it was found, for the log and the doctor: `pid 1234
-    /// (valkey-server)` or `listening as user redis`.
+    /// (valkey-server)` or `listening as uid 104`.
     pub how: String,
+}
+
+/// A server process of a user discovery does not trust: listed, never
+/// connected to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Untrusted {
+    pub pid: u32,
+    /// Its effective user id (one of its ids is not trusted).
+    pub uid: u32,
 }
 
 /// What a scan found.
@@ -100,115 +127,95 @@ pub struct Discovery {
     /// Server processes whose file descriptors could not be read (another
     /// user's, without the right to), by PID.
     pub unreadable: Vec<u32>,
+    /// Server processes of users not trusted, by PID.
+    pub untrusted: Vec<Untrusted>,
+    /// Listening sockets of trusted servers not taken, and why, printable
+    /// (at most 16; `refused_more` counts the rest).
+    pub refused: Vec<String>,
+    pub refused_more: usize,
     /// Servers left out over [`MAX_SERVERS`].
     pub left_out: usize,
 }
 
+impl Discovery {
+    fn refuse(&mut self, why: String) {
+        if self.refused.len() < MAX_REFUSALS {
+            self.refused.push(why);
+        } else {
+            self.refused_more += 1;
+        }
+    }
+
+    /// What a scan says besides what it found, in words for the log
+    /// (printable).
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.unreadable.is_empty() {
+            notes.push(format!(
+                "cannot read the sockets of server process(es) {:?} (another user's); \
+                 only their TCP ports listening on loopback as user redis or valkey are found",
+                self.unreadable
+            ));
+        }
+        notes.extend(self.refusals());
+        notes
+    }
+
+    /// What a scan left out, and why: other users' processes, sockets not
+    /// taken (printable).
+    pub fn refusals(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.untrusted.is_empty() {
+            let mut shown: Vec<String> = self
+                .untrusted
+                .iter()
+                .take(MAX_UNTRUSTED_SHOWN)
+                .map(|u| format!("pid {} (uid {})", u.pid, u.uid))
+                .collect();
+            if self.untrusted.len() > MAX_UNTRUSTED_SHOWN {
+                shown.push(format!(
+                    "{} more",
+                    self.untrusted.len() - MAX_UNTRUSTED_SHOWN
+                ));
+            }
+            notes.push(format!(
+                "left out, never connected to: server process(es) of users other than root, \
+                 redis, valkey and the user scanning: {}",
+                shown.join(", ")
+            ));
+        }
+        for why in &self.refused {
+            notes.push(format!("not taken: {why}"));
+        }
+        if self.refused_more > 0 {
+            notes.push(format!(
+                "not taken: {} more socket(s), for the same kinds of reason",
+                self.refused_more
+            ));
+        }
+        notes
+    }
+}
+
 /// Reads at most `limit` bytes of `path`.
-fn read_bounded(path: &Path, limit: u64) -> std::io::Result<String> {
-    let mut text = String::new();
+fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(limit)
-        .read_to_string(&mut text)?;
-    Ok(text)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
-/// The listening sockets of `/proc/net/tcp` or `tcp6` (`st` `0A`), each
-/// with its inode. Lines that do not read are skipped.
-///
-/// The addresses are the kernel's 32-bit words printed in this host's
-/// byte order (`0100007F` is 127.0.0.1 on a little-endian host).
-pub fn parse_tcp(text: &str) -> Vec<(u64, Listener)> {
-    let mut out = Vec::new();
-    for line in text.lines().skip(1) {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-        if fields.len() < 10 || fields[3] != "0A" {
-            continue;
-        }
-        let (Some(address), Ok(uid), Ok(inode)) = (
-            parse_socket_address(fields[1]),
-            fields[7].parse::<u32>(),
-            fields[9].parse::<u64>(),
-        ) else {
-            continue;
-        };
-        out.push((inode, Listener::Tcp { address, uid }));
-    }
-    out
+/// [`read_bounded`], as text (a byte that is not UTF-8 replaced).
+fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    read_bounded(path, limit).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
-/// `0100007F:18EB` or 32 hex digits and a port.
-fn parse_socket_address(text: &str) -> Option<SocketAddr> {
-    let (ip, port) = text.split_once(':')?;
-    let port = u16::from_str_radix(port, 16).ok()?;
-    let word = |hex: &str| u32::from_str_radix(hex, 16).ok().map(u32::to_ne_bytes);
-    let ip = match ip.len() {
-        8 => IpAddr::V4(Ipv4Addr::from(word(ip)?)),
-        32 => {
-            let mut bytes = [0u8; 16];
-            for (i, chunk) in bytes.chunks_mut(4).enumerate() {
-                chunk.copy_from_slice(&word(ip.get(i * 8..i * 8 + 8)?)?);
-            }
-            IpAddr::V6(Ipv6Addr::from(bytes))
-        }
-        _ => return None,
-    };
-    Some(SocketAddr::new(ip, port))
-}
-
-/// The listening stream sockets with a path in `/proc/net/unix` (flag
-/// `__SO_ACCEPTCON`, `00010000`; type `0001`, stream), each with its
-/// inode. Abstract sockets (`@name`) have no file to connect to and are
-/// left out.
-pub fn parse_unix(text: &str) -> Vec<(u64, Listener)> {
-    let mut out = Vec::new();
-    for line in text.lines().skip(1) {
-        // Num: RefCount Protocol Flags Type St Inode Path; the path is the
-        // rest of the line (it may hold spaces).
-        let mut rest = line.trim_start();
-        let mut fields = Vec::with_capacity(7);
-        for _ in 0..7 {
-            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-            fields.push(&rest[..end]);
-            rest = rest[end..].trim_start();
-        }
-        let path = rest;
-        if fields[3] != "00010000" || fields[4] != "0001" || !path.starts_with('/') {
-            continue;
-        }
-        if let Ok(inode) = fields[6].parse::<u64>() {
-            out.push((inode, Listener::Unix(PathBuf::from(path))));
-        }
-    }
-    out
-}
-
-/// The inode of a `/proc/PID/fd` link's target `socket:[1234]`.
-fn socket_inode(target: &Path) -> Option<u64> {
-    target
-        .to_str()?
-        .strip_prefix("socket:[")?
-        .strip_suffix(']')?
-        .parse()
-        .ok()
-}
-
-/// The user ids of [`SERVICE_USERS`] in `/etc/passwd`-formatted `text`.
-pub fn service_uids(text: &str) -> Vec<u32> {
-    text.lines()
-        .filter_map(|line| {
-            let mut fields = line.split(':');
-            let name = fields.next()?;
-            let uid = fields.nth(1)?.parse().ok()?;
-            SERVICE_USERS.contains(&name).then_some(uid)
-        })
-        .collect()
-}
-
-/// The address to poll a server at, of its listening sockets: a unix
-/// socket first; else the lowest TCP port that is not a cluster bus port,
-/// IPv4 before IPv6, loopback for a socket listening on every address.
+/// The address to poll a server at, of its listening sockets (unix ones
+/// already checked): a unix socket first; else the lowest TCP port that is
+/// not a cluster bus port, on a loopback address, IPv4 before IPv6,
+/// loopback for a socket listening on every address. A port listened on
+/// at no loopback address is not taken.
 pub fn choose_address(listeners: &[Listener]) -> Option<RedisAddress> {
     if let Some(path) = listeners
         .iter()
@@ -227,22 +234,26 @@ pub fn choose_address(listeners: &[Listener]) -> Option<RedisAddress> {
             Listener::Unix(_) => None,
         })
         .collect();
+    // The bus port is told apart among every port the server listens on.
     let ports: BTreeSet<u16> = tcp.iter().map(SocketAddr::port).collect();
-    let port = ports
+    let local: Vec<(u16, IpAddr)> = tcp
         .iter()
-        .copied()
-        .find(|p| !(p.checked_sub(10_000).is_some_and(|c| ports.contains(&c))))?;
-    let ip = tcp
+        .filter_map(|a| Some((a.port(), tables::local_address(a)?)))
+        .collect();
+    let port = local
         .iter()
-        .filter(|a| a.port() == port)
-        .map(SocketAddr::ip)
-        .min_by_key(|ip| (ip.is_ipv6(), !ip.is_loopback() && !ip.is_unspecified()))?;
-    let host = match ip {
-        IpAddr::V4(v4) if v4.is_unspecified() => Ipv4Addr::LOCALHOST.to_string(),
-        IpAddr::V6(v6) if v6.is_unspecified() => Ipv6Addr::LOCALHOST.to_string(),
-        ip => ip.to_string(),
-    };
-    Some(RedisAddress::Tcp { host, port })
+        .map(|(port, _)| *port)
+        .filter(|p| !(p.checked_sub(10_000).is_some_and(|c| ports.contains(&c))))
+        .min()?;
+    let ip = local
+        .iter()
+        .filter(|(p, _)| *p == port)
+        .map(|(_, ip)| *ip)
+        .min_by_key(|ip| (ip.is_ipv6(), *ip != IpAddr::V4(Ipv4Addr::LOCALHOST)))?;
+    Some(RedisAddress::Tcp {
+        host: ip.to_string(),
+        port,
+    })
 }
 
 /// `text` kept to letters, digits, `.`, `_` and `-` (others become `-`),
@@ -289,25 +300,30 @@ fn names(address: &RedisAddress) -> (String, String) {
     }
 }
 
-/// Scans this host's `/proc`.
-pub fn discover() -> Discovery {
-    let uids = read_bounded(Path::new("/etc/passwd"), MAX_PASSWD_BYTES)
-        .map(|text| service_uids(&text))
-        .unwrap_or_default();
-    discover_in(Path::new("/proc"), &uids)
+/// Scans this host's `/proc`, keeping to the servers whose address one of
+/// `patterns` matches (`[discovery] addresses`; all when empty): a unix
+/// socket outside them is not even connected to.
+pub fn discover(patterns: &[String]) -> Discovery {
+    let passwd = read_text(Path::new("/etc/passwd"), MAX_PASSWD_BYTES).unwrap_or_default();
+    discover_in(Path::new("/proc"), &Owners::of_this_host(&passwd), patterns)
 }
 
-/// Scans `proc` (a `/proc`), taking hidden servers' TCP sockets listening
-/// as one of `service_uids`.
-pub fn discover_in(proc: &Path, service_uids: &[u32]) -> Discovery {
-    let mut listeners: HashMap<u64, Listener> = HashMap::new();
-    for (table, parse) in [
-        ("net/tcp", parse_tcp as fn(&str) -> Vec<(u64, Listener)>),
-        ("net/tcp6", parse_tcp),
-        ("net/unix", parse_unix),
-    ] {
-        if let Ok(text) = read_bounded(&proc.join(table), MAX_TABLE_BYTES) {
-            listeners.extend(parse(&text));
+/// Scans `proc` (a `/proc`): the servers of `owners`' trusted users, and
+/// the hidden ones listening as its service users.
+pub fn discover_in(proc: &Path, owners: &Owners, patterns: &[String]) -> Discovery {
+    // Each inode with what the table says of it: more than one line for
+    // one inode is a forgery (a newline in a path), sorted out below.
+    let mut listeners: HashMap<u64, Vec<Listener>> = HashMap::new();
+    for table in [tables::TCP, tables::TCP6] {
+        if let Ok(text) = read_text(&proc.join(table), MAX_TABLE_BYTES) {
+            for (inode, listener) in tables::parse_tcp(&text) {
+                listeners.entry(inode).or_default().push(listener);
+            }
+        }
+    }
+    if let Ok(bytes) = read_bounded(&proc.join(tables::UNIX), MAX_TABLE_BYTES) {
+        for (inode, listener) in tables::parse_unix(&bytes) {
+            listeners.entry(inode).or_default().push(listener);
         }
     }
     let mut discovery = Discovery::default();
@@ -328,42 +344,100 @@ pub fn discover_in(proc: &Path, service_uids: &[u32]) -> Discovery {
     for pid in pids {
         let dir = proc.join(pid.to_string());
         // Gone since read_dir: skipped, as every failed read below.
-        let Ok(comm) = read_bounded(&dir.join("comm"), MAX_COMM_BYTES) else {
+        let Ok(comm) = read_text(&dir.join("comm"), MAX_COMM_BYTES) else {
             continue;
         };
         let comm = comm.trim_end();
         if !SERVER_PROGRAMS.contains(&comm) {
             continue;
         }
+        let Some(owner) = read_text(&dir.join("status"), MAX_STATUS_BYTES)
+            .ok()
+            .and_then(|status| Owner::parse(pid, &status))
+        else {
+            continue;
+        };
+        if !owners.trusts(&owner) {
+            discovery.untrusted.push(Untrusted {
+                pid,
+                uid: owner.uid(),
+            });
+            continue;
+        }
         let Ok(fds) = std::fs::read_dir(dir.join("fd")) else {
             discovery.unreadable.push(pid);
             continue;
         };
+        let how = format!("pid {pid} ({comm})");
         let mut own = Vec::new();
         for fd in fds.take(MAX_FDS).flatten() {
             let Some(inode) = std::fs::read_link(fd.path())
                 .ok()
-                .and_then(|t| socket_inode(&t))
+                .and_then(|t| tables::socket_inode(&t))
             else {
                 continue;
             };
-            if let Some(listener) = listeners.get(&inode) {
-                claimed.insert(inode);
-                own.push(listener.clone());
+            let Some(candidates) = listeners.get(&inode) else {
+                continue;
+            };
+            // A forked child's copy of its server's socket, taken with
+            // the server.
+            if !claimed.insert(inode) {
+                continue;
+            }
+            for candidate in candidates {
+                match candidate {
+                    Listener::Tcp { .. } => own.push(candidate.clone()),
+                    Listener::Unix(path) => {
+                        let shown = crate::text::printable_bytes(
+                            std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()),
+                        );
+                        if !wanted(patterns, &format!("unix:{shown}")) {
+                            continue;
+                        }
+                        match trust::checked_socket(path, &owner) {
+                            Ok(resolved) => {
+                                own.push(Listener::Unix(resolved));
+                                break;
+                            }
+                            Err(why) => discovery.refuse(format!("unix:{shown} of {how}: {why}")),
+                        }
+                    }
+                }
             }
         }
-        if !own.is_empty() {
-            servers.push((format!("pid {pid} ({comm})"), own));
+        if own.is_empty() {
+            continue;
         }
+        if choose_address(&own).is_none() {
+            let addresses: Vec<String> = own
+                .iter()
+                .filter_map(|l| match l {
+                    Listener::Tcp { address, .. } => Some(address.to_string()),
+                    Listener::Unix(_) => None,
+                })
+                .filter(|a| wanted(patterns, a))
+                .collect();
+            if !addresses.is_empty() {
+                discovery.refuse(format!(
+                    "{how} listens on {}: no loopback address (a [[redis]] entry polls it)",
+                    addresses.join(", ")
+                ));
+            }
+            continue;
+        }
+        servers.push((how, own));
     }
     // Hidden servers: their users' listening TCP sockets no visible server
     // holds, one server per port.
     let mut by_port: BTreeMap<u16, (u32, Vec<Listener>)> = BTreeMap::new();
-    for (inode, listener) in &listeners {
-        if let Listener::Tcp { address, uid } = listener {
-            if service_uids.contains(uid) && !claimed.contains(inode) {
-                let entry = by_port.entry(address.port()).or_insert((*uid, Vec::new()));
-                entry.1.push(listener.clone());
+    for (inode, candidates) in &listeners {
+        for listener in candidates {
+            if let Listener::Tcp { address, uid } = listener {
+                if owners.service.contains(uid) && !claimed.contains(inode) {
+                    let entry = by_port.entry(address.port()).or_insert((*uid, Vec::new()));
+                    entry.1.push(listener.clone());
+                }
             }
         }
     }
@@ -381,8 +455,8 @@ pub fn discover_in(proc: &Path, service_uids: &[u32]) -> Discovery {
     let mut chosen: Vec<(String, RedisAddress)> = Vec::new();
     for (how, own) in servers {
         if let Some(address) = choose_address(&own) {
-            // A forked child (a save) may hold its parent's sockets.
-            if !chosen.iter().any(|(_, a)| *a == address) {
+            if wanted(patterns, &address.to_string()) && !chosen.iter().any(|(_, a)| *a == address)
+            {
                 chosen.push((how, address));
             }
         }
@@ -417,9 +491,7 @@ pub fn discover_in(proc: &Path, service_uids: &[u32]) -> Discovery {
 pub fn add_to(config: &mut Config, discovery: &Discovery) -> Vec<String> {
     let mut notes = Vec::new();
     for found in &discovery.found {
-        let shown = found.address.to_string();
-        let wanted = &config.discovery.addresses;
-        if !wanted.is_empty() && !wanted.iter().any(|p| matches(p, &shown)) {
+        if !wanted(&config.discovery.addresses, &found.address.to_string()) {
             continue;
         }
         if config.instances.iter().any(|i| i.address == found.address) {
@@ -432,10 +504,10 @@ pub fn add_to(config: &mut Config, discovery: &Discovery) -> Vec<String> {
         } else if !taken(&long) {
             long
         } else {
-            notes.push(format!(
+            notes.push(printable(&format!(
                 "discovered {} ({}) left out: its names are taken by configured instances",
                 found.address, found.how
-            ));
+            )));
             continue;
         };
         let mut instance = RedisInstance::new(name, found.address.clone());
@@ -459,15 +531,14 @@ pub fn with_discovered(mut config: Config) -> (Config, Vec<String>) {
     if !config.discovery.local {
         return (config, Vec::new());
     }
-    let discovery = discover();
+    let discovery = discover(&config.discovery.addresses);
     let mut notes = add_to(&mut config, &discovery);
-    if !discovery.unreadable.is_empty() {
-        notes.push(format!(
-            "discovery: cannot read the sockets of server process(es) {:?} (another user's); \
-             only their TCP ports listening as user redis or valkey are found",
-            discovery.unreadable
-        ));
-    }
+    notes.extend(
+        discovery
+            .notes()
+            .into_iter()
+            .map(|note| printable(&format!("discovery: {note}"))),
+    );
     (config, notes)
 }
 
@@ -523,81 +594,11 @@ pub async fn tick(timer: &mut Option<tokio::time::Interval>) {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/discovery")
-            .join(name);
-        std::fs::read_to_string(path).unwrap()
-    }
-
     fn tcp(address: &str, uid: u32) -> Listener {
         Listener::Tcp {
             address: address.parse().unwrap(),
             uid,
         }
-    }
-
-    // The fixtures were read on a little-endian host; the tables print
-    // the host's byte order, so they read right only on one.
-    #[cfg(target_endian = "little")]
-    #[test]
-    fn the_kernels_tables_as_captured() {
-        let v4 = parse_tcp(&fixture("proc-net-tcp"));
-        // The TIME_WAIT line (06) is not a listener.
-        assert_eq!(
-            v4,
-            [
-                (1065, tcp("0.0.0.0:2024", 0)),
-                (1638085, tcp("127.0.0.1:16379", 0)),
-                (1638850, tcp("0.0.0.0:16380", 0)),
-            ]
-        );
-        let v6 = parse_tcp(&fixture("proc-net-tcp6"));
-        assert_eq!(
-            v6,
-            [
-                (1638086, tcp("[::1]:16379", 0)),
-                (1638851, tcp("[::]:16380", 0)),
-            ]
-        );
-        let unix = parse_unix(&fixture("proc-net-unix"));
-        assert_eq!(
-            unix,
-            [(1638087, Listener::Unix("/tmp/h4cap/redis.sock".into()))]
-        );
-    }
-
-    #[test]
-    fn odd_lines_are_skipped() {
-        let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
-        for line in [
-            "   0: 0100007F:ZZZZ 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1",
-            "   0: 0100007F 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1",
-            "   0: 0100007F:18EB 00000000:0000 0A",
-            "",
-        ] {
-            assert!(parse_tcp(&format!("{header}{line}\n")).is_empty(), "{line}");
-        }
-        let header = "Num       RefCount Protocol Flags    Type St Inode Path\n";
-        for line in [
-            // Abstract, a datagram socket, not listening, too short.
-            "0000000000000000: 00000002 00000000 00010000 0001 01 17 @/tmp/.X11-unix/X0",
-            "0000000000000000: 00000002 00000000 00010000 0002 01 17 /run/systemd/notify",
-            "0000000000000000: 00000003 00000000 00000000 0001 03 17 /run/redis.sock",
-            "0000000000000000: 00000002",
-        ] {
-            assert!(
-                parse_unix(&format!("{header}{line}\n")).is_empty(),
-                "{line}"
-            );
-        }
-        let spaced = format!(
-            "{header}0000000000000000: 00000002 00000000 00010000 0001 01 17 /tmp/a b.sock\n"
-        );
-        assert_eq!(
-            parse_unix(&spaced),
-            [(17, Listener::Unix("/tmp/a b.sock".into()))]
-        );
     }
 
     #[test]
@@ -617,13 +618,32 @@ mod tests {
         );
         let v6 = [tcp("[::]:6379", 0)];
         assert_eq!(choose_address(&v6).unwrap().to_string(), "[::1]:6379");
-        // A cluster node: 7000 and its bus 17000.
-        let cluster = [tcp("10.0.0.5:17000", 0), tcp("10.0.0.5:7000", 0)];
+        // A cluster node on loopback: 7000 and its bus 17000.
+        let cluster = [tcp("127.0.0.1:17000", 0), tcp("127.0.0.1:7000", 0)];
         assert_eq!(
             choose_address(&cluster).unwrap().to_string(),
-            "10.0.0.5:7000"
+            "127.0.0.1:7000"
         );
         assert_eq!(choose_address(&[]), None);
+    }
+
+    /// Review M5: a listener with IP_FREEBIND on an address that is not
+    /// this host's made root connect out to it. Only loopback is taken,
+    /// even when it is a higher port.
+    #[test]
+    fn no_address_but_loopback_is_taken() {
+        for listeners in [
+            vec![tcp("192.0.2.55:6379", 0)],
+            vec![tcp("10.0.0.5:7000", 0), tcp("10.0.0.5:17000", 0)],
+            vec![tcp("[2001:db8::1]:6379", 0)],
+        ] {
+            assert_eq!(choose_address(&listeners), None, "{listeners:?}");
+        }
+        let mixed = [tcp("192.0.2.55:6379", 0), tcp("127.0.0.1:6380", 0)];
+        assert_eq!(
+            choose_address(&mixed).unwrap().to_string(),
+            "127.0.0.1:6380"
+        );
     }
 
     #[test]
@@ -663,72 +683,152 @@ mod tests {
         }
     }
 
+    /// A `/proc` of files, with the tables under `self/net` (where the
+    /// unit's `ProcSubset=pid` leaves them): a visible server with a unix
+    /// socket (a real one, which this test answers on, so its pid is this
+    /// test's) and its forked child, a hidden one listening as uid 104, a
+    /// process named otherwise, one whose files are gone, and the planted
+    /// ones of review M5: another user's `redis-server`, a server on a
+    /// non-loopback address, a path that is not UTF-8, a line forged by a
+    /// newline in a path, giving the server's inode another path.
     #[test]
-    fn service_users_from_passwd() {
-        let passwd = "root:x:0:0:root:/root:/bin/bash\n\
-                      redis:x:104:110::/var/lib/redis:/usr/sbin/nologin\n\
-                      valkey:x:105:111::/var/lib/valkey:/usr/sbin/nologin\n\
-                      redisx:x:9:9::/:/bin/false\nbroken\n";
-        assert_eq!(service_uids(passwd), [104, 105]);
-    }
-
-    /// A `/proc` of files: the tables, a visible server with a unix
-    /// socket and its forked child, a hidden one listening as uid 104, a
-    /// process named otherwise, and one whose files are gone.
-    #[test]
-    fn a_proc_tree_is_read_and_its_servers_named() {
+    fn a_proc_tree_is_read_its_servers_named_and_plants_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let proc = dir.path();
-        std::fs::create_dir_all(proc.join("net")).unwrap();
+        let proc = dir.path().join("proc");
+        let sockets = dir.path().join("sockets");
+        std::fs::create_dir_all(proc.join("self/net")).unwrap();
+        std::fs::create_dir_all(&sockets).unwrap();
+        let socket = sockets.join("cache.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
         std::fs::write(
-            proc.join("net/tcp"),
+            proc.join("self/net/tcp"),
             "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
              0: 0100007F:18EB 00000000:0000 0A 00000000:00000000 00:00000000 00000000   104        0 501 1\n\
              1: 0100007F:3FFB 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 502 1\n\
              2: 0100007F:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 503 1\n\
-             3: 0100007F:3FFC 00000000:0000 0A 00000000:00000000 00:00000000 00000000   104        0 504 1\n",
+             3: 0100007F:3FFC 00000000:0000 0A 00000000:00000000 00:00000000 00000000   104        0 504 1\n\
+             4: 370200C0:18EB 00000000:0000 0A 00000000:00000000 00:00000000 00000000 65534        0 506 1\n\
+             5: 380200C0:18EC 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 507 1\n\
+             6: 390200C0:18ED 00000000:0000 0A 00000000:00000000 00:00000000 00000000   104        0 510 1\n",
         )
         .unwrap();
-        std::fs::write(
-            proc.join("net/unix"),
-            "Num       RefCount Protocol Flags    Type St Inode Path\n\
-             0000000000000000: 00000002 00000000 00010000 0001 01 505 /tmp/t/cache.sock\n",
-        )
-        .unwrap();
-        let process = |pid: &str, comm: &str, sockets: &[u64]| {
-            let fd = proc.join(pid).join("fd");
+        let mut unix = b"Num       RefCount Protocol Flags    Type St Inode Path\n".to_vec();
+        unix.extend_from_slice(
+            format!(
+                "0000000000000000: 00000002 00000000 00010000 0001 01 505 {}\n",
+                socket.display()
+            )
+            .as_bytes(),
+        );
+        // Another socket's path, ending in a newline and a line of its
+        // author's: a server's inode (511) at a socket another process
+        // answers on (this test's).
+        unix.extend_from_slice(
+            format!(
+                "0000000000000000: 00000002 00000000 00010000 0001 01 508 /tmp/x\n\
+                 0000000000000000: 00000002 00000000 00010000 0001 01 511 {}\n",
+                socket.display()
+            )
+            .as_bytes(),
+        );
+        unix.extend_from_slice(
+            b"0000000000000000: 00000002 00000000 00010000 0001 01 509 /tmp/\xff\x1b[2K.sock\n",
+        );
+        std::fs::write(proc.join("self/net/unix"), unix).unwrap();
+        let me = std::process::id();
+        // SAFETY: plain getters.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let process = |pid: u32, ppid: u32, uid: u32, comm: &str, sockets: &[u64]| {
+            let dir = proc.join(pid.to_string());
+            let fd = dir.join("fd");
             std::fs::create_dir_all(&fd).unwrap();
-            std::fs::write(proc.join(pid).join("comm"), format!("{comm}\n")).unwrap();
+            std::fs::write(dir.join("comm"), format!("{comm}\n")).unwrap();
+            std::fs::write(
+                dir.join("status"),
+                format!(
+                    "Name:\t{comm}\nPid:\t{pid}\nPPid:\t{ppid}\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\nGid:\t{gid}\t{gid}\t{gid}\t{gid}\n"
+                ),
+            )
+            .unwrap();
             for (i, inode) in sockets.iter().enumerate() {
                 std::os::unix::fs::symlink(format!("socket:[{inode}]"), fd.join(i.to_string()))
                     .unwrap();
             }
         };
-        process("10", "redis-server", &[502, 505]);
-        process("11", "redis-server", &[502, 505]);
-        process("12", "sshd", &[503]);
-        process("13", "valkey-server", &[504]);
-        std::fs::create_dir_all(proc.join("14")).unwrap();
-        let discovery = discover_in(proc, &[104]);
+        // This test's own pid stands for the server answering on the socket.
+        process(me, 1, uid, "redis-server", &[502, 505]);
+        process(me + 1, me, uid, "redis-server", &[502, 505]);
+        process(me + 2, 1, uid, "sshd", &[503]);
+        process(me + 3, 1, uid, "valkey-server", &[504]);
+        std::fs::create_dir_all(proc.join((me + 4).to_string())).unwrap();
+        // Another user's (on 192.0.2.55, with IP_FREEBIND): listed, never
+        // connected to.
+        process(me + 5, 1, 65534, "redis-server", &[506]);
+        // A trusted server on 192.0.2.56 only (IP_FREEBIND): not taken.
+        process(me + 6, 1, uid, "redis-server", &[507]);
+        // A trusted server whose only socket's path is not UTF-8.
+        process(me + 7, 1, uid, "redis-server", &[509]);
+        // A trusted server whose socket's line is the forged one.
+        process(me + 8, 1, uid, "redis-server", &[511]);
+        let owners = Owners::new(vec![104], uid);
+        let discovery = discover_in(&proc, &owners, &[]);
         let found: Vec<(String, String)> = discovery
             .found
             .iter()
             .map(|f| (f.name.clone(), f.address.to_string()))
             .collect();
+        let canonical = std::fs::canonicalize(&socket).unwrap();
         assert_eq!(
             found,
             [
-                ("cache".to_string(), "unix:/tmp/t/cache.sock".to_string()),
+                ("cache".to_string(), format!("unix:{}", canonical.display())),
                 ("port16380".to_string(), "127.0.0.1:16380".to_string()),
                 ("port6379".to_string(), "127.0.0.1:6379".to_string()),
             ]
         );
-        assert_eq!(discovery.found[0].how, "pid 10 (redis-server)");
-        assert_eq!(discovery.found[1].how, "pid 13 (valkey-server)");
+        assert_eq!(discovery.found[0].how, format!("pid {me} (redis-server)"));
+        assert_eq!(
+            discovery.found[1].how,
+            format!("pid {} (valkey-server)", me + 3)
+        );
         assert_eq!(discovery.found[2].how, "listening as uid 104");
         assert!(discovery.unreadable.is_empty());
-        // Without the service user, the hidden one is not found.
-        assert_eq!(discover_in(proc, &[]).found.len(), 2);
+        assert_eq!(
+            discovery.untrusted,
+            [Untrusted {
+                pid: me + 5,
+                uid: 65534
+            }]
+        );
+        let notes = discovery.notes();
+        assert!(
+            notes.iter().all(|n| crate::text::is_printable(n)),
+            "{notes:?}"
+        );
+        let notes = notes.join("\n");
+        for said in [
+            format!(
+                "unix:{} of pid {} (redis-server): another process (pid {me})",
+                socket.display(),
+                me + 8
+            ),
+            format!("pid {} (redis-server) listens on 192.0.2.56:6380: no loopback address", me + 6),
+            format!("unix:/tmp/\\xff\\u{{1b}}[2K.sock of pid {} (redis-server): its path is not printable", me + 7),
+            format!("pid {} (uid 65534)", me + 5),
+        ] {
+            assert!(notes.contains(&said), "{said:?} not in:\n{notes}");
+        }
+        // Without the service user, the hidden one is not found; with
+        // patterns, only what they match (and no other socket is tried).
+        assert_eq!(
+            discover_in(&proc, &Owners::new(vec![], uid), &[])
+                .found
+                .len(),
+            2
+        );
+        let only = discover_in(&proc, &owners, &["127.0.0.1:6379".to_string()]);
+        assert_eq!(only.found.len(), 1);
+        assert!(only.refused.is_empty(), "{:?}", only.refused);
     }
 
     #[test]
