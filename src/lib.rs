@@ -117,6 +117,7 @@ pub mod logging;
 pub mod metrics;
 pub mod notify;
 pub mod oid;
+pub mod proc_net;
 pub mod process;
 pub mod puppet;
 pub mod redis;

@@ -40,7 +40,7 @@ use std::path::Path;
 const LAYERS: &[(&str, &[&str])] = &[
     // Values that know nothing of the agent: OIDs, whether a PID runs,
     // passwords, others' text made printable.
-    ("ground", &["oid", "process", "secret", "text"]),
+    ("ground", &["oid", "process", "proc_net", "secret", "text"]),
     // SMIv2 values, the command line, detaching from the terminal.
     ("values and the command line", &["smi", "cli", "daemon"]),
     // The catalogue every step reads, and the snapshot the agent answers

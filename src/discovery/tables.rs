@@ -46,7 +46,7 @@ pub fn parse_tcp(text: &str) -> Vec<(u64, Listener)> {
             continue;
         }
         let (Some(address), Ok(uid), Ok(inode)) = (
-            parse_socket_address(fields[1]),
+            crate::proc_net::parse_socket_address(fields[1]),
             fields[7].parse::<u32>(),
             fields[9].parse::<u64>(),
         ) else {
@@ -55,25 +55,6 @@ pub fn parse_tcp(text: &str) -> Vec<(u64, Listener)> {
         out.push((inode, Listener::Tcp { address, uid }));
     }
     out
-}
-
-/// `0100007F:18EB` or 32 hex digits and a port.
-fn parse_socket_address(text: &str) -> Option<SocketAddr> {
-    let (ip, port) = text.split_once(':')?;
-    let port = u16::from_str_radix(port, 16).ok()?;
-    let word = |hex: &str| u32::from_str_radix(hex, 16).ok().map(u32::to_ne_bytes);
-    let ip = match ip.len() {
-        8 => IpAddr::V4(Ipv4Addr::from(word(ip)?)),
-        32 => {
-            let mut bytes = [0u8; 16];
-            for (i, chunk) in bytes.chunks_mut(4).enumerate() {
-                chunk.copy_from_slice(&word(ip.get(i * 8..i * 8 + 8)?)?);
-            }
-            IpAddr::V6(Ipv6Addr::from(bytes))
-        }
-        _ => return None,
-    };
-    Some(SocketAddr::new(ip, port))
 }
 
 /// The listening stream sockets with a path in `/proc/self/net/unix`

@@ -7,19 +7,9 @@ use super::record::{End, Millis, Record, Refusal, Refused};
 use super::settings::Settings;
 use std::fmt::Write;
 
-/// `text` with control characters escaped, so that nothing a sender
-/// named can move an operator's cursor or colour the terminal.
-pub fn escaped(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
+/// A name from a notification or a file, as a terminal may show it (every
+/// name the status and the log show goes through it).
+pub use crate::text::printable as escaped;
 
 /// `at` as `2026-11-26T10:50:22Z`.
 pub fn utc(at: Millis) -> String {

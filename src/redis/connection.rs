@@ -441,25 +441,9 @@ pub fn describe(e: &redis::RedisError) -> String {
     } else {
         e.to_string()
     };
-    escape_controls(text.lines().next().unwrap_or("").trim())
-}
-
-/// `text` with control characters written as escapes (`\u{1b}`): a server
-/// chooses its error texts, and they go to the log and into SNMP values,
-/// where a raw escape sequence could rewrite an operator's terminal.
-fn escape_controls(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_string();
-    }
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    // A server chooses its error texts, and they go to the log and into
+    // SNMP values, where an escape sequence could rewrite a terminal.
+    crate::text::printable(text.lines().next().unwrap_or("").trim())
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@
 use crate::config::DEFAULT_SERVER_USERS;
 use crate::process::{uid_of, user_name};
 use std::io::{BufRead, BufReader, Read};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 use tokio::net::{TcpStream, UnixStream};
@@ -261,8 +261,8 @@ fn server_ends(table: impl BufRead, local: SocketAddr, peer: SocketAddr) -> Vec<
         else {
             continue;
         };
-        if parse_socket_address(here).map(canonical) != Some(peer)
-            || parse_socket_address(there).map(canonical) != Some(local)
+        if crate::proc_net::parse_socket_address(here).map(canonical) != Some(peer)
+            || crate::proc_net::parse_socket_address(there).map(canonical) != Some(local)
         {
             continue;
         }
@@ -277,29 +277,10 @@ fn server_ends(table: impl BufRead, local: SocketAddr, peer: SocketAddr) -> Vec<
     ends
 }
 
-/// `0100007F:18EB`, or 32 hex digits and a port: the kernel's 32-bit words
-/// printed in this host's byte order.
-fn parse_socket_address(text: &str) -> Option<SocketAddr> {
-    let (ip, port) = text.split_once(':')?;
-    let port = u16::from_str_radix(port, 16).ok()?;
-    let word = |hex: &str| u32::from_str_radix(hex, 16).ok().map(u32::to_ne_bytes);
-    let ip = match ip.len() {
-        8 => IpAddr::V4(Ipv4Addr::from(word(ip)?)),
-        32 => {
-            let mut bytes = [0u8; 16];
-            for (i, chunk) in bytes.chunks_mut(4).enumerate() {
-                chunk.copy_from_slice(&word(ip.get(i * 8..i * 8 + 8)?)?);
-            }
-            IpAddr::V6(Ipv6Addr::from(bytes))
-        }
-        _ => return None,
-    };
-    Some(SocketAddr::new(ip, port))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::IpAddr;
 
     /// The words of an address as this host's table prints them.
     fn hex(address: SocketAddr) -> String {
