@@ -25,8 +25,11 @@
 //! - [`metrics`]: the catalogue: every served object (name, OID, syntax,
 //!   source), every table (INDEX or AUGMENTS, the shape of its rows, its
 //!   OpenNMS resource type), the enumerations as typed enums, the
-//!   notifications, what OpenNMS collects (groups, aliases, resource
-//!   types), and where each module's objects sit ([`metrics::Layout`]). The
+//!   notifications as typed enums too ([`metrics::RedisEvent`],
+//!   [`metrics::PuppetEvent`]: each declared once with its number, its
+//!   objects placed at their instances, and its rate limit), what OpenNMS
+//!   collects (groups, aliases, resource types), and where each module's
+//!   objects sit ([`metrics::Layout`]). The
 //!   MIB files are tested against it; the OpenNMS data collection is
 //!   generated from it.
 //! - [`snapshot`]: the immutable, sorted view the agent answers from, the
