@@ -62,8 +62,9 @@
 //!   ([`puppet::trust`]) and followed on a thread of its own
 //!   ([`puppet::events`]).
 //! - [`notify`]: which transitions of a source are due as which typed
-//!   notification, with a baseline, rate limits (`notify::limits`) and
-//!   switches.
+//!   notification, with a baseline; sending one as its definition says
+//!   (switches, rate limits in `notify::limits`, varbinds), keyed by the
+//!   typed notification, never by its name.
 //! - [`alarms`]: the agent's own thresholds (`[[alarm]]`): each value a
 //!   poll produced judged against a trigger, a count and a rearm value,
 //!   the raised ones the rows of `redisAlarmTable`; [`notify`] runs it.

@@ -387,7 +387,7 @@ impl Notifier {
         value: impl Fn(&Oid) -> Option<Value>,
     ) {
         let notification = notification.into();
-        if self.config.disabled.contains(notification.name()) {
+        if self.config.disabled.contains(&notification) {
             return;
         }
         let allowed = match notification.def().limit {
@@ -786,7 +786,7 @@ mod tests {
     fn baseline_rate_limit_and_disabled() {
         let (tx, mut rx) = mpsc::channel(100);
         let config = NotifyConfig {
-            disabled: ["redisRoleChanged".to_string()].into_iter().collect(),
+            disabled: [RedisEvent::RoleChanged.into()].into_iter().collect(),
             max_per_minute: 2,
             ..NotifyConfig::default()
         };
@@ -893,7 +893,7 @@ mod tests {
         // Disabled, it is not sent; the alarm is still judged.
         let (tx, mut rx) = mpsc::channel(100);
         let config = NotifyConfig {
-            disabled: ["redisThresholdCrossed".to_string()].into_iter().collect(),
+            disabled: [RedisEvent::ThresholdCrossed.into()].into_iter().collect(),
             ..NotifyConfig::default()
         };
         let quiet = Notifier::new(config, layout.clone(), tx);
