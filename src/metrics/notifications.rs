@@ -193,7 +193,8 @@ const fn find(lists: &[&'static [ObjectDef]], name: &str) -> Option<&'static Obj
 /// table of [`TABLES`], placed by that table's INDEX; a PUPPET-AGENT-MIB
 /// object is a scalar or a column of one of its tables
 /// ([`PUPPET_SCALAR_LISTS`], [`PUPPET_TABLE_COLUMNS`]). Anything else
-/// stops the build, the panic naming the object.
+/// stops the build: the panic names the object, its line says why (a
+/// constant's panic takes one argument).
 const fn carried(mib: Mib, name: &str) -> Carried {
     match mib {
         Mib::Redis => {
@@ -206,15 +207,14 @@ const fn carried(mib: Mib, name: &str) -> Carried {
                         RowIndex::InstanceAndNumber { .. } => Suffix::SourceAndRow,
                         // A row named by a string: no notification can say which.
                         RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. } => {
-                            panic!("{}", name)
+                            panic!("{}", name) // a column of a table indexed by a name
                         }
                     };
                     return Carried { object, suffix };
                 }
                 t += 1;
             }
-            // No column of REDIS-SERVER-MIB's tables has this name.
-            panic!("{}", name)
+            panic!("{}", name) // no column of REDIS-SERVER-MIB's tables has this name
         }
         Mib::Puppet => {
             if let Some(object) = find(PUPPET_SCALAR_LISTS, name) {
@@ -228,8 +228,7 @@ const fn carried(mib: Mib, name: &str) -> Carried {
                     suffix: Suffix::Row,
                 }
             } else {
-                // No object of PUPPET-AGENT-MIB has this name.
-                panic!("{}", name)
+                panic!("{}", name) // no object of PUPPET-AGENT-MIB has this name
             }
         }
     }
