@@ -30,7 +30,9 @@
 //! back. An instance removed from the configuration has its alarms rearmed
 //! too ([`Alarms::forget`]): its index is never used again.
 
-use crate::metrics::{self, AlarmField, Layout, ObjectDef, Source, ALARM_COLUMNS};
+use crate::metrics::{
+    self, About, AlarmField, Layout, ObjectDef, RedisEvent, Source, ALARM_COLUMNS,
+};
 use crate::oid::Oid;
 use crate::smi::{display_string, Syntax, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -278,6 +280,33 @@ pub struct AlarmEvent {
     pub number: u32,
     /// The row's columns at `instance.number`.
     pub row: Vec<(Oid, Value)>,
+}
+
+impl AlarmEvent {
+    /// Its notification: `redisThresholdCrossed` when raised,
+    /// `redisThresholdRearmed` when rearmed.
+    pub fn notification(&self) -> RedisEvent {
+        if self.crossed {
+            RedisEvent::ThresholdCrossed
+        } else {
+            RedisEvent::ThresholdRearmed
+        }
+    }
+
+    /// What its notification is about: its row of `redisAlarmTable`, of
+    /// instance `index`.
+    pub fn about(&self, index: u32) -> About {
+        About::row(index, self.number)
+    }
+
+    /// The value at `oid` of the row it holds, which its notification
+    /// carries even once the row has left the snapshot (a rearm).
+    pub fn value(&self, oid: &Oid) -> Option<Value> {
+        self.row
+            .iter()
+            .find(|(o, _)| o == oid)
+            .map(|(_, v)| v.clone())
+    }
 }
 
 /// What an evaluation found: the notifications due and the rows of

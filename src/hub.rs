@@ -12,8 +12,8 @@
 //!                                                        └─due─▶ notify::Notifier ─▶ AgentX session
 //! ```
 
-use crate::alarms::AlarmSpec;
-use crate::metrics::Layout;
+use crate::alarms::{AlarmEvent, AlarmSpec};
+use crate::metrics::{About, Layout};
 use crate::notify::Notifier;
 use crate::oid::Oid;
 use crate::puppet::events::EventsObservation;
@@ -53,11 +53,10 @@ impl Hub {
         }
         for event in due {
             self.notifier
-                .send(event.def(), index, |oid| value_in(&parts, oid));
+                .send(event, About::source(index), |oid| value_in(&parts, oid));
         }
         for event in &alarms.events {
-            self.notifier
-                .send_alarm(event, index, |oid| value_in(&parts, oid));
+            self.send_alarm(index, event, |oid| value_in(&parts, oid));
         }
     }
 
@@ -67,8 +66,7 @@ impl Hub {
     /// Its raised alarms are rearmed, sent while its name is still there.
     pub fn forget_redis(&self, index: u32) {
         for event in self.notifier.forget_redis(index) {
-            self.notifier
-                .send_alarm(&event, index, |oid| self.store.latest_value(oid));
+            self.send_alarm(index, &event, |oid| self.store.latest_value(oid));
         }
         self.store.stage(PartKey::RedisInstance(index), Vec::new());
         self.store.stage(PartKey::RedisStatus(index), Vec::new());
@@ -93,8 +91,7 @@ impl Hub {
         self.store.rebuild();
         for (index, evaluation) in changed {
             for event in &evaluation.events {
-                self.notifier
-                    .send_alarm(event, index, |oid| self.store.latest_value(oid));
+                self.send_alarm(index, event, |oid| self.store.latest_value(oid));
             }
         }
     }
@@ -105,7 +102,7 @@ impl Hub {
         let parts = self.stage(reading.parts, !due.is_empty());
         for event in due {
             self.notifier
-                .send(event.def(), 0, |oid| value_in(&parts, oid));
+                .send(event, About::PUPPET, |oid| value_in(&parts, oid));
         }
     }
 
@@ -114,9 +111,9 @@ impl Hub {
     pub fn puppet_events(&self, reading: Reading<EventsObservation>) {
         let due = self.notifier.puppet_events_due(&reading.observation);
         let parts = self.stage(reading.parts, !due.is_empty());
-        for (event, row) in due {
+        for (event, about) in due {
             self.notifier
-                .send(event.def(), row, |oid| value_in(&parts, oid));
+                .send(event, about, |oid| value_in(&parts, oid));
         }
     }
 
@@ -126,8 +123,18 @@ impl Hub {
     pub fn puppet_tick(&self, now_unix: i64) {
         for event in self.notifier.puppet_tick_due(now_unix) {
             self.notifier
-                .send(event.def(), 0, |oid| self.store.latest_value(oid));
+                .send(event, About::PUPPET, |oid| self.store.latest_value(oid));
         }
+    }
+
+    /// Sends the notification of an alarm of instance `index` raised or
+    /// rearmed: the columns of its row valued from the event (which holds
+    /// the row even once it is gone), `redisInstanceName` by `value`.
+    fn send_alarm(&self, index: u32, event: &AlarmEvent, value: impl Fn(&Oid) -> Option<Value>) {
+        self.notifier
+            .send(event.notification(), event.about(index), |oid| {
+                event.value(oid).or_else(|| value(oid))
+            });
     }
 
     /// Stages each part, sorted (the store keeps parts sorted, and the

@@ -25,8 +25,11 @@
 //! - [`metrics`]: the catalogue: every served object (name, OID, syntax,
 //!   source), every table (INDEX or AUGMENTS, the shape of its rows, its
 //!   OpenNMS resource type), the enumerations as typed enums, the
-//!   notifications, what OpenNMS collects (groups, aliases, resource
-//!   types), and where each module's objects sit ([`metrics::Layout`]). The
+//!   notifications as typed enums too ([`metrics::RedisEvent`],
+//!   [`metrics::PuppetEvent`]: each declared once with its number, its
+//!   objects placed at their instances, and its rate limit), what OpenNMS
+//!   collects (groups, aliases, resource types), and where each module's
+//!   objects sit ([`metrics::Layout`]). The
 //!   MIB files are tested against it; the OpenNMS data collection is
 //!   generated from it.
 //! - [`snapshot`]: the immutable, sorted view the agent answers from, the
@@ -61,8 +64,9 @@
 //!   ([`puppet::trust`]) and followed on a thread of its own
 //!   ([`puppet::events`]).
 //! - [`notify`]: which transitions of a source are due as which typed
-//!   notification, with a baseline, rate limits (`notify::limits`) and
-//!   switches.
+//!   notification, with a baseline; sending one as its definition says
+//!   (switches, rate limits in `notify::limits`, varbinds), keyed by the
+//!   typed notification, never by its name.
 //! - [`alarms`]: the agent's own thresholds (`[[alarm]]`): each value a
 //!   poll produced judged against a trigger, a count and a rearm value,
 //!   the raised ones the rows of `redisAlarmTable`; [`notify`] runs it.

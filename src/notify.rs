@@ -1,25 +1,30 @@
-//! Notifications: which transitions of a source are worth a trap, the
-//! NOTIFICATION-TYPE each is, the varbinds it carries, and rate limiting.
+//! Notifications: which transitions of a source are worth a trap, and
+//! sending them: the switches, the rate limits and the varbinds.
 //!
 //! Sources report *observations* ([`RedisObservation`],
 //! [`PuppetObservation`]); the notifier compares each with the last one of
 //! the same source (the first after start-up is the baseline and never
 //! fires) and says which notifications are due, as typed values
-//! ([`RedisEvent`], [`PuppetEvent`]). The hub ([`crate::hub`]) then asks it
-//! to send each with the values of the reading that caused it, so a trap
-//! carries exactly what a GET returns. What is sent and dropped is counted
-//! in [`limits`]: a ceiling a minute per kind and source, one for the
-//! events log's resource notifications together, and the notifications
-//! the AgentX session did not take, each said in the log once.
+//! ([`RedisEvent`], [`PuppetEvent`], declared in the catalogue with their
+//! objects and limits: `metrics::notifications`). The hub
+//! ([`crate::hub`]) then asks it to send each with what it is [`About`]
+//! and the values of the reading that caused it, so a trap carries exactly
+//! what a GET returns. [`Notifier::send`] reads everything else from the
+//! notification's definition: whether `[notifications] disabled` names
+//! it, its [`Limit`], its objects and the instance each is sent with; a
+//! new notification needs nothing here but the transition that makes it
+//! due. What is sent and dropped is counted in [`limits`]: a ceiling a
+//! minute per kind and source, one for the events log's resource
+//! notifications together, and the notifications the AgentX session did
+//! not take, each said in the log once.
 
 pub mod limits;
 
-use crate::agentx::session::Notification;
+use crate::agentx::session;
 use crate::alarms::{AlarmEvent, AlarmSpec, Alarms, Evaluation};
 use crate::config::NotifyConfig;
 use crate::metrics::{
-    self, all_notifications, Layout, Mib, NotificationDef, PUPPET_NOTIFICATIONS,
-    REDIS_NOTIFICATIONS, SNMP_TRAP_OID,
+    About, Layout, Limit, Notification, PuppetEvent, RedisEvent, PUPPET_SOURCE, SNMP_TRAP_OID,
 };
 use crate::oid::Oid;
 use crate::puppet::events::{EventItem, EventsObservation};
@@ -33,96 +38,6 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
-
-/// A notification of REDIS-SERVER-MIB, in the order of
-/// [`REDIS_NOTIFICATIONS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RedisEvent {
-    InstanceDown,
-    InstanceUp,
-    Restarted,
-    RoleChanged,
-    ReplicationLinkDown,
-    ReplicationLinkUp,
-    PersistenceFailed,
-    CertificateExpiring,
-    CertificateExpiringCleared,
-    /// An alarm of `[[alarm]]` raised ([`crate::alarms`]), not a transition.
-    ThresholdCrossed,
-    /// An alarm rearmed.
-    ThresholdRearmed,
-}
-
-impl RedisEvent {
-    pub const ALL: [RedisEvent; 11] = [
-        RedisEvent::InstanceDown,
-        RedisEvent::InstanceUp,
-        RedisEvent::Restarted,
-        RedisEvent::RoleChanged,
-        RedisEvent::ReplicationLinkDown,
-        RedisEvent::ReplicationLinkUp,
-        RedisEvent::PersistenceFailed,
-        RedisEvent::CertificateExpiring,
-        RedisEvent::CertificateExpiringCleared,
-        RedisEvent::ThresholdCrossed,
-        RedisEvent::ThresholdRearmed,
-    ];
-
-    pub fn def(self) -> &'static NotificationDef {
-        &REDIS_NOTIFICATIONS[self as usize]
-    }
-}
-
-/// A notification of PUPPET-AGENT-MIB; its number below
-/// `puppetNotifications` is its discriminant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u32)]
-pub enum PuppetEvent {
-    RunFailed = 1,
-    RunChanged = 2,
-    CachedCatalogUsed = 3,
-    RunRecovered = 4,
-    AgentStale = 5,
-    AgentStaleCleared = 6,
-    AgentDisabled = 7,
-    AgentEnabled = 8,
-    ResourceChanged = 9,
-    ResourceFailed = 10,
-    ResourceEventsHeldBack = 11,
-    NotConverging = 12,
-    Converged = 13,
-    RunStorm = 14,
-    RunStormCleared = 15,
-}
-
-impl PuppetEvent {
-    pub const ALL: [PuppetEvent; 15] = [
-        PuppetEvent::RunFailed,
-        PuppetEvent::RunChanged,
-        PuppetEvent::CachedCatalogUsed,
-        PuppetEvent::RunRecovered,
-        PuppetEvent::AgentStale,
-        PuppetEvent::AgentStaleCleared,
-        PuppetEvent::AgentDisabled,
-        PuppetEvent::AgentEnabled,
-        PuppetEvent::ResourceChanged,
-        PuppetEvent::ResourceFailed,
-        PuppetEvent::ResourceEventsHeldBack,
-        PuppetEvent::NotConverging,
-        PuppetEvent::Converged,
-        PuppetEvent::RunStorm,
-        PuppetEvent::RunStormCleared,
-    ];
-
-    /// Its entry in [`PUPPET_NOTIFICATIONS`], found by number (every event
-    /// has one: `typed_events_are_the_tables_notifications`).
-    pub fn def(self) -> &'static NotificationDef {
-        PUPPET_NOTIFICATIONS
-            .iter()
-            .find(|d| d.number == self as u32)
-            .expect("every PuppetEvent is in PUPPET_NOTIFICATIONS")
-    }
-}
 
 /// How many runs in a row, each ending less than `min_run_interval` after
 /// the one before, are a run storm: three. One run started by hand right
@@ -244,12 +159,7 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
 pub struct Notifier {
     config: NotifyConfig,
     layout: Layout,
-    /// The OID of every object a notification carries, by name, and
-    /// whether it is a column (sent with the row's index) rather than a
-    /// scalar of PUPPET-AGENT-MIB (`.0`): resolved once, when the notifier
-    /// is made.
-    objects: HashMap<&'static str, (Oid, bool)>,
-    tx: mpsc::Sender<Notification>,
+    tx: mpsc::Sender<session::Notification>,
     state: Mutex<NotifierState>,
     /// The agent's own thresholds and what each instance's values did to
     /// them.
@@ -262,8 +172,8 @@ struct NotifierState {
     redis: HashMap<u32, RedisObservation>,
     /// What was judged of Puppet; `None` until the first observation.
     puppet: Option<PuppetKnown>,
-    /// The rate limit (`max_per_minute`) per (notification, source).
-    limits: HashMap<(&'static str, u32), Ceiling>,
+    /// The rate limit (`max_per_minute`) per notification and source.
+    limits: HashMap<(Notification, u32), Ceiling>,
     /// The ceiling of the events log's resource notifications, together
     /// (`resource_notifications_per_minute`).
     resources: Ceiling,
@@ -272,23 +182,15 @@ struct NotifierState {
 }
 
 impl Notifier {
-    pub fn new(config: NotifyConfig, layout: Layout, tx: mpsc::Sender<Notification>) -> Self {
-        let objects = metrics::redis_objects()
-            .chain(metrics::puppet_objects())
-            .filter(|o| all_notifications().any(|d| d.objects.contains(&o.name)))
-            .map(|o| {
-                let column = metrics::PUPPET_EVENT_COLUMNS
-                    .iter()
-                    .chain(metrics::ALARM_COLUMNS)
-                    .any(|c| c.name == o.name);
-                (o.name, (layout.object_oid(o), column))
-            })
-            .collect();
+    pub fn new(
+        config: NotifyConfig,
+        layout: Layout,
+        tx: mpsc::Sender<session::Notification>,
+    ) -> Self {
         let alarms = Mutex::new(Alarms::new(&config.alarms, &layout));
         Notifier {
             config,
             layout,
-            objects,
             tx,
             state: Mutex::new(NotifierState::default()),
             alarms,
@@ -353,13 +255,11 @@ impl Notifier {
             .forget(index);
         let mut state = self.lock();
         state.redis.remove(&index);
-        // Puppet's sources are numbered too (0): only Redis's are this
+        // Puppet's source is numbered too (0): only Redis's are this
         // instance's.
-        let of_it = |(name, i): &(&'static str, u32)| {
-            *i == index
-                && all_notifications().any(|d| d.name == *name && matches!(d.mib, Mib::Redis))
-        };
-        state.limits.retain(|key, _| !of_it(key));
+        state.limits.retain(|(notification, source), _| {
+            *source != index || !matches!(notification, Notification::Redis(_))
+        });
         rearmed
     }
 
@@ -446,12 +346,13 @@ impl Notifier {
     }
 
     /// The notifications due for a reading of Puppet's events log, each
-    /// with the row of `puppetEventTable` it is about (0 for the held-back
-    /// count). The log's events are new by construction (it is followed
-    /// from its end): there is no baseline. Flood control is the source's
-    /// per-run budget ([`EventItem::Resource::within_budget`]), then, when
-    /// sent, a ceiling per minute (see [`Notifier::send`]).
-    pub fn puppet_events_due(&self, seen: &EventsObservation) -> Vec<(PuppetEvent, u32)> {
+    /// with what it is about: a resource event its row of
+    /// `puppetEventTable`, the held-back count Puppet. The log's events
+    /// are new by construction (it is followed from its end): there is no
+    /// baseline. Flood control is the source's per-run budget
+    /// ([`EventItem::Resource::within_budget`]), then, when sent, a
+    /// ceiling per minute ([`Limit::Resources`]).
+    pub fn puppet_events_due(&self, seen: &EventsObservation) -> Vec<(PuppetEvent, About)> {
         seen.items
             .iter()
             .filter_map(|item| match item {
@@ -465,128 +366,61 @@ impl Notifier {
                     } else {
                         PuppetEvent::ResourceChanged
                     },
-                    *index,
+                    About::row(PUPPET_SOURCE, *index),
                 )),
                 EventItem::Resource { .. } => None,
-                EventItem::RunBoundary { .. } => Some((PuppetEvent::ResourceEventsHeldBack, 0)),
+                EventItem::RunBoundary { .. } => {
+                    Some((PuppetEvent::ResourceEventsHeldBack, About::PUPPET))
+                }
             })
             .collect()
     }
 
-    /// Sends `def` for source `index` (the instance; for Puppet 0, or the
-    /// row of `puppetEventTable`), its objects' values looked up with
-    /// `value` (absent ones are left out), unless it is disabled or over
-    /// its limit: `max_per_minute` of one kind from one source, except
-    /// for the events log's resource notifications, each about a row of
-    /// its own: those are at most `puppet_resource_per_minute` together
-    /// (a run's budget is per run, and the run boundaries that renew it
-    /// are lines of the log too).
+    /// Sends `notification` about `about`, each of its objects at the
+    /// instance `about` gives it and valued by `value` (absent ones are
+    /// left out), unless `[notifications] disabled` names it or its
+    /// [`Limit`] holds it back.
     pub fn send(
         &self,
-        def: &'static NotificationDef,
-        index: u32,
+        notification: impl Into<Notification>,
+        about: About,
         value: impl Fn(&Oid) -> Option<Value>,
     ) {
-        if self.config.disabled.contains(def.name) {
+        let notification = notification.into();
+        if self.config.disabled.contains(&notification) {
             return;
         }
-        let resource = [
-            PuppetEvent::ResourceChanged.def().name,
-            PuppetEvent::ResourceFailed.def().name,
-        ]
-        .contains(&def.name);
-        let allowed = if resource {
-            self.resource_allowed()
-        } else {
-            self.allowed(def.name, index)
+        let allowed = match notification.def().limit {
+            Limit::PerSource => self.allowed(notification, about.source),
+            Limit::Resources => self.resource_allowed(),
+            Limit::Unlimited => true,
         };
-        if !allowed {
-            return;
+        if allowed {
+            self.queue(notification, about, value);
         }
-        let suffix = match def.mib {
-            Mib::Redis => index,
-            Mib::Puppet => 0,
-        };
-        // A table's column is sent with the row's index; a scalar, `.0`.
-        self.queue(
-            def,
-            index,
-            |column| vec![if column { index } else { suffix }],
-            value,
-        );
     }
 
-    /// Sends the notification of an alarm of instance `index` raised
-    /// (`redisThresholdCrossed`) or rearmed (`redisThresholdRearmed`): the
-    /// columns of `redisAlarmTable` at the alarm's row (from the event,
-    /// which holds it even once the row is gone), `redisInstanceName` at
-    /// the instance (looked up with `value`). Not rate limited: the trigger
-    /// count and the rearm value keep an alarm from flapping, and a crossing
-    /// sent without its rearm would leave a manager's alarm standing.
-    pub fn send_alarm(
-        &self,
-        event: &AlarmEvent,
-        index: u32,
-        value: impl Fn(&Oid) -> Option<Value>,
-    ) {
-        let def = if event.crossed {
-            RedisEvent::ThresholdCrossed.def()
-        } else {
-            RedisEvent::ThresholdRearmed.def()
-        };
-        if self.config.disabled.contains(def.name) {
-            return;
-        }
-        let in_row = |oid: &Oid| {
-            event
-                .row
-                .iter()
-                .find(|(o, _)| o == oid)
-                .map(|(_, v)| v.clone())
-                .or_else(|| value(oid))
-        };
-        self.queue(
-            def,
-            index,
-            |column| {
-                if column {
-                    vec![index, event.number]
-                } else {
-                    vec![index]
-                }
-            },
-            in_row,
-        );
-    }
-
-    /// Queues `def` with its objects at the suffix `suffix` gives each
-    /// (by whether it is a column of a table with an index of its own),
-    /// valued by `value` (absent ones are left out).
+    /// Queues `notification` for the AgentX session: `snmpTrapOID.0`, then
+    /// its objects that have a value.
     fn queue(
         &self,
-        def: &'static NotificationDef,
-        index: u32,
-        suffix: impl Fn(bool) -> Vec<u32>,
+        notification: Notification,
+        about: About,
         value: impl Fn(&Oid) -> Option<Value>,
     ) {
+        let def = notification.def();
         let trap_oid = self.layout.notification_oid(def);
         let mut varbinds = vec![(oid_of(SNMP_TRAP_OID), Value::ObjectIdentifier(trap_oid))];
-        for name in def.objects {
-            let Some((object, column)) = self.objects.get(name) else {
-                continue;
-            };
-            let Ok(oid) = object.child(&suffix(*column)) else {
-                continue;
-            };
-            if let Some(v) = value(&oid) {
-                varbinds.push((oid, v));
-            }
-        }
+        varbinds.extend(def.objects.iter().filter_map(|carried| {
+            let oid = self.layout.carried_oid(carried, about)?;
+            let value = value(&oid)?;
+            Some((oid, value))
+        }));
         let sent = self.tx.try_send(varbinds);
         let mut state = self.lock();
         match sent {
             Ok(()) => {
-                debug!("queued {} for source {index}", def.name);
+                debug!("queued {notification} for {about}");
                 let dropped = state.unsent.taken();
                 if dropped > 0 {
                     warn!("{dropped} notification(s) were dropped while the AgentX session was not taking them");
@@ -595,9 +429,8 @@ impl Notifier {
             Err(e) => {
                 if state.unsent.dropped() {
                     warn!(
-                        "dropped {} for source {index}: the AgentX session is not taking notifications ({e}); \
-                         the next are dropped too until it does, and counted",
-                        def.name
+                        "dropped {notification} for {about}: the AgentX session is not taking notifications ({e}); \
+                         the next are dropped too until it does, and counted"
                     );
                 }
             }
@@ -627,23 +460,23 @@ impl Notifier {
     }
 
     /// The rate limit: at most `max_per_minute` of one kind per source.
-    fn allowed(&self, name: &'static str, index: u32) -> bool {
+    fn allowed(&self, notification: Notification, index: u32) -> bool {
         let max = self.config.max_per_minute;
         let mut state = self.lock();
         match state
             .limits
-            .entry((name, index))
+            .entry((notification, index))
             .or_default()
             .admit(max, Instant::now())
         {
             Admit::Pass { dropped } => {
                 if dropped > 0 {
-                    warn!("{name} for instance {index}: {dropped} notification(s) were dropped by the rate limit");
+                    warn!("{notification} for instance {index}: {dropped} notification(s) were dropped by the rate limit");
                 }
                 true
             }
             Admit::FirstDrop => {
-                warn!("{name} for instance {index} is flapping: at most {max} a minute are sent");
+                warn!("{notification} for instance {index} is flapping: at most {max} a minute are sent");
                 false
             }
             Admit::Drop => false,
@@ -682,26 +515,6 @@ mod tests {
             link: link.and_then(LinkStatus::from_label),
             persistence_failed: failed,
             certificate_expiring: None,
-        }
-    }
-
-    #[test]
-    fn typed_events_are_the_tables_notifications() {
-        for (i, event) in RedisEvent::ALL.iter().enumerate() {
-            assert_eq!(event.def().name, format!("redis{event:?}"));
-            assert_eq!(event.def().number as usize, i + 1);
-        }
-        assert_eq!(RedisEvent::ALL.len(), REDIS_NOTIFICATIONS.len());
-        for event in PuppetEvent::ALL {
-            assert_eq!(event.def().name, format!("puppet{event:?}"));
-            assert_eq!(event.def().number, event as u32);
-        }
-        for def in PUPPET_NOTIFICATIONS {
-            assert!(
-                PuppetEvent::ALL.iter().any(|e| e.def().name == def.name),
-                "{} has no PuppetEvent",
-                def.name
-            );
         }
     }
 
@@ -766,7 +579,7 @@ mod tests {
         let notifier = Notifier::new(config, Layout::default_layout(), tx);
         let observe = |index: u32, seen: &RedisObservation| {
             for event in notifier.redis_due(index, seen) {
-                notifier.send(event.def(), index, |_| None);
+                notifier.send(event, About::source(index), |_| None);
             }
         };
         let up = obs(true, "a", "master", None, Some(false));
@@ -807,28 +620,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn every_notification_object_is_served() {
-        for def in REDIS_NOTIFICATIONS {
-            for name in def.objects {
-                assert!(
-                    metrics::redis_objects().any(|o| o.name == *name),
-                    "{}: {name}",
-                    def.name
-                );
-            }
-        }
-        for def in PUPPET_NOTIFICATIONS {
-            for name in def.objects {
-                assert!(
-                    metrics::puppet_objects().any(|o| o.name == *name),
-                    "{}: {name}",
-                    def.name
-                );
-            }
-        }
-    }
-
     fn run(last_run: i64, status: RunStatus) -> PuppetObservation {
         PuppetObservation {
             last_run: Some(last_run),
@@ -838,20 +629,17 @@ mod tests {
     }
 
     /// The name of every notification queued so far.
-    fn sent(rx: &mut mpsc::Receiver<Notification>) -> Vec<&'static str> {
+    fn sent(rx: &mut mpsc::Receiver<session::Notification>) -> Vec<&'static str> {
+        let layout = Layout::default_layout();
         let mut names = Vec::new();
         while let Ok(varbinds) = rx.try_recv() {
             let Value::ObjectIdentifier(trap) = &varbinds[0].1 else {
                 panic!("the first varbind is not snmpTrapOID.0")
             };
-            let number = trap.as_slice().last().copied().unwrap();
-            let puppet = trap.as_slice().contains(&401);
-            let table = if puppet {
-                PUPPET_NOTIFICATIONS
-            } else {
-                REDIS_NOTIFICATIONS
-            };
-            names.push(table.iter().find(|d| d.number == number).unwrap().name);
+            let sent = Notification::all()
+                .find(|n| layout.notification_oid(n.def()) == *trap)
+                .unwrap_or_else(|| panic!("{trap} is no notification of the agent"));
+            names.push(sent.name());
         }
         names
     }
@@ -859,14 +647,27 @@ mod tests {
     /// What the hub does with a new Puppet state: send what is due.
     fn puppet_observed(notifier: &Notifier, seen: &PuppetObservation, now: i64) {
         for event in notifier.puppet_due(seen, now) {
-            notifier.send(event.def(), 0, |_| None);
+            notifier.send(event, About::PUPPET, |_| None);
         }
+    }
+
+    /// What the hub does with an alarm raised or rearmed: its row from the
+    /// event, the rest from `value`.
+    fn alarm_sent(
+        notifier: &Notifier,
+        index: u32,
+        event: &AlarmEvent,
+        value: impl Fn(&Oid) -> Option<Value>,
+    ) {
+        notifier.send(event.notification(), event.about(index), |oid| {
+            event.value(oid).or_else(|| value(oid))
+        });
     }
 
     /// What the hub does on its Puppet tick.
     fn puppet_ticked(notifier: &Notifier, now: i64) {
         for event in notifier.puppet_tick_due(now) {
-            notifier.send(event.def(), 0, |_| None);
+            notifier.send(event, About::PUPPET, |_| None);
         }
     }
 
@@ -985,14 +786,14 @@ mod tests {
     fn baseline_rate_limit_and_disabled() {
         let (tx, mut rx) = mpsc::channel(100);
         let config = NotifyConfig {
-            disabled: ["redisRoleChanged".to_string()].into_iter().collect(),
+            disabled: [RedisEvent::RoleChanged.into()].into_iter().collect(),
             max_per_minute: 2,
             ..NotifyConfig::default()
         };
         let notifier = Notifier::new(config, Layout::default_layout(), tx);
         let observe = |seen: &RedisObservation| {
             for event in notifier.redis_due(1, seen) {
-                notifier.send(event.def(), 1, |_| None);
+                notifier.send(event, About::source(1), |_| None);
             }
         };
         let up = obs(true, "a", "master", None, Some(false));
@@ -1036,7 +837,9 @@ mod tests {
         };
         let notifier = Notifier::new(config, layout.clone(), tx);
         let oid = |name: &str, suffix: &[u32]| {
-            let def = metrics::redis_objects().find(|o| o.name == name).unwrap();
+            let def = crate::metrics::redis_objects()
+                .find(|o| o.name == name)
+                .unwrap();
             layout.row_oid(def, suffix).unwrap()
         };
         let name_oid = oid("redisInstanceName", &[4]);
@@ -1049,7 +852,7 @@ mod tests {
             part.sort_by(|a, b| a.0.cmp(&b.0));
             let found = notifier.redis_alarms(4, true, &[&part], 1_795_400_000);
             for event in &found.events {
-                notifier.send_alarm(event, 4, |o| {
+                alarm_sent(&notifier, 4, event, |o| {
                     part.iter().find(|(p, _)| p == o).map(|(_, v)| v.clone())
                 });
             }
@@ -1083,11 +886,14 @@ mod tests {
             varbinds.contains(&(oid("redisAlarmRaisedValue", &[4, 4]), Value::text("9485"))),
             "{varbinds:?}"
         );
-        assert_eq!(varbinds.len(), 1 + REDIS_NOTIFICATIONS[9].objects.len());
+        assert_eq!(
+            varbinds.len(),
+            1 + RedisEvent::ThresholdCrossed.def().objects.len()
+        );
         // Disabled, it is not sent; the alarm is still judged.
         let (tx, mut rx) = mpsc::channel(100);
         let config = NotifyConfig {
-            disabled: ["redisThresholdCrossed".to_string()].into_iter().collect(),
+            disabled: [RedisEvent::ThresholdCrossed.into()].into_iter().collect(),
             ..NotifyConfig::default()
         };
         let quiet = Notifier::new(config, layout.clone(), tx);
@@ -1095,7 +901,7 @@ mod tests {
         for _ in 0..2 {
             let found = quiet.redis_alarms(1, true, &[&part], 1_795_400_000);
             for event in &found.events {
-                quiet.send_alarm(event, 1, |_| None);
+                alarm_sent(&quiet, 1, event, |_| None);
             }
         }
         assert!(sent(&mut rx).is_empty());
@@ -1151,8 +957,8 @@ mod tests {
                         EventItem::RunBoundary { held_back: 1 },
                     ],
                 };
-                for (event, row) in notifier.puppet_events_due(&seen) {
-                    notifier.send(event.def(), row, |_| None);
+                for (event, about) in notifier.puppet_events_due(&seen) {
+                    notifier.send(event, about, |_| None);
                 }
             }
             // Nothing more comes: a tick within the minute says nothing.
@@ -1189,7 +995,7 @@ mod tests {
         let log = logged(|| {
             // One per instance: no rate limit holds any back.
             for index in 1..=100 {
-                notifier.send(RedisEvent::InstanceDown.def(), index, |_| None);
+                notifier.send(RedisEvent::InstanceDown, About::source(index), |_| None);
             }
         });
         assert_eq!(log.lines().count(), 1, "{log}");
@@ -1198,7 +1004,7 @@ mod tests {
             "{log}"
         );
         assert_eq!(sent(&mut rx).len(), 2);
-        let log = logged(|| notifier.send(RedisEvent::InstanceUp.def(), 1, |_| None));
+        let log = logged(|| notifier.send(RedisEvent::InstanceUp, About::source(1), |_| None));
         assert!(
             log.contains(
                 "98 notification(s) were dropped while the AgentX session was not taking them"
@@ -1213,11 +1019,11 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(10);
         let layout = Layout::default_layout();
         let notifier = Notifier::new(NotifyConfig::default(), layout.clone(), tx);
-        let name = metrics::redis_objects()
+        let name = crate::metrics::redis_objects()
             .find(|o| o.name == "redisInstanceName")
             .unwrap();
         let name_oid = layout.row_oid(name, &[3]).unwrap();
-        notifier.send(RedisEvent::InstanceDown.def(), 3, |oid| {
+        notifier.send(RedisEvent::InstanceDown, About::source(3), |oid| {
             (*oid == name_oid).then(|| Value::text("cache"))
         });
         let varbinds = rx.try_recv().unwrap();

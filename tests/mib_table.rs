@@ -38,7 +38,9 @@ use redis_snmp::metrics::{
     INSTANCE_ENTRY, INSTANCE_STATE, KEY_TYPES, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
     MAX_SECOND_NAME_INDEX_LEN, SENTINEL_STATE, TABLES,
 };
-use redis_snmp::metrics::{NotificationDef, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS};
+use redis_snmp::metrics::{
+    About, NotificationDef, RedisEvent, NOTIFICATIONS_BRANCH, REDIS_NOTIFICATIONS,
+};
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceStatus};
@@ -1297,20 +1299,22 @@ fn notification_oid(root: &Oid, def: &NotificationDef) -> Oid {
 
 /// What a notification's DESCRIPTION must name beyond what all share: the
 /// values whose transition sends it (`notify::redis_transitions`). Keyed by
-/// number, the notification's identity; a new one must be placed here.
-fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
-    Some(match def.number {
-        1 => &["redisInstanceState", "up(1)", "down(2)"],
-        2 => &["redisInstanceState", "down(2)", "up(1)"],
-        3 => &["run_id"],
-        4 => &["role"],
-        5 | 6 => &["master_link_status", "up", "down"],
-        7 => &["rdb_last_bgsave_status", "aof_last_write_status", "err"],
-        8 | 9 => &["cert_expiry_warning", "redisInstanceCertExpiresIn"],
-        10 => &["[[alarm]]", "redisAlarmTrigger", "count"],
-        11 => &["redisAlarmRearm", "redisThresholdCrossed"],
-        _ => return None,
-    })
+/// the typed notification, exhaustively: a new one must be placed here.
+fn transition_names(event: RedisEvent) -> &'static [&'static str] {
+    use RedisEvent::*;
+    match event {
+        InstanceDown => &["redisInstanceState", "up(1)", "down(2)"],
+        InstanceUp => &["redisInstanceState", "down(2)", "up(1)"],
+        Restarted => &["run_id"],
+        RoleChanged => &["role"],
+        ReplicationLinkDown | ReplicationLinkUp => &["master_link_status", "up", "down"],
+        PersistenceFailed => &["rdb_last_bgsave_status", "aof_last_write_status", "err"],
+        CertificateExpiring | CertificateExpiringCleared => {
+            &["cert_expiry_warning", "redisInstanceCertExpiresIn"]
+        }
+        ThresholdCrossed => &["[[alarm]]", "redisAlarmTrigger", "count"],
+        ThresholdRearmed => &["redisAlarmRearm", "redisThresholdCrossed"],
+    }
 }
 
 /// What every notification's DESCRIPTION must say, in the words of
@@ -1337,7 +1341,8 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
     let root = root();
     let mut problems = Vec::new();
     let mut numbers = BTreeSet::new();
-    for def in REDIS_NOTIFICATIONS {
+    for &event in RedisEvent::ALL {
+        let def = event.def();
         if !numbers.insert(def.number) {
             problems.push(format!("{}: number {} twice", def.name, def.number));
         }
@@ -1359,22 +1364,26 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
         if node.status.as_deref() != Some("current") {
             problems.push(format!("{}: STATUS {:?}", def.name, node.status));
         }
-        if node.objects != def.objects {
+        if node.objects != def.object_names() {
             problems.push(format!(
                 "{}: OBJECTS {:?}, the agent sends {:?}",
-                def.name, node.objects, def.objects
+                def.name,
+                node.objects,
+                def.object_names()
             ));
         }
         // Each object goes out as `<column>.<instance>`: that must be a
         // whole instance of a served column, decoded by the MIB's INDEX;
         // the columns of redisAlarmTable go out with the alarm's row,
-        // `<column>.<instance>.<number>` (`Notifier::send_alarm`).
-        for name in def.objects {
-            let Some(object) = redis_objects().find(|o| o.name == *name) else {
+        // `<column>.<instance>.<number>` (`Carried::instance`, here for
+        // alarm 7 of instance 5).
+        for carried in def.objects {
+            let name = carried.object.name;
+            let Some(object) = redis_objects().find(|o| o.name == name) else {
                 problems.push(format!("{}: {name} is not served", def.name));
                 continue;
             };
-            let alarm_row = ALARM_COLUMNS.iter().any(|c| c.name == *name);
+            let alarm_row = ALARM_COLUMNS.iter().any(|c| c.name == name);
             if !per_instance_table(name) && !alarm_row {
                 problems.push(format!(
                     "{}: {name} is not a column of a table with one row per instance",
@@ -1382,13 +1391,16 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
                 ));
                 continue;
             }
-            let suffix: &[u32] = if alarm_row { &[5, 7] } else { &[5] };
+            let Some(suffix) = carried.instance(About::row(5, 7)) else {
+                problems.push(format!("{}: {name} is sent at no instance", def.name));
+                continue;
+            };
             let row = root
                 .child(object.arcs)
                 .unwrap()
                 .parent()
                 .and_then(|r| mib.node_at(&r).cloned());
-            match row.map(|row| decode_index(mib, &row, suffix)) {
+            match row.map(|row| decode_index(mib, &row, &suffix)) {
                 Some(Ok(5)) => {}
                 other => problems.push(format!(
                     "{}: {name}.5 does not decode as instance 5: {other:?}",
@@ -1397,13 +1409,7 @@ fn every_notification_the_agent_sends_is_in_the_mib_with_its_oid_and_objects() {
             }
         }
         let description = node.description_words();
-        let Some(transition) = transition_names(def) else {
-            problems.push(format!(
-                "{}: describe in transition_names what sends it",
-                def.name
-            ));
-            continue;
-        };
+        let transition = transition_names(event);
         let disable = format!("disabled = ['{}']", def.name);
         for term in transition.iter().chain(NOTIFICATION_TERMS) {
             if !mentions(&description, term) {
@@ -1941,7 +1947,7 @@ fn net_snmp_notification_problems(root: &Oid) -> Vec<String> {
         }
     }
     for def in REDIS_NOTIFICATIONS {
-        let want = format!("{{ {} }}", def.objects.join(", "));
+        let want = format!("{{ {} }}", def.object_names().join(", "));
         let got = objects.get(def.name);
         if got != Some(&want.as_str()) {
             problems.push(format!(

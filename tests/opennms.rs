@@ -1140,7 +1140,8 @@ fn one_event_per_notification_and_downs_cleared_by_ups() {
         }
         // Every object of the notification is described at its position,
         // and the texts name no position beyond the last.
-        for (i, object) in n.objects.iter().enumerate() {
+        let objects = n.object_names();
+        for (i, object) in objects.iter().enumerate() {
             let row = format!("<b>{object}</b></td><td>%parm[#{}]%", i + 1);
             if !e.descr.contains(&row) {
                 problems.push(format!("{}: descr lacks {row}", n.name));
@@ -1153,16 +1154,16 @@ fn one_event_per_notification_and_downs_cleared_by_ups() {
                     .next()
                     .and_then(|p| p.parse().ok())
                     .unwrap_or(0);
-                if position == 0 || position > n.objects.len() {
+                if position == 0 || position > objects.len() {
                     problems.push(format!(
                         "{}: %parm[#{position}]% but {} objects",
                         n.name,
-                        n.objects.len()
+                        objects.len()
                     ));
                 }
             }
         }
-        if !e.logmsg.contains("%parm[#") && !n.objects.is_empty() {
+        if !e.logmsg.contains("%parm[#") && !objects.is_empty() {
             problems.push(format!("{}: the log message uses no varbind", n.name));
         }
         // Decoded enumerations are the agent's.
@@ -1172,7 +1173,7 @@ fn one_event_per_notification_and_downs_cleared_by_ups() {
                 .and_then(|p| p.strip_suffix(']'))
                 .and_then(|p| p.parse().ok())
                 .unwrap_or(0);
-            let Some(object) = position.checked_sub(1).and_then(|i| n.objects.get(i)) else {
+            let Some(object) = position.checked_sub(1).and_then(|i| objects.get(i)) else {
                 problems.push(format!("{}: varbindsdecode of {parmid}", n.name));
                 continue;
             };
@@ -1237,7 +1238,7 @@ fn one_event_per_notification_and_downs_cleared_by_ups() {
                 .iter()
                 .find(|n| n.name == name)
                 .unwrap()
-                .objects
+                .object_names()
         };
         for part in down_key.split("%parm[#").skip(1) {
             let i: usize = part.split(']').next().unwrap().parse().unwrap();

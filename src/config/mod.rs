@@ -5,8 +5,7 @@
 use crate::agentx::address::AgentxAddress;
 use crate::alarms::{AlarmSpec, Direction};
 use crate::cli::Cli;
-use crate::metrics::all_notifications;
-use crate::metrics::Layout;
+use crate::metrics::{Layout, Notification};
 use crate::oid::Oid;
 use crate::secret::{self, Secret};
 use serde::Deserialize;
@@ -55,8 +54,9 @@ pub const DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE: usize = 100;
 /// Settings of the notifier.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotifyConfig {
-    /// Names of notifications not to send.
-    pub disabled: HashSet<String>,
+    /// The notifications not to send (named in the file by their MIB
+    /// names, each checked when the file is read).
+    pub disabled: HashSet<Notification>,
     /// At most this many notifications of one kind from one source per
     /// minute; the rest are dropped (and counted in the log).
     pub max_per_minute: usize,
@@ -519,12 +519,13 @@ fn notify_config(file: Option<&FileNotifications>) -> Result<NotifyConfig, Strin
     let mut config = NotifyConfig::default();
     let Some(file) = file else { return Ok(config) };
     for name in &file.disabled {
-        if !all_notifications().any(|d| d.name == name) {
+        let Some(notification) = Notification::from_name(name) else {
             return Err(format!(
-                "notifications.disabled: no notification is named {name:?}"
+                "notifications.disabled: no notification is named {name:?} \
+                 (the names are the MIBs' NOTIFICATION-TYPEs, as redisRoleChanged)"
             ));
-        }
-        config.disabled.insert(name.clone());
+        };
+        config.disabled.insert(notification);
     }
     if let Some(max) = file.max_per_minute {
         if max == 0 {
@@ -922,7 +923,9 @@ mod tests {
             "[notifications]\ndisabled = [\"redisRoleChanged\"]\nmax_per_minute = 3\n",
         );
         let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
-        assert!(config.notifications.disabled.contains("redisRoleChanged"));
+        assert!(config.notifications.disabled.contains(&Notification::Redis(
+            crate::metrics::RedisEvent::RoleChanged
+        )));
         assert_eq!(config.notifications.max_per_minute, 3);
         let path = write_config(&dir, "[notifications]\ndisabled = [\"redisRoleChange\"]\n");
         let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)

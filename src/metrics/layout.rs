@@ -108,6 +108,12 @@ impl Layout {
         self.object_oid(def).child(suffix).ok()
     }
 
+    /// The OID a notification about `about` carries `carried` at: the
+    /// object's OID and the instance `about` gives it ([`Carried::instance`]).
+    pub fn carried_oid(&self, carried: &Carried, about: About) -> Option<Oid> {
+        self.row_oid(carried.object, &carried.instance(about)?)
+    }
+
     /// The OID a notification is sent as (`snmpTrapOID.0`'s value): its
     /// number under its module's notifications branch.
     pub fn notification_oid(&self, def: &NotificationDef) -> Oid {

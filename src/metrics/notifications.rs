@@ -1,4 +1,22 @@
-//! The notifications of both modules and the objects each carries.
+//! The notifications of both modules, each declared once, in
+//! [`notifications!`]: its NOTIFICATION-TYPE name, its number below the
+//! module's `.0` branch, its rate limit and the objects it carries.
+//!
+//! A module's notifications are a typed enum ([`RedisEvent`],
+//! [`PuppetEvent`]; both together [`Notification`]), whose number is its
+//! discriminant and whose [`NotificationDef`] is found by an exhaustive
+//! match. The notifier, `[notifications] disabled` and the rate limits
+//! key on that enum; a notification's name is for the wire's MIB, the
+//! configuration file and the logs, never a key. The objects are resolved
+//! against the catalogue when the crate is compiled ([`Carried`]): a name
+//! no served object has, or a column no notification could say the row
+//! of, is a compile error, and each object knows the instance it is sent
+//! with (from its table's INDEX), so the notifier places a varbind without
+//! a list of its own.
+
+use super::*;
+
+use std::fmt;
 
 /// snmpTrapOID.0 (SNMPv2-MIB), the first varbind of every notification.
 pub const SNMP_TRAP_OID: &[u32] = &[1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0];
@@ -9,74 +27,296 @@ pub const NOTIFICATIONS_BRANCH: u32 = 0;
 /// Which MIB module a notification (and its objects) belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mib {
-    /// REDIS-SERVER-MIB: per-instance objects, sent with the instance index.
+    /// REDIS-SERVER-MIB: about a configured instance (its index is the
+    /// source).
     Redis,
-    /// PUPPET-AGENT-MIB: scalars, sent with `.0`, and the columns of
-    /// `puppetEventTable`, sent with the row's index.
+    /// PUPPET-AGENT-MIB: about the host's Puppet agent, source 0.
     Puppet,
 }
 
-/// One NOTIFICATION-TYPE: its name, its number below the module's `.0`
-/// branch, and the objects (by MIB name) it carries.
-#[derive(Debug, Clone, Copy)]
-pub struct NotificationDef {
-    pub name: &'static str,
-    pub number: u32,
-    pub objects: &'static [&'static str],
-    pub mib: Mib,
+/// The source number of Puppet: there is one agent a host.
+pub const PUPPET_SOURCE: u32 = 0;
+
+/// What a notification is about: the source it comes from (a Redis
+/// instance's index; 0 for Puppet, the one agent of the host) and, when
+/// it is about one row of a table of that source's, the row's number (an
+/// alarm's `redisAlarmNumber`, an event's `puppetEventIndex`). Rate limits
+/// count per source; the row places the row's columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct About {
+    pub source: u32,
+    pub row: Option<u32>,
 }
 
-const fn notification(
-    mib: Mib,
-    name: &'static str,
-    number: u32,
-    objects: &'static [&'static str],
-) -> NotificationDef {
-    NotificationDef {
-        name,
-        number,
-        objects,
-        mib,
+impl About {
+    /// About the host's Puppet agent as a whole.
+    pub const PUPPET: About = About::source(PUPPET_SOURCE);
+
+    /// About source `source` as a whole.
+    pub const fn source(source: u32) -> About {
+        About { source, row: None }
+    }
+
+    /// About row `row` of a table of source `source`.
+    pub const fn row(source: u32, row: u32) -> About {
+        About {
+            source,
+            row: Some(row),
+        }
     }
 }
 
-const fn redis_notification(
-    name: &'static str,
-    number: u32,
-    objects: &'static [&'static str],
-) -> NotificationDef {
-    notification(Mib::Redis, name, number, objects)
+impl fmt::Display for About {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "source {}", self.source)?;
+        match self.row {
+            Some(row) => write!(f, ", row {row}"),
+            None => Ok(()),
+        }
+    }
 }
 
-const fn puppet_notification(
-    name: &'static str,
-    number: u32,
-    objects: &'static [&'static str],
-) -> NotificationDef {
-    notification(Mib::Puppet, name, number, objects)
+/// The instance a carried object is sent with: the arcs after its OID,
+/// formed from what the notification is [`About`]. Each follows from
+/// where the object sits in the catalogue (see [`Carried`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suffix {
+    /// A scalar: `.0`.
+    Scalar,
+    /// A column of a table with one row per source (`redisInstanceTable`
+    /// and the tables that AUGMENT it): `.source`.
+    Source,
+    /// A column of a table indexed by the source and a number of the row's
+    /// own (`redisAlarmTable`): `.source.row`.
+    SourceAndRow,
+    /// A column of a table indexed by a number of the row's own alone
+    /// (`puppetEventTable`): `.row`.
+    Row,
 }
 
-/// The notifications of REDIS-SERVER-MIB.
-#[rustfmt::skip]
-pub const REDIS_NOTIFICATIONS: &[NotificationDef] = &[
-    redis_notification("redisInstanceDown", 1, &["redisInstanceName", "redisInstanceAddress", "redisInstanceLastError"]),
-    redis_notification("redisInstanceUp", 2, &["redisInstanceName", "redisInstanceAddress"]),
-    redis_notification("redisRestarted", 3, &["redisInstanceName", "redisSrvRunId", "redisSrvUptime"]),
-    redis_notification("redisRoleChanged", 4, &["redisInstanceName", "redisReplRole"]),
-    redis_notification("redisReplicationLinkDown", 5, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
-    redis_notification("redisReplicationLinkUp", 6, &["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"]),
-    redis_notification("redisPersistenceFailed", 7, &["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"]),
-    redis_notification("redisCertificateExpiring", 8, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
-    redis_notification("redisCertificateExpiringCleared", 9, &["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"]),
-    // Sent with the alarm's row of redisAlarmTable (instance.number) for
-    // its columns, the instance alone for redisInstanceName.
-    redis_notification("redisThresholdCrossed", 10, REDIS_ALARM_ROW),
-    redis_notification("redisThresholdRearmed", 11, REDIS_ALARM_ROW),
-];
+/// One object a notification carries, resolved in the catalogue, and the
+/// instance it is sent with.
+#[derive(Debug, Clone, Copy)]
+pub struct Carried {
+    pub object: &'static ObjectDef,
+    pub suffix: Suffix,
+}
+
+impl Carried {
+    /// The arcs after the object's OID in a notification about `about`;
+    /// `None` for a column of a row when the notification names no row
+    /// (then the object is left out, as an object without a value is).
+    pub fn instance(&self, about: About) -> Option<Vec<u32>> {
+        Some(match self.suffix {
+            Suffix::Scalar => vec![0],
+            Suffix::Source => vec![about.source],
+            Suffix::SourceAndRow => vec![about.source, about.row?],
+            Suffix::Row => vec![about.row?],
+        })
+    }
+}
+
+/// How a notification is rate limited (the limits are settings:
+/// `crate::config::NotifyConfig`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// At most `max_per_minute` of it from one source in any minute: a
+    /// transition that flaps is said a few times, then counted in the log.
+    PerSource,
+    /// Each is about a row of its own (a resource event of Puppet's log),
+    /// and one run makes many at once: all of these together, at most
+    /// `puppet_resource_per_minute` in any minute. (The events log's
+    /// per-run budget comes first, but the run boundaries that renew it
+    /// are lines of the log too.)
+    Resources,
+    /// None: judged on values, where a trigger count and a rearm value
+    /// keep it from flapping, and a crossing sent without its rearm would
+    /// leave a manager's alarm standing.
+    Unlimited,
+}
+
+/// One NOTIFICATION-TYPE.
+#[derive(Debug, Clone, Copy)]
+pub struct NotificationDef {
+    /// Its descriptor in the MIB, e.g. `redisInstanceDown`.
+    pub name: &'static str,
+    /// Its number below the module's notifications branch.
+    pub number: u32,
+    pub mib: Mib,
+    /// Its OBJECTS, in the MIB's order.
+    pub objects: &'static [Carried],
+    pub limit: Limit,
+}
+
+impl NotificationDef {
+    /// The names of its objects, in order: the MIB's OBJECTS clause.
+    pub fn object_names(&self) -> Vec<&'static str> {
+        self.objects.iter().map(|c| c.object.name).collect()
+    }
+}
+
+/// Whether two names are the same (`==` on `str` is not `const`).
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The object named `name` in `lists`, if one is.
+const fn find(lists: &[&'static [ObjectDef]], name: &str) -> Option<&'static ObjectDef> {
+    let mut l = 0;
+    while l < lists.len() {
+        let list = lists[l];
+        let mut i = 0;
+        while i < list.len() {
+            if same_name(list[i].name, name) {
+                return Some(&list[i]);
+            }
+            i += 1;
+        }
+        l += 1;
+    }
+    None
+}
+
+/// The object `name` of module `mib` as a notification carries it, found
+/// when the crate is compiled. A REDIS-SERVER-MIB object is a column of a
+/// table of [`TABLES`], placed by that table's INDEX; a PUPPET-AGENT-MIB
+/// object is a scalar or a column of one of its tables
+/// ([`PUPPET_SCALAR_LISTS`], [`PUPPET_TABLE_COLUMNS`]). Anything else
+/// stops the build: the panic names the object, its line says why (a
+/// constant's panic takes one argument).
+const fn carried(mib: Mib, name: &str) -> Carried {
+    match mib {
+        Mib::Redis => {
+            let mut t = 0;
+            while t < TABLES.len() {
+                let table = &TABLES[t];
+                if let Some(object) = find(&[table.columns], name) {
+                    let suffix = match table.index {
+                        RowIndex::Instance => Suffix::Source,
+                        RowIndex::InstanceAndNumber { .. } => Suffix::SourceAndRow,
+                        // A row named by a string: no notification can say which.
+                        RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. } => {
+                            panic!("{}", name) // a column of a table indexed by a name
+                        }
+                    };
+                    return Carried { object, suffix };
+                }
+                t += 1;
+            }
+            panic!("{}", name) // no column of REDIS-SERVER-MIB's tables has this name
+        }
+        Mib::Puppet => {
+            if let Some(object) = find(PUPPET_SCALAR_LISTS, name) {
+                Carried {
+                    object,
+                    suffix: Suffix::Scalar,
+                }
+            } else if let Some(object) = find(PUPPET_TABLE_COLUMNS, name) {
+                Carried {
+                    object,
+                    suffix: Suffix::Row,
+                }
+            } else {
+                panic!("{}", name) // no object of PUPPET-AGENT-MIB has this name
+            }
+        }
+    }
+}
+
+/// [`carried`] for each of `names`, in order.
+const fn carry<const N: usize>(mib: Mib, names: [&str; N]) -> [Carried; N] {
+    let placeholder = Carried {
+        object: &TABLES[0].columns[0],
+        suffix: Suffix::Source,
+    };
+    let mut objects = [placeholder; N];
+    let mut i = 0;
+    while i < N {
+        objects[i] = carried(mib, names[i]);
+        i += 1;
+    }
+    objects
+}
+
+/// Declares a module's notifications as a typed enum, the number as its
+/// discriminant, with `ALL`, `DEFS` (its definitions, in the MIB's order),
+/// `def()` (an exhaustive match, each [`NotificationDef`] a constant),
+/// `from_name` and its way into [`Notification`]. Each entry is
+/// `Variant = number => "mibName", Limit, [objects…];`, the objects by
+/// their MIB names (or a constant array of them), resolved by [`carry`]
+/// when the crate is compiled.
+macro_rules! notifications {
+    (
+        $(#[$meta:meta])*
+        $mib:ident: $event:ident {
+            $($(#[$vmeta:meta])* $variant:ident = $number:literal => $name:literal, $limit:ident, $objects:expr;)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(u32)]
+        pub enum $event {
+            $($(#[$vmeta])* $variant = $number,)+
+        }
+
+        impl $event {
+            /// Every one, in the MIB's order.
+            pub const ALL: &'static [$event] = &[$($event::$variant),+];
+
+            /// The definition of each, in the MIB's order.
+            pub const DEFS: &'static [NotificationDef] = &[$(*$event::$variant.def()),+];
+
+            /// Its definition.
+            pub const fn def(self) -> &'static NotificationDef {
+                match self {
+                    $($event::$variant => const {
+                        &NotificationDef {
+                            name: $name,
+                            number: $number,
+                            mib: Mib::$mib,
+                            objects: &carry(Mib::$mib, $objects),
+                            limit: Limit::$limit,
+                        }
+                    },)+
+                }
+            }
+
+            /// Its number below the module's notifications branch.
+            pub const fn number(self) -> u32 {
+                self as u32
+            }
+
+            /// The one named `name` in the MIB.
+            pub fn from_name(name: &str) -> Option<$event> {
+                match name {
+                    $($name => Some($event::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl From<$event> for Notification {
+            fn from(event: $event) -> Notification {
+                Notification::$mib(event)
+            }
+        }
+    };
+}
 
 /// The objects of a threshold notification: the instance's name and the
 /// alarm's row of `redisAlarmTable`.
-const REDIS_ALARM_ROW: &[&str] = &[
+const REDIS_ALARM_ROW: [&str; 8] = [
     "redisInstanceName",
     "redisAlarmName",
     "redisAlarmObject",
@@ -87,29 +327,8 @@ const REDIS_ALARM_ROW: &[&str] = &[
     "redisAlarmRearm",
 ];
 
-/// The notifications of PUPPET-AGENT-MIB.
-#[rustfmt::skip]
-pub const PUPPET_NOTIFICATIONS: &[NotificationDef] = &[
-    puppet_notification("puppetRunFailed", 1, &["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesFailed", "puppetResourcesChanged", "puppetConfigVersion", "puppetFirstError"]),
-    puppet_notification("puppetRunChanged", 2, &["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesChanged", "puppetChangesTotal", "puppetConfigVersion"]),
-    puppet_notification("puppetCachedCatalogUsed", 3, &["puppetCachedCatalogStatus", "puppetLastRunTime", "puppetConfigVersion", "puppetFirstError"]),
-    puppet_notification("puppetRunRecovered", 4, &["puppetLastRunStatus", "puppetLastRunTime", "puppetConfigVersion"]),
-    puppet_notification("puppetAgentStale", 5, &["puppetLastRunTime", "puppetLastRunAge"]),
-    puppet_notification("puppetAgentStaleCleared", 6, &["puppetLastRunTime", "puppetLastRunAge"]),
-    puppet_notification("puppetAgentDisabled", 7, &["puppetDisabled", "puppetDisabledMessage"]),
-    puppet_notification("puppetAgentEnabled", 8, &["puppetDisabled"]),
-    // Sent with the row's index of puppetEventTable, not `.0`.
-    puppet_notification("puppetResourceChanged", 9, PUPPET_EVENT_ROW),
-    puppet_notification("puppetResourceFailed", 10, PUPPET_EVENT_ROW),
-    puppet_notification("puppetResourceEventsHeldBack", 11, &["puppetEventsHeldBack", "puppetEventsRunVersion"]),
-    puppet_notification("puppetNotConverging", 12, &["puppetChangingRuns", "puppetConvergeRuns", "puppetLoopResourceCount", "puppetLoopResources", "puppetLastRunTime", "puppetConfigVersion"]),
-    puppet_notification("puppetConverged", 13, &["puppetChangingRuns", "puppetLastRunTime", "puppetConfigVersion"]),
-    puppet_notification("puppetRunStorm", 14, &["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime"]),
-    puppet_notification("puppetRunStormCleared", 15, &["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime", "puppetLastRunAge"]),
-];
-
 /// The objects of a resource notification: a row of `puppetEventTable`.
-const PUPPET_EVENT_ROW: &[&str] = &[
+const PUPPET_EVENT_ROW: [&str; 7] = [
     "puppetEventTime",
     "puppetEventLevel",
     "puppetEventResourceType",
@@ -119,7 +338,120 @@ const PUPPET_EVENT_ROW: &[&str] = &[
     "puppetEventConfigVersion",
 ];
 
+notifications! {
+    /// A notification of REDIS-SERVER-MIB, about a configured instance.
+    Redis: RedisEvent {
+        InstanceDown = 1 => "redisInstanceDown", PerSource,
+            ["redisInstanceName", "redisInstanceAddress", "redisInstanceLastError"];
+        InstanceUp = 2 => "redisInstanceUp", PerSource,
+            ["redisInstanceName", "redisInstanceAddress"];
+        Restarted = 3 => "redisRestarted", PerSource,
+            ["redisInstanceName", "redisSrvRunId", "redisSrvUptime"];
+        RoleChanged = 4 => "redisRoleChanged", PerSource,
+            ["redisInstanceName", "redisReplRole"];
+        ReplicationLinkDown = 5 => "redisReplicationLinkDown", PerSource,
+            ["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"];
+        ReplicationLinkUp = 6 => "redisReplicationLinkUp", PerSource,
+            ["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"];
+        PersistenceFailed = 7 => "redisPersistenceFailed", PerSource,
+            ["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"];
+        CertificateExpiring = 8 => "redisCertificateExpiring", PerSource,
+            ["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"];
+        CertificateExpiringCleared = 9 => "redisCertificateExpiringCleared", PerSource,
+            ["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"];
+        /// An alarm of `[[alarm]]` raised (`crate::alarms`), not a
+        /// transition: about the alarm's row (`instance.number`).
+        ThresholdCrossed = 10 => "redisThresholdCrossed", Unlimited, REDIS_ALARM_ROW;
+        /// An alarm rearmed.
+        ThresholdRearmed = 11 => "redisThresholdRearmed", Unlimited, REDIS_ALARM_ROW;
+    }
+}
+
+notifications! {
+    /// A notification of PUPPET-AGENT-MIB, about the host's Puppet agent.
+    Puppet: PuppetEvent {
+        RunFailed = 1 => "puppetRunFailed", PerSource,
+            ["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesFailed", "puppetResourcesChanged", "puppetConfigVersion", "puppetFirstError"];
+        RunChanged = 2 => "puppetRunChanged", PerSource,
+            ["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesChanged", "puppetChangesTotal", "puppetConfigVersion"];
+        CachedCatalogUsed = 3 => "puppetCachedCatalogUsed", PerSource,
+            ["puppetCachedCatalogStatus", "puppetLastRunTime", "puppetConfigVersion", "puppetFirstError"];
+        RunRecovered = 4 => "puppetRunRecovered", PerSource,
+            ["puppetLastRunStatus", "puppetLastRunTime", "puppetConfigVersion"];
+        AgentStale = 5 => "puppetAgentStale", PerSource,
+            ["puppetLastRunTime", "puppetLastRunAge"];
+        AgentStaleCleared = 6 => "puppetAgentStaleCleared", PerSource,
+            ["puppetLastRunTime", "puppetLastRunAge"];
+        AgentDisabled = 7 => "puppetAgentDisabled", PerSource,
+            ["puppetDisabled", "puppetDisabledMessage"];
+        AgentEnabled = 8 => "puppetAgentEnabled", PerSource,
+            ["puppetDisabled"];
+        /// A resource event of the events log: about its row of
+        /// `puppetEventTable`.
+        ResourceChanged = 9 => "puppetResourceChanged", Resources, PUPPET_EVENT_ROW;
+        ResourceFailed = 10 => "puppetResourceFailed", Resources, PUPPET_EVENT_ROW;
+        ResourceEventsHeldBack = 11 => "puppetResourceEventsHeldBack", PerSource,
+            ["puppetEventsHeldBack", "puppetEventsRunVersion"];
+        NotConverging = 12 => "puppetNotConverging", PerSource,
+            ["puppetChangingRuns", "puppetConvergeRuns", "puppetLoopResourceCount", "puppetLoopResources", "puppetLastRunTime", "puppetConfigVersion"];
+        Converged = 13 => "puppetConverged", PerSource,
+            ["puppetChangingRuns", "puppetLastRunTime", "puppetConfigVersion"];
+        RunStorm = 14 => "puppetRunStorm", PerSource,
+            ["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime"];
+        RunStormCleared = 15 => "puppetRunStormCleared", PerSource,
+            ["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime", "puppetLastRunAge"];
+    }
+}
+
+/// The notifications of REDIS-SERVER-MIB, in the MIB's order.
+pub const REDIS_NOTIFICATIONS: &[NotificationDef] = RedisEvent::DEFS;
+
+/// The notifications of PUPPET-AGENT-MIB, in the MIB's order.
+pub const PUPPET_NOTIFICATIONS: &[NotificationDef] = PuppetEvent::DEFS;
+
+/// A notification of either module: what `[notifications] disabled` and
+/// the rate limits are keyed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Notification {
+    Redis(RedisEvent),
+    Puppet(PuppetEvent),
+}
+
+impl Notification {
+    /// Every notification the agent can send, REDIS-SERVER-MIB's first.
+    pub fn all() -> impl Iterator<Item = Notification> {
+        let redis = RedisEvent::ALL.iter().map(|&e| Notification::from(e));
+        redis.chain(PuppetEvent::ALL.iter().map(|&e| Notification::from(e)))
+    }
+
+    /// Its definition.
+    pub const fn def(self) -> &'static NotificationDef {
+        match self {
+            Notification::Redis(event) => event.def(),
+            Notification::Puppet(event) => event.def(),
+        }
+    }
+
+    /// Its name in the MIB.
+    pub const fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// The notification a configuration names (by its MIB name).
+    pub fn from_name(name: &str) -> Option<Notification> {
+        RedisEvent::from_name(name)
+            .map(Notification::Redis)
+            .or_else(|| PuppetEvent::from_name(name).map(Notification::Puppet))
+    }
+}
+
+impl fmt::Display for Notification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Every notification the agent can send.
 pub fn all_notifications() -> impl Iterator<Item = &'static NotificationDef> {
-    REDIS_NOTIFICATIONS.iter().chain(PUPPET_NOTIFICATIONS)
+    Notification::all().map(Notification::def)
 }

@@ -118,13 +118,6 @@ pub const PUPPET_EVENT_COLUMNS: &[ObjectDef] = &[
     puppet("puppetEventConfigVersion", &[4, 1, 8], DisplayString, PuppetField::Events(PuppetEventField::ConfigVersion)),
 ];
 
-/// The notifications about the events log, `puppetEventNotificationGroup`.
-pub const PUPPET_EVENT_NOTIFICATIONS: &[&str] = &[
-    "puppetResourceChanged",
-    "puppetResourceFailed",
-    "puppetResourceEventsHeldBack",
-];
-
 enumeration! {
     /// `puppetEventsLogStatus`: whether the events log is being followed.
     PuppetEventsLogStatus {
@@ -201,12 +194,21 @@ pub const RUN_MODES: &[(&str, i32)] = PuppetRunMode::LABELS;
 /// `puppetResourceState`.
 pub const RESOURCE_STATES: &[(&str, i32)] = PuppetResourceState::LABELS;
 
+/// PUPPET-AGENT-MIB's scalars, each served with `.0`.
+pub const PUPPET_SCALAR_LISTS: &[&[ObjectDef]] =
+    &[PUPPET_SCALARS, PUPPET_RUN_SCALARS, PUPPET_EVENT_SCALARS];
+
+/// The columns of PUPPET-AGENT-MIB's tables, `puppetResourceTable` and
+/// `puppetEventTable`: each INDEX is a number of the row's own
+/// (`puppetResourceIndex`, `puppetEventIndex`). A notification's objects
+/// are placed by this and [`PUPPET_SCALAR_LISTS`] (`.0` or the row), as
+/// REDIS-SERVER-MIB's by the INDEX of their table in [`TABLES`].
+pub const PUPPET_TABLE_COLUMNS: &[&[ObjectDef]] = &[PUPPET_RESOURCE_COLUMNS, PUPPET_EVENT_COLUMNS];
+
 /// Every object PUPPET-AGENT-MIB defines that the agent serves.
 pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
-    PUPPET_SCALARS
+    PUPPET_SCALAR_LISTS
         .iter()
-        .chain(PUPPET_RUN_SCALARS)
-        .chain(PUPPET_RESOURCE_COLUMNS)
-        .chain(PUPPET_EVENT_SCALARS)
-        .chain(PUPPET_EVENT_COLUMNS)
+        .chain(PUPPET_TABLE_COLUMNS)
+        .flat_map(|list| list.iter())
 }

@@ -335,3 +335,130 @@ fn every_object_is_collected_once_or_left_out_and_every_resource_type_declared()
         );
     }
 }
+
+/// A notification's number is its enum's discriminant, the lists are the
+/// enums in the MIB's order, its name is its module's prefix and its
+/// variant's name, and the configuration finds it by that name only.
+#[test]
+fn notifications_are_typed_numbered_and_named_alike() {
+    let modules: [(&[NotificationDef], &str, Vec<Notification>); 2] = [
+        (
+            REDIS_NOTIFICATIONS,
+            "redis",
+            RedisEvent::ALL.iter().map(|&e| e.into()).collect(),
+        ),
+        (
+            PUPPET_NOTIFICATIONS,
+            "puppet",
+            PuppetEvent::ALL.iter().map(|&e| e.into()).collect(),
+        ),
+    ];
+    let mut all = Vec::new();
+    for (list, prefix, events) in modules {
+        assert_eq!(list.len(), events.len());
+        for (n, (def, event)) in list.iter().zip(&events).enumerate() {
+            assert_eq!(def.name, event.name());
+            assert_eq!(
+                def.number as usize,
+                n + 1,
+                "{}: numbered in order",
+                def.name
+            );
+            let variant = match event {
+                Notification::Redis(e) => {
+                    assert_eq!(e.number(), def.number);
+                    assert_eq!(def.mib, Mib::Redis);
+                    format!("{e:?}")
+                }
+                Notification::Puppet(e) => {
+                    assert_eq!(e.number(), def.number);
+                    assert_eq!(def.mib, Mib::Puppet);
+                    format!("{e:?}")
+                }
+            };
+            assert_eq!(def.name, format!("{prefix}{variant}"));
+            assert_eq!(Notification::from_name(def.name), Some(*event));
+            assert_eq!(event.to_string(), def.name);
+        }
+        all.extend(events);
+    }
+    assert_eq!(Notification::all().collect::<Vec<_>>(), all);
+    assert_eq!(all_notifications().count(), all.len());
+    assert_eq!(Notification::from_name("redisRoleChange"), None);
+    assert_eq!(Notification::from_name("RedisRoleChanged"), None);
+}
+
+/// A notification is about one row at most ([`About::row`]): the objects
+/// that need a row are columns of one table. A resource notification,
+/// limited all together rather than per source, is one about a row of its
+/// own.
+#[test]
+fn a_notification_carries_one_row_at_most() {
+    for def in all_notifications() {
+        let row_tables: HashSet<&str> = def
+            .objects
+            .iter()
+            .filter(|c| matches!(c.suffix, Suffix::SourceAndRow | Suffix::Row))
+            .map(|c| match c.object.source {
+                // A Puppet table has no TableDef yet: its first column
+                // stands for it.
+                Source::Puppet(_) => {
+                    let list = PUPPET_TABLE_COLUMNS
+                        .iter()
+                        .find(|l| l.iter().any(|o| o.name == c.object.name))
+                        .unwrap();
+                    list[0].name
+                }
+                _ => table_of(c.object).unwrap().table,
+            })
+            .collect();
+        assert!(row_tables.len() <= 1, "{}: {row_tables:?}", def.name);
+        if def.limit == Limit::Resources {
+            assert_eq!(row_tables.len(), 1, "{}", def.name);
+        }
+    }
+}
+
+/// Each object a notification carries takes its instance from what the
+/// notification is about, by where it sits in the catalogue: a scalar
+/// `.0`, an instance's column the instance, an alarm's or an event's
+/// column its row.
+#[test]
+fn carried_objects_are_placed_by_what_the_notification_is_about() {
+    let of = |name: &str| {
+        all_notifications()
+            .flat_map(|d| d.objects)
+            .find(|c| c.object.name == name)
+            .copied()
+            .unwrap()
+    };
+    let (scalar, name, alarm, event) = (
+        of("puppetLastRunTime"),
+        of("redisInstanceName"),
+        of("redisAlarmName"),
+        of("puppetEventTitle"),
+    );
+    assert_eq!(
+        (scalar.suffix, name.suffix, alarm.suffix, event.suffix),
+        (
+            Suffix::Scalar,
+            Suffix::Source,
+            Suffix::SourceAndRow,
+            Suffix::Row
+        )
+    );
+    let whole = About::source(4);
+    let row = About::row(4, 7);
+    assert_eq!(scalar.instance(About::PUPPET), Some(vec![0]));
+    assert_eq!(name.instance(whole), Some(vec![4]));
+    assert_eq!(name.instance(row), Some(vec![4]));
+    assert_eq!(alarm.instance(row), Some(vec![4, 7]));
+    assert_eq!(alarm.instance(whole), None);
+    assert_eq!(event.instance(About::row(PUPPET_SOURCE, 7)), Some(vec![7]));
+    assert_eq!(event.instance(About::PUPPET), None);
+    let layout = Layout::default_layout();
+    assert_eq!(
+        layout.carried_oid(&alarm, row).unwrap().to_string(),
+        ".1.3.6.1.4.1.20267.400.3.23.1.2.4.7"
+    );
+}
