@@ -10,7 +10,7 @@
 //! is not one `kick` acts on: a notification with thousands of varbinds
 //! costs microseconds.
 
-use crate::metrics::{puppet_objects, PUPPET_NOTIFICATIONS, SNMP_TRAP_OID};
+use crate::metrics::{puppet_objects, PuppetEvent, SNMP_TRAP_OID};
 use std::io::{BufRead, Read};
 use std::net::IpAddr;
 
@@ -127,20 +127,19 @@ enum Kind {
     RunEnded { failed: bool },
 }
 
-/// The notifications `kick` reads, by their names in the catalogue.
+/// The notifications `kick` reads, as the catalogue types them.
 fn event_of(oid: &[u32]) -> Option<Kind> {
     let number = match oid.strip_prefix(PUPPET_ROOT)? {
         [0, number] => *number,
         _ => return None,
     };
-    let name = PUPPET_NOTIFICATIONS
-        .iter()
-        .find(|n| n.number == number)?
-        .name;
-    match name {
-        "puppetResourceChanged" => Some(Kind::ResourceChanged),
-        "puppetRunFailed" => Some(Kind::RunEnded { failed: true }),
-        "puppetRunChanged" | "puppetRunRecovered" => Some(Kind::RunEnded { failed: false }),
+    let event = PuppetEvent::ALL.iter().find(|e| e.number() == number)?;
+    match event {
+        PuppetEvent::ResourceChanged => Some(Kind::ResourceChanged),
+        PuppetEvent::RunFailed => Some(Kind::RunEnded { failed: true }),
+        PuppetEvent::RunChanged | PuppetEvent::RunRecovered => {
+            Some(Kind::RunEnded { failed: false })
+        }
         _ => None,
     }
 }
@@ -209,8 +208,8 @@ fn named(name: &str) -> Option<Vec<u32>> {
         // snmpTrapOID without its instance (the `.0` follows).
         "snmpTrapOID" => Some(SNMP_TRAP_OID[..SNMP_TRAP_OID.len() - 1].to_vec()),
         _ => {
-            if let Some(n) = PUPPET_NOTIFICATIONS.iter().find(|n| n.name == name) {
-                return Some(under_root(&[0, n.number]));
+            if let Some(event) = PuppetEvent::from_name(name) {
+                return Some(under_root(&[0, event.number()]));
             }
             puppet_object_arcs(name).map(under_root)
         }
