@@ -2,8 +2,8 @@
 //! for Puppet (`redis_snmp::metrics::puppet_objects()`,
 //! `PUPPET_NOTIFICATIONS`). The rules that hold for both modules (every
 //! served object at its OID with its type, the tables' INDEX, the
-//! notifications and their OBJECTS, names, groups, smilint and net-snmp)
-//! are tests/mib_modules.rs's; this program keeps what only this
+//! notifications and their OBJECTS, names, groups, smilint, net-snmp and
+//! mib-rs) are tests/mib_modules.rs's; this program keeps what only this
 //! module has:
 //!
 //! - every DESCRIPTION names the file and key its value comes from, says

@@ -10,8 +10,9 @@
 //! check would be a silent one.
 //!
 //! Beside the loader: [`modules`] (both modules as the catalogue describes
-//! them, in one shape) and [`rules`] (the rules that hold for any module,
-//! read through smidump, and the helpers the module-specific tests share).
+//! them, in one shape), [`rules`] (the rules that hold for any module, read
+//! through smidump, and the helpers the module-specific tests share) and
+//! [`second_reading`] (the same modules read in process by mib-rs).
 //! tests/mib_modules.rs runs the rules over both modules;
 //! tests/mib_table.rs and tests/puppet_mib.rs keep what is one module's own.
 
@@ -20,6 +21,7 @@
 
 pub mod modules;
 pub mod rules;
+pub mod second_reading;
 
 use redis_snmp::oid::Oid;
 use std::collections::{BTreeMap, HashMap};
