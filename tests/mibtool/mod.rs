@@ -3,12 +3,25 @@
 //! `snmptranslate`), and a reader for `smidump -f python`, the format in
 //! which libsmi reports every node with its OID, kind, access and syntax.
 //! Nothing here is tied to one module: `Mib::load("PUPPET-AGENT-MIB")`
-//! reads any module of `mibs/` by name (tests/mib_table.rs and
-//! tests/puppet_mib.rs each load theirs, and may load the other).
+//! reads any module of `mibs/` by name.
 //!
 //! The tools are required: when one is missing the test fails and names the
 //! Debian package to install, because CI installs them and a skipped MIB
 //! check would be a silent one.
+//!
+//! Beside the loader: [`modules`] (both modules as the catalogue describes
+//! them, in one shape), [`rules`] (the rules that hold for any module, read
+//! through smidump, and the helpers the module-specific tests share) and
+//! [`second_reading`] (the same modules read in process by mib-rs).
+//! tests/mib_modules.rs runs the rules over both modules;
+//! tests/mib_table.rs and tests/puppet_mib.rs keep what is one module's own.
+
+// Each test program that includes this module uses a part of it.
+#![allow(dead_code)]
+
+pub mod modules;
+pub mod rules;
+pub mod second_reading;
 
 use redis_snmp::oid::Oid;
 use std::collections::{BTreeMap, HashMap};
@@ -174,6 +187,20 @@ pub fn copy_of(module: &str, dir: &Path, broken: bool) -> PathBuf {
         text.remove(at);
     }
     let copy = dir.join(format!("{module}.txt"));
+    std::fs::write(&copy, text).unwrap_or_else(|e| panic!("writing {}: {e}", copy.display()));
+    copy
+}
+
+/// Writes a copy of `mibs/MODULE.txt` into `dir` with each `(from, to)`
+/// replaced once (each `from` must occur), and returns its path: a module
+/// that still parses but says something else.
+pub fn mutated_copy(module: &str, dir: &Path, changes: &[(&str, &str)]) -> PathBuf {
+    let copy = copy_of(module, dir, false);
+    let mut text = std::fs::read_to_string(&copy).unwrap();
+    for (from, to) in changes {
+        assert!(text.contains(from), "{module} has no {from:?} to change");
+        text = text.replacen(from, to, 1);
+    }
     std::fs::write(&copy, text).unwrap_or_else(|e| panic!("writing {}: {e}", copy.display()));
     copy
 }
