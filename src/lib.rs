@@ -95,7 +95,7 @@
 //!   known host runs Puppet on ROLE's hosts, detached, with loops stopped
 //!   by generation ([`kick::judge`], pure) and every kick recorded without
 //!   following symlinks ([`kick::ledger`]); it reads the catalogue's
-//!   notification names and nothing else of the agent; only `main.rs`
+//!   typed notifications and nothing else of the agent; only `main.rs`
 //!   uses it.
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
 //!   installed, each problem with its fix; only `main.rs` uses it.
@@ -104,7 +104,10 @@
 //!   a server's error) made printable before a terminal or a log sees it.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
 //!   from the terminal when not run with `-n`, the PID file, no core
-//!   dumps; [`process`]: whether a PID runs, even one `/proc` hides.
+//!   dumps; [`process`]: whether a PID runs, even one `/proc` hides, and
+//!   users by name and uid; [`proc_net`]: the kernel's socket addresses
+//!   as `/proc/self/net/tcp` prints them (discovery, and the owner check
+//!   before a password is sent).
 //!
 //! `main.rs` only wires these together.
 

@@ -4,7 +4,8 @@
 //! answers for is one row here: its MIB name, its OID below the module root,
 //! its SMI syntax and where its value comes from. The sources build
 //! snapshots from these rows, and the tests check the MIB modules
-//! (`tests/mib_table.rs`, `tests/puppet_mib.rs`) and the OpenNMS files
+//! (`tests/mib_modules.rs` for both, `tests/mib_table.rs` and
+//! `tests/puppet_mib.rs` for each one's own) and the OpenNMS files
 //! (`tests/opennms.rs`) against them, so none can drift apart. Adding a
 //! Redis field is adding a row.
 
