@@ -294,7 +294,7 @@ fn refused(
 
 /// The configured host a notification came from: a host whose name is
 /// that address, or lists it in `[addresses]`, or (for names with no
-/// entry there) resolves to it within [`LOOKUP_WAIT`].
+/// entry there) resolves to it within `LOOKUP_WAIT` (25 ms).
 pub fn sender_host(settings: &Settings, address: IpAddr) -> Option<String> {
     let address = address.to_canonical();
     let hosts = settings.hosts();
