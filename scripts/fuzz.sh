@@ -19,7 +19,7 @@ if [ "$seconds" -eq 0 ]; then
     exit 0
 fi
 targets=("$@")
-[ ${#targets[@]} -ne 0 ] || targets=(agentx_decode info_parse puppet_yaml puppet_events certificate_parse)
+[ ${#targets[@]} -ne 0 ] || targets=(agentx_decode info_parse puppet_yaml puppet_events certificate_parse kick_trap)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "==> installing cargo-fuzz (cargo install --locked cargo-fuzz)"
@@ -33,6 +33,7 @@ seeds_of() {
     puppet_yaml) echo tests/fixtures/puppet ;;
     puppet_events) echo tests/fixtures/puppet/logdest ;;
     certificate_parse) echo fuzz/seeds/certificate_parse ;;
+    kick_trap) echo tests/fixtures/snmptrapd ;;
     *)
         echo "scripts/fuzz.sh: unknown target $1" >&2
         return 1

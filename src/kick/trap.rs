@@ -88,6 +88,9 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             continue;
         };
         let Some(oid) = resolve(name) else { continue };
+        // A value of an object snmptrapd knows by name is printed by its
+        // DISPLAY-HINT, as it is; one it knows only by number, quoted.
+        let by_name = named_object(name);
         if oid == SNMP_TRAP_OID {
             let Some(value) = resolve(value.trim()) else {
                 break;
@@ -101,7 +104,11 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             }
             trap_oid = Some(value);
         } else if let Some(column) = event_column(&oid) {
-            let value = unquote(value.trim());
+            let value = if by_name {
+                value.trim().to_string()
+            } else {
+                unquote(value.trim())
+            };
             match column {
                 EventColumn::Type => resource_type = resource_type.or(Some(value)),
                 EventColumn::Title => title = title.or(Some(value)),
@@ -200,6 +207,15 @@ pub fn resolve(text: &str) -> Option<Vec<u32>> {
     (oid.len() <= 128).then_some(oid)
 }
 
+/// Whether `text` names its object (`PUPPET-AGENT-MIB::puppetEventTitle.7`,
+/// `puppetEventTitle.7`) rather than numbering it (`.1.3.6…`, `iso.3.6…`,
+/// `SNMPv2-SMI::enterprises.20267…`).
+fn named_object(text: &str) -> bool {
+    let head = text.rsplit("::").next().unwrap_or(text);
+    let head = head.split('.').next().unwrap_or(head);
+    !head.is_empty() && !matches!(head, "iso" | "enterprises") && head.parse::<u32>().is_err()
+}
+
 fn named(name: &str) -> Option<Vec<u32>> {
     let under_root = |arcs: &[u32]| [PUPPET_ROOT, arcs].concat();
     match name {
@@ -250,46 +266,34 @@ pub fn kicked_role(resource_type: &str, title: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    /// As snmptrapd 5.9.3 hands it over with our MIBs loaded (captured
-    /// from a traphandle that copied its input).
-    const NAMED: &str = "web1.example.net\n\
-UDP: [10.77.0.2]:52316->[10.77.0.4]:16262\n\
-DISMAN-EVENT-MIB::sysUpTimeInstance 0:0:01:02.03\n\
-SNMPv2-MIB::snmpTrapOID.0 PUPPET-AGENT-MIB::puppetResourceChanged\n\
-PUPPET-AGENT-MIB::puppetEventTime.3 1795683336\n\
-PUPPET-AGENT-MIB::puppetEventLevel.3 notice\n\
-PUPPET-AGENT-MIB::puppetEventResourceType.3 \"Notify\"\n\
-PUPPET-AGENT-MIB::puppetEventTitle.3 \"kick -> haproxy\"\n\
-PUPPET-AGENT-MIB::puppetEventProperty.3 \"message\"\n\
-PUPPET-AGENT-MIB::puppetEventMessage.3 \"defined 'message' as 'kick -> haproxy'\"\n";
-
-    /// The same without MIBs (`iso.3.6…` and numbers).
-    const NUMERIC: &str = "10.77.0.2\n\
-UDP: [10.77.0.2]:52316->[10.77.0.4]:162\n\
-iso.3.6.1.2.1.1.3.0 6203\n\
-iso.3.6.1.6.3.1.1.4.1.0 iso.3.6.1.4.1.20267.401.0.9\n\
-iso.3.6.1.4.1.20267.401.4.1.4.3 \"Notify\"\n\
-iso.3.6.1.4.1.20267.401.4.1.5.3 \"kick -> \\\"db\\\"\"\n";
+    /// As snmptrapd 5.9.3 handed it to a traphandle, with our MIBs loaded
+    /// and without (tests/fixtures/snmptrapd/README.md).
+    const NAMED: &str = include_str!("../../tests/fixtures/snmptrapd/handler-input-named.txt");
+    const NUMERIC: &str = include_str!("../../tests/fixtures/snmptrapd/handler-input-numeric.txt");
 
     #[test]
     fn a_resource_notification_by_name_and_by_number() {
-        let trap = parse(NAMED);
-        assert_eq!(trap.source, Some("10.77.0.2".parse().unwrap()));
-        assert_eq!(
-            trap.event,
-            Event::ResourceChanged {
-                resource_type: "Notify".into(),
-                title: "kick -> haproxy".into()
-            }
-        );
-        let trap = parse(NUMERIC);
-        assert_eq!(
-            trap.event,
-            Event::ResourceChanged {
-                resource_type: "Notify".into(),
-                title: "kick -> \"db\"".into()
-            }
-        );
+        // The same notification: by name the title is printed as it is, by
+        // number quoted and escaped; both read the same.
+        for text in [NAMED, NUMERIC] {
+            let trap = parse(text);
+            assert_eq!(trap.source, Some("127.0.0.1".parse().unwrap()));
+            assert_eq!(
+                trap.event,
+                Event::ResourceChanged {
+                    resource_type: "Notify".into(),
+                    title: "kick -> \"haproxy\" \\ x".into()
+                },
+                "{text}"
+            );
+            assert_eq!(read(&mut text.as_bytes()), trap);
+        }
+        // A title that is itself quoted keeps its quotes when named.
+        let quoted = NAMED.replace("kick -> \"haproxy\" \\ x", "\"kick -> db\"");
+        let Event::ResourceChanged { title, .. } = parse(&quoted).event else {
+            panic!()
+        };
+        assert_eq!(title, "\"kick -> db\"");
     }
 
     #[test]
