@@ -20,8 +20,9 @@ pub fn process_exists(pid: u32) -> bool {
     std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// The uid of the user named `name`, from the password database.
-pub fn uid_of(name: &str) -> Option<u32> {
+/// The uid and primary gid of the user named `name`, from the password
+/// database.
+pub fn user_ids(name: &str) -> Option<(u32, u32)> {
     let c_name = CString::new(name).ok()?;
     let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
     let mut buf = vec![0u8; 16 << 10];
@@ -36,7 +37,12 @@ pub fn uid_of(name: &str) -> Option<u32> {
             &mut found,
         )
     };
-    (rc == 0 && !found.is_null()).then_some(pw.pw_uid)
+    (rc == 0 && !found.is_null()).then_some((pw.pw_uid, pw.pw_gid))
+}
+
+/// The uid of the user named `name`, from the password database.
+pub fn uid_of(name: &str) -> Option<u32> {
+    user_ids(name).map(|(uid, _)| uid)
 }
 
 /// The name of the user `uid`, from the password database.

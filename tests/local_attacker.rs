@@ -28,28 +28,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use testkit::*;
 
-/// `redisInstanceState.N` and `redisInstanceLastError.N`.
-fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {
-    let snmp = snmpd.numeric();
-    (
-        snmp.get_one(&instance_oid(4, n)).value,
-        snmp.get_one(&instance_oid(7, n)).text(),
-    )
-}
-
-fn wait_state(snmpd: &Snmpd, n: u32, want: &str, error_has: &str) -> (String, String) {
-    let mut seen = (String::new(), String::new());
-    let ok = wait_until(Duration::from_secs(15), || {
-        seen = instance(snmpd, n);
-        seen.0 == want && seen.1.contains(error_has)
-    });
-    assert!(
-        ok,
-        "instance {n}: want state {want} with {error_has:?}, got {seen:?}"
-    );
-    seen
-}
-
 /// A listener that records every byte anyone sends it, until dropped.
 struct Eavesdropper {
     received: Arc<Mutex<Vec<u8>>>,
@@ -141,10 +119,10 @@ fn the_password_goes_only_to_the_address_configured() {
         }
         let mut agent = Agent::start_through(&launcher, &args, &[]);
         agent.expect_registered(Duration::from_secs(10));
-        wait_state(&snmpd, 1, "1", "");
+        snmpd.wait_instance_state(1, "1", "");
         // A few polls more.
         std::thread::sleep(Duration::from_secs(3));
-        assert_eq!(instance(&snmpd, 1).0, "1", "host {host:?}");
+        assert_eq!(snmpd.instance_state(1).0, "1", "host {host:?}");
         agent.stop();
     }
     let heard = String::from_utf8_lossy(&spy.received.lock().unwrap()).into_owned();
@@ -203,7 +181,7 @@ fn a_huge_reply_is_cut_at_the_limit_and_memory_stays_flat() {
         .redis("real", &format!("127.0.0.1:{}", redis.port()), "")
         .redis("flood", &format!("127.0.0.1:{flood_port}"), "timeout = 5.0")
         .start_quiet(dir.path());
-    let (_, error) = wait_state(&snmpd, 2, "2", "limit");
+    let (_, error) = snmpd.wait_instance_state(2, "2", "limit");
     assert!(
         error.contains("4194304-byte limit") && error.contains("max_reply_bytes"),
         "{error}"
@@ -212,7 +190,7 @@ fn a_huge_reply_is_cut_at_the_limit_and_memory_stays_flat() {
     assert!(wait_until(Duration::from_secs(20), || served
         .load(Ordering::Relaxed)
         >= 4));
-    assert_eq!(instance(&snmpd, 1), ("1".to_string(), String::new()));
+    assert_eq!(snmpd.instance_state(1), ("1".to_string(), String::new()));
     let peak_kib = status_kib(agent.pid(), "VmHWM");
     println!(
         "peak RSS after {} floods of {} MiB: {peak_kib} KiB",
@@ -255,7 +233,7 @@ fn a_fifo_or_a_link_in_puppets_directories_freezes_nothing() {
         .redis("main", &format!("127.0.0.1:{}", redis.port()), "")
         .puppet_files(&public, &state, "")
         .start_quiet(dir.path());
-    wait_state(&snmpd, 1, "1", "");
+    snmpd.wait_instance_state(1, "1", "");
     // The Puppet subtree answers, and shows neither file's content.
     let walk = snmpd.numeric().bulkwalk(".1.3.6.1.4.1.20267.401");
     assert!(walk.success(), "{walk}");
@@ -340,7 +318,7 @@ fn the_documented_acl_user_cannot_read_the_servers_passwords() {
     .unwrap();
     let mut agent = Agent::start_raw(&["-n", "-c", config.to_str().unwrap()], &[]);
     agent.expect_registered(Duration::from_secs(10));
-    wait_state(&snmpd, 1, "1", "");
+    snmpd.wait_instance_state(1, "1", "");
     // redisKeyspaceKeys.<instance>.<db>: without CONFIG GET databases, a
     // database seen once keeps its row when it empties, and those below
     // it are filled in at zero.

@@ -25,18 +25,11 @@ fn password(tag: &str) -> String {
     format!("Zq{tag}Pw{}x7", std::process::id())
 }
 
-/// `redisInstanceState.N` (1 up, 2 down) and `redisInstanceLastError.N`.
-fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {
-    let snmp = snmpd.numeric();
-    let state = snmp.get_one(&instance_oid(4, n)).value;
-    (state, snmp.get_one(&instance_oid(7, n)).text())
-}
-
 fn wait_instance(snmpd: &Snmpd, n: u32, up: bool) -> (String, String) {
     let want = if up { "1" } else { "2" };
     let mut seen = (String::new(), String::new());
     let ok = wait_until(Duration::from_secs(10), || {
-        seen = instance(snmpd, n);
+        seen = snmpd.instance_state(n);
         // Down with its reason, once the first poll has failed.
         seen.0 == want && (up || !seen.1.is_empty())
     });

@@ -26,28 +26,6 @@ use testkit::*;
 
 const NOBODY: u32 = 65534;
 
-/// `redisInstanceState.N` and `redisInstanceLastError.N`.
-fn instance(snmpd: &Snmpd, n: u32) -> (String, String) {
-    let snmp = snmpd.numeric();
-    (
-        snmp.get_one(&instance_oid(4, n)).value,
-        snmp.get_one(&instance_oid(7, n)).text(),
-    )
-}
-
-fn wait_state(snmpd: &Snmpd, n: u32, want: &str, error_has: &str) -> (String, String) {
-    let mut seen = (String::new(), String::new());
-    let ok = wait_until(Duration::from_secs(15), || {
-        seen = instance(snmpd, n);
-        seen.0 == want && seen.1.contains(error_has)
-    });
-    assert!(
-        ok,
-        "instance {n}: want state {want} with {error_has:?}, got {seen:?}"
-    );
-    seen
-}
-
 /// Where a thief listens.
 enum Place<'a> {
     Tcp(SocketAddr),
@@ -313,7 +291,7 @@ fn heard(thief: &Thief) -> String {
 /// the port is. Redis back, the agent authenticates as before.
 fn port_thieves_hear_nothing(snmpd: &Snmpd, agent: &Agent, redis: &mut Redis, password: &str) {
     let port = redis.port();
-    wait_state(snmpd, 1, "1", "");
+    snmpd.wait_instance_state(1, "1", "");
     redis.stop();
     let places = [
         Place::Tcp(SocketAddr::from(([127, 0, 0, 1], port))),
@@ -333,7 +311,7 @@ fn port_thieves_hear_nothing(snmpd: &Snmpd, agent: &Agent, redis: &mut Redis, pa
             heard(&thief),
             thief.connections()
         );
-        let (_, error) = wait_state(snmpd, 1, "2", "port held by uid 65534 (nobody)");
+        let (_, error) = snmpd.wait_instance_state(1, "2", "port held by uid 65534 (nobody)");
         assert!(
             error.contains("the password was not sent") && error.contains("server_user"),
             "{error}"
@@ -350,7 +328,7 @@ fn port_thieves_hear_nothing(snmpd: &Snmpd, agent: &Agent, redis: &mut Redis, pa
         }
     }
     redis.start_again();
-    wait_state(snmpd, 1, "1", "");
+    snmpd.wait_instance_state(1, "1", "");
     assert!(!agent.log().contains(password));
 }
 
@@ -412,7 +390,7 @@ fn a_unix_socket_of_another_user_gets_no_password_unless_server_user_names_it() 
             &format!("{pw}\nserver_user = \"nobody\""),
         )
         .start_quiet(dir.path());
-    wait_state(&snmpd, 1, "1", "");
+    snmpd.wait_instance_state(1, "1", "");
     assert!(
         wait_until(Duration::from_secs(15), || thief.connections() >= 3
             && trusted.connections() >= 1),
@@ -421,7 +399,7 @@ fn a_unix_socket_of_another_user_gets_no_password_unless_server_user_names_it() 
         trusted.connections()
     );
     assert_eq!(thief.received(), b"", "the thief heard {:?}", heard(&thief));
-    let (_, error) = wait_state(&snmpd, 2, "2", "socket held by uid 65534 (nobody)");
+    let (_, error) = snmpd.wait_instance_state(2, "2", "socket held by uid 65534 (nobody)");
     assert!(error.contains("not by redis"), "{error}");
     assert!(
         wait_until(Duration::from_secs(10), || heard(&trusted)

@@ -20,24 +20,8 @@ pub struct User {
 impl User {
     /// The user named `name`, from the password and group databases.
     pub fn lookup(name: &str) -> Option<User> {
+        let (uid, gid) = crate::process::user_ids(name)?;
         let c_name = CString::new(name).ok()?;
-        let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
-        let mut buf = vec![0u8; 16 << 10];
-        let mut found: *mut libc::passwd = std::ptr::null_mut();
-        // SAFETY: every pointer is valid for the call; buf outlives pw.
-        let rc = unsafe {
-            libc::getpwnam_r(
-                c_name.as_ptr(),
-                &mut pw,
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-                &mut found,
-            )
-        };
-        if rc != 0 || found.is_null() {
-            return None;
-        }
-        let (uid, gid) = (pw.pw_uid, pw.pw_gid);
         let mut groups = vec![0 as libc::gid_t; 256];
         let mut count = groups.len() as libc::c_int;
         // SAFETY: groups has room for `count` entries.

@@ -299,6 +299,30 @@ impl Snmpd {
             .value
     }
 
+    /// `redisInstanceState.N` (1 up, 2 down) and `redisInstanceLastError.N`.
+    pub fn instance_state(&self, n: u32) -> (String, String) {
+        let snmp = self.numeric();
+        (
+            snmp.get_one(&instance_oid(4, n)).value,
+            snmp.get_one(&instance_oid(7, n)).text(),
+        )
+    }
+
+    /// Waits (15 s at most) until instance `n`'s state is `want` and its
+    /// last error contains `error_has`; panics with what was seen.
+    pub fn wait_instance_state(&self, n: u32, want: &str, error_has: &str) -> (String, String) {
+        let mut seen = (String::new(), String::new());
+        let ok = wait_until(std::time::Duration::from_secs(15), || {
+            seen = self.instance_state(n);
+            seen.0 == want && seen.1.contains(error_has)
+        });
+        assert!(
+            ok,
+            "instance {n}: want state {want} with {error_has:?}, got {seen:?}"
+        );
+        seen
+    }
+
     /// A numeric bulk walk of `REDIS_ROOT.suffix`, as `oid = value` lines.
     pub fn redis_walk(&self, suffix: &str) -> Vec<String> {
         self.numeric()
