@@ -313,14 +313,7 @@ fn strangers_kick_nothing_and_snmptrapd_stays_free() {
     );
     trapd.start_again();
     // 2,000 varbinds, then a coldStart: dropped at once.
-    let mut owned = Vec::new();
-    for row in 0..2000 {
-        owned.extend([
-            format!(".1.3.6.1.4.1.20267.401.4.1.6.{row}"),
-            "s".to_string(),
-            "x".to_string(),
-        ]);
-    }
+    let owned = flood_varbinds(2000);
     let flood: Vec<&str> = owned.iter().map(String::as_str).collect();
     let sent = Instant::now();
     let out = from(web1).usm(&user).inform(RESOURCE_CHANGED, &flood);

@@ -146,14 +146,7 @@ fn a_killed_supervisor_leaves_an_interrupted_kick() {
 #[test]
 fn a_flood_of_varbinds_is_dropped_at_once() {
     let m = Manager::start(30);
-    let mut owned = Vec::new();
-    for row in 0..2000 {
-        owned.extend([
-            format!(".1.3.6.1.4.1.20267.401.4.1.6.{row}"),
-            "s".to_string(),
-            "x".to_string(),
-        ]);
-    }
+    let owned = flood_varbinds(2000);
     let mut varbinds: Vec<&str> = owned.iter().map(String::as_str).collect();
     varbinds.extend(resource_varbinds("Notify", "kick -> db"));
     // Straight to the handler, as snmptrapd hands it over.

@@ -284,6 +284,20 @@ pub fn recording_command(dir: &Path, seconds: u32) -> String {
     )
 }
 
+/// `n` varbinds of puppetEventMessage (rows 0 to n-1), each `s x`: a
+/// notification far larger than any the agent sends (M1's flood).
+pub fn flood_varbinds(n: u32) -> Vec<String> {
+    (0..n)
+        .flat_map(|row| {
+            [
+                format!(".1.3.6.1.4.1.20267.401.4.1.6.{row}"),
+                "s".to_string(),
+                "x".to_string(),
+            ]
+        })
+        .collect()
+}
+
 /// The varbinds of a puppetResourceChanged for `kind[title]`, for
 /// [`crate::SnmpClient::inform`].
 pub fn resource_varbinds<'a>(kind: &'a str, title: &'a str) -> [&'a str; 6] {
