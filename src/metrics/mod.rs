@@ -104,6 +104,7 @@ mod notifications;
 mod opennms;
 mod puppet_agent;
 mod redis_server;
+mod rows;
 mod tables;
 
 pub use layout::*;
@@ -111,6 +112,7 @@ pub use notifications::*;
 pub use opennms::*;
 pub use puppet_agent::*;
 pub use redis_server::*;
+pub use rows::*;
 pub use tables::*;
 
 /// Values the poller knows about an instance itself, not read from INFO.
@@ -181,6 +183,18 @@ pub enum Source {
     /// A column of `redisAlarmTable`: the agent's own thresholds that are
     /// crossed now (`crate::alarms`), not a value read from Redis.
     Alarm(AlarmField),
+    /// What the row writer made of a poll's tables ([`write_rows`]).
+    Rows(RowsField),
+}
+
+/// What the row writer tells of the rows of one poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowsField {
+    /// Rows of the tables read from INFO (keyspace, replicas, commands,
+    /// errors) that the tables' caps, or a name no index can hold, left
+    /// out: a hostile or broken server's thousands of lines show as a
+    /// number, not as rows that slow every walk.
+    LeftOut,
 }
 
 /// A column of `redisAlarmTable`, one row per active alarm.

@@ -205,6 +205,7 @@ const fn carried(mib: Mib, name: &str) -> Carried {
                     let suffix = match table.index {
                         RowIndex::Instance => Suffix::Source,
                         RowIndex::InstanceAndNumber { .. } => Suffix::SourceAndRow,
+                        RowIndex::Row { .. } => Suffix::Row,
                         // A row named by a string: no notification can say which.
                         RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. } => {
                             panic!("{}", name) // a column of a table indexed by a name

@@ -197,18 +197,3 @@ pub const RESOURCE_STATES: &[(&str, i32)] = PuppetResourceState::LABELS;
 /// PUPPET-AGENT-MIB's scalars, each served with `.0`.
 pub const PUPPET_SCALAR_LISTS: &[&[ObjectDef]] =
     &[PUPPET_SCALARS, PUPPET_RUN_SCALARS, PUPPET_EVENT_SCALARS];
-
-/// The columns of PUPPET-AGENT-MIB's tables, `puppetResourceTable` and
-/// `puppetEventTable`: each INDEX is a number of the row's own
-/// (`puppetResourceIndex`, `puppetEventIndex`). A notification's objects
-/// are placed by this and [`PUPPET_SCALAR_LISTS`] (`.0` or the row), as
-/// REDIS-SERVER-MIB's by the INDEX of their table in [`TABLES`].
-pub const PUPPET_TABLE_COLUMNS: &[&[ObjectDef]] = &[PUPPET_RESOURCE_COLUMNS, PUPPET_EVENT_COLUMNS];
-
-/// Every object PUPPET-AGENT-MIB defines that the agent serves.
-pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
-    PUPPET_SCALAR_LISTS
-        .iter()
-        .chain(PUPPET_TABLE_COLUMNS)
-        .flat_map(|list| list.iter())
-}

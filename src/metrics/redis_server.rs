@@ -422,21 +422,6 @@ pub const TLS_COLUMNS: &[ObjectDef] = &[
     field("redisTlsCaExpires", &[3, 18, 1, 6], Integer32, Signed, &["tls_ca_cert_expires_in_seconds"]).units("seconds"),
 ];
 
-/// Every per-instance group that AUGMENTS `redisInstanceEntry` and is read
-/// from INFO (and CLUSTER INFO).
-pub const INFO_GROUPS: &[&[ObjectDef]] = &[
-    SERVER_COLUMNS,
-    CLIENT_COLUMNS,
-    MEMORY_COLUMNS,
-    PERSISTENCE_COLUMNS,
-    STATS_COLUMNS,
-    REPLICATION_COLUMNS,
-    CPU_COLUMNS,
-    CLUSTER_COLUMNS,
-    SENTINEL_COLUMNS,
-    TLS_COLUMNS,
-];
-
 /// `redisKeyspaceTable` (`redis.3.10`), INDEX { redisInstanceIndex,
 /// redisKsDb }: databases 0..`databases`-1, zero-filled when empty.
 #[rustfmt::skip]
@@ -668,30 +653,3 @@ enumeration! {
 pub const INSTANCE_STATE: &[(&str, i32)] = InstanceState::LABELS;
 /// ok(1), sdown(2), odown(3) of a watched master.
 pub const SENTINEL_STATE: &[(&str, i32)] = SentinelState::LABELS;
-
-/// Every table whose rows the poller builds from INFO's row lines or from
-/// the replies of optional commands.
-pub const ROW_TABLES: &[&[ObjectDef]] = &[
-    KEYSPACE_COLUMNS,
-    REPLICA_COLUMNS,
-    COMMAND_COLUMNS,
-    ERROR_COLUMNS,
-    SENTINEL_MASTER_COLUMNS,
-    SLOWLOG_COLUMNS,
-    LATENCY_COLUMNS,
-    CLIENT_NAME_COLUMNS,
-    CLIENT_USER_COLUMNS,
-    KEY_COLUMNS,
-    STREAM_GROUP_COLUMNS,
-    KEY_CHECK_COLUMNS,
-];
-
-/// Every object REDIS-SERVER-MIB defines that the agent serves.
-pub fn redis_objects() -> impl Iterator<Item = &'static ObjectDef> {
-    LEGACY_SCALARS
-        .iter()
-        .chain(INSTANCE_COLUMNS)
-        .chain(INFO_GROUPS.iter().flat_map(|g| g.iter()))
-        .chain(ROW_TABLES.iter().flat_map(|t| t.iter()))
-        .chain(ALARM_COLUMNS)
-}

@@ -11,3 +11,4 @@ pub mod peer;
 pub mod poller;
 pub mod readings;
 pub mod replies;
+pub mod rows;

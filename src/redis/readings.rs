@@ -7,12 +7,17 @@ use super::info::{Info, KeyspaceRow};
 use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
-    self, name_index, ClientField, CommandField, Conversion, ErrorField, InstanceState,
-    KeyCheckField, KeyField, KeyspaceField, LatencyField, Layout, ObjectDef, ReplicaField,
-    SentinelField, SlowlogField, Source, StatusField, StreamGroupField,
+    self, write_row, write_rows, Conversion, Layout, ObjectDef, RowKey, RowsField,
+    Source, TableDef, CLIENT_NAME_TABLE, CLIENT_USER_TABLE, COMMAND_TABLE, ERROR_TABLE,
+    INSTANCE_TABLE, KEYSPACE_TABLE, KEY_CHECK_TABLE, KEY_TABLE, LATENCY_TABLE, REPLICA_TABLE,
+    SENTINEL_TABLE, SLOWLOG_TABLE, STREAM_GROUP_TABLE,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
+
+/// Where OpenNMS and other managers store a row: kept here too for the
+/// callers that knew it here first.
+pub use crate::metrics::row_key;
 
 /// The SNMP value of an INFO-sourced object, or `None` when this server does
 /// not report the field (the object is then absent: noSuchInstance).
@@ -71,7 +76,7 @@ fn hundredths_percent(part: u64, whole: u64) -> Option<u64> {
 
 /// A non-negative decimal times `factor`, rounded; `None` for negative or
 /// not-a-number input (f64 to u64 saturates on overflow).
-fn scaled(value: f64, factor: u32) -> Option<u64> {
+pub(super) fn scaled(value: f64, factor: u32) -> Option<u64> {
     if value.is_nan() || value < 0.0 {
         return None;
     }
@@ -96,13 +101,17 @@ fn unsigned(syntax: Syntax, raw: u64) -> Option<Value> {
 
 /// The 17 legacy scalars (`.0` instances) for the first instance.
 pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
-    metrics::LEGACY_SCALARS
-        .iter()
-        .filter_map(|def| {
-            let value = info_value(def, info)?;
-            Some((layout.row_oid(def, &[0])?, value))
-        })
-        .collect()
+    let mut part = Part::new();
+    for def in metrics::LEGACY_SCALARS {
+        if let Some(value) = info_value(def, info) {
+            // Not through write_scalars: an INFO field is no `Column`
+            // (its source carries the field's names, not a field).
+            if let Ok(oid) = layout.object_oid(def).child(&[0]) {
+                part.push((oid, value));
+            }
+        }
+    }
+    part
 }
 
 /// Keyspace rows are zero-filled up to this many databases at most, whatever
@@ -151,425 +160,158 @@ pub fn instance_part(
     };
     for def in metrics::INFO_GROUPS.iter().flat_map(|group| group.iter()) {
         if let Some(value) = info_value(def, info) {
-            if let Some(oid) = layout.row_oid(def, &[index]) {
+            if let Ok(oid) = layout.object_oid(def).child(&[index]) {
                 part.push((oid, value));
             }
         }
     }
-    keyspace_rows(index, info, layout, extras.databases, &mut part);
-    replica_rows(index, info, layout, &mut part);
-    let owner = RowOwner { index, name };
-    command_rows(&owner, info, layout, &mut part);
-    error_rows(&owner, info, layout, &mut part);
-    sentinel_rows(&owner, extras, layout, &mut part);
-    slowlog_row(index, extras, layout, &mut part);
-    latency_rows(&owner, extras, layout, &mut part);
-    if let Some(clients) = &extras.clients {
-        client_rows(
-            &owner,
-            &clients.by_name,
-            metrics::CLIENT_NAME_COLUMNS,
-            layout,
-            &mut part,
-        );
-        client_rows(
-            &owner,
-            &clients.by_user,
-            metrics::CLIENT_USER_COLUMNS,
-            layout,
-            &mut part,
-        );
-    }
-    if let Some(keys) = &extras.keys {
-        key_rows(&owner, keys, layout, &mut part);
-    }
+    let rows = Rows {
+        index,
+        name,
+        layout,
+    };
+    let mut left_out = rows.keyspace(info, extras.databases, &mut part);
+    let master_offset = info.u64(&["master_repl_offset"]);
+    left_out += rows.write(
+        &REPLICA_TABLE,
+        info.replicas(),
+        |r| RowKey::Number(index, r.slot.saturating_add(1)),
+        |r, f| r.value(f, master_offset),
+        &mut part,
+    );
+    left_out += rows.write(
+        &COMMAND_TABLE,
+        info.command_stats(),
+        |r| RowKey::Name(index, &r.name),
+        |r, f| r.value(f, name),
+        &mut part,
+    );
+    left_out += rows.write(
+        &ERROR_TABLE,
+        info.error_stats(),
+        |r| RowKey::Name(index, &r.prefix),
+        |r, f| r.value(f, name),
+        &mut part,
+    );
+    write_row(&INSTANCE_TABLE, RowKey::Instance(index), layout, &mut part, |f| match f {
+        RowsField::LeftOut => Some(Value::Gauge32(saturate_u32(left_out))),
+    });
+    rows.extras(extras, &mut part);
     part
 }
 
-/// The rows of `redisKeyTable`, `redisKeyStreamGroupTable` and the
-/// instance's row of `redisKeyCheckTable`.
-fn key_rows(owner: &RowOwner, report: &KeyReport, layout: &Layout, part: &mut Part) {
-    let gauge = |n: u64| Value::Gauge32(saturate_u32(n));
-    for def in metrics::KEY_CHECK_COLUMNS {
-        let Source::KeyCheck(field) = def.source else {
-            continue;
-        };
-        let value = match field {
-            KeyCheckField::Keys => gauge(report.keys.len() as u64),
-            KeyCheckField::KeysLeftOut => gauge(report.keys_left_out),
-            KeyCheckField::GroupsLeftOut => gauge(report.groups_left_out),
-            KeyCheckField::ScanComplete => Value::Integer(if report.scan_complete { 1 } else { 2 }),
-            KeyCheckField::ScanCalls => gauge(u64::from(report.scan_calls)),
-            KeyCheckField::CheckTime => gauge(u64::from(report.millis)),
-            KeyCheckField::LastError => display_string(&report.error),
-        };
-        if let Some(oid) = layout.row_oid(def, &[owner.index]) {
-            part.push((oid, value));
-        }
-    }
-    for row in &report.keys {
-        let Some(suffix) = name_index(owner.index, &row.label) else {
-            continue;
-        };
-        for def in metrics::KEY_COLUMNS {
-            let Source::Key(field) = def.source else {
-                continue;
-            };
-            let value = match field {
-                KeyField::Label => Some(display_string(&row.label)),
-                KeyField::Key => Some(owner.key(&row.label)),
-                KeyField::Type => row.kind.map(|k| Value::Integer(k.number())),
-                KeyField::Length => row.length.map(Value::Counter64),
-                KeyField::Ttl => row
-                    .ttl
-                    .map(|t| Value::Integer(t.clamp(-1, i64::from(i32::MAX)) as i32)),
-                KeyField::Memory => row.memory.map(Value::Counter64),
-                KeyField::Entry => Some(display_string(&row.entry)),
-                KeyField::Error => Some(display_string(&row.error)),
-            };
-            if let (Some(value), Some(oid)) = (value, layout.row_oid(def, &suffix)) {
-                part.push((oid, value));
-            }
-        }
-        for group in &row.groups {
-            let Some(group_index) = name_index(0, &group.name)
-                .filter(|_| group.name.len() <= metrics::MAX_SECOND_NAME_INDEX_LEN)
-            else {
-                continue;
-            };
-            let mut suffix = suffix.clone();
-            suffix.extend_from_slice(&group_index[1..]);
-            for def in metrics::STREAM_GROUP_COLUMNS {
-                let Source::StreamGroup(field) = def.source else {
-                    continue;
-                };
-                let value = match field {
-                    StreamGroupField::Label => Some(display_string(&group.name)),
-                    StreamGroupField::Key => Some(display_string(&group_row_key(
-                        owner.name,
-                        &row.label,
-                        &group.name,
-                    ))),
-                    StreamGroupField::Consumers => Some(gauge(group.consumers)),
-                    StreamGroupField::Pending => Some(Value::Counter64(group.pending)),
-                    StreamGroupField::Lag => group.lag.map(Value::Counter64),
-                    StreamGroupField::LastDeliveredId => {
-                        Some(display_string(&group.last_delivered))
-                    }
-                    StreamGroupField::MaxIdle => group.max_idle.map(Value::Counter64),
-                };
-                if let (Some(value), Some(oid)) = (value, layout.row_oid(def, &suffix)) {
-                    part.push((oid, value));
-                }
-            }
-        }
-    }
-}
-
-/// A consumer group's row key: the key's row key, `.`, and the group's
-/// name escaped alike (`main.events.billing`); distinct rows make distinct
-/// keys, as no escaped part holds a `.`. Over [`MAX_KEY_LEN`], cut and
-/// hashed as [`row_key`] does.
-fn group_row_key(instance: &str, key: &str, group: &str) -> String {
-    // row_key("", group) is ".", then the group escaped.
-    let joined = format!("{}{}", row_key(instance, key), row_key("", group));
-    if joined.len() <= MAX_KEY_LEN {
-        joined
-    } else {
-        row_key(instance, &format!("{key}\u{0}{group}"))
-    }
-}
-
-/// The rows of `redisClientNameTable` or `redisClientUserTable`.
-fn client_rows(
-    owner: &RowOwner,
-    groups: &[(String, ClientGroup)],
-    columns: &[ObjectDef],
-    layout: &Layout,
-    part: &mut Part,
-) {
-    let gauge = |n: u64| Value::Gauge32(saturate_u32(n));
-    for (name, group) in groups {
-        let Some(suffix) = name_index(owner.index, name) else {
-            continue;
-        };
-        for def in columns {
-            let (Source::ClientName(field) | Source::ClientUser(field)) = def.source else {
-                continue;
-            };
-            let value = match field {
-                ClientField::Label => display_string(name),
-                ClientField::Key => owner.key(name),
-                ClientField::Count => gauge(group.count),
-                ClientField::OldestAge => gauge(group.oldest_age),
-                ClientField::MaxIdle => gauge(group.max_idle),
-                ClientField::MaxOutputMem => Value::Counter64(group.max_output_mem),
-                ClientField::MaxTotalMem => Value::Counter64(group.max_total_mem),
-                ClientField::Blocked => gauge(group.blocked),
-            };
-            if let Some(oid) = layout.row_oid(def, &suffix) {
-                part.push((oid, value));
-            }
-        }
-    }
-}
-
-/// The instance whose rows a string-indexed table holds.
-struct RowOwner<'a> {
+/// The rows of one instance's tables, through the catalogue's writer.
+struct Rows<'a> {
     index: u32,
-    /// The configured name (`redisInstanceName`).
+    /// The configured name (`redisInstanceName`), for the row keys.
     name: &'a str,
+    layout: &'a Layout,
 }
 
-impl RowOwner<'_> {
-    /// The row key column's value: unique among all the rows of a table,
-    /// where `row` alone repeats across instances. See [`row_key`].
-    fn key(&self, row: &str) -> Value {
-        display_string(&row_key(self.name, row))
+impl Rows<'_> {
+    /// Writes `rows` into `table`; returns how many were left out.
+    fn write<R, F: metrics::Column>(
+        &self,
+        table: &TableDef,
+        rows: impl IntoIterator<Item = R>,
+        key: impl Fn(&R) -> RowKey<'_>,
+        value: impl Fn(&R, F) -> Option<Value>,
+        part: &mut Part,
+    ) -> u64 {
+        write_rows(table, rows, self.layout, part, key, value)
     }
-}
 
-/// The longest key; a longer one is cut and ends in a hash (see [`row_key`]).
-const MAX_KEY_LEN: usize = 255;
-
-/// A row key: the instance's name and the row's string, each with ASCII
-/// letters, digits and `-` kept and every other byte written as `_` and two
-/// upper-case hex digits, joined by `.` (`sessions` and `config|get` make
-/// `sessions.config_7Cget`). Distinct pairs make distinct keys: no escaped
-/// part contains `.`, and `_` is always followed by two hex digits. The key
-/// is made only of `[A-Za-z0-9._-]`, so a manager may use it as a file name
-/// as it is: OpenNMS's SiblingColumnStorageStrategy (which drops non-ASCII
-/// characters, turns `/` into `-`, then applies the configured replacements)
-/// leaves it unchanged, where the raw `cache-1/get` and `cache/1-get` would
-/// share a directory. A key longer than `MAX_KEY_LEN` (255) keeps its first 236
-/// characters and ends in `_Z` and the 64-bit FNV-1a hash of the whole key
-/// in hex (`Z` never follows `_` in a key that is not cut).
-pub fn row_key(instance: &str, row: &str) -> String {
-    fn escape(text: &str, out: &mut String) {
-        for b in text.bytes() {
-            if b.is_ascii_alphanumeric() || b == b'-' {
-                out.push(char::from(b));
-            } else {
-                out.push_str(&format!("_{b:02X}"));
+    /// `redisKeyspaceTable`: INFO's `db<N>` lines, and the databases it
+    /// does not list zero-filled (up to `databases`, at most
+    /// [`MAX_ZERO_FILLED_DBS`]) so that graphs of a database that empties
+    /// do not break.
+    fn keyspace(&self, info: &Info, databases: Option<u32>, part: &mut Part) -> u64 {
+        let mut rows = info.keyspace();
+        let known: Vec<u32> = rows.iter().map(|r| r.db).collect();
+        for db in 0..databases.unwrap_or(0).min(MAX_ZERO_FILLED_DBS) {
+            if known.binary_search(&db).is_err() {
+                rows.push(KeyspaceRow {
+                    db,
+                    keys: 0,
+                    expires: 0,
+                    avg_ttl: Some(0),
+                    subexpiry: None,
+                });
             }
         }
+        let index = self.index;
+        self.write(
+            &KEYSPACE_TABLE,
+            rows,
+            |r| RowKey::Number(index, r.db),
+            |r, f| r.value(f),
+            part,
+        )
     }
-    let mut key = String::new();
-    escape(instance, &mut key);
-    key.push('.');
-    escape(row, &mut key);
-    if key.len() <= MAX_KEY_LEN {
-        return key;
-    }
-    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{}_Z{hash:016X}", &key[..MAX_KEY_LEN - 19])
-}
 
-fn sentinel_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
-    let gauge = |n: Option<u64>| n.map(|v| Value::Gauge32(saturate_u32(v)));
-    for master in &extras.sentinel_masters {
-        let Some(suffix) = name_index(owner.index, &master.name) else {
-            continue;
-        };
-        for def in metrics::SENTINEL_MASTER_COLUMNS {
-            let Source::SentinelMaster(field) = def.source else {
-                continue;
-            };
-            let value = match field {
-                SentinelField::Name => Some(display_string(&master.name)),
-                SentinelField::Key => Some(owner.key(&master.name)),
-                SentinelField::State => master.state.map(|s| Value::Integer(s.number())),
-                SentinelField::Flags => master.flags.as_deref().map(display_string),
-                SentinelField::Address => master.ip.as_deref().map(display_string),
-                SentinelField::Port => gauge(master.port),
-                SentinelField::Replicas => gauge(master.replicas),
-                SentinelField::OtherSentinels => gauge(master.other_sentinels),
-                SentinelField::Quorum => gauge(master.quorum),
-            };
-            if let Some(v) = value {
-                if let Some(oid) = layout.row_oid(def, &suffix) {
-                    part.push((oid, v));
-                }
+    /// The tables of the optional commands' replies, each bounded where it
+    /// is read (the reply's own limits, `client_list_rows`, the key
+    /// check's caps).
+    fn extras(&self, extras: &Extras, part: &mut Part) {
+        let (index, name) = (self.index, self.name);
+        self.write(
+            &SENTINEL_TABLE,
+            &extras.sentinel_masters,
+            |m| RowKey::Name(index, &m.name),
+            |m, f| m.value(f, name),
+            part,
+        );
+        write_row(&SLOWLOG_TABLE, RowKey::Instance(index), self.layout, part, |f| {
+            extras.slowlog_value(f)
+        });
+        self.write(
+            &LATENCY_TABLE,
+            &extras.latency,
+            |e| RowKey::Name(index, &e.event),
+            |e, f| e.value(f, name),
+            part,
+        );
+        if let Some(clients) = &extras.clients {
+            for (table, groups) in [
+                (&CLIENT_NAME_TABLE, &clients.by_name),
+                (&CLIENT_USER_TABLE, &clients.by_user),
+            ] {
+                self.write(
+                    table,
+                    groups,
+                    |(label, _)| RowKey::Name(index, label),
+                    |(label, group): &&(String, ClientGroup), f| group.value(f, label, name),
+                    part,
+                );
             }
         }
-    }
-}
-
-fn slowlog_row(index: u32, extras: &Extras, layout: &Layout, part: &mut Part) {
-    for def in metrics::SLOWLOG_COLUMNS {
-        let Source::Slowlog(field) = def.source else {
-            continue;
-        };
-        let value = match field {
-            SlowlogField::Length => extras.slowlog_len.map(|v| Value::Gauge32(saturate_u32(v))),
-            SlowlogField::LastId => extras.slowlog_last.map(|e| Value::Counter64(e.id)),
-            SlowlogField::LastTime => extras.slowlog_last.map(|e| Value::Counter64(e.unix_time)),
-            SlowlogField::LastUsec => extras.slowlog_last.map(|e| Value::Counter64(e.micros)),
-            SlowlogField::LargeRequests => extras
-                .large_requests
-                .map(|v| Value::Gauge32(saturate_u32(v))),
-            SlowlogField::LargeReplies => extras
-                .large_replies
-                .map(|v| Value::Gauge32(saturate_u32(v))),
-        };
-        if let Some(v) = value {
-            if let Some(oid) = layout.row_oid(def, &[index]) {
-                part.push((oid, v));
-            }
+        if let Some(report) = &extras.keys {
+            self.keys(report, part);
         }
     }
-}
 
-fn latency_rows(owner: &RowOwner, extras: &Extras, layout: &Layout, part: &mut Part) {
-    for latency in &extras.latency {
-        let event = &latency.event;
-        let Some(suffix) = name_index(owner.index, event) else {
-            continue;
-        };
-        for def in metrics::LATENCY_COLUMNS {
-            let Source::Latency(field) = def.source else {
-                continue;
-            };
-            let value = match field {
-                LatencyField::Name => display_string(event),
-                LatencyField::Key => owner.key(event),
-                LatencyField::LastTime => Value::Counter64(latency.unix_time),
-                LatencyField::LastMs => Value::Gauge32(saturate_u32(latency.latest_ms)),
-                LatencyField::MaxMs => Value::Gauge32(saturate_u32(latency.max_ms)),
-            };
-            if let Some(oid) = layout.row_oid(def, &suffix) {
-                part.push((oid, value));
-            }
-        }
-    }
-}
-
-fn keyspace_rows(
-    index: u32,
-    info: &Info,
-    layout: &Layout,
-    databases: Option<u32>,
-    part: &mut Part,
-) {
-    let mut rows = info.keyspace();
-    // Empty databases have no db<N> line; zero-fill them so graphs of a
-    // database that empties do not break.
-    let known: Vec<u32> = rows.iter().map(|r| r.db).collect();
-    for db in 0..databases.unwrap_or(0).min(MAX_ZERO_FILLED_DBS) {
-        if !known.contains(&db) {
-            rows.push(KeyspaceRow {
-                db,
-                keys: 0,
-                expires: 0,
-                avg_ttl: Some(0),
-                subexpiry: None,
-            });
-        }
-    }
-    for row in &rows {
-        for def in metrics::KEYSPACE_COLUMNS {
-            let Source::Keyspace(field) = def.source else {
-                continue;
-            };
-            let value = match field {
-                KeyspaceField::Keys => Some(row.keys),
-                KeyspaceField::Expires => Some(row.expires),
-                KeyspaceField::AvgTtl => row.avg_ttl,
-                KeyspaceField::Subexpiry => row.subexpiry,
-            };
-            if let Some(v) = value {
-                if let Some(oid) = layout.row_oid(def, &[index, row.db]) {
-                    part.push((oid, Value::Counter64(v)));
-                }
-            }
-        }
-    }
-}
-
-fn replica_rows(index: u32, info: &Info, layout: &Layout, part: &mut Part) {
-    let master_offset = info.u64(&["master_repl_offset"]);
-    for row in info.replicas() {
-        let slot = row.slot.saturating_add(1);
-        for def in metrics::REPLICA_COLUMNS {
-            let Source::Replica(field) = def.source else {
-                continue;
-            };
-            let value = match field {
-                ReplicaField::Address => Some(display_string(&row.ip)),
-                ReplicaField::Port => Some(Value::Gauge32(u32::from(row.port))),
-                ReplicaField::State => Some(display_string(&row.state)),
-                ReplicaField::Kind => row.kind.as_deref().map(display_string),
-                ReplicaField::Offset => row.offset.map(Value::Counter64),
-                ReplicaField::LagSeconds => row.lag.map(|l| Value::Gauge32(saturate_u32(l))),
-                ReplicaField::LagBytes => match (master_offset, row.offset) {
-                    (Some(master), Some(replica)) => {
-                        Some(Value::Counter64(master.saturating_sub(replica)))
-                    }
-                    _ => None,
-                },
-            };
-            if let Some(v) = value {
-                if let Some(oid) = layout.row_oid(def, &[index, slot]) {
-                    part.push((oid, v));
-                }
-            }
-        }
-    }
-}
-
-fn command_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
-    for row in info.command_stats() {
-        let Some(suffix) = name_index(owner.index, &row.name) else {
-            continue;
-        };
-        for def in metrics::COMMAND_COLUMNS {
-            let Source::Command(field) = def.source else {
-                continue;
-            };
-            let micros = |v: Option<f64>, factor| {
-                v.and_then(|v| scaled(v, factor))
-                    .map(|v| Value::Gauge32(saturate_u32(v)))
-            };
-            let value = match field {
-                CommandField::Name => Some(display_string(&row.name)),
-                CommandField::Key => Some(owner.key(&row.name)),
-                CommandField::Calls => Some(Value::Counter64(row.calls)),
-                CommandField::Usec => Some(Value::Counter64(row.usec)),
-                CommandField::UsecPerCall => micros(row.usec_per_call, field.scale()),
-                CommandField::Rejected => row.rejected_calls.map(Value::Counter64),
-                CommandField::Failed => row.failed_calls.map(Value::Counter64),
-                CommandField::P50 => micros(row.p50_usec, field.scale()),
-                CommandField::P99 => micros(row.p99_usec, field.scale()),
-                CommandField::P999 => micros(row.p999_usec, field.scale()),
-            };
-            if let Some(v) = value {
-                if let Some(oid) = layout.row_oid(def, &suffix) {
-                    part.push((oid, v));
-                }
-            }
-        }
-    }
-}
-
-fn error_rows(owner: &RowOwner, info: &Info, layout: &Layout, part: &mut Part) {
-    for row in info.error_stats() {
-        let Some(suffix) = name_index(owner.index, &row.prefix) else {
-            continue;
-        };
-        for def in metrics::ERROR_COLUMNS {
-            let Source::Error(field) = def.source else {
-                continue;
-            };
-            let value = match field {
-                ErrorField::Name => display_string(&row.prefix),
-                ErrorField::Key => owner.key(&row.prefix),
-                ErrorField::Count => Value::Counter64(row.count),
-            };
-            if let Some(oid) = layout.row_oid(def, &suffix) {
-                part.push((oid, value));
-            }
+    /// The rows of `redisKeyTable`, `redisKeyStreamGroupTable` and the
+    /// instance's row of `redisKeyCheckTable`.
+    fn keys(&self, report: &KeyReport, part: &mut Part) {
+        let (index, name) = (self.index, self.name);
+        write_row(&KEY_CHECK_TABLE, RowKey::Instance(index), self.layout, part, |f| {
+            report.value(f)
+        });
+        self.write(
+            &KEY_TABLE,
+            &report.keys,
+            |k| RowKey::Name(index, &k.label),
+            |k, f| k.value(f, name),
+            part,
+        );
+        for key in &report.keys {
+            self.write(
+                &STREAM_GROUP_TABLE,
+                &key.groups,
+                |g| RowKey::NameName(index, &key.label, &g.name),
+                |g, f| g.value(f, name, &key.label),
+                part,
+            );
         }
     }
 }
@@ -595,53 +337,19 @@ pub struct InstanceStatus {
     pub certificate: Option<(ServerCertificate, i64)>,
 }
 
-/// `redisInstanceState`: down when the last poll failed, loading when it
-/// succeeded on a server still loading its dataset, up otherwise.
-fn instance_state(status: &InstanceStatus) -> i32 {
-    let state = match (status.up, status.loading) {
-        (false, _) => InstanceState::Down,
-        (true, true) => InstanceState::Loading,
-        (true, false) => InstanceState::Up,
-    };
-    state.number()
-}
-
 /// The instance's row of `redisInstanceTable`.
 pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part {
-    metrics::INSTANCE_COLUMNS
-        .iter()
-        .filter_map(|def| {
-            let Source::Status(field) = def.source else {
-                return None;
-            };
-            let value = match field {
-                StatusField::Name => display_string(&status.name),
-                StatusField::Address => display_string(&status.address),
-                StatusField::Up => Value::Integer(instance_state(status)),
-                StatusField::DataAge => Value::SecondsSince(status.last_ok_unix?),
-                StatusField::PollDuration => Value::Gauge32(status.poll_millis),
-                StatusField::LastError => display_string(&status.last_error),
-                StatusField::PollsOk => Value::Counter32(status.polls_ok),
-                StatusField::PollsFailed => Value::Counter32(status.polls_failed),
-                StatusField::CertSubject => display_string(&status.certificate.as_ref()?.0.subject),
-                StatusField::CertIssuer => display_string(&status.certificate.as_ref()?.0.issuer),
-                StatusField::CertNotAfter => {
-                    let not_after = status.certificate.as_ref()?.0.not_after;
-                    Value::Counter64(u64::try_from(not_after).unwrap_or(0))
-                }
-                StatusField::CertExpiresIn => {
-                    let left = status.certificate.as_ref()?.1;
-                    Value::Integer(left.clamp(i32::MIN.into(), i32::MAX.into()) as i32)
-                }
-            };
-            Some((layout.row_oid(def, &[index])?, value))
-        })
-        .collect()
+    let mut part = Part::new();
+    write_row(&INSTANCE_TABLE, RowKey::Instance(index), layout, &mut part, |f| {
+        status.value(f)
+    });
+    part
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::name_index;
     use std::path::Path;
 
     fn fixture(name: &str) -> Info {
@@ -1181,7 +889,7 @@ mod tests {
             loading: true,
             ..status.clone()
         };
-        assert_eq!(instance_state(&loading_then_down), 2);
+        assert_eq!(loading_then_down.state().number(), 2);
         assert!(!part
             .iter()
             .any(|(o, _)| o.to_string().starts_with(".1.3.6.1.4.1.20267.400.3.1.1.5.")));
@@ -1194,8 +902,8 @@ mod tests {
             loading: true,
             ..Default::default()
         };
-        assert_eq!(instance_state(&status), 3);
+        assert_eq!(status.state().number(), 3);
         status.loading = false;
-        assert_eq!(instance_state(&status), 1);
+        assert_eq!(status.state().number(), 1);
     }
 }
