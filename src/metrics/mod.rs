@@ -68,11 +68,13 @@ pub enum Conversion {
 /// Rust enum with its numbers and the labels the sources use for each
 /// (Redis's INFO text, Puppet's words), and its `LABELS` table for
 /// [`Conversion::Enum`] and the tests. A label not in it has no number:
-/// the object is absent, never a made-up value.
+/// the object is absent, never a made-up value. The sources' parsers
+/// produce these enums themselves (one enum per enumeration, no twin to
+/// map by hand), so the variants are ordered as the numbers are.
 macro_rules! enumeration {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $number:literal => [$($label:literal),+],)+ }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[repr(i32)]
         pub enum $name {
             $($(#[$vmeta])* $variant = $number,)+
@@ -93,6 +95,14 @@ macro_rules! enumeration {
             /// Its number in the MIB.
             pub const fn number(self) -> i32 {
                 self as i32
+            }
+
+            /// Its first label: the word the source writes for it, and the
+            /// MIB's name where the two agree.
+            pub const fn label(self) -> &'static str {
+                match self {
+                    $(Self::$variant => [$($label),+][0],)+
+                }
             }
         }
     };

@@ -156,6 +156,14 @@ enumeration! {
     }
 }
 
+/// A run whose status is not known yet (nothing read, a status this
+/// parser does not know) is unknown(4).
+impl Default for PuppetRunStatus {
+    fn default() -> Self {
+        PuppetRunStatus::Unknown
+    }
+}
+
 enumeration! {
     /// `puppetCachedCatalogStatus`.
     PuppetCachedCatalog {

@@ -35,8 +35,8 @@ use super::tail::{Tail, TailLimits, TailRead, TailStatus};
 use super::trust::{Trust, Untrusted};
 use crate::config::EventsConfig;
 use crate::metrics::{
-    Layout, PuppetEventField, PuppetEventLevel, PuppetEventsLogStatus, PuppetField, Source,
-    PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
+    write_row, write_scalars, Layout, PuppetEventField, PuppetEventsLogStatus, RowKey,
+    PUPPET_EVENT_SCALARS, PUPPET_EVENT_TABLE,
 };
 use crate::oid::Oid;
 use crate::smi::{display_string, saturate_u32, Value};
@@ -75,12 +75,12 @@ pub enum EventItem {
     RunBoundary { held_back: u64 },
 }
 
-/// One row of `puppetEventTable`: its values at their OIDs, one per
-/// column of `PUPPET_EVENT_COLUMNS` (`None`: no instance), built once when
-/// the event is read, since every reading serves every row again.
+/// One row of `puppetEventTable`: its values at their OIDs, in column
+/// order (a column without a value has none), built once when the event
+/// is read, since every reading serves every row again.
 #[derive(Debug, Clone, PartialEq)]
 struct EventRow {
-    cells: Vec<Option<(Oid, Value)>>,
+    cells: Vec<(Oid, Value)>,
 }
 
 /// The values of one event, by column.
@@ -95,29 +95,30 @@ struct EventValues {
     config_version: String,
 }
 
+impl EventValues {
+    /// Its value in a column of `puppetEventTable`.
+    fn value(&self, field: PuppetEventField) -> Option<Value> {
+        Some(match field {
+            PuppetEventField::Time => Value::Gauge32(self.time?),
+            PuppetEventField::Level => Value::Integer(self.level.number()),
+            PuppetEventField::ResourceType => display_string(&self.resource_type),
+            PuppetEventField::Title => display_string(&self.title),
+            PuppetEventField::Property => display_string(&self.property),
+            PuppetEventField::Message => display_string(&self.message),
+            PuppetEventField::ConfigVersion => display_string(&self.config_version),
+            _ => return None,
+        })
+    }
+}
+
 impl EventRow {
     fn new(v: EventValues, layout: &Layout) -> EventRow {
-        let cells = PUPPET_EVENT_COLUMNS
-            .iter()
-            .map(|def| {
-                let Source::Puppet(PuppetField::Events(field)) = def.source else {
-                    return None;
-                };
-                let value = match field {
-                    PuppetEventField::Time => Value::Gauge32(v.time?),
-                    PuppetEventField::Level => {
-                        Value::Integer(PuppetEventLevel::from_label(v.level.as_str())?.number())
-                    }
-                    PuppetEventField::ResourceType => display_string(&v.resource_type),
-                    PuppetEventField::Title => display_string(&v.title),
-                    PuppetEventField::Property => display_string(&v.property),
-                    PuppetEventField::Message => display_string(&v.message),
-                    PuppetEventField::ConfigVersion => display_string(&v.config_version),
-                    _ => return None,
-                };
-                Some((layout.row_oid(def, &[v.index])?, value))
-            })
-            .collect();
+        let mut cells = Vec::with_capacity(PUPPET_EVENT_TABLE.columns.len());
+        // An index the table cannot hold (past 2147483647 events) writes
+        // no cells: the row is not served.
+        write_row(&PUPPET_EVENT_TABLE, RowKey::Row(v.index), layout, &mut cells, |f| {
+            v.value(f)
+        });
         EventRow { cells }
     }
 }
@@ -309,34 +310,25 @@ impl EventTable {
         }
     }
 
-    /// The scalars (`.0`) and the rows, by column.
+    /// The scalars (`.0`) and the rows, sorted by OID (column by column).
     pub fn part(&self, layout: &Layout) -> Part {
         let mut part = Part::with_capacity(PUPPET_EVENT_SCALARS.len() + 7 * self.rows.len());
-        for def in PUPPET_EVENT_SCALARS {
-            let Source::Puppet(PuppetField::Events(field)) = def.source else {
-                continue;
-            };
-            let value = match field {
+        write_scalars(PUPPET_EVENT_SCALARS, layout, &mut part, |field| {
+            Some(match field {
                 PuppetEventField::LogStatus => Value::Integer(self.status.number()),
                 PuppetEventField::LogError => display_string(&self.error),
                 PuppetEventField::Seen => Value::Counter32(self.seen as u32),
                 PuppetEventField::Refused => Value::Counter32(self.refused as u32),
                 PuppetEventField::HeldBack => Value::Gauge32(saturate_u32(self.held_back)),
                 PuppetEventField::RunVersion => display_string(&self.run_version),
-                _ => continue,
-            };
-            if let Some(oid) = layout.row_oid(def, &[0]) {
-                part.push((oid, value));
-            }
-        }
-        // Column by column, each in the order of the rows (their index).
-        for column in 0..PUPPET_EVENT_COLUMNS.len() {
-            part.extend(
-                self.rows
-                    .iter()
-                    .filter_map(|row| row.cells.get(column).cloned().flatten()),
-            );
-        }
+                _ => return None,
+            })
+        });
+        let scalars = part.len();
+        part.extend(self.rows.iter().flat_map(|row| row.cells.iter().cloned()));
+        // Rows hold their cells in column order; the part is column by
+        // column (the scalars, `.1`, sort before the table, `.4`).
+        part[scalars..].sort_unstable_by(|a, b| a.0.cmp(&b.0));
         part
     }
 }

@@ -36,48 +36,10 @@ pub const MAX_LINE_BYTES: usize = 64 << 10;
 /// `DisplayString`); longer text is cut at a character boundary, ending `…`.
 pub const MAX_TEXT_BYTES: usize = 255;
 
-/// A Puppet log level, least severe first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    Debug,
-    Info,
-    Notice,
-    Warning,
-    Err,
-    Crit,
-    Alert,
-    Emerg,
-}
-
-impl Level {
-    /// Puppet's names; anything else is not a level.
-    pub fn from_text(s: &str) -> Option<Level> {
-        Some(match s {
-            "debug" => Level::Debug,
-            "info" => Level::Info,
-            "notice" => Level::Notice,
-            "warning" => Level::Warning,
-            "err" => Level::Err,
-            "crit" => Level::Crit,
-            "alert" => Level::Alert,
-            "emerg" => Level::Emerg,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Level::Debug => "debug",
-            Level::Info => "info",
-            Level::Notice => "notice",
-            Level::Warning => "warning",
-            Level::Err => "err",
-            Level::Crit => "crit",
-            Level::Alert => "alert",
-            Level::Emerg => "emerg",
-        }
-    }
-}
+/// A Puppet log level, least severe first: the catalogue's
+/// `puppetEventLevel` itself, read from the line's word by its label
+/// (Puppet's names; anything else is not a level).
+pub use crate::metrics::PuppetEventLevel as Level;
 
 /// What a line is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -166,7 +128,7 @@ pub fn parse_line(line: &[u8]) -> Result<LogLine, LineError> {
         truncate(&mut msg, MAX_TEXT_BYTES);
         LineError::Json(msg)
     })?;
-    let level = Level::from_text(&raw.level).ok_or_else(|| {
+    let level = Level::from_label(&raw.level).ok_or_else(|| {
         let mut name = clean(&raw.level);
         truncate(&mut name, 32);
         LineError::UnknownLevel(name)

@@ -163,7 +163,7 @@ fn a_converged() {
     let st = state("a_converged");
     common("a_converged", &st);
     assert_eq!(st.run_status(), RunStatus::Unchanged);
-    assert_eq!(st.run_mode(), Some("user"));
+    assert_eq!(st.run_mode(), Some(crate::metrics::PuppetRunMode::User));
     let s = summary(&st);
     assert_eq!(s.config_version, num(1795336205));
     assert_eq!(s.config_version.as_ref().unwrap().to_string(), "1795336205");
@@ -477,7 +477,7 @@ fn agent_a1_first_run() {
     let st = state("agent_a1_first_run");
     common("agent_a1_first_run", &st);
     assert_eq!(st.run_status(), RunStatus::Changed);
-    assert_eq!(st.run_mode(), Some("agent"));
+    assert_eq!(st.run_mode(), Some(crate::metrics::PuppetRunMode::Agent));
     let s = summary(&st);
     assert_eq!(s.config_version, num(1795336454));
     assert_eq!(s.resources.changed, 2);

@@ -3,11 +3,10 @@
 //! `PUPPET_RUN_SCALARS`, `PUPPET_RESOURCE_COLUMNS`).
 
 use super::observation::PuppetObservation;
-use super::report::{CachedCatalogStatus, ResourceState, RunStatus};
+use super::report::ResourceEntry;
 use super::state::PuppetState;
 use crate::metrics::{
-    self, Layout, PuppetCachedCatalog, PuppetField, PuppetResourceState, PuppetRunMode,
-    PuppetRunStatus, Source, MAX_PUPPET_RESOURCES,
+    self, write_rows, write_scalars, Layout, PuppetField, RowKey, PUPPET_RESOURCE_TABLE,
 };
 use crate::smi::{display_string, saturate_u32, Value};
 use crate::snapshot::{Part, PartKey, Reading};
@@ -21,47 +20,39 @@ pub fn reading(state: &PuppetState, layout: &Layout) -> Reading<PuppetObservatio
     }
 }
 
-/// The Puppet scalars (`.0`) and the resource table rows.
+/// The Puppet scalars (`.0`) and the resource table rows (at most the
+/// table's cap, `MAX_PUPPET_RESOURCES`, numbered from 1 in listing order).
 pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
     let mut part = Part::new();
-    for def in metrics::PUPPET_SCALARS
-        .iter()
-        .chain(metrics::PUPPET_RUN_SCALARS)
-    {
-        let Source::Puppet(field) = def.source else {
-            continue;
-        };
-        if let Some(value) = scalar(state, field) {
-            if let Some(oid) = layout.row_oid(def, &[0]) {
-                part.push((oid, value));
-            }
-        }
+    for scalars in [metrics::PUPPET_SCALARS, metrics::PUPPET_RUN_SCALARS] {
+        write_scalars(scalars, layout, &mut part, |field| scalar(state, field));
     }
     let listed = state
         .matching_report()
         .map(|r| r.resources.listed.as_slice())
         .unwrap_or(&[]);
-    for (row, entry) in listed.iter().take(MAX_PUPPET_RESOURCES).enumerate() {
-        let index = row as u32 + 1;
-        for def in metrics::PUPPET_RESOURCE_COLUMNS {
-            let Source::Puppet(field) = def.source else {
-                continue;
-            };
-            let value = match field {
-                PuppetField::ResourceType => display_string(&entry.resource_type),
-                PuppetField::ResourceTitle => display_string(&entry.title),
-                PuppetField::ResourceState => Value::Integer(resource_state(entry.state).number()),
-                PuppetField::ResourceMessage => {
-                    display_string(entry.message.as_deref().unwrap_or(""))
-                }
-                _ => continue,
-            };
-            if let Some(oid) = layout.row_oid(def, &[index]) {
-                part.push((oid, value));
-            }
-        }
-    }
+    write_rows(
+        &PUPPET_RESOURCE_TABLE,
+        (1..).zip(listed),
+        layout,
+        &mut part,
+        |(index, _)| RowKey::Row(*index),
+        |(_, entry), field| entry.value(field),
+    );
     part
+}
+
+impl ResourceEntry {
+    /// Its value in a column of `puppetResourceTable`.
+    pub fn value(&self, field: PuppetField) -> Option<Value> {
+        Some(match field {
+            PuppetField::ResourceType => display_string(&self.resource_type),
+            PuppetField::ResourceTitle => display_string(&self.title),
+            PuppetField::ResourceState => Value::Integer(self.state.number()),
+            PuppetField::ResourceMessage => display_string(self.message.as_deref().unwrap_or("")),
+            _ => return None,
+        })
+    }
 }
 
 fn truth(b: bool) -> Value {
@@ -70,37 +61,6 @@ fn truth(b: bool) -> Value {
 
 fn gauge(n: u64) -> Value {
     Value::Gauge32(saturate_u32(n))
-}
-
-/// `puppetLastRunStatus` of a run.
-fn run_status(status: RunStatus) -> PuppetRunStatus {
-    match status {
-        RunStatus::Unchanged => PuppetRunStatus::Unchanged,
-        RunStatus::Changed => PuppetRunStatus::Changed,
-        RunStatus::Failed => PuppetRunStatus::Failed,
-        RunStatus::Unknown => PuppetRunStatus::Unknown,
-    }
-}
-
-/// `puppetResourceState` of a listed resource.
-fn resource_state(state: ResourceState) -> PuppetResourceState {
-    match state {
-        ResourceState::Failed => PuppetResourceState::Failed,
-        ResourceState::FailedToRestart => PuppetResourceState::FailedToRestart,
-        ResourceState::Skipped => PuppetResourceState::Skipped,
-        ResourceState::Changed => PuppetResourceState::Changed,
-        ResourceState::OutOfSync => PuppetResourceState::OutOfSync,
-    }
-}
-
-/// `puppetCachedCatalogStatus` of a report.
-fn cached_catalog(status: CachedCatalogStatus) -> PuppetCachedCatalog {
-    match status {
-        CachedCatalogStatus::NotUsed => PuppetCachedCatalog::NotUsed,
-        CachedCatalogStatus::ExplicitlyRequested => PuppetCachedCatalog::ExplicitlyRequested,
-        CachedCatalogStatus::OnFailure => PuppetCachedCatalog::OnFailure,
-        CachedCatalogStatus::Unknown => PuppetCachedCatalog::Unknown,
-    }
 }
 
 /// One scalar, or `None` when the files do not tell (no run yet, no report
@@ -112,7 +72,7 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
     Some(match field {
         PuppetField::LastRunTime => gauge(last_run?),
         PuppetField::LastRunAge => Value::SecondsSince(last_run?),
-        PuppetField::Status => Value::Integer(run_status(state.run_status()).number()),
+        PuppetField::Status => Value::Integer(state.run_status().number()),
         PuppetField::ResourcesTotal => gauge(summary?.resources.total),
         PuppetField::ResourcesChanged => gauge(summary?.resources.changed),
         PuppetField::ResourcesFailed => gauge(summary?.resources.failed),
@@ -138,15 +98,11 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
             None => display_string(""),
         },
         PuppetField::PuppetVersion => display_string(summary?.puppet_version.as_deref()?),
-        PuppetField::CachedCatalog => {
-            Value::Integer(cached_catalog(state.cached_catalog_status()?).number())
-        }
+        PuppetField::CachedCatalog => Value::Integer(state.cached_catalog_status()?.number()),
         PuppetField::Noop => truth(report?.noop),
         PuppetField::NoopPending => truth(report?.noop_pending),
         PuppetField::CorrectiveChange => truth(report?.corrective_change),
-        PuppetField::RunMode => {
-            Value::Integer(PuppetRunMode::from_label(state.run_mode()?)?.number())
-        }
+        PuppetField::RunMode => Value::Integer(state.run_mode()?.number()),
         PuppetField::FirstError => display_string(
             report?
                 .logs

@@ -44,67 +44,18 @@ pub const MAX_LOGGED_RESOURCES: usize = 10_000;
 /// Most metric values kept per metric group.
 pub const MAX_METRIC_VALUES: usize = 1000;
 
-/// A run's outcome, as Puppet's report `status` has it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RunStatus {
-    /// No data, or a status this parser does not know.
-    #[default]
-    Unknown,
-    /// Nothing changed (also a noop run that found drift, and a run that
-    /// applied a cached catalog after failing to get a new one).
-    Unchanged,
-    Changed,
-    /// A resource failed or failed to restart, or the transaction did not
-    /// complete (no catalog, a dependency cycle).
-    Failed,
-}
-
-impl RunStatus {
-    fn from_text(s: &str) -> Self {
-        match s {
-            "unchanged" => Self::Unchanged,
-            "changed" => Self::Changed,
-            "failed" => Self::Failed,
-            _ => Self::Unknown,
-        }
-    }
-
-    /// `unchanged`, `changed`, `failed` or `unknown`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Unknown => "unknown",
-            Self::Unchanged => "unchanged",
-            Self::Changed => "changed",
-            Self::Failed => "failed",
-        }
-    }
-}
-
-/// `cached_catalog_status`: whether the run applied the catalog it cached
-/// from an earlier run instead of a fresh one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CachedCatalogStatus {
-    /// A fresh catalog was applied.
-    NotUsed,
-    /// The cached catalog was applied on purpose (`--use_cached_catalog`).
-    ExplicitlyRequested,
-    /// Getting a fresh catalog failed (e.g. a compile error on the server)
-    /// and the old one was applied: the run looks healthy otherwise.
-    OnFailure,
-    /// A value this parser does not know.
-    Unknown,
-}
-
-impl CachedCatalogStatus {
-    fn from_text(s: &str) -> Self {
-        match s {
-            "not_used" => Self::NotUsed,
-            "explicitly_requested" => Self::ExplicitlyRequested,
-            "on_failure" => Self::OnFailure,
-            _ => Self::Unknown,
-        }
-    }
-}
+/// A run's outcome (`status`), whether it applied a cached catalog
+/// (`cached_catalog_status`) and what happened to a listed resource: the
+/// catalogue's enumerations themselves (`puppetLastRunStatus`,
+/// `puppetCachedCatalogStatus`, `puppetResourceState`), read from the
+/// report's words by their labels, under the names the Puppet side uses.
+/// A run's status is unknown(4) when no data says or the word is not
+/// Puppet's; resource states are ordered as they are listed (failures
+/// first).
+pub use crate::metrics::{
+    PuppetCachedCatalog as CachedCatalogStatus, PuppetResourceState as ResourceState,
+    PuppetRunStatus as RunStatus,
+};
 
 /// The report's `time`: the run's start, with the writer's UTC offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,18 +185,6 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     era * 146_097 + day_of_era - 719_468
-}
-
-/// What happened to a listed resource: its most severe flag.
-/// The order is the listing order (failures first).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ResourceState {
-    Failed,
-    FailedToRestart,
-    Skipped,
-    Changed,
-    /// Out of sync but not changed: noop runs, or a change that was not made.
-    OutOfSync,
 }
 
 /// A resource that failed, was skipped, changed or is out of sync.
@@ -406,14 +345,15 @@ pub fn parse_report(bytes: &[u8]) -> Result<RunReport, ParseError> {
         puppet_version: raw.puppet_version.map(|t| t.0),
         status: raw
             .status
-            .map_or(RunStatus::Unknown, |s| RunStatus::from_text(&s.0)),
+            .and_then(|s| RunStatus::from_label(&s.0))
+            .unwrap_or(RunStatus::Unknown),
         transaction_completed: raw.transaction_completed,
         noop: raw.noop.unwrap_or(false),
         noop_pending: raw.noop_pending.unwrap_or(false),
         corrective_change: raw.corrective_change.unwrap_or(false),
         cached_catalog_status: raw
             .cached_catalog_status
-            .map(|s| CachedCatalogStatus::from_text(&s.0)),
+            .map(|s| CachedCatalogStatus::from_label(&s.0).unwrap_or(CachedCatalogStatus::Unknown)),
         environment: raw.environment.map(|t| t.0),
         server_used: raw.server_used.map(|t| t.0),
         metrics: raw.metrics.map(|m| m.0).unwrap_or_default(),

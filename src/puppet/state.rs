@@ -236,7 +236,7 @@ impl PuppetState {
 
     /// `application.run_mode` of the summary: `agent`, or `user` for
     /// `puppet apply`.
-    pub fn run_mode(&self) -> Option<&str> {
+    pub fn run_mode(&self) -> Option<crate::metrics::PuppetRunMode> {
         self.summary.as_ref()?.run_mode()
     }
 

@@ -23,6 +23,7 @@
 //! ```
 
 use super::yaml::{self, ConfigVersion, Number, ParseError, Text};
+use crate::metrics::PuppetRunMode;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -59,7 +60,7 @@ pub struct RunSummary {
 pub struct Application {
     /// `agent` for `puppet agent`, `user` for `puppet apply` (on Debian an
     /// admin's `puppet apply` as root writes the same files as the agent).
-    pub run_mode: Option<String>,
+    pub run_mode: Option<PuppetRunMode>,
     pub initial_environment: Option<String>,
     pub converged_environment: Option<String>,
 }
@@ -122,9 +123,10 @@ impl Times {
 }
 
 impl RunSummary {
-    /// `application.run_mode`.
-    pub fn run_mode(&self) -> Option<&str> {
-        self.application.run_mode.as_deref()
+    /// `application.run_mode`: `agent`, or `user` for `puppet apply`;
+    /// `None` when absent or a word Puppet does not write there.
+    pub fn run_mode(&self) -> Option<PuppetRunMode> {
+        self.application.run_mode
     }
 
     /// Whether the counts say something failed: a failed resource, a
@@ -168,7 +170,9 @@ pub fn parse_summary(bytes: &[u8]) -> Result<RunSummary, ParseError> {
         config_version: version.config,
         puppet_version: version.puppet.map(|t| t.0),
         application: Application {
-            run_mode: application.run_mode.map(|t| t.0),
+            run_mode: application
+                .run_mode
+                .and_then(|t| PuppetRunMode::from_label(&t.0)),
             initial_environment: application.initial_environment.map(|t| t.0),
             converged_environment: application.converged_environment.map(|t| t.0),
         },
