@@ -262,7 +262,8 @@ fn resource_types_store_rows_apart_and_label_them() {
                 sibling.is_some_and(is_row_key)
             }
             Some(RowIndex::InstanceAndNumber { .. }) => sibling.is_none(),
-            None => false,
+            // PUPPET-AGENT-MIB's tables are not collected.
+            Some(RowIndex::Row { .. }) | None => false,
         };
         if !unique_on_node {
             problems.push(format!(
@@ -317,6 +318,8 @@ fn resource_types_store_rows_apart_and_label_them() {
                 format!("2.{}.{}", string_index("jobs"), string_index("config|get")),
                 vec!["config|get", "sessions"],
             ),
+            // PUPPET-AGENT-MIB's tables are not collected.
+            Some(RowIndex::Row { .. }) => unreachable!("no Puppet table is collected"),
             None => unreachable!("resource types are not scalars"),
         };
         let (folder, label) = loader::folder_and_label(t, &index, &strings);

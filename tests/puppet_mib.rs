@@ -28,7 +28,6 @@
 
 mod mibtool;
 
-use mibtool::modules::enumeration;
 use mibtool::rules::{instance_of, mentions, smi_label, Instance};
 use mibtool::{repo_dir, Mib};
 use redis_snmp::config::EventsConfig;
@@ -199,7 +198,7 @@ fn descriptions_name_the_source_and_when_there_is_no_instance() {
                 ));
             }
         }
-        if let Some(table) = enumeration(o) {
+        if let Some(table) = o.enumeration {
             // Each named number is explained with the word Puppet writes
             // (or the rule the agent applies).
             for (word, number) in table {

@@ -613,7 +613,10 @@ async fn real_puppet_apply_runs_show_within_a_second() {
     println!("changed run: state {ms} ms after puppet apply exited");
     assert_eq!(st.run_status(), RunStatus::Changed);
     assert_eq!(st.detailed_exit_code(), Some(code));
-    assert_eq!(st.run_mode(), Some("user"));
+    assert_eq!(
+        st.run_mode(),
+        Some(redis_snmp::metrics::PuppetRunMode::User)
+    );
     let s = st.summary.as_ref().unwrap();
     assert_eq!(s.resources.changed, 2);
     assert_eq!(s.resources.total, 9, "2 + the 7 built-in resources");

@@ -110,6 +110,7 @@ macro_rules! enumeration {
 
 // The parts of the catalogue come after the macro, which they use.
 mod layout;
+mod module;
 mod notifications;
 mod opennms;
 mod puppet_agent;
@@ -118,6 +119,7 @@ mod rows;
 mod tables;
 
 pub use layout::*;
+pub use module::*;
 pub use notifications::*;
 pub use opennms::*;
 pub use puppet_agent::*;
@@ -130,7 +132,7 @@ pub use tables::*;
 pub enum StatusField {
     Name,
     Address,
-    /// up(1) / down(2) / loading(3): [`INSTANCE_STATE`].
+    /// up(1) / down(2) / loading(3): [`InstanceState`].
     Up,
     /// Seconds since the last successful poll.
     DataAge,
@@ -527,6 +529,13 @@ pub struct ObjectDef {
     /// does not fit in its 19 characters or an older alias is kept: set
     /// once, as users' RRD files are named after it. See [`Self::opennms_alias`].
     pub alias: Option<&'static str>,
+    /// The enumeration of an `INTEGER { name(n), … }` object: every label
+    /// with its number (an [`enumeration!`]'s `LABELS`). Set for every
+    /// object of [`Syntax::Enum`] and none other (a unit test checks it),
+    /// so whoever needs an object's named numbers (the INFO reader, the
+    /// MIB and OpenNMS tests) reads them here rather than linking them
+    /// again.
+    pub enumeration: Option<&'static [(&'static str, i32)]>,
 }
 
 impl ObjectDef {
@@ -534,6 +543,14 @@ impl ObjectDef {
     const fn units(self, units: &'static str) -> ObjectDef {
         ObjectDef {
             units: Some(units),
+            ..self
+        }
+    }
+
+    /// This object with its enumeration (an [`enumeration!`]'s `LABELS`).
+    const fn enumerated(self, labels: &'static [(&'static str, i32)]) -> ObjectDef {
+        ObjectDef {
+            enumeration: Some(labels),
             ..self
         }
     }
@@ -575,6 +592,12 @@ const fn field(
         source: Source::Info { fields, conversion },
         units: None,
         alias: None,
+        // An INFO word read through an enumeration is that enumeration's
+        // object: stated once, in the conversion.
+        enumeration: match conversion {
+            Conversion::Enum(labels) => Some(labels),
+            _ => None,
+        },
     }
 }
 
@@ -609,6 +632,7 @@ const fn column(
         source,
         units: None,
         alias: None,
+        enumeration: None,
     }
 }
 
@@ -625,6 +649,7 @@ const fn status(
         source: Source::Status(field),
         units: None,
         alias: None,
+        enumeration: None,
     }
 }
 

@@ -19,6 +19,7 @@ const fn puppet(
         source: Source::Puppet(field),
         units: None,
         alias: None,
+        enumeration: None,
     }
 }
 
@@ -29,7 +30,7 @@ const fn puppet(
 pub const PUPPET_SCALARS: &[ObjectDef] = &[
     puppet("puppetLastRunTime", &[1, 1], Gauge32, PuppetField::LastRunTime).units("seconds"),
     puppet("puppetLastRunAge", &[1, 2], Gauge32, PuppetField::LastRunAge).units("seconds"),
-    puppet("puppetLastRunStatus", &[1, 3], Enum, PuppetField::Status),
+    puppet("puppetLastRunStatus", &[1, 3], Enum, PuppetField::Status).enumerated(PuppetRunStatus::LABELS),
     puppet("puppetResourcesTotal", &[1, 4], Gauge32, PuppetField::ResourcesTotal).units("resources").alias("puppetResTotal"),
     puppet("puppetResourcesChanged", &[1, 5], Gauge32, PuppetField::ResourcesChanged).units("resources").alias("puppetResChanged"),
     puppet("puppetResourcesFailed", &[1, 6], Gauge32, PuppetField::ResourcesFailed).units("resources").alias("puppetResFailed"),
@@ -53,11 +54,11 @@ pub const PUPPET_SCALARS: &[ObjectDef] = &[
     puppet("puppetTimeNodeRetrieval", &[1, 24], Gauge32, PuppetField::Phase("node_retrieval")).units("milliseconds").alias("puppetTimeNode"),
     puppet("puppetConfigVersion", &[1, 25], DisplayString, PuppetField::ConfigVersion),
     puppet("puppetVersion", &[1, 26], DisplayString, PuppetField::PuppetVersion),
-    puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog).alias("puppetCachedCatalog"),
+    puppet("puppetCachedCatalogStatus", &[1, 27], Enum, PuppetField::CachedCatalog).enumerated(PuppetCachedCatalog::LABELS).alias("puppetCachedCatalog"),
     puppet("puppetNoop", &[1, 28], TruthValue, PuppetField::Noop),
     puppet("puppetNoopPending", &[1, 29], TruthValue, PuppetField::NoopPending),
     puppet("puppetCorrectiveChange", &[1, 30], TruthValue, PuppetField::CorrectiveChange).alias("puppetCorrective"),
-    puppet("puppetRunMode", &[1, 31], Enum, PuppetField::RunMode),
+    puppet("puppetRunMode", &[1, 31], Enum, PuppetField::RunMode).enumerated(PuppetRunMode::LABELS),
     puppet("puppetFirstError", &[1, 32], DisplayString, PuppetField::FirstError),
     puppet("puppetDisabled", &[1, 33], TruthValue, PuppetField::Disabled),
     puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage).alias("puppetDisabledMsg"),
@@ -85,7 +86,7 @@ pub const PUPPET_RUN_SCALARS: &[ObjectDef] = &[
 pub const PUPPET_RESOURCE_COLUMNS: &[ObjectDef] = &[
     puppet("puppetResourceType", &[2, 1, 2], DisplayString, PuppetField::ResourceType),
     puppet("puppetResourceTitle", &[2, 1, 3], DisplayString, PuppetField::ResourceTitle),
-    puppet("puppetResourceState", &[2, 1, 4], Enum, PuppetField::ResourceState),
+    puppet("puppetResourceState", &[2, 1, 4], Enum, PuppetField::ResourceState).enumerated(PuppetResourceState::LABELS),
     puppet("puppetResourceMessage", &[2, 1, 5], DisplayString, PuppetField::ResourceMessage),
 ];
 
@@ -96,7 +97,7 @@ pub const MAX_PUPPET_RESOURCES: usize = 100;
 /// when the log is followed (`events_log` of `[puppet]`).
 #[rustfmt::skip]
 pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
-    puppet("puppetEventsLogStatus", &[1, 37], Enum, PuppetField::Events(PuppetEventField::LogStatus)).alias("puppetEvLogStatus"),
+    puppet("puppetEventsLogStatus", &[1, 37], Enum, PuppetField::Events(PuppetEventField::LogStatus)).enumerated(PuppetEventsLogStatus::LABELS).alias("puppetEvLogStatus"),
     puppet("puppetEventsLogError", &[1, 38], DisplayString, PuppetField::Events(PuppetEventField::LogError)).alias("puppetEvLogError"),
     puppet("puppetEventsSeen", &[1, 39], Counter32, PuppetField::Events(PuppetEventField::Seen)).units("events"),
     puppet("puppetEventsRefused", &[1, 40], Counter32, PuppetField::Events(PuppetEventField::Refused)).units("lines"),
@@ -110,7 +111,7 @@ pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const PUPPET_EVENT_COLUMNS: &[ObjectDef] = &[
     puppet("puppetEventTime", &[4, 1, 2], Gauge32, PuppetField::Events(PuppetEventField::Time)).units("seconds"),
-    puppet("puppetEventLevel", &[4, 1, 3], Enum, PuppetField::Events(PuppetEventField::Level)),
+    puppet("puppetEventLevel", &[4, 1, 3], Enum, PuppetField::Events(PuppetEventField::Level)).enumerated(PuppetEventLevel::LABELS),
     puppet("puppetEventResourceType", &[4, 1, 4], DisplayString, PuppetField::Events(PuppetEventField::ResourceType)),
     puppet("puppetEventTitle", &[4, 1, 5], DisplayString, PuppetField::Events(PuppetEventField::Title)),
     puppet("puppetEventProperty", &[4, 1, 6], DisplayString, PuppetField::Events(PuppetEventField::Property)),
@@ -140,11 +141,6 @@ enumeration! {
         Emerg = 8 => ["emerg"],
     }
 }
-
-/// `puppetEventsLogStatus`.
-pub const EVENTS_LOG_STATUS: &[(&str, i32)] = PuppetEventsLogStatus::LABELS;
-/// `puppetEventLevel`.
-pub const EVENT_LEVELS: &[(&str, i32)] = PuppetEventLevel::LABELS;
 
 enumeration! {
     /// `puppetLastRunStatus`.
@@ -192,15 +188,6 @@ enumeration! {
         OutOfSync = 5 => ["out_of_sync"],
     }
 }
-
-/// `puppetLastRunStatus`.
-pub const PUPPET_STATUS: &[(&str, i32)] = PuppetRunStatus::LABELS;
-/// `puppetCachedCatalogStatus`.
-pub const CACHED_CATALOG: &[(&str, i32)] = PuppetCachedCatalog::LABELS;
-/// `puppetRunMode`.
-pub const RUN_MODES: &[(&str, i32)] = PuppetRunMode::LABELS;
-/// `puppetResourceState`.
-pub const RESOURCE_STATES: &[(&str, i32)] = PuppetResourceState::LABELS;
 
 /// PUPPET-AGENT-MIB's scalars, each served with `.0`.
 pub const PUPPET_SCALAR_LISTS: &[&[ObjectDef]] =

@@ -55,19 +55,6 @@ enumeration! {
     }
 }
 
-/// `ok`/`err` status fields (bgsave, AOF).
-pub const OK_ERR: &[(&str, i32)] = OkErr::LABELS;
-/// `role`.
-pub const ROLES: &[(&str, i32)] = Role::LABELS;
-/// `redis_mode` (Valkey: `server_mode`).
-pub const MODES: &[(&str, i32)] = ServerMode::LABELS;
-/// `master_link_status`.
-pub const LINK: &[(&str, i32)] = LinkStatus::LABELS;
-/// `master_failover_state` (Redis 6.2+).
-pub const FAILOVER: &[(&str, i32)] = FailoverState::LABELS;
-/// `cluster_state` from CLUSTER INFO.
-pub const CLUSTER_STATE: &[(&str, i32)] = ClusterState::LABELS;
-
 use Syntax::*;
 
 /// The 17 scalars of the Perl `redis-snmp`, with their original names, OIDs
@@ -102,7 +89,7 @@ pub const LEGACY_SCALARS: &[ObjectDef] = &[
 pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstanceName", &[3, 1, 1, 2], DisplayString, StatusField::Name),
     status("redisInstanceAddress", &[3, 1, 1, 3], DisplayString, StatusField::Address).alias("redisInstAddress"),
-    status("redisInstanceState", &[3, 1, 1, 4], Enum, StatusField::Up),
+    status("redisInstanceState", &[3, 1, 1, 4], Enum, StatusField::Up).enumerated(InstanceState::LABELS),
     status("redisInstanceDataAge", &[3, 1, 1, 5], Gauge32, StatusField::DataAge).units("seconds").alias("redisInstDataAge"),
     status("redisInstancePollTime", &[3, 1, 1, 6], Gauge32, StatusField::PollDuration).units("milliseconds").alias("redisInstPollTime"),
     status("redisInstanceLastError", &[3, 1, 1, 7], DisplayString, StatusField::LastError).alias("redisInstLastError"),
@@ -113,6 +100,9 @@ pub const INSTANCE_COLUMNS: &[ObjectDef] = &[
     status("redisInstanceCertIssuer", &[3, 1, 1, 11], DisplayString, StatusField::CertIssuer).alias("redisCertIssuer"),
     status("redisInstanceCertNotAfter", &[3, 1, 1, 12], Gauge64, StatusField::CertNotAfter).units("seconds").alias("redisCertNotAfter"),
     status("redisInstanceCertExpiresIn", &[3, 1, 1, 13], Integer32, StatusField::CertExpiresIn).units("seconds").alias("redisCertExpiresIn"),
+    // Issue 24 (M3): what the caps of the tables read from INFO left out
+    // (the INFO reading writes it, not the poller's status).
+    column("redisInstanceRowsLeftOut", &[3, 1, 1, 14], Gauge32, Source::Rows(RowsField::LeftOut)).units("rows").alias("redisInstRowsLeft"),
 ];
 
 use Conversion::{AgeOf, PercentOf, Scaled, Signed, Text, Truth};
@@ -125,7 +115,7 @@ pub const SERVER_COLUMNS: &[ObjectDef] = &[
     // it by its own version.
     field("redisSrvVersion", &[3, 2, 1, 1], DisplayString, Text, &["valkey_version", "redis_version"]),
     // Valkey 8+ says server_mode instead.
-    field("redisSrvMode", &[3, 2, 1, 2], Enum, Conversion::Enum(MODES), &["redis_mode", "server_mode"]),
+    field("redisSrvMode", &[3, 2, 1, 2], Enum, Conversion::Enum(ServerMode::LABELS), &["redis_mode", "server_mode"]),
     field("redisSrvRunId", &[3, 2, 1, 3], DisplayString, Text, &["run_id"]),
     info("redisSrvProcessId", &[3, 2, 1, 4], Gauge32, &["process_id"]),
     info("redisSrvTcpPort", &[3, 2, 1, 5], Gauge32, &["tcp_port"]),
@@ -226,7 +216,7 @@ pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
     field("redisPstBgsaveNow", &[3, 5, 1, 3], TruthValue, Truth, &["rdb_bgsave_in_progress", "bgsave_in_progress"]),
     info("redisPstLastSave", &[3, 5, 1, 4], Gauge64, &["rdb_last_save_time", "last_save_time"]).units("seconds"),
     field("redisPstLastSaveAge", &[3, 5, 1, 5], Gauge32, AgeOf, &["rdb_last_save_time", "last_save_time"]).units("seconds"),
-    field("redisPstBgsaveStatus", &[3, 5, 1, 6], Enum, Conversion::Enum(OK_ERR), &["rdb_last_bgsave_status"]).alias("redisPstBgsaveStat"),
+    field("redisPstBgsaveStatus", &[3, 5, 1, 6], Enum, Conversion::Enum(OkErr::LABELS), &["rdb_last_bgsave_status"]).alias("redisPstBgsaveStat"),
     field("redisPstBgsaveSecs", &[3, 5, 1, 7], Integer32, Signed, &["rdb_last_bgsave_time_sec"]).units("seconds"),
     field("redisPstBgsaveCurSecs", &[3, 5, 1, 8], Integer32, Signed, &["rdb_current_bgsave_time_sec"]).units("seconds").alias("redisPstBgsaveCur"),
     info("redisPstRdbSaves", &[3, 5, 1, 9], Counter64, &["rdb_saves"]).units("snapshots"),
@@ -236,8 +226,8 @@ pub const PERSISTENCE_COLUMNS: &[ObjectDef] = &[
     field("redisPstAofRewriteSch", &[3, 5, 1, 13], TruthValue, Truth, &["aof_rewrite_scheduled"]).alias("redisPstAofRwSched"),
     field("redisPstAofRewriteSecs", &[3, 5, 1, 14], Integer32, Signed, &["aof_last_rewrite_time_sec"]).units("seconds").alias("redisPstAofRwSecs"),
     field("redisPstAofRewrCurSecs", &[3, 5, 1, 15], Integer32, Signed, &["aof_current_rewrite_time_sec"]).units("seconds").alias("redisPstAofRwCur"),
-    field("redisPstAofRewrStatus", &[3, 5, 1, 16], Enum, Conversion::Enum(OK_ERR), &["aof_last_bgrewrite_status"]).alias("redisPstAofRwStat"),
-    field("redisPstAofWriteStatus", &[3, 5, 1, 17], Enum, Conversion::Enum(OK_ERR), &["aof_last_write_status"]).alias("redisPstAofWrStat"),
+    field("redisPstAofRewrStatus", &[3, 5, 1, 16], Enum, Conversion::Enum(OkErr::LABELS), &["aof_last_bgrewrite_status"]).alias("redisPstAofRwStat"),
+    field("redisPstAofWriteStatus", &[3, 5, 1, 17], Enum, Conversion::Enum(OkErr::LABELS), &["aof_last_write_status"]).alias("redisPstAofWrStat"),
     info("redisPstAofCow", &[3, 5, 1, 18], Gauge64, &["aof_last_cow_size"]).units("bytes"),
     info("redisPstAofSize", &[3, 5, 1, 19], Gauge64, &["aof_current_size"]).units("bytes"),
     info("redisPstAofBaseSize", &[3, 5, 1, 20], Gauge64, &["aof_base_size"]).units("bytes"),
@@ -348,11 +338,11 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
 /// replication; its replicas are rows of `redisReplicaTable`.
 #[rustfmt::skip]
 pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
-    field("redisReplRole", &[3, 7, 1, 1], Enum, Conversion::Enum(ROLES), &["role"]),
+    field("redisReplRole", &[3, 7, 1, 1], Enum, Conversion::Enum(Role::LABELS), &["role"]),
     info("redisReplReplicas", &[3, 7, 1, 2], Gauge32, &["connected_slaves"]).units("replicas"),
     field("redisReplMasterHost", &[3, 7, 1, 3], DisplayString, Text, &["master_host"]),
     info("redisReplMasterPort", &[3, 7, 1, 4], Gauge32, &["master_port"]),
-    field("redisReplLinkStatus", &[3, 7, 1, 5], Enum, Conversion::Enum(LINK), &["master_link_status"]),
+    field("redisReplLinkStatus", &[3, 7, 1, 5], Enum, Conversion::Enum(LinkStatus::LABELS), &["master_link_status"]),
     field("redisReplLastIo", &[3, 7, 1, 6], Integer32, Signed, &["master_last_io_seconds_ago"]).units("seconds"),
     field("redisReplSyncing", &[3, 7, 1, 7], TruthValue, Truth, &["master_sync_in_progress"]),
     field("redisReplDownSince", &[3, 7, 1, 8], Integer32, Signed, &["master_link_down_since_seconds"]).units("seconds"),
@@ -361,7 +351,7 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     field("redisReplBacklogOn", &[3, 7, 1, 11], TruthValue, Truth, &["repl_backlog_active"]),
     info("redisReplBacklogSize", &[3, 7, 1, 12], Gauge64, &["repl_backlog_size"]).units("bytes").alias("redisReplBacklogSz"),
     info("redisReplBacklogLen", &[3, 7, 1, 13], Gauge64, &["repl_backlog_histlen"]).units("bytes"),
-    field("redisReplFailover", &[3, 7, 1, 14], Enum, Conversion::Enum(FAILOVER), &["master_failover_state"]),
+    field("redisReplFailover", &[3, 7, 1, 14], Enum, Conversion::Enum(FailoverState::LABELS), &["master_failover_state"]),
     info("redisReplPriority", &[3, 7, 1, 15], Gauge32, &["slave_priority", "replica_priority"]),
     field("redisReplReadOnly", &[3, 7, 1, 16], TruthValue, Truth, &["slave_read_only", "replica_read_only"]),
     field("redisReplId", &[3, 7, 1, 17], DisplayString, Text, &["master_replid"]),
@@ -396,7 +386,7 @@ pub const CPU_COLUMNS: &[ObjectDef] = &[
 #[rustfmt::skip]
 pub const CLUSTER_COLUMNS: &[ObjectDef] = &[
     field("redisClusterEnabled", &[3, 9, 1, 1], TruthValue, Truth, &["cluster_enabled"]),
-    field("redisClusterState", &[3, 9, 1, 2], Enum, Conversion::Enum(CLUSTER_STATE), &["cluster_state"]),
+    field("redisClusterState", &[3, 9, 1, 2], Enum, Conversion::Enum(ClusterState::LABELS), &["cluster_state"]),
     info("redisClusterSlotsAsgn", &[3, 9, 1, 3], Gauge32, &["cluster_slots_assigned"]).units("slots").alias("redisClusterSlAsgn"),
     info("redisClusterSlotsOk", &[3, 9, 1, 4], Gauge32, &["cluster_slots_ok"]).units("slots"),
     info("redisClusterSlotsPfail", &[3, 9, 1, 5], Gauge32, &["cluster_slots_pfail"]).units("slots").alias("redisClusterSlPfail"),
@@ -476,7 +466,7 @@ pub const ERROR_COLUMNS: &[ObjectDef] = &[
 /// redisSntName }: the masters a sentinel watches (SENTINEL MASTERS).
 #[rustfmt::skip]
 pub const SENTINEL_MASTER_COLUMNS: &[ObjectDef] = &[
-    column("redisSntState", &[3, 14, 1, 2], Enum, Source::SentinelMaster(SentinelField::State)),
+    column("redisSntState", &[3, 14, 1, 2], Enum, Source::SentinelMaster(SentinelField::State)).enumerated(SentinelState::LABELS),
     column("redisSntFlags", &[3, 14, 1, 3], DisplayString, Source::SentinelMaster(SentinelField::Flags)),
     column("redisSntAddress", &[3, 14, 1, 4], DisplayString, Source::SentinelMaster(SentinelField::Address)),
     column("redisSntPort", &[3, 14, 1, 5], Gauge32, Source::SentinelMaster(SentinelField::Port)),
@@ -574,7 +564,7 @@ pub const ALARM_COLUMNS: &[ObjectDef] = &[
 /// redisCkName }: the keys `check_keys` names or matches (issue 16).
 #[rustfmt::skip]
 pub const KEY_COLUMNS: &[ObjectDef] = &[
-    column("redisCkType", &[3, 21, 1, 2], Enum, Source::Key(KeyField::Type)),
+    column("redisCkType", &[3, 21, 1, 2], Enum, Source::Key(KeyField::Type)).enumerated(KeyType::LABELS),
     column("redisCkLength", &[3, 21, 1, 3], Gauge64, Source::Key(KeyField::Length)).units("elements"),
     column("redisCkTtl", &[3, 21, 1, 4], Integer32, Source::Key(KeyField::Ttl)).units("seconds"),
     column("redisCkMemory", &[3, 21, 1, 5], Gauge64, Source::Key(KeyField::Memory)).units("bytes"),
@@ -626,9 +616,6 @@ enumeration! {
     }
 }
 
-/// `redisCkType`.
-pub const KEY_TYPES: &[(&str, i32)] = KeyType::LABELS;
-
 enumeration! {
     /// `redisInstanceState`: whether the last poll succeeded, and whether
     /// the server was still loading its dataset then (it answers INFO, but
@@ -648,8 +635,3 @@ enumeration! {
         Odown = 3 => ["odown"],
     }
 }
-
-/// `redisInstanceState`.
-pub const INSTANCE_STATE: &[(&str, i32)] = InstanceState::LABELS;
-/// ok(1), sdown(2), odown(3) of a watched master.
-pub const SENTINEL_STATE: &[(&str, i32)] = SentinelState::LABELS;

@@ -15,8 +15,31 @@ use crate::smi::Value;
 /// its own field type, so a row writer sees only the columns its rows
 /// can fill.
 pub trait Column: Copy {
-    /// The field of a column of this kind, or `None` for another kind.
-    fn of(source: Source) -> Option<Self>;
+    /// The field of object `def`, or `None` for another kind of source.
+    fn of(def: &ObjectDef) -> Option<Self>;
+}
+
+/// An INFO field as an object reads it: the names it may have (the first
+/// present wins), how its text becomes a value, and the syntax it is
+/// served as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InfoRead {
+    pub fields: &'static [&'static str],
+    pub conversion: Conversion,
+    pub syntax: Syntax,
+}
+
+impl Column for InfoRead {
+    fn of(def: &ObjectDef) -> Option<Self> {
+        match def.source {
+            Source::Info { fields, conversion } => Some(InfoRead {
+                fields,
+                conversion,
+                syntax: def.syntax,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// `impl Column` for field types each read by one or more [`Source`]
@@ -24,8 +47,8 @@ pub trait Column: Copy {
 macro_rules! column_fields {
     ($($field:ty => $($variant:ident)|+;)+) => {
         $(impl Column for $field {
-            fn of(source: Source) -> Option<Self> {
-                match source {
+            fn of(def: &ObjectDef) -> Option<Self> {
+                match def.source {
                     $(Source::$variant(field))|+ => Some(field),
                     _ => None,
                 }
@@ -52,8 +75,8 @@ column_fields! {
 }
 
 impl Column for PuppetEventField {
-    fn of(source: Source) -> Option<Self> {
-        match source {
+    fn of(def: &ObjectDef) -> Option<Self> {
+        match def.source {
             Source::Puppet(PuppetField::Events(field)) => Some(field),
             _ => None,
         }
@@ -100,7 +123,7 @@ fn write_cells<F: Column>(
     value: impl Fn(F) -> Option<Value>,
 ) {
     for def in objects {
-        let Some(field) = F::of(def.source) else {
+        let Some(field) = F::of(def) else {
             continue;
         };
         if let Some(v) = value(field) {

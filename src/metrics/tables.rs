@@ -36,9 +36,9 @@ pub enum RowIndex {
         parent: &'static str,
         object: &'static str,
     },
-    /// An `Integer32 (1..2147483647)` column of the entry's own alone
+    /// An `Integer32 (1..max)` column of the entry's own alone
     /// (PUPPET-AGENT-MIB's tables: one agent per host, no instance).
-    Row { object: &'static str },
+    Row { object: &'static str, max: u32 },
 }
 
 /// The key of one row, in the terms of its table's INDEX: what a row
@@ -66,7 +66,7 @@ impl RowIndex {
             RowIndex::InstanceAndNumber { object, .. }
             | RowIndex::InstanceAndName { object }
             | RowIndex::InstanceNameAndName { object, .. }
-            | RowIndex::Row { object } => Some(object),
+            | RowIndex::Row { object, .. } => Some(object),
         }
     }
 
@@ -105,7 +105,7 @@ impl RowIndex {
         let number = |n: u32, min: u32| (min..=MAX_INDEX_NUMBER).contains(&n);
         match (self, suffix) {
             (RowIndex::Instance, [instance]) => number(*instance, 1),
-            (RowIndex::Row { .. }, [row]) => number(*row, 1),
+            (RowIndex::Row { max, .. }, [row]) => (1..=max.min(MAX_INDEX_NUMBER)).contains(row),
             (RowIndex::InstanceAndNumber { min, .. }, [instance, n]) => {
                 number(*instance, 1) && number(*n, min)
             }
@@ -207,13 +207,13 @@ pub fn row_key(instance: &str, row: &str) -> String {
 /// name escaped alike (`main.events.billing`); distinct rows make distinct
 /// keys, as no escaped part holds a `.`. Over `MAX_KEY_LEN`, cut and
 /// hashed as [`row_key`] does.
-pub fn group_row_key(instance: &str, key: &str, group: &str) -> String {
-    // row_key("", group) is ".", then the group escaped.
-    let joined = format!("{}{}", row_key(instance, key), row_key("", group));
+pub fn group_row_key(instance: &str, key: &str, group_name: &str) -> String {
+    // row_key("", group_name) is ".", then the group escaped.
+    let joined = format!("{}{}", row_key(instance, key), row_key("", group_name));
     if joined.len() <= MAX_KEY_LEN {
         joined
     } else {
-        row_key(instance, &format!("{key}\u{0}{group}"))
+        row_key(instance, &format!("{key}\u{0}{group_name}"))
     }
 }
 
@@ -275,18 +275,31 @@ pub const INSTANCE_TABLE: TableDef = TableDef {
     max_rows: None,
 };
 
-pub const SERVER_TABLE: TableDef = augmenting("redisServerTable", "redisServerEntry", SERVER_COLUMNS);
-pub const CLIENTS_TABLE: TableDef = augmenting("redisClientsTable", "redisClientsEntry", CLIENT_COLUMNS);
-pub const MEMORY_TABLE: TableDef = augmenting("redisMemoryTable", "redisMemoryEntry", MEMORY_COLUMNS);
-pub const PERSISTENCE_TABLE: TableDef =
-    augmenting("redisPersistenceTable", "redisPersistenceEntry", PERSISTENCE_COLUMNS);
+pub const SERVER_TABLE: TableDef =
+    augmenting("redisServerTable", "redisServerEntry", SERVER_COLUMNS);
+pub const CLIENTS_TABLE: TableDef =
+    augmenting("redisClientsTable", "redisClientsEntry", CLIENT_COLUMNS);
+pub const MEMORY_TABLE: TableDef =
+    augmenting("redisMemoryTable", "redisMemoryEntry", MEMORY_COLUMNS);
+pub const PERSISTENCE_TABLE: TableDef = augmenting(
+    "redisPersistenceTable",
+    "redisPersistenceEntry",
+    PERSISTENCE_COLUMNS,
+);
 pub const STATS_TABLE: TableDef = augmenting("redisStatsTable", "redisStatsEntry", STATS_COLUMNS);
-pub const REPLICATION_TABLE: TableDef =
-    augmenting("redisReplicationTable", "redisReplicationEntry", REPLICATION_COLUMNS);
+pub const REPLICATION_TABLE: TableDef = augmenting(
+    "redisReplicationTable",
+    "redisReplicationEntry",
+    REPLICATION_COLUMNS,
+);
 pub const CPU_TABLE: TableDef = augmenting("redisCpuTable", "redisCpuEntry", CPU_COLUMNS);
-pub const CLUSTER_TABLE: TableDef = augmenting("redisClusterTable", "redisClusterEntry", CLUSTER_COLUMNS);
-pub const SENTINEL_STATE_TABLE: TableDef =
-    augmenting("redisSentinelStateTable", "redisSentinelStateEntry", SENTINEL_COLUMNS);
+pub const CLUSTER_TABLE: TableDef =
+    augmenting("redisClusterTable", "redisClusterEntry", CLUSTER_COLUMNS);
+pub const SENTINEL_STATE_TABLE: TableDef = augmenting(
+    "redisSentinelStateTable",
+    "redisSentinelStateEntry",
+    SENTINEL_COLUMNS,
+);
 pub const TLS_TABLE: TableDef = augmenting("redisTlsTable", "redisTlsEntry", TLS_COLUMNS);
 
 /// `redisKeyspaceTable`: at most 1,024 databases (as the zero-fill).
@@ -355,7 +368,8 @@ pub const SENTINEL_TABLE: TableDef = TableDef {
     max_rows: None,
 };
 
-pub const SLOWLOG_TABLE: TableDef = augmenting("redisSlowlogTable", "redisSlowlogEntry", SLOWLOG_COLUMNS);
+pub const SLOWLOG_TABLE: TableDef =
+    augmenting("redisSlowlogTable", "redisSlowlogEntry", SLOWLOG_COLUMNS);
 
 #[rustfmt::skip]
 pub const LATENCY_TABLE: TableDef = TableDef {
@@ -431,8 +445,11 @@ pub const STREAM_GROUP_TABLE: TableDef = TableDef {
     max_rows: None,
 };
 
-pub const KEY_CHECK_TABLE: TableDef =
-    augmenting("redisKeyCheckTable", "redisKeyCheckEntry", KEY_CHECK_COLUMNS);
+pub const KEY_CHECK_TABLE: TableDef = augmenting(
+    "redisKeyCheckTable",
+    "redisKeyCheckEntry",
+    KEY_CHECK_COLUMNS,
+);
 
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
@@ -470,8 +487,11 @@ pub const PUPPET_RESOURCE_TABLE: TableDef = TableDef {
     augments: None,
     index: RowIndex::Row {
         object: "puppetResourceIndex",
+        max: MAX_PUPPET_RESOURCES as u32,
     },
-    rows_from: &["last_run_report.yaml"],
+    // The index is a position in the run's list; its DESCRIPTION names
+    // no source.
+    rows_from: &[],
     resource_type: "puppetResource",
     columns: PUPPET_RESOURCE_COLUMNS,
     max_rows: Some(MAX_PUPPET_RESOURCES),
@@ -485,8 +505,11 @@ pub const PUPPET_EVENT_TABLE: TableDef = TableDef {
     augments: None,
     index: RowIndex::Row {
         object: "puppetEventIndex",
+        max: MAX_INDEX_NUMBER,
     },
-    rows_from: &["events.jsonl"],
+    // The index numbers the events as read; its DESCRIPTION names no
+    // source.
+    rows_from: &[],
     resource_type: "puppetEvent",
     columns: PUPPET_EVENT_COLUMNS,
     max_rows: None,
@@ -494,66 +517,6 @@ pub const PUPPET_EVENT_TABLE: TableDef = TableDef {
 
 /// Every table of PUPPET-AGENT-MIB the agent serves.
 pub const PUPPET_TABLES: &[TableDef] = &[PUPPET_RESOURCE_TABLE, PUPPET_EVENT_TABLE];
-
-/// One MIB module the agent serves, as a whole: what the lists of objects,
-/// tables and notifications are derived from.
-#[derive(Debug, Clone, Copy)]
-pub struct Module {
-    /// `REDIS-SERVER-MIB`.
-    pub name: &'static str,
-    /// The root it sits at unless configured otherwise.
-    pub default_root: &'static str,
-    /// Its scalars, each served with `.0`.
-    pub scalars: &'static [&'static [ObjectDef]],
-    /// Its tables.
-    pub tables: &'static [TableDef],
-    /// Its notifications.
-    pub notifications: &'static [NotificationDef],
-}
-
-impl Module {
-    /// Every object of the module the agent serves: its scalars, then its
-    /// tables' columns.
-    pub fn objects(&self) -> impl Iterator<Item = &'static ObjectDef> + 'static {
-        let scalars: &'static [&'static [ObjectDef]] = self.scalars;
-        let tables: &'static [TableDef] = self.tables;
-        scalars
-            .iter()
-            .flat_map(|list| list.iter())
-            .chain(tables.iter().flat_map(|t| t.columns.iter()))
-    }
-}
-
-/// REDIS-SERVER-MIB.
-pub const REDIS_MODULE: Module = Module {
-    name: "REDIS-SERVER-MIB",
-    default_root: DEFAULT_REDIS_ROOT,
-    scalars: &[LEGACY_SCALARS],
-    tables: TABLES,
-    notifications: REDIS_NOTIFICATIONS,
-};
-
-/// PUPPET-AGENT-MIB.
-pub const PUPPET_MODULE: Module = Module {
-    name: "PUPPET-AGENT-MIB",
-    default_root: DEFAULT_PUPPET_ROOT,
-    scalars: PUPPET_SCALAR_LISTS,
-    tables: PUPPET_TABLES,
-    notifications: PUPPET_NOTIFICATIONS,
-};
-
-/// Every module the agent serves.
-pub const MODULES: [Module; 2] = [REDIS_MODULE, PUPPET_MODULE];
-
-/// Every object REDIS-SERVER-MIB defines that the agent serves.
-pub fn redis_objects() -> impl Iterator<Item = &'static ObjectDef> {
-    REDIS_MODULE.objects()
-}
-
-/// Every object PUPPET-AGENT-MIB defines that the agent serves.
-pub fn puppet_objects() -> impl Iterator<Item = &'static ObjectDef> {
-    PUPPET_MODULE.objects()
-}
 
 /// The columns of the tables that AUGMENT `redisInstanceEntry` and are
 /// read from INFO (and CLUSTER INFO): those whose columns have an INFO
@@ -563,6 +526,15 @@ pub const INFO_GROUPS: &[&[ObjectDef]] = &info_groups::<{ count_info_groups() }>
 /// Whether `table` is read from INFO, one row per instance.
 const fn is_info_group(table: &TableDef) -> bool {
     table.augments.is_some() && matches!(table.columns[0].source, Source::Info { .. })
+}
+
+impl TableDef {
+    /// Whether the table AUGMENTS `redisInstanceEntry` and is read from
+    /// INFO (and CLUSTER INFO): one row per instance, every column an
+    /// INFO field ([`INFO_GROUPS`]).
+    pub const fn is_info_group(&self) -> bool {
+        is_info_group(self)
+    }
 }
 
 const fn count_info_groups() -> usize {

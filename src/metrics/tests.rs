@@ -170,9 +170,9 @@ fn enumerations_read_every_label_and_nothing_else() {
     assert_eq!(Role::from_label("slave"), Some(Role::Replica));
     assert_eq!(Role::from_label("replica"), Some(Role::Replica));
     assert_eq!(Role::from_label("leader"), None);
-    assert_eq!(enum_number(ROLES, "leader"), None);
+    assert_eq!(enum_number(Role::LABELS, "leader"), None);
     assert_eq!(InstanceState::Loading.number(), 3);
-    assert_eq!(enum_number(INSTANCE_STATE, "down"), Some(2));
+    assert_eq!(enum_number(InstanceState::LABELS, "down"), Some(2));
     for (label, number) in PuppetResourceState::LABELS {
         let state = PuppetResourceState::from_label(label).unwrap();
         assert_eq!(state.number(), *number);

@@ -116,9 +116,13 @@ impl EventRow {
         let mut cells = Vec::with_capacity(PUPPET_EVENT_TABLE.columns.len());
         // An index the table cannot hold (past 2147483647 events) writes
         // no cells: the row is not served.
-        write_row(&PUPPET_EVENT_TABLE, RowKey::Row(v.index), layout, &mut cells, |f| {
-            v.value(f)
-        });
+        write_row(
+            &PUPPET_EVENT_TABLE,
+            RowKey::Row(v.index),
+            layout,
+            &mut cells,
+            |f| v.value(f),
+        );
         EventRow { cells }
     }
 }

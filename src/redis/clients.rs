@@ -15,7 +15,7 @@
 //! client name or ACL user name can have, so they never meet a real one.
 
 use crate::config::RedisInstance;
-use crate::metrics::MAX_NAME_INDEX_LEN;
+use crate::metrics::{name_fits_index, MAX_NAME_INDEX_LEN};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
@@ -182,14 +182,16 @@ pub fn aggregate(reply: &[u8], rows: usize) -> ClientAggregates {
         let group = client.group();
         match client.name.as_deref() {
             None => by_name.entry(NO_NAME.to_string()).or_default().add(&group),
-            Some(name) if fits_index(name) => {
+            // A name no index can hold (the catalogue's one rule) is counted
+            // with the others, never dropped.
+            Some(name) if name_fits_index(name.as_bytes(), MAX_NAME_INDEX_LEN) => {
                 by_name.entry(name.to_string()).or_default().add(&group)
             }
             Some(_) => other_names.add(&group),
         }
         match client.user.as_deref() {
             None => by_user.entry(NO_USER.to_string()).or_default().add(&group),
-            Some(user) if fits_index(user) => {
+            Some(user) if name_fits_index(user.as_bytes(), MAX_NAME_INDEX_LEN) => {
                 by_user.entry(user.to_string()).or_default().add(&group)
             }
             Some(_) => other_users.add(&group),
@@ -199,15 +201,6 @@ pub fn aggregate(reply: &[u8], rows: usize) -> ClientAggregates {
         by_name: capped(by_name, other_names, OTHER_NAMES, rows),
         by_user: capped(by_user, other_users, OTHER_USERS, rows),
     }
-}
-
-/// Whether a name can index a row: at most [`MAX_NAME_INDEX_LEN`]
-/// printable ASCII characters (what `metrics::name_index` accepts). Redis
-/// allows only `!` to `~` in client names; anything else (a server that
-/// does not check, bytes that are no UTF-8) is counted with the others,
-/// never dropped.
-fn fits_index(name: &str) -> bool {
-    name.len() <= MAX_NAME_INDEX_LEN && name.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// The `rows` largest groups (by count, then name), the rest added to the

@@ -36,7 +36,9 @@
 use super::connection::{describe, ReplyBudget};
 use super::replies::{items, number, text};
 use crate::config::{KeyChecks, KeyNames};
-use crate::metrics::{KeyType, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN};
+use crate::metrics::{
+    fnv1a, name_fits_index, KeyType, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
+};
 use redis::aio::MultiplexedConnection;
 use redis::Value;
 use std::collections::{BTreeSet, HashSet};
@@ -293,19 +295,6 @@ fn length_command(kind: KeyType) -> Option<&'static str> {
     })
 }
 
-/// 64-bit FNV-1a: stable across runs and builds, unlike std's hasher.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// Whether a key's name can index a row as it is (printable ASCII, 1 to
-/// 64 bytes: `metrics::name_index`).
-fn fits_index(name: &[u8]) -> bool {
-    (1..=MAX_NAME_INDEX_LEN).contains(&name.len()) && name.iter().all(|b| (0x20..0x7f).contains(b))
-}
-
 /// A key to ask about this check.
 struct Candidate {
     name: Vec<u8>,
@@ -387,7 +376,8 @@ impl KeyCheck {
                 format!("e{}", entry.ordinal)
             });
         }
-        fits_index(name).then(|| String::from_utf8_lossy(name).into_owned())
+        name_fits_index(name, MAX_NAME_INDEX_LEN)
+            .then(|| String::from_utf8_lossy(name).into_owned())
     }
 
     /// How an entry is shown in `redisKeyEntry`.
@@ -610,8 +600,7 @@ impl KeyCheck {
                     (true, Ok(value)) => {
                         let mut all = stream_groups(&value);
                         all.retain(|g| {
-                            fits_index(g.name.as_bytes())
-                                && g.name.len() <= MAX_SECOND_NAME_INDEX_LEN
+                            name_fits_index(g.name.as_bytes(), MAX_SECOND_NAME_INDEX_LEN)
                         });
                         let listed = items(&value).len() as u64;
                         all.sort_by(|a, b| a.name.cmp(&b.name));

@@ -7,10 +7,10 @@ use super::info::{Info, KeyspaceRow};
 use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
-    self, write_row, write_rows, Conversion, Layout, ObjectDef, RowKey, RowsField,
-    Source, TableDef, CLIENT_NAME_TABLE, CLIENT_USER_TABLE, COMMAND_TABLE, ERROR_TABLE,
-    INSTANCE_TABLE, KEYSPACE_TABLE, KEY_CHECK_TABLE, KEY_TABLE, LATENCY_TABLE, REPLICA_TABLE,
-    SENTINEL_TABLE, SLOWLOG_TABLE, STREAM_GROUP_TABLE,
+    self, write_row, write_rows, write_scalars, Conversion, InfoRead, Layout, RowKey, RowsField,
+    TableDef, CLIENT_NAME_TABLE, CLIENT_USER_TABLE, COMMAND_TABLE, ERROR_TABLE, INSTANCE_TABLE,
+    KEYSPACE_TABLE, KEY_CHECK_TABLE, KEY_TABLE, LATENCY_TABLE, REPLICA_TABLE, SENTINEL_TABLE,
+    SLOWLOG_TABLE, STREAM_GROUP_TABLE,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -19,14 +19,13 @@ use crate::snapshot::Part;
 /// callers that knew it here first.
 pub use crate::metrics::row_key;
 
-/// The SNMP value of an INFO-sourced object, or `None` when this server does
-/// not report the field (the object is then absent: noSuchInstance).
-pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
-    let Source::Info { fields, conversion } = def.source else {
-        return None;
-    };
-    match conversion {
-        Conversion::Unsigned => unsigned(def.syntax, info.u64(fields)?),
+/// The SNMP value of an INFO field as an object reads it, or `None` when
+/// this server does not report the field (the object is then absent:
+/// noSuchInstance).
+pub fn info_value(read: InfoRead, info: &Info) -> Option<Value> {
+    let fields = read.fields;
+    match read.conversion {
+        Conversion::Unsigned => unsigned(read.syntax, info.u64(fields)?),
         Conversion::Signed => {
             let raw = info.i64(fields)?;
             Some(Value::Integer(
@@ -49,7 +48,7 @@ pub fn info_value(def: &ObjectDef, info: &Info) -> Option<Value> {
         Conversion::SecondsToCentiseconds => {
             let centis = scaled(info.f64(fields)?, 100)?;
             // Counter32 semantics: wrap modulo 2^32.
-            Some(match def.syntax {
+            Some(match read.syntax {
                 Syntax::Counter32 => Value::Counter32(centis as u32),
                 _ => Value::Counter64(centis),
             })
@@ -102,15 +101,9 @@ fn unsigned(syntax: Syntax, raw: u64) -> Option<Value> {
 /// The 17 legacy scalars (`.0` instances) for the first instance.
 pub fn legacy_part(info: &Info, layout: &Layout) -> Part {
     let mut part = Part::new();
-    for def in metrics::LEGACY_SCALARS {
-        if let Some(value) = info_value(def, info) {
-            // Not through write_scalars: an INFO field is no `Column`
-            // (its source carries the field's names, not a field).
-            if let Ok(oid) = layout.object_oid(def).child(&[0]) {
-                part.push((oid, value));
-            }
-        }
-    }
+    write_scalars(metrics::LEGACY_SCALARS, layout, &mut part, |read| {
+        info_value(read, info)
+    });
     part
 }
 
@@ -158,12 +151,10 @@ pub fn instance_part(
     } else {
         Vec::new()
     };
-    for def in metrics::INFO_GROUPS.iter().flat_map(|group| group.iter()) {
-        if let Some(value) = info_value(def, info) {
-            if let Ok(oid) = layout.object_oid(def).child(&[index]) {
-                part.push((oid, value));
-            }
-        }
+    for table in metrics::TABLES.iter().filter(|t| t.is_info_group()) {
+        write_row(table, RowKey::Instance(index), layout, &mut part, |read| {
+            info_value(read, info)
+        });
     }
     let rows = Rows {
         index,
@@ -193,9 +184,15 @@ pub fn instance_part(
         |r, f| r.value(f, name),
         &mut part,
     );
-    write_row(&INSTANCE_TABLE, RowKey::Instance(index), layout, &mut part, |f| match f {
-        RowsField::LeftOut => Some(Value::Gauge32(saturate_u32(left_out))),
-    });
+    write_row(
+        &INSTANCE_TABLE,
+        RowKey::Instance(index),
+        layout,
+        &mut part,
+        |f| match f {
+            RowsField::LeftOut => Some(Value::Gauge32(saturate_u32(left_out))),
+        },
+    );
     rows.extras(extras, &mut part);
     part
 }
@@ -261,9 +258,13 @@ impl Rows<'_> {
             |m, f| m.value(f, name),
             part,
         );
-        write_row(&SLOWLOG_TABLE, RowKey::Instance(index), self.layout, part, |f| {
-            extras.slowlog_value(f)
-        });
+        write_row(
+            &SLOWLOG_TABLE,
+            RowKey::Instance(index),
+            self.layout,
+            part,
+            |f| extras.slowlog_value(f),
+        );
         self.write(
             &LATENCY_TABLE,
             &extras.latency,
@@ -294,9 +295,13 @@ impl Rows<'_> {
     /// instance's row of `redisKeyCheckTable`.
     fn keys(&self, report: &KeyReport, part: &mut Part) {
         let (index, name) = (self.index, self.name);
-        write_row(&KEY_CHECK_TABLE, RowKey::Instance(index), self.layout, part, |f| {
-            report.value(f)
-        });
+        write_row(
+            &KEY_CHECK_TABLE,
+            RowKey::Instance(index),
+            self.layout,
+            part,
+            |f| report.value(f),
+        );
         self.write(
             &KEY_TABLE,
             &report.keys,
@@ -340,9 +345,13 @@ pub struct InstanceStatus {
 /// The instance's row of `redisInstanceTable`.
 pub fn status_part(index: u32, status: &InstanceStatus, layout: &Layout) -> Part {
     let mut part = Part::new();
-    write_row(&INSTANCE_TABLE, RowKey::Instance(index), layout, &mut part, |f| {
-        status.value(f)
-    });
+    write_row(
+        &INSTANCE_TABLE,
+        RowKey::Instance(index),
+        layout,
+        &mut part,
+        |f| status.value(f),
+    );
     part
 }
 

@@ -10,8 +10,8 @@ use super::keys::{GroupRow, KeyReport, KeyRow};
 use super::readings::{scaled, Extras, InstanceStatus};
 use super::replies::{LatencyEvent, WatchedMaster};
 use crate::metrics::{
-    group_row_key, row_key, ClientField, InstanceState, CommandField, ErrorField, KeyCheckField, KeyField,
-    KeyspaceField, LatencyField, ReplicaField, SentinelField, SlowlogField, StatusField,
+    group_row_key, row_key, ClientField, CommandField, ErrorField, InstanceState, KeyCheckField,
+    KeyField, KeyspaceField, LatencyField, ReplicaField, SentinelField, SlowlogField, StatusField,
     StreamGroupField,
 };
 use crate::smi::{display_string, saturate_u32, Value};

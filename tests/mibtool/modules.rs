@@ -6,19 +6,15 @@
 //! notifications) is read from the catalogue. What the catalogue does not
 //! say yet, and the module-specific expectations the generic rules take as
 //! data, are written here once per module, in [`redis`] and [`puppet`]:
-//! PUPPET-AGENT-MIB's tables have no `TableDef` in the catalogue (issue 26,
-//! item 1), so their INDEX is declared below; the scaled-value conventions,
-//! how conformance groups are split, and the names kept over 32 characters
-//! are each module's own.
+//! the scaled-value conventions, how conformance groups are split, and the
+//! names kept over 32 characters are each module's own.
 
 use redis_snmp::metrics::{
-    puppet_objects, redis_objects, About, Conversion, KeyField, Mib as NotifyMib, NotificationDef,
-    ObjectDef, PuppetEventField, PuppetField, RowIndex, SentinelField, Source, StatusField,
-    CACHED_CATALOG, DEFAULT_PUPPET_ROOT, DEFAULT_REDIS_ROOT, EVENTS_LOG_STATUS, EVENT_LEVELS,
-    INSTANCE_STATE, KEY_TYPES, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_PUPPET_RESOURCES,
-    MAX_SECOND_NAME_INDEX_LEN, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS, PUPPET_NOTIFICATIONS,
-    PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS, PUPPET_SOURCE, PUPPET_STATUS,
-    REDIS_NOTIFICATIONS, RESOURCE_STATES, RUN_MODES, SENTINEL_STATE, TABLES,
+    puppet_objects, redis_objects, About, Conversion, Mib as NotifyMib, NotificationDef, ObjectDef,
+    RowIndex, Source, TableDef, DEFAULT_PUPPET_ROOT, DEFAULT_REDIS_ROOT, LEGACY_SCALARS,
+    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
+    PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS,
+    PUPPET_SOURCE, PUPPET_TABLES, REDIS_NOTIFICATIONS, TABLES,
 };
 use redis_snmp::oid::Oid;
 use std::collections::BTreeSet;
@@ -170,8 +166,8 @@ pub enum Linkage {
 pub struct TableSpec {
     pub columns: &'static [ObjectDef],
     pub linkage: Linkage,
-    /// The catalogue's shape of its rows, where the catalogue has one.
-    pub row_index: Option<RowIndex>,
+    /// The catalogue's shape of its rows (its `TableDef`'s INDEX).
+    pub row_index: RowIndex,
 }
 
 impl TableSpec {
@@ -239,7 +235,7 @@ pub fn module(name: &str) -> ModuleSpec {
 pub const REDIS_FEATURE_GROUPS: &[&str] = &["redisLimitsGroup", "redisClientAggregateGroup"];
 
 pub fn redis() -> ModuleSpec {
-    let tables = redis_tables();
+    let tables = tables_of(TABLES);
     let mut group_families: Vec<(String, BTreeSet<&'static str>)> = TABLES
         .iter()
         .map(|t| {
@@ -303,10 +299,11 @@ pub const REDIS_UNSIGNED64_HINT: &str = "RFC 2579 section 3.1 forbids a DISPLAY-
     Counter64 convention, but without it smilint -l 6 reports {type-without-format}; the \
     legacy name and type stay, and \"d\" is how a Counter64 is shown anyway";
 
-/// Every table the agent serves, with the INDEX it builds its rows with,
-/// as the table in `redis_snmp::metrics` (`TABLES`) declares it.
-fn redis_tables() -> Vec<TableSpec> {
-    TABLES
+/// Every table of a module the agent serves, with the INDEX it builds
+/// its rows with, as the catalogue (`redis_snmp::metrics`, `TABLES` and
+/// `PUPPET_TABLES`) declares it.
+fn tables_of(tables: &'static [TableDef]) -> Vec<TableSpec> {
+    tables
         .iter()
         .map(|t| {
             let own = |syntax| IndexObject {
@@ -341,11 +338,17 @@ fn redis_tables() -> Vec<TableSpec> {
                     },
                     own(text(MAX_SECOND_NAME_INDEX_LEN)),
                 ]),
+                (None, RowIndex::Row { max, .. }) => {
+                    Linkage::Index(vec![own(IndexSyntax::Integer {
+                        min: 1,
+                        max: i64::from(max),
+                    })])
+                }
             };
             TableSpec {
                 columns: t.columns,
                 linkage,
-                row_index: Some(t.index),
+                row_index: t.index,
             }
         })
         .collect()
@@ -410,36 +413,7 @@ pub fn puppet() -> ModuleSpec {
             .chain(PUPPET_EVENT_SCALARS)
             .collect(),
         scalar_branches: &[&[1]],
-        // The catalogue declares these two INDEXes only in doc comments
-        // (src/metrics/puppet_agent.rs): the resource table holds at most
-        // MAX_PUPPET_RESOURCES rows, numbered from 1; the event table's
-        // index grows by one per event up to i32::MAX (src/puppet/events.rs).
-        tables: vec![
-            TableSpec {
-                columns: PUPPET_RESOURCE_COLUMNS,
-                linkage: Linkage::Index(vec![IndexObject {
-                    name: "puppetResourceIndex",
-                    syntax: IndexSyntax::Integer {
-                        min: 1,
-                        max: MAX_PUPPET_RESOURCES as i64,
-                    },
-                    source: &[],
-                }]),
-                row_index: None,
-            },
-            TableSpec {
-                columns: PUPPET_EVENT_COLUMNS,
-                linkage: Linkage::Index(vec![IndexObject {
-                    name: "puppetEventIndex",
-                    syntax: IndexSyntax::Integer {
-                        min: 1,
-                        max: MAX_I32,
-                    },
-                    source: &[],
-                }]),
-                row_index: None,
-            },
-        ],
+        tables: tables_of(PUPPET_TABLES),
         tables_under: &[],
         notifications: PUPPET_NOTIFICATIONS,
         conformance: 3,
@@ -455,30 +429,6 @@ pub fn puppet() -> ModuleSpec {
 
 // ---------------------------------------------------------------------------
 // What an object's row in the catalogue says its MIB type must be.
-
-/// The texts (INFO's, Puppet's words) and numbers an enumerated object is
-/// served with.
-pub fn enumeration(o: &ObjectDef) -> Option<&'static [(&'static str, i32)]> {
-    match o.source {
-        Source::Info {
-            conversion: Conversion::Enum(table),
-            ..
-        } => Some(table),
-        Source::Status(StatusField::Up) => Some(INSTANCE_STATE),
-        Source::SentinelMaster(SentinelField::State) => Some(SENTINEL_STATE),
-        Source::Key(KeyField::Type) => Some(KEY_TYPES),
-        Source::Puppet(field) => match field {
-            PuppetField::Status => Some(PUPPET_STATUS),
-            PuppetField::CachedCatalog => Some(CACHED_CATALOG),
-            PuppetField::RunMode => Some(RUN_MODES),
-            PuppetField::ResourceState => Some(RESOURCE_STATES),
-            PuppetField::Events(PuppetEventField::LogStatus) => Some(EVENTS_LOG_STATUS),
-            PuppetField::Events(PuppetEventField::Level) => Some(EVENT_LEVELS),
-            _ => None,
-        },
-        _ => None,
-    }
-}
 
 /// The factor a value is multiplied by before it is served (`1.84` × 100 =
 /// 184), which the MIB's DISPLAY-HINT must undo: the `Scaled` conversion of
@@ -510,6 +460,7 @@ pub fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Key(_)
         | Source::StreamGroup(_)
         | Source::KeyCheck(_)
+        | Source::Rows(_)
         | Source::Puppet(_) => None,
     }
 }

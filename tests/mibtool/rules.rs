@@ -5,7 +5,7 @@
 //! helpers the module-specific tests share (`mentions`, `smi_label`, …)
 //! are here too.
 
-use super::modules::{enumeration, scale, IndexObject, IndexSyntax, Linkage, ModuleSpec};
+use super::modules::{scale, IndexObject, IndexSyntax, Linkage, ModuleSpec};
 use super::{mib_file, named_numbers, ranges, Mib, Node, ResolvedType};
 use redis_snmp::metrics::{Layout, Mib as NotifyMib, ObjectDef};
 use redis_snmp::oid::Oid;
@@ -315,7 +315,7 @@ pub fn object_problems(spec: &ModuleSpec, mib: &Mib) -> Vec<String> {
             }
             Err(e) => problems.push(format!("{}: {e}", o.name)),
         }
-        match (o.syntax, enumeration(o)) {
+        match (o.syntax, o.enumeration) {
             (Syntax::Enum, Some(table)) => {
                 if let Err(e) = check_named_numbers(table, &named_numbers(ty)) {
                     problems.push(format!("{}: {e}", o.name));

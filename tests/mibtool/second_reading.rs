@@ -10,7 +10,7 @@
 //! Two readers that share no code catch what one of them gets wrong
 //! (smidump's Python dump is read by our own parser in `mod.rs`).
 
-use super::modules::{enumeration, scale, IndexSyntax, Linkage, ModuleSpec, TableSpec};
+use super::modules::{scale, IndexSyntax, Linkage, ModuleSpec, TableSpec};
 use super::rules::check_named_numbers;
 use mib_rs::{
     Access, BaseType, BoundIndexCodec, ConstraintMode, DiagnosticConfig, IndexSchema,
@@ -134,7 +134,7 @@ pub fn catalogue_problems(spec: &ModuleSpec, mib: &mib_rs::Mib) -> Vec<String> {
             .iter()
             .map(|e| (e.label.as_str(), e.value))
             .collect();
-        match (o.syntax, enumeration(o)) {
+        match (o.syntax, o.enumeration) {
             (Syntax::Enum, Some(table)) => {
                 if let Err(e) = check_named_numbers(table, &enums) {
                     problems.push(format!("{} (mib-rs): {e}", o.name));
@@ -263,16 +263,8 @@ fn table_problems<'m>(
             return problems;
         }
     };
-    let mut unbounded_instance = false;
     for (suffix, fits) in samples(table) {
         let decoded = codec.decode_exact(&suffix, ConstraintMode::Enforce);
-        let known = fits
-            && table.row_index == Some(RowIndex::Instance)
-            && suffix.first().is_some_and(|i| *i > i32::MAX as u32);
-        if known && decoded.is_err() {
-            unbounded_instance = true;
-            continue;
-        }
         if decoded.is_ok() != fits {
             problems.push(format!(
                 "{}: the catalogue says {suffix:?} {} a row, mib-rs's codec {}",
@@ -285,20 +277,8 @@ fn table_problems<'m>(
             ));
         }
     }
-    // Known, and accepted here: `RowIndex::fits` bounds an instance number
-    // below only, where the MIB's redisInstanceIndex is Integer32
-    // (1..2147483647), so it takes [2147483648]. The agent numbers
-    // instances from its configuration and never builds one that large.
-    // When fits() gets the bound, this says so.
-    if table.row_index == Some(RowIndex::Instance) && !unbounded_instance {
-        problems.push(format!(
-            "{}: RowIndex::fits now refuses an instance above 2147483647; drop the exception \
-             in tests/mibtool/second_reading.rs",
-            entry.name()
-        ));
-    }
     // The catalogue's name index is the codec's canonical encoding.
-    if let Some(RowIndex::InstanceAndName { .. }) = table.row_index {
+    if let RowIndex::InstanceAndName { .. } = table.row_index {
         let encoded = codec
             .encode_canonical([
                 IndexValueRef::Integer32(3),
@@ -317,8 +297,7 @@ fn table_problems<'m>(
 }
 
 /// Row suffixes at the edges of a table's INDEX, and whether the agent's
-/// row shape takes each: from `RowIndex::fits` where the catalogue declares
-/// the shape, else from the test's own index objects (PUPPET-AGENT-MIB).
+/// row shape takes each (`RowIndex::fits`, the catalogue's shape).
 fn samples(table: &TableSpec) -> Vec<(Vec<u32>, bool)> {
     let name = |n: usize| -> Vec<u32> {
         std::iter::once(n as u32)
@@ -368,22 +347,8 @@ fn samples(table: &TableSpec) -> Vec<(Vec<u32>, bool)> {
     suffixes
         .into_iter()
         .map(|s| {
-            let fits = match table.row_index {
-                Some(shape) => shape.fits(&s),
-                None => own_fits(table, &s),
-            };
+            let fits = table.row_index.fits(&s);
             (s, fits)
         })
         .collect()
-}
-
-/// Whether `suffix` is one integer within the single index's range.
-fn own_fits(table: &TableSpec, suffix: &[u32]) -> bool {
-    match (&table.linkage, suffix) {
-        (Linkage::Index(index), [v]) if index.len() == 1 => match index[0].syntax {
-            IndexSyntax::Integer { min, max } => (min..=max).contains(&i64::from(*v)),
-            IndexSyntax::Text { .. } => false,
-        },
-        _ => false,
-    }
 }

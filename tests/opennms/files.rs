@@ -9,9 +9,8 @@
 
 use super::loader;
 use redis_snmp::metrics::{
-    self, ClientField, CommandField, Conversion, ErrorField, KeyField, LatencyField, Layout,
-    NotificationDef, ObjectDef, PuppetEventField, PuppetField, RowIndex, SentinelField, Source,
-    StatusField, StreamGroupField,
+    self, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout, NotificationDef,
+    ObjectDef, RowIndex, SentinelField, Source, StreamGroupField,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::BTreeMap;
@@ -589,6 +588,7 @@ pub fn is_row_key(alias: &str) -> bool {
         | Source::Replica(_)
         | Source::Slowlog(_)
         | Source::Puppet(_)
+        | Source::Rows(_)
         | Source::Alarm(_) => false,
     }
 }
@@ -639,23 +639,8 @@ pub fn named_numbers(def: &ObjectDef) -> Option<Vec<(&'static str, i32)>> {
     if def.syntax == Syntax::TruthValue {
         return Some(vec![("true", 1), ("false", 2)]);
     }
-    let table: &[(&str, i32)] = match def.source {
-        Source::Info {
-            conversion: Conversion::Enum(table),
-            ..
-        } => table,
-        Source::Status(StatusField::Up) => metrics::INSTANCE_STATE,
-        Source::SentinelMaster(SentinelField::State) => metrics::SENTINEL_STATE,
-        Source::Puppet(PuppetField::Status) => metrics::PUPPET_STATUS,
-        Source::Puppet(PuppetField::CachedCatalog) => metrics::CACHED_CATALOG,
-        Source::Puppet(PuppetField::RunMode) => metrics::RUN_MODES,
-        Source::Puppet(PuppetField::ResourceState) => metrics::RESOURCE_STATES,
-        Source::Puppet(PuppetField::Events(PuppetEventField::LogStatus)) => {
-            metrics::EVENTS_LOG_STATUS
-        }
-        Source::Puppet(PuppetField::Events(PuppetEventField::Level)) => metrics::EVENT_LEVELS,
-        _ => return None,
-    };
+    // The catalogue links each enumerated object to its enumeration.
+    let table = def.enumeration?;
     Some(table.to_vec())
 }
 
