@@ -252,6 +252,112 @@ fn row_indexes_are_built_and_recognised_alike() {
     assert!(!group.fits(&[1, 2, 97, 2, 98, 99]) && !group.fits(&[1, 1, 97, 0]));
 }
 
+/// Every row is made by `RowIndex::suffix`, which refuses what its INDEX
+/// cannot hold: what it makes, `fits` takes, and numbers stay within the
+/// MIB's `Integer32` ranges (redisInstanceIndex is 1..2147483647).
+#[test]
+fn suffixes_are_rows_of_their_index_and_nothing_else() {
+    let max = i32::MAX as u32;
+    let cases: &[(RowIndex, RowKey, Option<Vec<u32>>)] = &[
+        (RowIndex::Instance, RowKey::Instance(3), Some(vec![3])),
+        (RowIndex::Instance, RowKey::Instance(max), Some(vec![max])),
+        (RowIndex::Instance, RowKey::Instance(max + 1), None),
+        (RowIndex::Instance, RowKey::Instance(0), None),
+        (RowIndex::Instance, RowKey::Number(1, 1), None),
+        (KEYSPACE_TABLE.index, RowKey::Number(2, 0), Some(vec![2, 0])),
+        (REPLICA_TABLE.index, RowKey::Number(2, 0), None),
+        (REPLICA_TABLE.index, RowKey::Number(2, max + 1), None),
+        (
+            COMMAND_TABLE.index,
+            RowKey::Name(2, "get"),
+            Some(vec![2, 3, 103, 101, 116]),
+        ),
+        (COMMAND_TABLE.index, RowKey::Name(2, ""), None),
+        (COMMAND_TABLE.index, RowKey::Name(max + 1, "get"), None),
+        (
+            STREAM_GROUP_TABLE.index,
+            RowKey::NameName(1, "a", "bc"),
+            Some(vec![1, 1, 97, 2, 98, 99]),
+        ),
+        (
+            STREAM_GROUP_TABLE.index,
+            RowKey::NameName(1, "a", &"x".repeat(MAX_SECOND_NAME_INDEX_LEN + 1)),
+            None,
+        ),
+        (PUPPET_RESOURCE_TABLE.index, RowKey::Row(1), Some(vec![1])),
+        (
+            PUPPET_RESOURCE_TABLE.index,
+            RowKey::Row(MAX_PUPPET_RESOURCES as u32 + 1),
+            None,
+        ),
+        (PUPPET_EVENT_TABLE.index, RowKey::Row(max), Some(vec![max])),
+        (PUPPET_EVENT_TABLE.index, RowKey::Row(0), None),
+    ];
+    for (index, key, want) in cases {
+        let got = index.suffix(*key);
+        assert_eq!(&got, want, "{index:?} {key:?}");
+        if let Some(suffix) = got {
+            assert!(index.fits(&suffix), "{index:?} {suffix:?}");
+        }
+    }
+    assert!(!RowIndex::Instance.fits(&[max + 1]));
+    assert!(!COMMAND_TABLE.index.fits(&[1, 1, 256]));
+}
+
+/// An object's enumeration is on its row of the catalogue: every
+/// `Syntax::Enum` object names one, no other object does, and an INFO
+/// word read through an enumeration reads that one.
+#[test]
+fn every_enumerated_object_names_its_enumeration() {
+    for def in redis_objects().chain(puppet_objects()) {
+        assert_eq!(
+            def.syntax == Syntax::Enum,
+            def.enumeration.is_some(),
+            "{}",
+            def.name
+        );
+        if let Source::Info {
+            conversion: Conversion::Enum(labels),
+            ..
+        } = def.source
+        {
+            assert_eq!(def.enumeration, Some(labels), "{}", def.name);
+        }
+    }
+}
+
+/// The modules are the one list: each object once, in one module, every
+/// table of the catalogue (the Puppet ones too) in its module.
+#[test]
+fn the_modules_hold_every_object_and_table() {
+    let mut names = HashSet::new();
+    for module in MODULES {
+        for def in module.objects() {
+            assert!(names.insert(def.name), "{} twice", def.name);
+            assert_eq!(
+                matches!(def.source, Source::Puppet(_)),
+                module.name == "PUPPET-AGENT-MIB",
+                "{}",
+                def.name
+            );
+        }
+    }
+    let tables: Vec<&str> = MODULES
+        .iter()
+        .flat_map(|m| m.tables.iter().map(|t| t.table))
+        .collect();
+    assert!(tables.contains(&"puppetResourceTable") && tables.contains(&"puppetEventTable"));
+    assert_eq!(tables.len(), TABLES.len() + PUPPET_TABLES.len());
+    for def in PUPPET_EVENT_COLUMNS {
+        assert_eq!(table_of(def).map(|t| t.table), Some("puppetEventTable"));
+    }
+    // The INFO groups are the tables read from INFO, derived.
+    assert_eq!(INFO_GROUPS.len(), 10);
+    assert!(INFO_GROUPS
+        .iter()
+        .all(|g| g.iter().all(|d| matches!(d.source, Source::Info { .. }))));
+}
+
 #[test]
 fn instance_columns_live_in_the_entry() {
     for o in INSTANCE_COLUMNS {

@@ -851,6 +851,88 @@ mod tests {
         assert_eq!(hundredths_percent(5, 0), None);
     }
 
+    /// Issue 24 (M3): a server that writes 100,000 `cmdstat_` lines (and
+    /// thousands of `errorstat_`, `slave<N>` and `db<N>` lines) gets at
+    /// most each table's cap of rows, and the rest counted in
+    /// redisInstanceRowsLeftOut.
+    #[test]
+    fn a_hostile_info_is_capped_and_the_rest_counted() {
+        let mut text = String::from("# Commandstats\r\n");
+        for n in 0..100_000 {
+            text.push_str(&format!(
+                "cmdstat_c{n}:calls=1,usec=1,usec_per_call=1.00\r\n"
+            ));
+        }
+        for n in 0..1_000 {
+            text.push_str(&format!("errorstat_E{n}:count=1\r\n"));
+            text.push_str(&format!(
+                "slave{n}:ip=10.0.0.1,port=1,state=online,offset=1,lag=0\r\n"
+            ));
+        }
+        for n in 0..2_000 {
+            text.push_str(&format!("db{n}:keys=1,expires=0\r\n"));
+        }
+        let part = instance_part(
+            3,
+            "main",
+            &Info::parse(&text),
+            &Layout::default_layout(),
+            &Extras::default(),
+        );
+        let rows = |column: &str| {
+            part.iter()
+                .filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.{column}.3.")))
+                .count()
+        };
+        assert_eq!(rows("3.12.1.2"), COMMAND_TABLE.max_rows.unwrap());
+        assert_eq!(rows("3.13.1.2"), ERROR_TABLE.max_rows.unwrap());
+        assert_eq!(rows("3.11.1.2"), REPLICA_TABLE.max_rows.unwrap());
+        assert_eq!(rows("3.10.1.2"), KEYSPACE_TABLE.max_rows.unwrap());
+        let left_out = (100_000 - 1000) + (1000 - 256) + (1000 - 256) + (2000 - 1024);
+        assert_eq!(
+            crate::snapshot::value_at(&part, &format!("{ROOT}.3.1.1.14.3")),
+            Some(&Value::Gauge32(left_out))
+        );
+        // A real server leaves nothing out, and says so.
+        let real = instance_part(
+            1,
+            "main",
+            &fixture("7.0-master-info.txt"),
+            &Layout::default_layout(),
+            &dbs(16),
+        );
+        assert_eq!(
+            crate::snapshot::value_at(&real, &format!("{ROOT}.3.1.1.14.1")),
+            Some(&Value::Gauge32(0))
+        );
+    }
+
+    /// A command whose name no index can hold is left out and counted,
+    /// never served under a made-up index.
+    #[test]
+    fn a_name_no_index_holds_is_counted() {
+        let long = "x".repeat(65);
+        let info = Info::parse(&format!(
+            "cmdstat_{long}:calls=1,usec=1\r\ncmdstat_get:calls=1,usec=1\r\n"
+        ));
+        let part = instance_part(
+            1,
+            "main",
+            &info,
+            &Layout::default_layout(),
+            &Extras::default(),
+        );
+        let commands = part
+            .iter()
+            .filter(|(o, _)| o.to_string().starts_with(&format!("{ROOT}.3.12.1.2.1.")))
+            .count();
+        assert_eq!(commands, 1);
+        assert_eq!(
+            crate::snapshot::value_at(&part, &format!("{ROOT}.3.1.1.14.1")),
+            Some(&Value::Gauge32(1))
+        );
+    }
+
     #[test]
     fn zero_fill_is_capped() {
         let part = instance_part(
