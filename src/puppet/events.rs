@@ -30,13 +30,13 @@
 //! an unreadable file) is logged once per kind, when it first happens; the
 //! follower keeps going and loses no complete line.
 
-use super::events_log::{parse_line, Level, LineError, LineKind, LogLine};
+use super::events_log::{parse_line, LineError, LineKind, LogLine};
 use super::tail::{Tail, TailLimits, TailRead, TailStatus};
 use super::trust::{Trust, Untrusted};
 use crate::config::EventsConfig;
 use crate::metrics::{
-    write_row, write_scalars, Layout, PuppetEventField, PuppetEventsLogStatus, RowKey,
-    PUPPET_EVENT_SCALARS, PUPPET_EVENT_TABLE,
+    write_row, write_scalars, Layout, PuppetEventField, PuppetEventLevel, PuppetEventsLogStatus,
+    RowKey, PUPPET_EVENT_SCALARS, PUPPET_EVENT_TABLE,
 };
 use crate::oid::Oid;
 use crate::smi::{display_string, saturate_u32, Value};
@@ -87,7 +87,7 @@ struct EventRow {
 struct EventValues {
     index: u32,
     time: Option<u32>,
-    level: Level,
+    level: PuppetEventLevel,
     resource_type: String,
     title: String,
     property: String,
@@ -256,8 +256,11 @@ impl EventTable {
                 // A change names its property ("Dependency … has
                 // failures" is a notice about the resource, not a change).
                 let notifiable = match line.level {
-                    Level::Notice if !noop && property.is_some() => Some(false),
-                    Level::Err | Level::Crit | Level::Alert | Level::Emerg => Some(true),
+                    PuppetEventLevel::Notice if !noop && property.is_some() => Some(false),
+                    PuppetEventLevel::Err
+                    | PuppetEventLevel::Crit
+                    | PuppetEventLevel::Alert
+                    | PuppetEventLevel::Emerg => Some(true),
                     _ => None,
                 };
                 if let Some(failed) = notifiable {

@@ -36,10 +36,10 @@ pub const MAX_LINE_BYTES: usize = 64 << 10;
 /// `DisplayString`); longer text is cut at a character boundary, ending `…`.
 pub const MAX_TEXT_BYTES: usize = 255;
 
-/// A Puppet log level, least severe first: the catalogue's
-/// `puppetEventLevel` itself, read from the line's word by its label
-/// (Puppet's names; anything else is not a level).
-pub use crate::metrics::PuppetEventLevel as Level;
+// A Puppet log level, least severe first, is the catalogue's
+// `puppetEventLevel` itself, read from the line's word by its label
+// (Puppet's names; anything else is not a level).
+use crate::metrics::PuppetEventLevel;
 
 /// What a line is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +81,7 @@ pub enum LineKind {
 /// One parsed line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogLine {
-    pub level: Level,
+    pub level: PuppetEventLevel,
     /// `time`, when present and a valid ISO 8601 time.
     pub time: Option<ReportTime>,
     pub kind: LineKind,
@@ -128,7 +128,7 @@ pub fn parse_line(line: &[u8]) -> Result<LogLine, LineError> {
         truncate(&mut msg, MAX_TEXT_BYTES);
         LineError::Json(msg)
     })?;
-    let level = Level::from_label(&raw.level).ok_or_else(|| {
+    let level = PuppetEventLevel::from_label(&raw.level).ok_or_else(|| {
         let mut name = clean(&raw.level);
         truncate(&mut name, 32);
         LineError::UnknownLevel(name)
@@ -320,8 +320,8 @@ mod tests {
         // 18 Facter errors first: not resource events.
         assert!(lines[..18]
             .iter()
-            .all(|l| l.level == Level::Err && l.kind == other("Facter")));
-        let events: Vec<(Level, &LineKind, &str)> = lines[18..]
+            .all(|l| l.level == PuppetEventLevel::Err && l.kind == other("Facter")));
+        let events: Vec<(PuppetEventLevel, &LineKind, &str)> = lines[18..]
             .iter()
             .map(|l| (l.level, &l.kind, l.message.as_str()))
             .collect();
@@ -329,16 +329,22 @@ mod tests {
         let failing = resource("Exec", "failing-step", Some("returns"));
         let after = resource("Notify", "after-slow", None);
         assert_eq!(events[0].1, &other("Puppet"));
-        assert_eq!((events[1].0, events[1].1), (Level::Notice, &file));
+        assert_eq!(
+            (events[1].0, events[1].1),
+            (PuppetEventLevel::Notice, &file)
+        );
         assert!(events[1]
             .2
             .starts_with("defined content as '{sha256}e160fb32"));
         assert_eq!(events[2].1, &resource("Exec", "slow-step", Some("returns")));
-        assert_eq!((events[3].0, events[3].1), (Level::Err, &other("Puppet")));
+        assert_eq!(
+            (events[3].0, events[3].1),
+            (PuppetEventLevel::Err, &other("Puppet"))
+        );
         assert_eq!(
             events[4],
             (
-                Level::Err,
+                PuppetEventLevel::Err,
                 &failing,
                 "change from 'notrun' to ['0'] failed: '/bin/false' returned 1 instead of one of [0]"
             )
@@ -346,7 +352,7 @@ mod tests {
         assert_eq!(
             events[6],
             (
-                Level::Warning,
+                PuppetEventLevel::Warning,
                 &after,
                 "Skipping because of failed dependencies"
             )
@@ -366,12 +372,22 @@ mod tests {
         let lines = parse_all("apply_compile_error.jsonl");
         assert_eq!(lines.len(), 19);
         let last = &lines[18];
-        assert_eq!((last.level, &last.kind), (Level::Err, &other("Puppet")));
+        assert_eq!(
+            (last.level, &last.kind),
+            (PuppetEventLevel::Err, &other("Puppet"))
+        );
         assert_eq!(last.message, "Syntax error at 'content'");
 
         let lines = parse_all("agent_catalog_failure_simulated.jsonl");
-        let levels: Vec<Level> = lines.iter().map(|l| l.level).collect();
-        assert_eq!(levels, [Level::Err, Level::Warning, Level::Err]);
+        let levels: Vec<PuppetEventLevel> = lines.iter().map(|l| l.level).collect();
+        assert_eq!(
+            levels,
+            [
+                PuppetEventLevel::Err,
+                PuppetEventLevel::Warning,
+                PuppetEventLevel::Err
+            ]
+        );
         assert!(lines.iter().all(|l| l.kind == other("Puppet")));
         assert_eq!(lines[2].message, "Could not retrieve catalog; skipping run");
     }

@@ -7,6 +7,7 @@ use super::state::{pairing, Pairing};
 use super::summary::parse_summary;
 use super::*;
 use crate::config::PuppetPaths;
+use crate::metrics::{PuppetCachedCatalog, PuppetResourceState, PuppetRunStatus};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -66,7 +67,7 @@ fn report(st: &PuppetState) -> &RunReport {
     st.matching_report().expect("a report of the same run")
 }
 
-fn listed(r: &RunReport) -> Vec<(&str, ResourceState, Option<&str>)> {
+fn listed(r: &RunReport) -> Vec<(&str, PuppetResourceState, Option<&str>)> {
     r.resources
         .listed
         .iter()
@@ -162,7 +163,7 @@ fn every_case_is_covered() {
 fn a_converged() {
     let st = state("a_converged");
     common("a_converged", &st);
-    assert_eq!(st.run_status(), RunStatus::Unchanged);
+    assert_eq!(st.run_status(), PuppetRunStatus::Unchanged);
     assert_eq!(st.run_mode(), Some(crate::metrics::PuppetRunMode::User));
     let s = summary(&st);
     assert_eq!(s.config_version, num(1795336205));
@@ -199,10 +200,10 @@ fn a_converged() {
         ]
     );
     let r = report(&st);
-    assert_eq!(r.status, RunStatus::Unchanged);
+    assert_eq!(r.status, PuppetRunStatus::Unchanged);
     assert_eq!(r.transaction_completed, Some(true));
     assert!(!r.noop && !r.noop_pending && !r.corrective_change);
-    assert_eq!(r.cached_catalog_status, Some(CachedCatalogStatus::NotUsed));
+    assert_eq!(r.cached_catalog_status, Some(PuppetCachedCatalog::NotUsed));
     assert!(!st.cached_catalog_used());
     let t = r.time.unwrap();
     assert_eq!(
@@ -228,7 +229,7 @@ fn a_converged() {
 fn b_changed() {
     let st = state("b_changed");
     common("b_changed", &st);
-    assert_eq!(st.run_status(), RunStatus::Changed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Changed);
     let s = summary(&st);
     assert_eq!(s.config_version, num(1795336206));
     assert_eq!(s.resources.total, 11);
@@ -244,11 +245,11 @@ fn b_changed() {
     assert_time(s.time.get("notify"), 0.000961125);
     assert_time(s.time.get("schedule"), 0.00015836599999999998);
     let r = report(&st);
-    assert_eq!(r.status, RunStatus::Changed);
+    assert_eq!(r.status, PuppetRunStatus::Changed);
     let l = listed(r);
     assert_eq!(l.len(), 3);
     assert_eq!(l[0].0, "File[/srv/puppetwork/target/managed.txt]");
-    assert_eq!(l[0].1, ResourceState::Changed);
+    assert_eq!(l[0].1, PuppetResourceState::Changed);
     assert!(
         l[0].2
             .unwrap()
@@ -259,7 +260,7 @@ fn b_changed() {
         l[1],
         (
             "Exec[always-run]",
-            ResourceState::Changed,
+            PuppetResourceState::Changed,
             Some("executed successfully")
         )
     );
@@ -267,7 +268,7 @@ fn b_changed() {
         l[2],
         (
             "Notify[greeting]",
-            ResourceState::Changed,
+            PuppetResourceState::Changed,
             Some("defined 'message' as 'Hello from the notify resource'")
         )
     );
@@ -287,7 +288,7 @@ fn b_changed() {
 fn c_failed() {
     let st = state("c_failed");
     common("c_failed", &st);
-    assert_eq!(st.run_status(), RunStatus::Failed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Failed);
     assert_eq!(st.detailed_exit_code(), Some(6));
     let s = summary(&st);
     assert_eq!(s.resources.failed, 1);
@@ -301,7 +302,7 @@ fn c_failed() {
     );
     assert_eq!(s.changes_total, 1);
     let r = report(&st);
-    assert_eq!(r.status, RunStatus::Failed);
+    assert_eq!(r.status, PuppetRunStatus::Failed);
     assert_eq!(r.transaction_completed, Some(true));
     // Psych quotes a digit-leading string.
     assert_eq!(
@@ -313,16 +314,16 @@ fn c_failed() {
     assert_eq!(
         listed(r),
         [
-            ("Exec[will-fail]", ResourceState::Failed, Some(fail_msg)),
+            ("Exec[will-fail]", PuppetResourceState::Failed, Some(fail_msg)),
             (
                 "File[/srv/puppetwork/target/depends-on-failed.txt]",
-                ResourceState::Skipped,
+                PuppetResourceState::Skipped,
                 skip_msg
             ),
-            ("Notify[after-failure]", ResourceState::Skipped, skip_msg),
+            ("Notify[after-failure]", PuppetResourceState::Skipped, skip_msg),
             (
                 "File[/srv/puppetwork/target/managed.txt]",
-                ResourceState::Changed,
+                PuppetResourceState::Changed,
                 Some("content changed '{sha256}b03d44cd60d71de68a4aca7808c6f768802f6d6c414430ff8ccea10c1aa57b4c' to '{sha256}77774d2f39299ce8479e4bd4f37ad338057ba8480abd7aedcf17186129702f74'")
             ),
         ]
@@ -347,7 +348,7 @@ fn nothing_written(case: &str, previous: &str) {
     let st = state(case);
     assert_eq!(st.summary_status, FileStatus::Missing);
     assert_eq!(st.report_status, FileStatus::Missing);
-    assert_eq!(st.run_status(), RunStatus::Unknown);
+    assert_eq!(st.run_status(), PuppetRunStatus::Unknown);
     assert_eq!(st.detailed_exit_code(), None);
     assert_eq!(exit_code(case), 1);
     let text = String::from_utf8(read(case, "checksums_before_after.txt")).unwrap();
@@ -384,7 +385,7 @@ fn e_noop() {
     let st = state("e_noop");
     common("e_noop", &st);
     // Drift found in noop is "unchanged" with exit code 0.
-    assert_eq!(st.run_status(), RunStatus::Unchanged);
+    assert_eq!(st.run_status(), PuppetRunStatus::Unchanged);
     let s = summary(&st);
     assert_eq!(s.resources.out_of_sync, 4);
     assert_eq!(s.resources.changed, 0);
@@ -393,15 +394,18 @@ fn e_noop() {
     let r = report(&st);
     assert!(r.noop);
     assert!(r.noop_pending);
-    assert_eq!(r.status, RunStatus::Unchanged);
+    assert_eq!(r.status, PuppetRunStatus::Unchanged);
     let l = listed(r);
     assert_eq!(l.len(), 4);
-    assert!(l.iter().all(|e| e.1 == ResourceState::OutOfSync), "{l:?}");
+    assert!(
+        l.iter().all(|e| e.1 == PuppetResourceState::OutOfSync),
+        "{l:?}"
+    );
     assert_eq!(
         l[1],
         (
             "File[/srv/puppetwork/target/new-file.txt]",
-            ResourceState::OutOfSync,
+            PuppetResourceState::OutOfSync,
             Some("current_value 'absent', should be 'file' (noop)")
         )
     );
@@ -409,7 +413,7 @@ fn e_noop() {
         l[2],
         (
             "Exec[noop-exec]",
-            ResourceState::OutOfSync,
+            PuppetResourceState::OutOfSync,
             Some("current_value 'notrun', should be ['0'] (noop)")
         )
     );
@@ -419,7 +423,7 @@ fn e_noop() {
 fn f_apply_drift_no_corrective() {
     let st = state("f_apply_drift_no_corrective");
     common("f_apply_drift_no_corrective", &st);
-    assert_eq!(st.run_status(), RunStatus::Changed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Changed);
     let s = summary(&st);
     assert_eq!(s.resources.corrective_change, 0);
     let r = report(&st);
@@ -428,7 +432,7 @@ fn f_apply_drift_no_corrective() {
     assert_eq!(r.resources.listed.len(), 1);
     let e = &r.resources.listed[0];
     assert_eq!(e.resource, "File[/srv/puppetwork/target/drift.txt]");
-    assert_eq!(e.state, ResourceState::Changed);
+    assert_eq!(e.state, PuppetResourceState::Changed);
     assert!(!e.corrective_change);
 }
 
@@ -436,7 +440,7 @@ fn f_apply_drift_no_corrective() {
 fn h_dependency_cycle() {
     let st = state("h_dependency_cycle");
     common("h_dependency_cycle", &st);
-    assert_eq!(st.run_status(), RunStatus::Failed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Failed);
     assert_eq!(st.detailed_exit_code(), Some(1));
     let s = summary(&st);
     assert_eq!(s.resources.failed, 2);
@@ -444,7 +448,7 @@ fn h_dependency_cycle() {
     assert_eq!(s.events.failure, 2);
     assert_eq!(s.time.get("catalog_application"), None);
     let r = report(&st);
-    assert_eq!(r.status, RunStatus::Failed);
+    assert_eq!(r.status, PuppetRunStatus::Failed);
     assert_eq!(r.transaction_completed, Some(false));
     let cycle = Some("resource is part of a dependency cycle");
     assert_eq!(
@@ -452,12 +456,12 @@ fn h_dependency_cycle() {
         [
             (
                 "File[/tmp/pw/target/cycle-a.txt]",
-                ResourceState::Failed,
+                PuppetResourceState::Failed,
                 cycle
             ),
             (
                 "File[/tmp/pw/target/cycle-b.txt]",
-                ResourceState::Failed,
+                PuppetResourceState::Failed,
                 cycle
             ),
         ]
@@ -476,7 +480,7 @@ fn h_dependency_cycle() {
 fn agent_a1_first_run() {
     let st = state("agent_a1_first_run");
     common("agent_a1_first_run", &st);
-    assert_eq!(st.run_status(), RunStatus::Changed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Changed);
     assert_eq!(st.run_mode(), Some(crate::metrics::PuppetRunMode::Agent));
     let s = summary(&st);
     assert_eq!(s.config_version, num(1795336454));
@@ -495,10 +499,10 @@ fn agent_a1_first_run() {
         [
             (
                 "File[/srv/puppetwork/target/agent-managed.txt]",
-                ResourceState::Changed,
+                PuppetResourceState::Changed,
                 Some("defined content as '{sha256}531f727b33bc06d350879264504bb2174be6e0cea762c77c8e561900171bd368'")
             ),
-            ("Exec[agent-marker]", ResourceState::Changed, Some("executed successfully")),
+            ("Exec[agent-marker]", PuppetResourceState::Changed, Some("executed successfully")),
         ]
     );
     // 18 fact resolution errors, and they are all there is.
@@ -516,7 +520,7 @@ fn agent_a2_converged() {
     let st = state("agent_a2_converged");
     common("agent_a2_converged", &st);
     // Error logs do not change the status.
-    assert_eq!(st.run_status(), RunStatus::Unchanged);
+    assert_eq!(st.run_status(), PuppetRunStatus::Unchanged);
     let r = report(&st);
     assert_eq!(r.logs.errors, 18);
     assert!(r.resources.listed.is_empty());
@@ -526,7 +530,7 @@ fn agent_a2_converged() {
 fn agent_a3_corrective_change() {
     let st = state("agent_a3_corrective_change");
     common("agent_a3_corrective_change", &st);
-    assert_eq!(st.run_status(), RunStatus::Changed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Changed);
     let s = summary(&st);
     assert_eq!(s.resources.corrective_change, 1);
     let r = report(&st);
@@ -546,12 +550,12 @@ fn agent_a4_compile_error_cached_catalog() {
     let st = state("agent_a4_compile_error_cached_catalog");
     common("agent_a4_compile_error_cached_catalog", &st);
     // Looks healthy everywhere but in cached_catalog_status and the logs.
-    assert_eq!(st.run_status(), RunStatus::Unchanged);
+    assert_eq!(st.run_status(), PuppetRunStatus::Unchanged);
     assert_eq!(st.detailed_exit_code(), Some(0));
     assert!(st.cached_catalog_used());
     assert_eq!(
         st.cached_catalog_status(),
-        Some(CachedCatalogStatus::OnFailure)
+        Some(PuppetCachedCatalog::OnFailure)
     );
     let s = summary(&st);
     assert!(!s.has_failures() && !s.no_catalog_applied());
@@ -560,7 +564,7 @@ fn agent_a4_compile_error_cached_catalog() {
     assert_eq!(s.time.last_run, Some(1795362663));
     assert_eq!(s.resources.total, 8);
     let r = report(&st);
-    assert_eq!(r.status, RunStatus::Unchanged);
+    assert_eq!(r.status, PuppetRunStatus::Unchanged);
     assert_eq!(r.transaction_completed, Some(true));
     assert_eq!(r.logs.errors, 1);
     let e = r.logs.first_error.as_ref().unwrap();
@@ -571,7 +575,7 @@ fn agent_a4_compile_error_cached_catalog() {
 fn agent_a5_compile_error_no_cache() {
     let st = state("agent_a5_compile_error_no_cache");
     common("agent_a5_compile_error_no_cache", &st);
-    assert_eq!(st.run_status(), RunStatus::Failed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Failed);
     assert_eq!(st.detailed_exit_code(), Some(1));
     let s = summary(&st);
     assert_eq!(s.config_version, None);
@@ -581,9 +585,9 @@ fn agent_a5_compile_error_no_cache() {
     assert_eq!(keys, ["startup_time", "total"]);
     assert_eq!(s.time.last_run, Some(1795362665));
     let r = report(&st);
-    assert_eq!(r.status, RunStatus::Failed);
+    assert_eq!(r.status, PuppetRunStatus::Failed);
     assert_eq!(r.transaction_completed, Some(false));
-    assert_eq!(r.cached_catalog_status, Some(CachedCatalogStatus::NotUsed));
+    assert_eq!(r.cached_catalog_status, Some(PuppetCachedCatalog::NotUsed));
     assert_eq!(r.configuration_version, None);
     assert_eq!(r.catalog_uuid, None);
     assert_eq!(r.resources.counts.total, 0);
@@ -600,14 +604,14 @@ fn agent_a5_compile_error_no_cache() {
         report: None,
         ..st.clone()
     };
-    assert_eq!(alone.run_status(), RunStatus::Failed);
+    assert_eq!(alone.run_status(), PuppetRunStatus::Failed);
 }
 
 #[test]
 fn agent_a6_failed_resource() {
     let st = state("agent_a6_failed_resource");
     common("agent_a6_failed_resource", &st);
-    assert_eq!(st.run_status(), RunStatus::Failed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Failed);
     let s = summary(&st);
     assert_eq!(
         (s.resources.failed, s.resources.skipped, s.resources.total),
@@ -620,12 +624,12 @@ fn agent_a6_failed_resource() {
         [
             (
                 "Exec[agent-fail]",
-                ResourceState::Failed,
+                PuppetResourceState::Failed,
                 Some("change from 'notrun' to ['0'] failed: '/bin/false' returned 1 instead of one of [0]")
             ),
             (
                 "Notify[agent-skipped]",
-                ResourceState::Skipped,
+                PuppetResourceState::Skipped,
                 Some("Skipping because of failed dependencies")
             ),
         ]
@@ -642,7 +646,7 @@ fn agent_a8_disabled() {
     let st = state("agent_a8_disabled");
     assert_eq!(st.disabled.as_deref(), Some("maintenance window CHG-42"));
     assert_eq!(st.summary_status, FileStatus::Missing);
-    assert_eq!(st.run_status(), RunStatus::Unknown);
+    assert_eq!(st.run_status(), PuppetRunStatus::Unknown);
     assert!(!st.run_in_progress());
     // The skipped run wrote nothing (the files of the run before stayed).
     let text = String::from_utf8(read("agent_a8_disabled", "checksums_before_after.txt")).unwrap();
@@ -696,7 +700,7 @@ fn reports_pair_only_with_their_own_summary() {
         ..Default::default()
     };
     assert!(st.matching_report().is_none());
-    assert_eq!(st.run_status(), RunStatus::Changed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Changed);
     assert_eq!(st.cached_catalog_status(), None);
 }
 
@@ -932,7 +936,7 @@ fn oversized_input_is_refused_before_parsing() {
     );
     // The summary is still read, and the state judges from it.
     assert_eq!(st.summary_status, FileStatus::Ok);
-    assert_eq!(st.run_status(), RunStatus::Changed);
+    assert_eq!(st.run_status(), PuppetRunStatus::Changed);
 
     // The same bytes handed to the parser directly.
     let big = vec![b'#'; MAX_REPORT_BYTES + 1];
@@ -985,7 +989,7 @@ fn a_large_honest_report_parses_keeping_little() {
     // The 10 failures, then the first 90 changes, in report order.
     assert_eq!(r.resources.listed[9].resource, "File[/srv/f999]");
     assert_eq!(r.resources.listed[10].resource, "File[/srv/f0]");
-    assert_eq!(r.resources.listed[10].state, ResourceState::Changed);
+    assert_eq!(r.resources.listed[10].state, PuppetResourceState::Changed);
     assert_eq!(r.resources.listed[99].resource, "File[/srv/f890]");
     assert_eq!(r.logs.total, 1_000);
 }

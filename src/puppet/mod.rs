@@ -11,7 +11,7 @@
 //! - [`summary`]: `last_run_summary.yaml`, the counts and times of the last
 //!   run (no status: the summary of a run that applied a cached catalog
 //!   after a compile failure looks healthy).
-//! - [`report`]: `last_run_report.yaml`, the status ([`RunStatus`]), the
+//! - [`report`]: `last_run_report.yaml`, the status ([`crate::metrics::PuppetRunStatus`]), the
 //!   noop and cached-catalog flags, the first error and the resources that
 //!   failed or changed; parsed keeping only those.
 //! - [`yaml`]: what both parsers share: the parser's limits, and
@@ -91,10 +91,15 @@ pub mod trust;
 pub mod watcher;
 pub mod yaml;
 
-pub use locks::{ProcessCheck, RunLock};
-pub use report::{
-    CachedCatalogStatus, ReportTime, ResourceEntry, ResourceState, RunReport, RunStatus,
+/// The run's status, the cached catalog's and a resource's state, under
+/// the names the notifier and the tests know them by: the catalogue's
+/// enumerations themselves, which the parsers produce (no twin to map).
+pub use crate::metrics::{
+    PuppetCachedCatalog as CachedCatalogStatus, PuppetResourceState as ResourceState,
+    PuppetRunStatus as RunStatus,
 };
+pub use locks::{ProcessCheck, RunLock};
+pub use report::{ReportTime, ResourceEntry, RunReport};
 pub use state::{read_state, FileStatus, Pairing, PuppetReader, PuppetState};
 pub use summary::RunSummary;
 pub use trend::RunTrend;

@@ -1,7 +1,7 @@
 //! What the Puppet files tell after a change, for the notifications.
 
-use super::report::RunStatus;
 use super::state::PuppetState;
+use crate::metrics::PuppetRunStatus;
 
 /// What the Puppet files said after a change, as far as notifications
 /// care.
@@ -9,7 +9,7 @@ use super::state::PuppetState;
 pub struct PuppetObservation {
     /// When the last run ended (the summary's `time.last_run`).
     pub last_run: Option<i64>,
-    pub status: Option<RunStatus>,
+    pub status: Option<PuppetRunStatus>,
     pub cached_catalog_used: bool,
     pub disabled: bool,
     /// The summary of a new run is there but its report is not yet: the run

@@ -44,18 +44,14 @@ pub const MAX_LOGGED_RESOURCES: usize = 10_000;
 /// Most metric values kept per metric group.
 pub const MAX_METRIC_VALUES: usize = 1000;
 
-/// A run's outcome (`status`), whether it applied a cached catalog
-/// (`cached_catalog_status`) and what happened to a listed resource: the
-/// catalogue's enumerations themselves (`puppetLastRunStatus`,
-/// `puppetCachedCatalogStatus`, `puppetResourceState`), read from the
-/// report's words by their labels, under the names the Puppet side uses.
-/// A run's status is unknown(4) when no data says or the word is not
-/// Puppet's; resource states are ordered as they are listed (failures
-/// first).
-pub use crate::metrics::{
-    PuppetCachedCatalog as CachedCatalogStatus, PuppetResourceState as ResourceState,
-    PuppetRunStatus as RunStatus,
-};
+// A run's outcome (`status`), whether it applied a cached catalog
+// (`cached_catalog_status`) and what happened to a listed resource are
+// read straight into the catalogue's enumerations (`puppetLastRunStatus`,
+// `puppetCachedCatalogStatus`, `puppetResourceState`) by their labels: a
+// run's status is unknown(4) when no data says or the word is not
+// Puppet's; resource states are ordered as they are listed (failures
+// first).
+use crate::metrics::{PuppetCachedCatalog, PuppetResourceState, PuppetRunStatus};
 
 /// The report's `time`: the run's start, with the writer's UTC offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,7 +191,7 @@ pub struct ResourceEntry {
     /// `Exec`, `File`, `Foo::Bar`.
     pub resource_type: String,
     pub title: String,
-    pub state: ResourceState,
+    pub state: PuppetResourceState,
     pub corrective_change: bool,
     /// Properties changed.
     pub change_count: u64,
@@ -270,9 +266,9 @@ pub struct RunReport {
     pub catalog_uuid: Option<String>,
     pub report_format: Option<u64>,
     pub puppet_version: Option<String>,
-    /// `status`; [`RunStatus::Unknown`] when missing or not one of
+    /// `status`; [`PuppetRunStatus::Unknown`] when missing or not one of
     /// `unchanged`, `changed`, `failed`.
-    pub status: RunStatus,
+    pub status: PuppetRunStatus,
     /// `transaction_completed`: false when no catalog was applied or the
     /// transaction could not run (e.g. a dependency cycle).
     pub transaction_completed: Option<bool>,
@@ -281,7 +277,7 @@ pub struct RunReport {
     pub noop_pending: bool,
     /// Only ever true under `puppet agent`.
     pub corrective_change: bool,
-    pub cached_catalog_status: Option<CachedCatalogStatus>,
+    pub cached_catalog_status: Option<PuppetCachedCatalog>,
     pub environment: Option<String>,
     /// `server_used` (`host:port`), agent runs with a server only.
     pub server_used: Option<String>,
@@ -345,15 +341,15 @@ pub fn parse_report(bytes: &[u8]) -> Result<RunReport, ParseError> {
         puppet_version: raw.puppet_version.map(|t| t.0),
         status: raw
             .status
-            .and_then(|s| RunStatus::from_label(&s.0))
-            .unwrap_or(RunStatus::Unknown),
+            .and_then(|s| PuppetRunStatus::from_label(&s.0))
+            .unwrap_or(PuppetRunStatus::Unknown),
         transaction_completed: raw.transaction_completed,
         noop: raw.noop.unwrap_or(false),
         noop_pending: raw.noop_pending.unwrap_or(false),
         corrective_change: raw.corrective_change.unwrap_or(false),
         cached_catalog_status: raw
             .cached_catalog_status
-            .map(|s| CachedCatalogStatus::from_label(&s.0).unwrap_or(CachedCatalogStatus::Unknown)),
+            .map(|s| PuppetCachedCatalog::from_label(&s.0).unwrap_or(PuppetCachedCatalog::Unknown)),
         environment: raw.environment.map(|t| t.0),
         server_used: raw.server_used.map(|t| t.0),
         metrics: raw.metrics.map(|m| m.0).unwrap_or_default(),
@@ -638,7 +634,7 @@ impl<'de> Deserialize<'de> for EventsAcc {
 struct Ranked(usize, ResourceEntry);
 
 impl Ranked {
-    fn key(&self) -> (ResourceState, usize) {
+    fn key(&self) -> (PuppetResourceState, usize) {
         (self.1.state, self.0)
     }
 }
@@ -694,15 +690,15 @@ impl<'de> Deserialize<'de> for ResourcesAcc {
                     counts.out_of_sync += u64::from(oos);
                     counts.corrective_change += u64::from(corrective);
                     let state = if failed {
-                        ResourceState::Failed
+                        PuppetResourceState::Failed
                     } else if ftr {
-                        ResourceState::FailedToRestart
+                        PuppetResourceState::FailedToRestart
                     } else if skipped {
-                        ResourceState::Skipped
+                        PuppetResourceState::Skipped
                     } else if changed {
-                        ResourceState::Changed
+                        PuppetResourceState::Changed
                     } else if oos {
-                        ResourceState::OutOfSync
+                        PuppetResourceState::OutOfSync
                     } else {
                         continue;
                     };
@@ -863,7 +859,10 @@ mod tests {
         assert_eq!(d.counts.total, 280);
         assert_eq!(d.counts.failed, 120);
         assert_eq!(d.counts.changed, 150);
-        assert!(d.listed.iter().all(|e| e.state == ResourceState::Failed));
+        assert!(d
+            .listed
+            .iter()
+            .all(|e| e.state == PuppetResourceState::Failed));
         assert_eq!(d.listed[0].resource, "Exec[f0]");
         assert_eq!(d.listed[0].resource_type, "Exec");
         assert_eq!(d.listed[0].title, "f0");
@@ -875,14 +874,14 @@ mod tests {
     fn tolerant_of_missing_and_unknown_keys() {
         let r = parse_report(b"--- !ruby/object:Puppet::Transaction::Report\nhost: 12345\nnew_key: [1, {a: b}]\nstatus: exploded\n").unwrap();
         assert_eq!(r.host.as_deref(), Some("12345"));
-        assert_eq!(r.status, RunStatus::Unknown);
+        assert_eq!(r.status, PuppetRunStatus::Unknown);
         assert_eq!(r.transaction_completed, None);
         assert_eq!(r.cached_catalog_status, None);
         assert_eq!(r.end_time(), None);
         // Untagged works too.
         let r = parse_report(b"status: changed\ncached_catalog_status: whatever\n").unwrap();
-        assert_eq!(r.status, RunStatus::Changed);
-        assert_eq!(r.cached_catalog_status, Some(CachedCatalogStatus::Unknown));
+        assert_eq!(r.status, PuppetRunStatus::Changed);
+        assert_eq!(r.cached_catalog_status, Some(PuppetCachedCatalog::Unknown));
     }
 
     #[test]

@@ -15,11 +15,12 @@
 //! Whether that is a loop or a storm is the notifier's call
 //! ([`crate::notify`]); this module only counts.
 
-use super::report::{ResourceState, MAX_LISTED_RESOURCES};
+use super::report::MAX_LISTED_RESOURCES;
 use super::state::PuppetState;
 use super::trend::{RunTrend, MAX_LOOP_TEXT};
 use super::yaml::truncate;
 use crate::config::MAX_CONVERGE_RUNS;
+use crate::metrics::PuppetResourceState;
 use std::collections::VecDeque;
 
 /// End times kept for `runs in the last hour`: one a second at most.
@@ -88,7 +89,7 @@ impl RunHistory {
                 r.resources
                     .listed
                     .iter()
-                    .filter(|e| e.state == ResourceState::Changed)
+                    .filter(|e| e.state == PuppetResourceState::Changed)
                     .take(MAX_LISTED_RESOURCES)
                     .map(|e| {
                         // No use keeping more than can be shown.
@@ -207,7 +208,7 @@ mod tests {
             .resources
             .listed
             .iter()
-            .filter(|e| e.state == ResourceState::Changed)
+            .filter(|e| e.state == PuppetResourceState::Changed)
             .map(|e| e.resource.clone())
             .collect();
         assert!(!changed.is_empty());

@@ -6,11 +6,12 @@
 //! [`FileStatus`] what the latest read found.
 
 use super::locks::{self, RunLock, MAX_LOCK_BYTES};
-use super::report::{self, CachedCatalogStatus, RunReport, RunStatus, MAX_REPORT_BYTES};
+use super::report::{self, RunReport, MAX_REPORT_BYTES};
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
 use super::trend::RunTrend;
 use super::yaml::ParseError;
 use crate::config::PuppetPaths;
+use crate::metrics::{PuppetCachedCatalog, PuppetRunStatus};
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
@@ -173,36 +174,38 @@ impl PuppetState {
     /// A run that applied a cached catalog after a compile failure is
     /// `Unchanged` here, as Puppet says: see
     /// [`PuppetState::cached_catalog_used`].
-    pub fn run_status(&self) -> RunStatus {
+    pub fn run_status(&self) -> PuppetRunStatus {
         let report = self.matching_report();
         let Some(summary) = &self.summary else {
-            return report.map_or(RunStatus::Unknown, |r| match r.transaction_completed {
-                Some(false) => RunStatus::Failed,
-                _ => r.status,
+            return report.map_or(PuppetRunStatus::Unknown, |r| {
+                match r.transaction_completed {
+                    Some(false) => PuppetRunStatus::Failed,
+                    _ => r.status,
+                }
             });
         };
         if let Some(r) = report {
-            if r.status == RunStatus::Failed
+            if r.status == PuppetRunStatus::Failed
                 || r.transaction_completed == Some(false)
                 || summary.has_failures()
             {
-                return RunStatus::Failed;
+                return PuppetRunStatus::Failed;
             }
-            if r.status != RunStatus::Unknown {
+            if r.status != PuppetRunStatus::Unknown {
                 return r.status;
             }
         }
         if summary.has_failures() || summary.no_catalog_applied() {
-            RunStatus::Failed
+            PuppetRunStatus::Failed
         } else if summary.changes_total > 0 {
-            RunStatus::Changed
+            PuppetRunStatus::Changed
         } else {
-            RunStatus::Unchanged
+            PuppetRunStatus::Unchanged
         }
     }
 
     /// `cached_catalog_status` of the last run's report.
-    pub fn cached_catalog_status(&self) -> Option<CachedCatalogStatus> {
+    pub fn cached_catalog_status(&self) -> Option<PuppetCachedCatalog> {
         self.matching_report()?.cached_catalog_status
     }
 
@@ -212,7 +215,7 @@ impl PuppetState {
     pub fn cached_catalog_used(&self) -> bool {
         matches!(
             self.cached_catalog_status(),
-            Some(CachedCatalogStatus::OnFailure | CachedCatalogStatus::ExplicitlyRequested)
+            Some(PuppetCachedCatalog::OnFailure | PuppetCachedCatalog::ExplicitlyRequested)
         )
     }
 
