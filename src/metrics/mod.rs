@@ -13,10 +13,12 @@
 //! The catalogue is split by what each part declares: the objects of
 //! REDIS-SERVER-MIB ([`redis_server`]) and of PUPPET-AGENT-MIB
 //! ([`puppet_agent`]) with their enumerations, the tables and their
-//! indexes ([`tables`]), the notifications ([`notifications`]), what
-//! OpenNMS collects ([`opennms`]) and where a module's objects sit
-//! ([`layout`]). Everything is re-exported here, so a
-//! reader names `metrics::X` whatever file declares it.
+//! indexes ([`tables`]), each module as a whole ([`module`]), the one
+//! writer that puts a row's values at their OIDs ([`rows`]), the
+//! notifications ([`notifications`]), what OpenNMS collects ([`opennms`])
+//! and where a module's objects sit ([`layout`]). Everything is
+//! re-exported here, so a reader names `metrics::X` whatever file
+//! declares it.
 
 use crate::smi::Syntax;
 
@@ -323,7 +325,7 @@ pub enum SentinelField {
     /// The master's name, the row's index as a readable column.
     Name,
     /// The instance's name and the row's, escaped and joined by `.`
-    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// ([`row_key`]): unique among all the rows of the
     /// table, where the name alone repeats across instances (every instance
     /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
@@ -356,7 +358,7 @@ pub enum LatencyField {
     /// The event's name, the row's index as a readable column.
     Name,
     /// The instance's name and the row's, escaped and joined by `.`
-    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// ([`row_key`]): unique among all the rows of the
     /// table, where the name alone repeats across instances (every instance
     /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
@@ -370,7 +372,7 @@ pub enum ErrorField {
     /// The error prefix, the row's index as a readable column.
     Name,
     /// The instance's name and the row's, escaped and joined by `.`
-    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// ([`row_key`]): unique among all the rows of the
     /// table, where the name alone repeats across instances (every instance
     /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
@@ -383,7 +385,7 @@ pub enum ClientField {
     /// The name (or user), the row's index as a readable column.
     Label,
     /// The instance's name and the row's, escaped and joined by `.`
-    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// ([`row_key`]): unique among all the rows of the
     /// table, and fit to be a file name. Managers store rows under it.
     Key,
     Count,
@@ -401,7 +403,7 @@ pub enum KeyField {
     /// index as a readable column.
     Label,
     /// The instance's name and the label, escaped and joined by `.`
-    /// (`redis::readings::row_key`), for managers to store rows under.
+    /// ([`row_key`]), for managers to store rows under.
     Key,
     /// [`KeyType`], from TYPE.
     Type,
@@ -481,7 +483,7 @@ pub enum CommandField {
     /// The command's name, the row's index as a readable column.
     Name,
     /// The instance's name and the row's, escaped and joined by `.`
-    /// (`redis::readings::row_key`): unique among all the rows of the
+    /// ([`row_key`]): unique among all the rows of the
     /// table, where the name alone repeats across instances (every instance
     /// runs `info`), and fit to be a file name. Managers store rows under it.
     Key,
