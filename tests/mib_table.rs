@@ -614,7 +614,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
                 .and_then(|bytes| bytes.iter().map(|b| u8::try_from(*b).ok()).collect());
             let expected = named_by.map(|name| match kind {
                 RowName::Index => name,
-                RowName::InstanceAndIndex => redis_snmp::redis::readings::row_key(
+                RowName::InstanceAndIndex => redis_snmp::metrics::row_key(
                     &instance_name(*index),
                     &String::from_utf8_lossy(&name),
                 )
