@@ -51,6 +51,12 @@ pub enum LogTarget {
 /// one trap at a time.
 pub const DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE: usize = 100;
 
+/// `[notifications] alarm_raises_per_minute` unless set: far above what
+/// the default alarms can raise at once on an honest server (four kinds,
+/// the lag one per replica), far below a hostile server's thousands of
+/// rows crossing together.
+pub const DEFAULT_ALARM_RAISES_PER_MINUTE: usize = 60;
+
 /// Settings of the notifier.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotifyConfig {
@@ -60,6 +66,10 @@ pub struct NotifyConfig {
     /// At most this many notifications of one kind from one source per
     /// minute; the rest are dropped (and counted in the log).
     pub max_per_minute: usize,
+    /// `[notifications] alarm_raises_per_minute`: at most this many
+    /// alarms raised per instance in any minute, all its alarms together;
+    /// a raise held back holds back its rearm.
+    pub alarm_raises_per_minute: usize,
     /// Puppet is stale when its last run ended longer ago than this.
     pub puppet_stale_after: Duration,
     /// `[puppet] converge_runs`: this many runs in a row that each changed
@@ -84,6 +94,7 @@ impl Default for NotifyConfig {
         NotifyConfig {
             disabled: HashSet::new(),
             max_per_minute: 5,
+            alarm_raises_per_minute: DEFAULT_ALARM_RAISES_PER_MINUTE,
             puppet_stale_after: Duration::from_secs(2 * 3600),
             puppet_converge_runs: DEFAULT_CONVERGE_RUNS,
             puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
@@ -235,6 +246,7 @@ struct FileNotifications {
     #[serde(default)]
     disabled: Vec<String>,
     max_per_minute: Option<usize>,
+    alarm_raises_per_minute: Option<usize>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -532,6 +544,16 @@ fn notify_config(file: Option<&FileNotifications>) -> Result<NotifyConfig, Strin
             return Err("notifications.max_per_minute: 0 would send none; use disabled".into());
         }
         config.max_per_minute = max;
+    }
+    if let Some(max) = file.alarm_raises_per_minute {
+        let most = crate::alarms::MAX_TRACKED_PER_INSTANCE;
+        if !(1..=most).contains(&max) {
+            return Err(format!(
+                "notifications.alarm_raises_per_minute: {max} is not from 1 to {most} (to send \
+                 none, add redisThresholdCrossed and redisThresholdRearmed to disabled)"
+            ));
+        }
+        config.alarm_raises_per_minute = max;
     }
     Ok(config)
 }
@@ -932,6 +954,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("redisRoleChange"), "{err}");
+        assert_eq!(
+            config.notifications.alarm_raises_per_minute,
+            DEFAULT_ALARM_RAISES_PER_MINUTE
+        );
+        let path = write_config(&dir, "[notifications]\nalarm_raises_per_minute = 7\n");
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert_eq!(config.notifications.alarm_raises_per_minute, 7);
+        let path = write_config(&dir, "[notifications]\nalarm_raises_per_minute = 0\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("alarm_raises_per_minute: 0 is not from 1"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -129,10 +129,17 @@ pub enum Limit {
     /// per-run budget comes first, but the run boundaries that renew it
     /// are lines of the log too.)
     Resources,
-    /// None: judged on values, where a trigger count and a rearm value
-    /// keep it from flapping, and a crossing sent without its rearm would
-    /// leave a manager's alarm standing.
-    Unlimited,
+    /// An alarm raised: judged on values, where a trigger count and a
+    /// rearm value keep one alarm from flapping, but a server can make
+    /// thousands of rows cross at once (80,000 replicas toggling their
+    /// lag): at most `alarm_raises_per_minute` of a source's raises, all
+    /// its alarms together, in any minute. A raise held back holds back
+    /// its rearm ([`Limit::Rearm`]).
+    Raise,
+    /// An alarm rearmed: sent exactly when its raise was, so that a
+    /// manager neither keeps an alarm nothing clears nor sees a rearm of
+    /// one it never saw raised. Bounded by the raises.
+    Rearm,
 }
 
 /// One NOTIFICATION-TYPE.
@@ -361,9 +368,9 @@ notifications! {
             ["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"];
         /// An alarm of `[[alarm]]` raised (`crate::alarms`), not a
         /// transition: about the alarm's row (`instance.number`).
-        ThresholdCrossed = 10 => "redisThresholdCrossed", Unlimited, REDIS_ALARM_ROW;
+        ThresholdCrossed = 10 => "redisThresholdCrossed", Raise, REDIS_ALARM_ROW;
         /// An alarm rearmed.
-        ThresholdRearmed = 11 => "redisThresholdRearmed", Unlimited, REDIS_ALARM_ROW;
+        ThresholdRearmed = 11 => "redisThresholdRearmed", Rearm, REDIS_ALARM_ROW;
     }
 }
 
