@@ -294,7 +294,7 @@ impl Config {
     /// Merge the file named by `-c` (if any), the command line and the
     /// password from the environment (`env_password`).
     pub fn load(cli: &Cli, env_password: Option<String>) -> Result<Config, ConfigError> {
-        let (file, file_name) = match &cli.config {
+        let (file, file_name) = match &cli.settings.config {
             Some(path) => (read_file(path)?, path.display().to_string()),
             None => (FileConfig::default(), "the command line".to_string()),
         };
@@ -304,7 +304,12 @@ impl Config {
             message,
         };
 
-        let agentx = match cli.agentx_socket.as_ref().or(file.agentx_socket.as_ref()) {
+        let agentx = match cli
+            .settings
+            .agentx_socket
+            .as_ref()
+            .or(file.agentx_socket.as_ref())
+        {
             Some(text) => text
                 .parse()
                 .map_err(|e| in_file(format!("agentx_socket: {e}")))?,
@@ -316,7 +321,7 @@ impl Config {
                 "refresh: {refresh_secs} is not between 1 and 86400 seconds"
             )));
         }
-        let layout = match cli.oid.as_ref().or(file.oid.as_ref()) {
+        let layout = match cli.settings.oid.as_ref().or(file.oid.as_ref()) {
             Some(text) => {
                 let oid: Oid = text.parse().map_err(|e| in_file(format!("oid: {e}")))?;
                 Layout::from_legacy_oid(oid).map_err(|e| in_file(format!("oid: {e}")))?
@@ -362,10 +367,10 @@ impl Config {
         // what is found, not the old tool's 127.0.0.1:6379 (found there too
         // when a server listens on it).
         let names_a_server = !instances.is_empty()
-            || cli.host.is_some()
-            || cli.port.is_some()
-            || cli.password.is_some()
-            || cli.password_file.is_some()
+            || cli.settings.host.is_some()
+            || cli.settings.port.is_some()
+            || cli.settings.password.is_some()
+            || cli.settings.password_file.is_some()
             || env_password.as_deref().is_some_and(|p| !p.is_empty());
         if names_a_server || !discovery.local {
             apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
@@ -387,7 +392,7 @@ impl Config {
         let puppet_events = match &file.puppet {
             Some(p) if p.enabled != Some(false) => events_config(p).map_err(in_file)?,
             Some(_) => None,
-            None if cli.puppet => Some(EventsConfig::default()),
+            None if cli.settings.puppet => Some(EventsConfig::default()),
             None => None,
         };
         let puppet = match &file.puppet {
@@ -461,7 +466,7 @@ impl Config {
                 })
             }
             Some(_) => None,
-            None if cli.puppet => Some(PuppetPaths::default()),
+            None if cli.settings.puppet => Some(PuppetPaths::default()),
             None => None,
         };
 
@@ -645,32 +650,36 @@ fn apply_command_line(
         ));
     }
     let first = &mut instances[0];
-    if cli.host.is_some() || cli.port.is_some() {
+    if cli.settings.host.is_some() || cli.settings.port.is_some() {
         first.address = match &first.address {
             RedisAddress::Tls { host, port } => RedisAddress::Tls {
-                host: cli.host.clone().unwrap_or_else(|| host.clone()),
-                port: cli.port.unwrap_or(*port),
+                host: cli.settings.host.clone().unwrap_or_else(|| host.clone()),
+                port: cli.settings.port.unwrap_or(*port),
             },
             RedisAddress::Tcp { host, port } => RedisAddress::Tcp {
-                host: cli.host.clone().unwrap_or_else(|| host.clone()),
-                port: cli.port.unwrap_or(*port),
+                host: cli.settings.host.clone().unwrap_or_else(|| host.clone()),
+                port: cli.settings.port.unwrap_or(*port),
             },
             RedisAddress::Unix(_) => RedisAddress::Tcp {
-                host: cli.host.clone().unwrap_or_else(|| DEFAULT_HOST.to_string()),
-                port: cli.port.unwrap_or(6379),
+                host: cli
+                    .settings
+                    .host
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_HOST.to_string()),
+                port: cli.settings.port.unwrap_or(6379),
             },
         };
     }
     if let Some(password) = env_password.filter(|p| !p.is_empty()) {
         first.password = Some(Secret::new(password));
     }
-    if let Some(path) = &cli.password_file {
+    if let Some(path) = &cli.settings.password_file {
         let (secret, warning) = secret::read_password_file(path)
             .map_err(|e| ConfigError::Invalid(format!("--password-file: {e}")))?;
         warnings.extend(warning);
         first.password = Some(secret);
     }
-    if let Some(password) = &cli.password {
+    if let Some(password) = &cli.settings.password {
         warnings.push(
             "a password given with -p/--password is visible to every user of this host \
              until start-up wipes it; use --password-file or REDIS_SNMP_PASSWORD"
