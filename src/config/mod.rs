@@ -32,7 +32,7 @@ pub const DEFAULT_REFRESH_SECS: u64 = 10;
 /// `slow_refresh` says otherwise. 15: what they add per poll (their cost
 /// over plain INFO, about 64 µs of Redis's time on Redis 7.0, / 15) is then
 /// no more than what zabbix_agent2's template adds to the same INFO with
-/// its PING and SLOWLOG GET (`scripts/bench-peers.sh`; README).
+/// its PING and SLOWLOG GET (`scripts/bench-peers.sh`; docs/benchmarks.md).
 pub const DEFAULT_SLOW_REFRESH_FACTOR: u64 = 15;
 pub const DEFAULT_PID_FILE: &str = "/var/run/redis-snmp.pid";
 
