@@ -894,22 +894,13 @@ mod tests {
 
     #[test]
     fn alarm_notifications_carry_the_row_and_the_instance_name_and_pair_under_their_ceiling() {
-        use crate::alarms::{AlarmSpec, Direction};
         let (tx, mut rx) = mpsc::channel(100);
         let layout = Layout::default_layout();
-        let memory = AlarmSpec::new(
-            "memory",
-            "redisMemUsedOfMax",
-            Direction::Above,
-            9000,
-            8500,
-            1,
-            None,
-        )
-        .unwrap();
+        // Raised at 90 % on one poll, rearmed at 85 %.
+        let memory = || crate::alarms::memory_alarm(1);
         let config = NotifyConfig {
             max_per_minute: 1,
-            alarms: vec![memory],
+            alarms: vec![memory()],
             ..NotifyConfig::default()
         };
         let notifier = Notifier::new(config, layout.clone(), tx);
@@ -973,16 +964,7 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(1000);
         let config = NotifyConfig {
             alarm_raises_per_minute: 2,
-            alarms: vec![AlarmSpec::new(
-                "memory",
-                "redisMemUsedOfMax",
-                Direction::Above,
-                9000,
-                8500,
-                1,
-                None,
-            )
-            .unwrap()],
+            alarms: vec![memory()],
             ..NotifyConfig::default()
         };
         let flooded = Notifier::new(config, layout.clone(), tx);

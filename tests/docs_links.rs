@@ -51,18 +51,22 @@ fn anchor(heading: &str) -> String {
         .collect()
 }
 
+/// The lines of a Markdown text outside its fenced code blocks.
+fn prose(text: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    text.lines().filter(move |line| {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            return false;
+        }
+        !fenced
+    })
+}
+
 /// The anchors of a Markdown text's headings (outside code blocks).
 fn anchors(text: &str) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in prose(text) {
         let Some(heading) = line.strip_prefix('#') else {
             continue;
         };
@@ -85,15 +89,7 @@ fn anchors(text: &str) -> BTreeSet<String> {
 /// The targets of a text's inline links `[text](target)`, outside code.
 fn links(text: &str) -> Vec<String> {
     let mut found = Vec::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in prose(text) {
         // Inline code is not a link.
         let mut plain = String::new();
         for (i, part) in line.split('`').enumerate() {

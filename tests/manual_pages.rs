@@ -7,6 +7,10 @@
 //! page, redis-snmp(8), is checked the same way by lintian and `man` in
 //! tests/debian_package.rs, from the built package.)
 
+// Runs man(1) (man-db, with groff): built only with the `system-tests`
+// feature, which scripts/test.sh turns on.
+#![cfg(feature = "system-tests")]
+
 #[path = "../examples/man/config_page.rs"]
 mod config_page;
 

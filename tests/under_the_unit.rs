@@ -20,7 +20,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use testkit::unit::{set_mode, UnitSandbox};
+use testkit::unit::UnitSandbox;
 use testkit::{
     wait_until, Agent, AgentConfig, PuppetApply, Snmpd, SnmpdOptions, Snmptrapd, PUPPET_ROOT,
 };
@@ -95,15 +95,7 @@ impl Site {
                 &format!("events_log = \"{}\"", events.display()),
             )
             .write(files.path());
-        set_mode(&config, 0o644);
-        let launcher = sandbox.launcher();
-        let launcher: Vec<&str> = launcher.iter().map(String::as_str).collect();
-        let mut agent = Agent::start_through(
-            &launcher,
-            &["-n", "-v", "-c", config.to_str().unwrap()],
-            &[],
-        );
-        agent.expect_registered(Duration::from_secs(10));
+        let agent = sandbox.start_agent(&config);
         Site {
             sandbox,
             puppet,
