@@ -7,10 +7,9 @@ cd "$(dirname "$0")/.."
 
 # Debian packages for the tests and the tools they drive. Later features add
 # theirs here (e.g. puppet lintian debhelper).
-APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2"
 # The consumers tests/icinga.rs and tests/snmptt.rs run (issue 23): Icinga 2
 # and check_snmp, snmptt with Net-SNMP's Perl module and its ini reader.
-APT_PACKAGES="$APT_PACKAGES icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl"
+APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl"
 # python3 with venv for the second SNMP stack (scripts/python-deps.sh); a
 # python3 of the machine's own that has it is used as it is.
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
