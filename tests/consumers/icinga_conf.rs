@@ -443,13 +443,9 @@ const NAGIOS_HEADER: &str = "\
 /// A check's `command_name`.
 pub fn nagios_command(check: &Check) -> String {
     format!(
-        "check_{}",
-        check
-            .service
-            .replace('-', "_")
-            .replacen("redis_", "redis_snmp_", 1)
+        "check_redis_snmp_{}",
+        check.service.trim_start_matches("redis-").replace('-', "_")
     )
-    .replacen("check_puppet_", "check_redis_snmp_puppet_", 1)
 }
 
 /// A check's `command_line`.
