@@ -8,8 +8,10 @@
 //!   NOTIFICATION-TYPE and …" once made an event `imports`); a
 //!   DESCRIPTION runs to the next line holding `::=`; `--#` lines are its
 //!   directives; and an event's FORMAT is the first line of the
-//!   DESCRIPTION. So no description line may name those macros, hold `::=`
-//!   or start with `--#`, and each notification's DESCRIPTION opens with a
+//!   DESCRIPTION. So no description line may name those macros, hold `::=`,
+//!   start with `--#` or with a clause keyword (`OBJECTS`, `DESCRIPTION`,
+//!   … where a converter reading line starts takes it for syntax), and
+//!   each notification's DESCRIPTION opens with a
 //!   line that is one whole sentence. Checked by those rules, and by the
 //!   real `snmpttconvertmib`: exactly one event per notification of the
 //!   catalogue, each at its OID, none failed, each FORMAT the sentence; a
@@ -65,6 +67,42 @@ fn skip_without(tool: &str, test: &str) -> bool {
 // ---------------------------------------------------------------------------
 // The MIB text, by snmpttconvertmib's rules
 
+/// The SMIv2 clause and module keywords: a line-based converter that
+/// looks at the start of a line (snmpttconvertmib's `OBJECTS`/`VARIABLES`/
+/// `ENTERPRISE`/`DESCRIPTION` matches among them) would take a line of
+/// text starting with one for syntax.
+const CLAUSES: &[&str] = &[
+    "IMPORTS",
+    "BEGIN",
+    "END",
+    "DESCRIPTION",
+    "OBJECTS",
+    "VARIABLES",
+    "ENTERPRISE",
+    "SYNTAX",
+    "STATUS",
+    "REVISION",
+    "LAST-UPDATED",
+    "ORGANIZATION",
+    "CONTACT-INFO",
+    "MAX-ACCESS",
+    "INDEX",
+    "AUGMENTS",
+    "UNITS",
+    "REFERENCE",
+    "DEFVAL",
+    "DISPLAY-HINT",
+    "OBJECT-TYPE",
+    "MODULE-IDENTITY",
+    "OBJECT-GROUP",
+    "NOTIFICATION-GROUP",
+    "MODULE-COMPLIANCE",
+    "TEXTUAL-CONVENTION",
+    "MANDATORY-GROUPS",
+    "GROUP",
+    "OBJECT",
+];
+
 /// What a line-based converter would misread in a MIB's text: quoted text
 /// naming a definition macro or holding `::=`, a `--#` directive in it,
 /// and a notification whose DESCRIPTION does not open with a line that is
@@ -91,6 +129,13 @@ fn line_tool_problems(mib: &str, defs: &[&NotificationDef]) -> Vec<String> {
         if text.trim_start().starts_with("--#") {
             problems.push(format!(
                 "line {}: a --# directive in quoted text: {line}",
+                n + 1
+            ));
+        }
+        let first_word = text.split_whitespace().next().unwrap_or("");
+        if CLAUSES.contains(&first_word.trim_end_matches([',', '.', ':', ';'])) {
+            problems.push(format!(
+                "line {}: quoted text starts with the clause {first_word}: {line}",
                 n + 1
             ));
         }
@@ -137,6 +182,18 @@ fn mib_text_reads_right_by_the_converters_rules() {
         problems
             .iter()
             .any(|p| p.contains("NOTIFICATION-TYPE in quoted text")),
+        "{problems:?}"
+    );
+    let clause = redis.replacen(
+        "         notification macros to the imports, the",
+        "         OBJECTS and groups were added, the",
+        1,
+    );
+    let problems = line_tool_problems(&clause, &defs);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("starts with the clause OBJECTS")),
         "{problems:?}"
     );
     let first = summary(defs[0]);
