@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 
 # Debian packages for the tests and the tools they drive. Later features add
 # theirs here (e.g. puppet lintian debhelper).
-APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 man-db"
+# The consumers tests/icinga.rs and tests/snmptt.rs run (issue 23): Icinga 2
+# and check_snmp, snmptt with Net-SNMP's Perl module and its ini reader.
+APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl man-db"
 # python3 with venv for the second SNMP stack (scripts/python-deps.sh); a
 # python3 of the machine's own that has it is used as it is.
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
@@ -63,6 +65,10 @@ if [ "${INSTALLED_NOW:-0}" = 1 ]; then
     stop_system_daemon snmpd /run/snmpd.pid Debian-snmp
     stop_system_daemon snmptrapd /run/snmptrapd.pid
     stop_system_daemon redis-server /run/redis/redis-server.pid redis
+    # icinga2 runs as nagios, snmptt's daemon as snmptt; the tests run their
+    # own as plain processes.
+    stop_system_daemon icinga2 /run/icinga2/icinga2.pid nagios
+    stop_system_daemon snmptt /run/snmptt.pid snmptt
     # Debian's puppet package may start its agent, which has no server here.
     as_root systemctl stop puppet >/dev/null 2>&1 || true
     as_root systemctl disable puppet >/dev/null 2>&1 || true
