@@ -272,25 +272,28 @@ fn the_generator_refuses_an_unknown_key_and_a_broken_mib() {
     let mibs = mib_dir(work.path());
     // 0.21 knows no scale: the 0.28 file is refused.
     let (out, _) = run_generator(&generator, &generate::generator_yml(Flavour::V028), &mibs);
-    assert!(
-        !out.status.success(),
-        "0.21 accepted the 0.28 file: {}",
-        text(&out)
-    );
-    // A MIB with a syntax error: --fail-on-parse-errors makes it fatal.
+    let said = text(&out);
+    assert!(!out.status.success(), "0.21 accepted the 0.28 file: {said}");
+    assert!(said.contains("field scale not found"), "{said}");
+    // A MIB net-snmp reports an error in (an object under a parent no
+    // module defines) but that still holds every walked object:
+    // --fail-on-parse-errors makes the error fatal.
     let mib = mibs.join("REDIS-SERVER-MIB.txt");
     let good = std::fs::read_to_string(&mib).unwrap();
-    std::fs::write(
-        &mib,
-        good.replacen("SYNTAX      Counter64", "SYNTAX      Counter64 {", 1),
-    )
-    .unwrap();
+    let end = good.rfind("\nEND").expect("the MIB ends with END");
+    let mut broken = good.clone();
+    broken.insert_str(
+        end,
+        "\nredisBroken OBJECT IDENTIFIER ::= { redisNoSuchParent 1 }\n",
+    );
+    std::fs::write(&mib, broken).unwrap();
     let (out, _) = run_generator(&generator, &generate::generator_yml(Flavour::V021), &mibs);
+    let said = text(&out);
     assert!(
         !out.status.success(),
-        "a broken MIB was accepted: {}",
-        text(&out)
+        "a MIB with an error was accepted: {said}"
     );
+    assert!(said.contains("NetSNMP reported parse error"), "{said}");
 }
 
 #[test]
@@ -582,6 +585,161 @@ fn key_of(labels: &BTreeMap<String, String>, own: &str) -> String {
         .join(",")
 }
 
+/// The exporter on a loopback port, reading `config`; stopped when dropped.
+struct Exporter {
+    proc: Proc,
+    port: u16,
+}
+
+impl Exporter {
+    fn start(exporter: &Path, config: &Path) -> Exporter {
+        let port = free_port();
+        let proc = Proc::spawn(
+            Command::new(exporter)
+                .arg(format!("--config.file={}", config.display()))
+                .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null()),
+            "prometheus-snmp-exporter",
+        );
+        let listens = wait_until(Duration::from_secs(10), || {
+            TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        assert!(listens, "the exporter does not listen on 127.0.0.1:{port}");
+        Exporter { proc, port }
+    }
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        self.proc.terminate(Duration::from_secs(5));
+    }
+}
+
+/// Scrapes every module through `exporter` between two walks of snmpd,
+/// and says where a served row is missing from the scrape or comes out
+/// with another type or value than the catalogue and snmpd give it. The
+/// rows checked, and the problems.
+fn scrape_against_walks(exporter: &Exporter, snmpd: &Snmpd) -> (usize, Vec<String>) {
+    let layout = Layout::default_layout();
+    let metrics = shipped_snmp_yml();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for module in EXPORTER_MODULES {
+        let root = match module.name {
+            "puppet_agent" => layout.puppet().to_string(),
+            _ => layout.root().to_string(),
+        };
+        let before = walk(snmpd, &root);
+        let target = format!("127.0.0.1:{}", snmpd.udp_port());
+        let body = http_get(
+            exporter.port,
+            &format!("/snmp?target={target}&module={}", module.name),
+        );
+        let after = walk(snmpd, &root);
+        let (types, samples) = parse_exposition(&body);
+        let pdus = samples.iter().find(|s| s.0 == "snmp_scrape_pdus_returned");
+        if !pdus.is_some_and(|s| s.2 > 0.0) {
+            problems.push(format!("{}: no PDUs returned:\n{body}", module.name));
+        }
+        // Instance index → name, as the lookup labels rows.
+        let name_oid = redis_objects()
+            .find(|o| o.name == generate::instance_name_label())
+            .map(|o| format!("{}.", layout.object_oid(o)))
+            .unwrap();
+        let names: BTreeMap<u32, String> = before
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(&name_oid)?.parse().ok()?, v.text())))
+            .collect();
+        for def in objects_of(module) {
+            let oid = layout.object_oid(def).to_string();
+            let below = format!("{oid}.");
+            let rows: Vec<(&String, &Var)> = before
+                .iter()
+                .filter(|(k, _)| k.starts_with(&below))
+                .collect();
+            if rows.is_empty() {
+                continue; // not served by this Redis or this Puppet run
+            }
+            let want_type = match def.syntax {
+                Syntax::Counter32 | Syntax::Counter64 => "counter",
+                _ => "gauge",
+            };
+            let got_type = types.get(def.name).map(String::as_str);
+            if got_type != Some(want_type) {
+                problems.push(format!("{}: TYPE {got_type:?}, not {want_type}", def.name));
+            }
+            let mine: Vec<&Sample> = samples.iter().filter(|s| s.0 == def.name).collect();
+            let enum_values = &metrics[module.name][def.name].enum_values;
+            for (k, var) in rows {
+                checked += 1;
+                let suffix: Vec<u32> = k[below.len()..]
+                    .split('.')
+                    .map(|a| a.parse().unwrap())
+                    .collect();
+                let Some(key) = row_labels(def, &suffix, &names) else {
+                    problems.push(format!("{k}: a row no label can name"));
+                    continue;
+                };
+                // redisInstanceName is its own row's label too.
+                let own = format!("{}=", def.name);
+                let own = if key.split(',').any(|kv| kv.starts_with(&own)) {
+                    ""
+                } else {
+                    def.name
+                };
+                let row: Vec<&&Sample> = mine.iter().filter(|s| key_of(&s.1, own) == key).collect();
+                let later = after.get(k);
+                if is_state_set(def) {
+                    let on: Vec<&str> = row
+                        .iter()
+                        .filter(|s| s.2 == 1.0)
+                        .filter_map(|s| s.1.get(def.name).map(String::as_str))
+                        .collect();
+                    let want: BTreeSet<&str> = [Some(var), later]
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| enum_values.get(&(signed(v)? as i64)))
+                        .map(String::as_str)
+                        .collect();
+                    if row.len() != enum_values.len() || on.len() != 1 || !want.contains(on[0]) {
+                        problems.push(format!("{k}: state set {row:?}, snmp {want:?}"));
+                    }
+                    continue;
+                }
+                if row.len() != 1 {
+                    problems.push(format!("{k} ({key}): {} series: {row:?}", row.len()));
+                    continue;
+                }
+                if matches!(def.syntax, Syntax::DisplayString | Syntax::OctetString) {
+                    if var.ty != "STRING" || var.value.contains('\\') {
+                        continue; // Hex-STRING or escapes: not the value's own text
+                    }
+                    let got = row[0].1.get(def.name).cloned().unwrap_or_default();
+                    if got != var.text() && later.is_none_or(|l| got != l.text()) {
+                        problems.push(format!("{k}: exporter {got:?}, snmp {:?}", var.text()));
+                    }
+                    continue;
+                }
+                let got = row[0].2;
+                let (Some(a), b) = (signed(var), later.and_then(signed)) else {
+                    problems.push(format!("{k}: snmp gave no number: {var}"));
+                    continue;
+                };
+                let b = b.unwrap_or(a);
+                // 0.21 divides nothing: the file has no scale.
+                let unit = divisor(def, Flavour::V021).map_or(1.0, f64::from);
+                let (lo, hi) = (a.min(b) / unit, a.max(b) / unit);
+                let slack = hi.abs() * 1e-12;
+                if got < lo - slack || got > hi + slack {
+                    problems.push(format!("{k}: exporter {got}, snmp {a}..{b}"));
+                }
+            }
+        }
+    }
+    (checked, problems)
+}
+
 #[test]
 fn a_live_scrape_gives_every_served_object_its_type_and_snmpgets_value() {
     let (Some(exporter), Some(_)) = (
@@ -595,17 +753,14 @@ fn a_live_scrape_gives_every_served_object_its_type_and_snmpgets_value() {
     let snmpd = Snmpd::start();
     let puppet = PuppetApply::new();
     let t = puppet.target().display().to_string();
-    puppet.apply(
-        "run1",
-        &format!("file {{ '{t}/a': content => \"a\\n\" }}\n"),
-        &[],
-    );
+    let manifest = format!("file {{ '{t}/a': content => \"a\\n\" }}\n");
+    puppet.apply("run1", &manifest, &[]);
     redis.cli(&["SET", "k", "v"]);
+    redis.cli(&["GET", "k"]);
     let _agent = AgentConfig::new(&snmpd)
         .redis("main", &redis.address(), "")
         .puppet(&puppet, "")
         .start(dir_.path());
-    let layout = Layout::default_layout();
     let ready = wait_until(Duration::from_secs(20), || {
         let s = walk(&snmpd, ".1.3.6.1.4.1.20267");
         s.get(".1.3.6.1.4.1.20267.400.3.1.1.4.1")
@@ -614,149 +769,32 @@ fn a_live_scrape_gives_every_served_object_its_type_and_snmpgets_value() {
             && s.keys().any(|k| k.starts_with(".1.3.6.1.4.1.20267.401."))
     });
     assert!(ready, "the agent serves no Redis and Puppet data");
-    let port = free_port();
-    let mut proc = Proc::spawn(
-        Command::new(&exporter)
-            .arg(format!(
-                "--config.file={}",
-                dir(Flavour::V021).join("snmp.yml").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null()),
-        "prometheus-snmp-exporter",
-    );
-    assert!(
-        wait_until(Duration::from_secs(10), || TcpStream::connect((
-            "127.0.0.1",
-            port
-        ))
-        .is_ok()),
-        "the exporter does not listen"
-    );
-    let metrics = shipped_snmp_yml();
-    let mut checked = 0;
-    for module in EXPORTER_MODULES {
-        let root = match module.name {
-            "puppet_agent" => layout.puppet().to_string(),
-            _ => layout.root().to_string(),
-        };
-        let before = walk(&snmpd, &root);
-        let body = http_get(
-            port,
-            &format!(
-                "/snmp?target=127.0.0.1:{}&module={}",
-                snmpd.udp_port(),
-                module.name
-            ),
-        );
-        let after = walk(&snmpd, &root);
-        let (types, samples) = parse_exposition(&body);
-        let pdus = samples.iter().find(|s| s.0 == "snmp_scrape_pdus_returned");
-        assert!(
-            pdus.is_some_and(|s| s.2 > 0.0),
-            "{}: no PDUs returned:\n{body}",
-            module.name
-        );
-        // Instance index → name, as the lookup labels rows.
-        let name_oid = redis_objects()
-            .find(|o| o.name == generate::instance_name_label())
-            .map(|o| layout.object_oid(o).to_string())
-            .unwrap();
-        let names: BTreeMap<u32, String> = before
-            .iter()
-            .filter_map(|(k, v)| {
-                Some((
-                    k.strip_prefix(&format!("{name_oid}."))?.parse().ok()?,
-                    v.text(),
-                ))
-            })
-            .collect();
-        for def in objects_of(module) {
-            let oid = layout.object_oid(def).to_string();
-            let rows: Vec<(&String, &Var)> = before
-                .iter()
-                .filter(|(k, _)| k.starts_with(&format!("{oid}.")))
-                .collect();
-            if rows.is_empty() {
-                continue;
-            }
-            let want_type = match def.syntax {
-                Syntax::Counter32 | Syntax::Counter64 => "counter",
-                _ => "gauge",
-            };
-            assert_eq!(
-                types.get(def.name).map(String::as_str),
-                Some(want_type),
-                "{}",
-                def.name
-            );
-            let mine: Vec<&Sample> = samples.iter().filter(|s| s.0 == def.name).collect();
-            let enum_values = &metrics[module.name][def.name].enum_values;
-            for (k, var) in rows {
-                let suffix: Vec<u32> = k[oid.len() + 1..]
-                    .split('.')
-                    .map(|a| a.parse().unwrap())
-                    .collect();
-                let Some(key) = row_labels(def, &suffix, &names) else {
-                    panic!("{k}: a row no label can name");
-                };
-                // redisInstanceName is its own row's label too.
-                let own = format!("{}=", def.name);
-                let own = if key.split(',').any(|kv| kv.starts_with(&own)) {
-                    ""
-                } else {
-                    def.name
-                };
-                let row: Vec<&&Sample> = mine.iter().filter(|s| key_of(&s.1, own) == key).collect();
-                let later = after.get(k);
-                match def.syntax {
-                    _ if is_state_set(def) => {
-                        let on: Vec<&str> = row
-                            .iter()
-                            .filter(|s| s.2 == 1.0)
-                            .map(|s| s.1[def.name].as_str())
-                            .collect();
-                        let want: BTreeSet<&str> = [Some(var), later]
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|v| enum_values.get(&(signed(v)? as i64)))
-                            .map(String::as_str)
-                            .collect();
-                        assert_eq!(row.len(), enum_values.len(), "{k}: one series per state");
-                        assert!(
-                            on.len() == 1 && want.contains(on[0]),
-                            "{k}: {on:?}, snmp {want:?}"
-                        );
-                    }
-                    Syntax::DisplayString | Syntax::OctetString => {
-                        if var.ty != "STRING" || var.value.contains('\\') {
-                            continue; // Hex-STRING or escapes: net-snmp's text is not the value
-                        }
-                        assert_eq!(row.len(), 1, "{k} ({key}): {row:?}");
-                        let got = &row[0].1[def.name];
-                        let ok = *got == var.text() || later.is_some_and(|l| *got == l.text());
-                        assert!(ok, "{k}: exporter {got:?}, snmp {:?}", var.text());
-                    }
-                    _ => {
-                        assert_eq!(row.len(), 1, "{k} ({key}): {row:?}");
-                        let got = row[0].2;
-                        let a = signed(var).unwrap();
-                        let b = later.and_then(signed).unwrap_or(a);
-                        let unit = divisor(def, Flavour::V021).map_or(1.0, f64::from);
-                        let (lo, hi) = (a.min(b) / unit, a.max(b) / unit);
-                        let slack = hi.abs() * 1e-12;
-                        assert!(
-                            got >= lo - slack && got <= hi + slack,
-                            "{k}: exporter {got}, snmp {a}..{b}"
-                        );
-                    }
-                }
-                checked += 1;
-            }
-        }
-    }
-    proc.terminate(Duration::from_secs(5));
+
+    let shipped = dir(Flavour::V021).join("snmp.yml");
+    let (checked, problems) = scrape_against_walks(&Exporter::start(&exporter, &shipped), &snmpd);
     println!("{checked} rows checked against snmpbulkwalk");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(checked > 150, "only {checked} rows checked");
+
+    // A copy as the generator makes it without the overrides' types: the
+    // memory a counter, the instance's state a plain number.
+    let good = std::fs::read_to_string(&shipped).unwrap();
+    let mut broken = good.clone();
+    for (name, from, to) in [
+        ("redisMemUsed", "type: gauge", "type: counter"),
+        ("redisInstanceState", "type: EnumAsStateSet", "type: gauge"),
+    ] {
+        let at = broken.find(&format!("  - name: {name}\n")).unwrap();
+        let end = at + broken[at..].find(from).unwrap();
+        broken.replace_range(end..end + from.len(), to);
+    }
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("snmp.yml");
+    std::fs::write(&copy, broken).unwrap();
+    let (_, problems) = scrape_against_walks(&Exporter::start(&exporter, &copy), &snmpd);
+    let said = |name: &str| problems.iter().any(|p| p.contains(name));
+    assert!(
+        said("redisMemUsed:") && said("400.3.1.1.4.1"),
+        "the broken copy passed: {problems:?}"
+    );
 }
