@@ -625,6 +625,7 @@ fn scrape_against_walks(exporter: &Exporter, snmpd: &Snmpd) -> (usize, Vec<Strin
     let metrics = shipped_snmp_yml();
     let mut problems = Vec::new();
     let mut checked = 0;
+    let mut unserved = Vec::new();
     for module in EXPORTER_MODULES {
         let root = match module.name {
             "puppet_agent" => layout.puppet().to_string(),
@@ -659,7 +660,8 @@ fn scrape_against_walks(exporter: &Exporter, snmpd: &Snmpd) -> (usize, Vec<Strin
                 .filter(|(k, _)| k.starts_with(&below))
                 .collect();
             if rows.is_empty() {
-                continue; // not served by this Redis or this Puppet run
+                unserved.push(def.name); // not by this Redis or this Puppet run
+                continue;
             }
             let want_type = match def.syntax {
                 Syntax::Counter32 | Syntax::Counter64 => "counter",
@@ -737,6 +739,7 @@ fn scrape_against_walks(exporter: &Exporter, snmpd: &Snmpd) -> (usize, Vec<Strin
             }
         }
     }
+    println!("not served here, so not scraped: {}", unserved.join(" "));
     (checked, problems)
 }
 
@@ -749,7 +752,8 @@ fn a_live_scrape_gives_every_served_object_its_type_and_snmpgets_value() {
         return;
     };
     let dir_ = tempfile::tempdir().unwrap();
-    let redis = Redis::start();
+    // maxmemory set: redisMemUsedOfMax (hundredths) is served too.
+    let redis = Redis::start_with(&["maxmemory 100mb"]);
     let snmpd = Snmpd::start();
     let puppet = PuppetApply::new();
     let t = puppet.target().display().to_string();

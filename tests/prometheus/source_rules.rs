@@ -1,10 +1,11 @@
 //! The rules snmp_exporter's generator applies to a `generator.yml`, taken
-//! from its source at tag v0.28.0 (github.com/prometheus/snmp_exporter),
-//! for the 0.28 flavour that no program of Debian 12 can read (bookworm and
-//! bookworm-backports carry only 0.21):
+//! from its source at tag v0.28.0 (github.com/prometheus/snmp_exporter,
+//! commit 9f9547f664b61449281ff888fe690c68ef94c9f2), for the 0.28 flavour
+//! that no program of Debian 12 can read (bookworm and bookworm-backports
+//! carry only 0.21):
 //!
-//! - `generator/main.go` reads the file with `yaml.UnmarshalStrict`: a key
-//!   no struct declares is an error;
+//! - `generator/main.go` (line 48) reads the file with
+//!   `yaml.UnmarshalStrict`: a key no struct declares is an error;
 //! - `generator/config.go`: `Config` has `auths`, `modules`, `version`;
 //!   `ModuleConfig` has `walk`, `lookups`, `overrides`, `filters` and,
 //!   inline, `config.WalkParams`; `Lookup` has `source_indexes`, `lookup`,
@@ -16,8 +17,10 @@
 //!   `timeout`, `use_unconnected_udp_socket`, `allow_nonincreasing_oids`;
 //!   `Auth` has `community`, `security_level`, `username`, `password`,
 //!   `auth_protocol`, `priv_protocol`, `priv_password`, `context_name`,
-//!   `version`, and its `UnmarshalYAML` refuses a version outside 1..3;
-//! - `generator/tree.go` `metricType`: the types an override may name.
+//!   `version`, and its `UnmarshalYAML` refuses a version outside 1..3
+//!   (line 289);
+//! - `generator/tree.go` `metricType` (line 155) and `combinedTypes`
+//!   (line 30): the types an override may name.
 
 use serde_json::Value;
 
