@@ -11,11 +11,11 @@
 //!   server's end of the connection is seen to be held by the instance's
 //!   `server_user` or root ([`super::peer`]): while Redis is down, any
 //!   local user may take its port. Nothing at all is sent otherwise.
-//! - **Bounded replies.** Every byte read from the server is counted
-//!   against a [`ReplyBudget`] that the poller renews before each command;
-//!   a reply over it ends the connection with an error, so a hostile or
-//!   impersonated server cannot make the agent's memory grow with what it
-//!   sends.
+//! - **Bounded replies.** Every byte read from the server is metered
+//!   against a [`ReplyBudget`] renewed before each command: bytes, values
+//!   and nesting ([`super::budget`]); a reply over it ends the connection
+//!   with an error, so a hostile or impersonated server cannot make the
+//!   agent's memory grow with what it sends.
 //! - **TLS by rustls**, verified against `tls_ca_file` or the system's
 //!   roots, for the name in `tls_server_name` or the host.
 //! - **Errors in stable words.** [`describe`] turns what the server or the
@@ -37,116 +37,12 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::task::{ready, Context, Poll};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, UnixStream};
 
-/// How many bytes the reply to the command being asked may still take.
-/// Shared by the poller, which renews it before each command, and the
-/// connection's stream, which spends it as bytes arrive.
-#[derive(Clone, Debug)]
-pub struct ReplyBudget(Arc<Budget>);
-
-#[derive(Debug)]
-struct Budget {
-    max: u64,
-    left: AtomicU64,
-    exceeded: AtomicBool,
-}
-
-impl ReplyBudget {
-    pub fn new(max: u64) -> Self {
-        ReplyBudget(Arc::new(Budget {
-            max,
-            left: AtomicU64::new(max),
-            exceeded: AtomicBool::new(false),
-        }))
-    }
-
-    /// The limit, in bytes.
-    pub fn max(&self) -> u64 {
-        self.0.max
-    }
-
-    /// A new command: its reply may take `max` bytes again.
-    pub fn renew(&self) {
-        self.0.left.store(self.0.max, Ordering::Relaxed);
-        self.0.exceeded.store(false, Ordering::Relaxed);
-    }
-
-    /// Whether the last reply went over the limit (and so ended the
-    /// connection).
-    pub fn exceeded(&self) -> bool {
-        self.0.exceeded.load(Ordering::Relaxed)
-    }
-
-    /// Spends `n` bytes; false when that goes over the limit.
-    fn spend(&self, n: u64) -> bool {
-        let left = self.0.left.load(Ordering::Relaxed);
-        if n > left {
-            self.0.left.store(0, Ordering::Relaxed);
-            self.0.exceeded.store(true, Ordering::Relaxed);
-            return false;
-        }
-        self.0.left.store(left - n, Ordering::Relaxed);
-        true
-    }
-}
-
-/// A stream whose reads spend a [`ReplyBudget`]; once it is spent, every
-/// read fails.
-struct Capped<S> {
-    inner: S,
-    budget: ReplyBudget,
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for Capped<S> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        if this.budget.exceeded() {
-            return Poll::Ready(Err(over_limit(&this.budget)));
-        }
-        let before = buf.filled().len();
-        ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
-        let read = (buf.filled().len() - before) as u64;
-        if !this.budget.spend(read) {
-            return Poll::Ready(Err(over_limit(&this.budget)));
-        }
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for Capped<S> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
-    }
-}
-
-fn over_limit(budget: &ReplyBudget) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("reply over the {}-byte limit", budget.max()),
-    )
-}
+pub use super::budget::ReplyBudget;
+use super::budget::Capped;
 
 /// Why a connection could not be opened, in words for the log and
 /// `redisInstanceLastError`.
@@ -327,10 +223,7 @@ where
         settings = settings.set_password(password.expose());
     }
     let config = AsyncConnectionConfig::new().set_response_timeout(Some(instance.timeout));
-    let capped = Capped {
-        inner: stream,
-        budget: budget.clone(),
-    };
+    let capped = Capped::new(stream, budget.clone());
     let (connection, driver) = MultiplexedConnection::new_with_config(&settings, capped, config)
         .await
         .map_err(ConnectError::Redis)?;
@@ -475,17 +368,6 @@ mod tests {
         };
         assert_eq!(at(100), at(101));
         assert!(at(100).ends_with("it has expired"));
-    }
-
-    #[test]
-    fn a_budget_refuses_what_goes_over_it_until_renewed() {
-        let budget = ReplyBudget::new(10);
-        assert!(budget.spend(4) && budget.spend(6));
-        assert!(!budget.exceeded());
-        assert!(!budget.spend(1));
-        assert!(budget.exceeded());
-        budget.renew();
-        assert!(!budget.exceeded() && budget.spend(10));
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -1,5 +1,6 @@
 //! Reading Redis: the INFO parser and the poller.
 
+pub mod budget;
 pub mod certificate;
 pub mod certificate_watch;
 pub mod clients;
