@@ -473,7 +473,9 @@ mod tests {
         all.extend(b"\r\n");
         // SLOWLOG GET 1, 3 levels deep; RESP3 nulls, maps, sets, doubles.
         all.extend(b"*1\r\n*6\r\n:5\r\n:1700000000\r\n:12\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n$15\r\n127.0.0.1:50000\r\n$0\r\n\r\n");
-        all.extend(b"$-1\r\n*-1\r\n_\r\n%1\r\n+a\r\n~2\r\n,1.5\r\n#t\r\n*0\r\n|1\r\n+ttl\r\n:3\r\n:7\r\n");
+        all.extend(
+            b"$-1\r\n*-1\r\n_\r\n%1\r\n+a\r\n~2\r\n,1.5\r\n#t\r\n*0\r\n|1\r\n+ttl\r\n:3\r\n:7\r\n",
+        );
         for step in [1, 2, 7, 4096, all.len()] {
             let budget = ReplyBudget::new(1 << 20);
             let (meter, outcome) = meter(&all, step, &budget);
@@ -500,7 +502,9 @@ mod tests {
             let bytes = header.repeat(40);
             assert_eq!(meter(bytes.as_bytes(), 5, &budget).1, Err(Overrun::Depth));
         }
-        assert!(budget.refusal("INFO").contains("nested deeper than 8 levels"));
+        assert!(budget
+            .refusal("INFO")
+            .contains("nested deeper than 8 levels"));
     }
 
     #[test]
@@ -536,7 +540,12 @@ mod tests {
 
     #[test]
     fn what_is_not_resp_is_refused() {
-        for bytes in [&b"hello\r\n"[..], b"*x\r\n", b"$-2\r\n", b"*99999999999999999999\r\n"] {
+        for bytes in [
+            &b"hello\r\n"[..],
+            b"*x\r\n",
+            b"$-2\r\n",
+            b"*99999999999999999999\r\n",
+        ] {
             let budget = ReplyBudget::new(1000);
             assert_eq!(
                 meter(bytes, 64, &budget).1,

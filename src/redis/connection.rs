@@ -17,7 +17,9 @@
 //!   with an error, so a hostile or impersonated server cannot make the
 //!   agent's memory grow with what it sends.
 //! - **TLS by rustls**, verified against `tls_ca_file` or the system's
-//!   roots, for the name in `tls_server_name` or the host.
+//!   roots (read once), for the name in `tls_server_name` or the host.
+//!   The files are read off the runtime's thread, without waiting on a
+//!   FIFO put in their place, and must be regular files.
 //! - **Errors in stable words.** [`describe`] turns what the server or the
 //!   crate said into one line, the same for the same fault on every poll,
 //!   control characters escaped; [`is_transient`] tells a server that is
@@ -41,8 +43,8 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, UnixStream};
 
-pub use super::budget::ReplyBudget;
 use super::budget::Capped;
+pub use super::budget::ReplyBudget;
 
 /// Why a connection could not be opened, in words for the log and
 /// `redisInstanceLastError`.
@@ -120,7 +122,12 @@ async fn handshake(
     host: &str,
     port: u16,
 ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, String> {
-    let config = tls_config(&instance.tls)?;
+    // Files read off the runtime's thread: a slow disk (or anything
+    // planted in a file's place) must not stall the agent's other work.
+    let files = instance.tls.clone();
+    let config = tokio::task::spawn_blocking(move || tls_config(&files))
+        .await
+        .map_err(|e| format!("TLS: reading the files: {e}"))??;
     let name = instance.tls.server_name.as_deref().unwrap_or(host);
     let server_name = ServerName::try_from(name.to_string())
         .map_err(|_| format!("{name:?} is not a valid TLS server name"))?;
@@ -234,8 +241,10 @@ where
 /// rustls's client configuration for a `rediss://` instance, read from its
 /// files now, so renewed certificates count from the next connection on.
 fn tls_config(tls: &TlsFiles) -> Result<rustls::ClientConfig, String> {
+    // Never waited on, and only a regular file (review L3).
     let read = |path: &std::path::Path| {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        crate::secret::read_regular_file(path, crate::secret::MAX_SECRET_FILE_BYTES)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
     };
     let mut roots = rustls::RootCertStore::empty();
     match &tls.ca_file {
@@ -252,9 +261,10 @@ fn tls_config(tls: &TlsFiles) -> Result<rustls::ClientConfig, String> {
             }
         }
         None => {
-            // The system's roots; one that fails to load is left out.
-            for cert in rustls_native_certs::load_native_certs().certs {
-                let _ = roots.add(cert);
+            // The system's roots, read once; one that fails to load is
+            // left out.
+            for cert in native_roots() {
+                let _ = roots.add(cert.clone());
             }
         }
     }
@@ -276,6 +286,13 @@ fn tls_config(tls: &TlsFiles) -> Result<rustls::ClientConfig, String> {
         }
         _ => Ok(builder.with_no_client_auth()),
     }
+}
+
+/// The system's CA certificates, read at the first connection that needs
+/// them rather than at every one.
+fn native_roots() -> &'static [CertificateDer<'static>] {
+    static ROOTS: std::sync::OnceLock<Vec<CertificateDer<'static>>> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| rustls_native_certs::load_native_certs().certs)
 }
 
 /// A failed TLS handshake in stable words: a rejected certificate says
