@@ -8,6 +8,11 @@
 //! - A "Redis" that answers INFO with 300 MB cannot grow the agent's
 //!   memory: the reply is cut at `max_reply_bytes`, the instance is down
 //!   with that reason, the other instance is served.
+//! - Issue 24 (review M3): "Redis" servers that answer with 4 MiB of
+//!   nested or flat aggregates (each took the agent to 64 to 250 MB once
+//!   parsed) are refused by the reply's shape: each instance is down with
+//!   the reason, the real one is served, the agent's peak RSS stays under
+//!   40 MiB with all of them at once.
 //! - A FIFO or a symbolic link planted where Puppet's files go neither
 //!   freezes the agent nor keeps it alive after SIGTERM.
 //! - The least-privilege ACL user README documents cannot read
@@ -208,6 +213,59 @@ fn a_huge_reply_is_cut_at_the_limit_and_memory_stays_flat() {
         log.matches("limit").count(),
         1,
         "the limit should be logged once:\n{log}"
+    );
+}
+
+#[test]
+fn hostile_replies_are_refused_by_their_shape_and_memory_stays_under_40_mib() {
+    // The review's replies that cost the agent most, and the words each
+    // instance's error must have.
+    let expected = [
+        ("*N of :1", "held more than 100000 values"),
+        ("%N map of :1 :1", "held more than 100000 values"),
+        ("N x 89-deep *1 arrays", "nested deeper than 8 levels"),
+        ("N x 89-deep ~1 sets", "nested deeper than 8 levels"),
+        ("N x 89-deep %1 maps", "nested deeper than 8 levels"),
+        ("N x 40-deep attributes", "nested deeper than 8 levels"),
+    ];
+    let replies = hostile_replies();
+    let servers: Vec<(&str, HostileServer)> = expected
+        .iter()
+        .map(|(name, _)| {
+            let reply = replies.iter().find(|(n, _)| n == name).unwrap().1.clone();
+            (*name, HostileServer::start(reply))
+        })
+        .collect();
+    let redis = Redis::start();
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config =
+        AgentConfig::new(&snmpd).redis("real", &format!("127.0.0.1:{}", redis.port()), "");
+    for (i, (_, server)) in servers.iter().enumerate() {
+        config = config.redis(
+            &format!("hostile{i}"),
+            &format!("127.0.0.1:{}", server.port()),
+            "timeout = 5.0",
+        );
+    }
+    let agent = config.start_quiet(dir.path());
+    for (i, (name, words)) in expected.iter().enumerate() {
+        let (_, error) = snmpd.wait_instance_state(i as u32 + 2, "2", words);
+        assert!(error.contains("the reply to"), "{name}: {error}");
+    }
+    // Each asked again at later polls, each reply refused again.
+    assert!(wait_until(Duration::from_secs(30), || servers
+        .iter()
+        .all(|(_, s)| s.served() >= 3)));
+    assert_eq!(snmpd.instance_state(1), ("1".to_string(), String::new()));
+    let peak_kib = status_kib(agent.pid(), "VmHWM");
+    println!(
+        "peak RSS with {} hostile servers: {peak_kib} KiB",
+        servers.len()
+    );
+    assert!(
+        peak_kib < 40 * 1024,
+        "the agent's peak RSS reached {peak_kib} KiB"
     );
 }
 

@@ -411,3 +411,51 @@ fn set_is_refused_with_not_writable_in_every_group() {
     }
     assert!(agent.is_running());
 }
+
+/// Issue 24 (review L3): a FIFO put where the password file was made the
+/// load wait for a writer: SIGHUP and then SIGTERM went unanswered. Now
+/// the reload is refused at once, saying why, the running configuration
+/// is kept, and SIGTERM ends the agent.
+#[test]
+fn a_fifo_as_password_file_wedges_neither_reload_nor_stop() {
+    let pw = password("Fifo");
+    let redis = Redis::start_with(&[&format!("requirepass {pw}")]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_secret(dir.path(), "main.pw", &pw, 0o600);
+    let config = config(
+        dir.path(),
+        &snmpd.agentx_address(),
+        &[("main", redis.address(), &file)],
+    );
+    let mut agent = Agent::start_raw(
+        &[
+            "-n",
+            "-v",
+            "--log",
+            "stderr",
+            "-c",
+            config.to_str().unwrap(),
+        ],
+        &[],
+    );
+    agent.expect_registered(Duration::from_secs(10));
+    wait_instance(&snmpd, 1, true);
+    std::fs::remove_file(&file).unwrap();
+    let c_path = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let refused = agent.reload("reload refused");
+    assert!(
+        refused.contains("a FIFO, not a regular file") && refused.contains("main.pw"),
+        "{refused}"
+    );
+    // The running configuration is kept, and served.
+    wait_instance(&snmpd, 1, true);
+    agent.signal(libc::SIGTERM);
+    assert!(
+        agent.wait_exit(Duration::from_secs(3)).is_some(),
+        "SIGTERM did not end the agent:\n{}",
+        agent.log()
+    );
+}
