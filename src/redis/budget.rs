@@ -284,7 +284,10 @@ impl Meter {
                     }
                     b'\r' => {}
                     b'\n' if digits > 0 => {
-                        if let Err(why) = self.header(kind, negative, value, budget) {
+                        // What may still come: the rest of this piece (paid
+                        // for already) and what the budget has left.
+                        let unread = budget.bytes_left().saturating_add(after.len() as u64);
+                        if let Err(why) = self.header(kind, negative, value, budget, unread) {
                             return self.refuse(budget, why);
                         }
                     }
@@ -309,6 +312,7 @@ impl Meter {
         negative: bool,
         length: u64,
         budget: &ReplyBudget,
+        unread: u64,
     ) -> Result<(), Overrun> {
         self.state = State::Start;
         if negative {
@@ -323,7 +327,7 @@ impl Meter {
             b'$' | b'!' | b'=' => {
                 // Refused at the header: what cannot fit is not waited for.
                 let with_crlf = length.saturating_add(2);
-                if with_crlf > budget.bytes_left() {
+                if with_crlf > unread {
                     return Err(Overrun::Bytes);
                 }
                 self.state = State::Payload(with_crlf);
@@ -536,6 +540,22 @@ mod tests {
             .contains("over the 1000-byte limit (max_reply_bytes)"));
         budget.renew();
         assert_eq!(meter(b"$10\r\n0123456789\r\n", 64, &budget).1, Ok(()));
+        // Exactly the budget, in one piece or in many.
+        let mut exact = b"$992\r\n".to_vec();
+        exact.extend([b'x'; 992]);
+        exact.extend(b"\r\n");
+        assert_eq!(exact.len(), 1000);
+        for step in [1, 7, 1000] {
+            budget.renew();
+            assert_eq!(
+                meter(&exact, step, &budget).1,
+                Ok(()),
+                "in pieces of {step}"
+            );
+        }
+        budget.renew();
+        assert_eq!(meter(&exact[..999], 999, &budget).1, Ok(()));
+        assert_eq!(meter(b"\r\n", 2, &budget).1, Err(Overrun::Bytes));
     }
 
     #[test]
