@@ -345,6 +345,13 @@ pub fn describe(e: &redis::RedisError) -> String {
     let text = if e.kind() == redis::ErrorKind::AuthenticationFailed {
         // The crate drops the server's reply (WRONGPASS…); say what it means.
         "authentication failed: the server refused the configured username or password".to_string()
+    } else if matches!(
+        e.kind(),
+        redis::ErrorKind::UnexpectedReturnType | redis::ErrorKind::Parse
+    ) {
+        // The crate's text quotes the whole reply (up to max_reply_bytes of
+        // the server's choosing, key names perhaps): not shown.
+        "the server's reply was not of the type the command returns".to_string()
     } else if let (Some(code), Some(detail)) = (e.code(), e.detail()) {
         // As the server said it, as redis-cli shows it: "NOPERM this user…".
         format!("{code} {detail}")
@@ -353,8 +360,17 @@ pub fn describe(e: &redis::RedisError) -> String {
     };
     // A server chooses its error texts, and they go to the log and into
     // SNMP values, where an escape sequence could rewrite a terminal.
-    crate::text::printable(text.lines().next().unwrap_or("").trim())
+    let line = text.lines().next().unwrap_or("").trim();
+    // And of any length: a log line and an SNMP value stay short.
+    let line = match line.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    };
+    crate::text::printable(&line)
 }
+
+/// The longest error text [`describe`] gives, in characters.
+pub const MAX_ERROR_CHARS: usize = 200;
 
 #[cfg(test)]
 mod tests {
@@ -473,6 +489,21 @@ mod tests {
         let e = server_error("ERR \x1b]0;owned\x07\x1b[2Jgone");
         assert_eq!(describe(&e), "ERR \\u{1b}]0;owned\\u{7}\\u{1b}[2Jgone");
         assert!(!describe(&e).chars().any(char::is_control));
+    }
+
+    #[test]
+    fn a_reply_of_the_wrong_type_or_a_long_error_is_not_quoted_whole() {
+        let reply = redis::Value::Array(vec![redis::Value::BulkString(b"acct:alice".to_vec()); 50]);
+        let e = redis::from_redis_value::<Vec<u8>>(reply).unwrap_err();
+        let e = redis::RedisError::from(e);
+        assert_eq!(
+            describe(&e),
+            "the server's reply was not of the type the command returns"
+        );
+        let long = server_error(&format!("ERR {}", "x".repeat(5000)));
+        let text = describe(&long);
+        assert_eq!(text.chars().count(), MAX_ERROR_CHARS + 1, "{text}");
+        assert!(text.ends_with('…'));
     }
 
     #[test]

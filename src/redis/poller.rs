@@ -279,7 +279,8 @@ impl Poller {
                 .answered(&self.status.name, reply, refused, over_budget);
         }
         extras.clients = self.clients.latest();
-        if self.keys.due(now) {
+        // Not on a connection an over-long reply ended in this poll.
+        if self.keys.due(now) && self.client.is_connected() {
             if let Err(lost) = self.keys.run(&mut self.client).await {
                 // INFO was read: the poll stands; the next connects again.
                 debug!(instance = %self.status.name, "key check: {}; connecting again at the next poll", lost.text);
