@@ -4,7 +4,9 @@
 //! file, environment, files, exit status, see also) are added here.
 //!
 //! Usage: `cargo run --example man -- OUTPUT` (e.g. `redis-snmp.8`; `-`
-//! writes to standard output). debian/rules runs it at build time.
+//! writes to standard output), and `… -- --config-file OUTPUT` for
+//! `redis-snmp.toml(5)`, written from the annotated configuration file
+//! (`man/config_page.rs`). debian/rules runs both at build time.
 
 use clap::CommandFactory;
 use clap_mangen::roff::{bold, italic, roman, Inline, Roff};
@@ -14,13 +16,24 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+#[path = "man/config_page.rs"]
+mod config_page;
+
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
-    let (Some(output), None) = (args.next(), args.next()) else {
-        eprintln!("usage: man OUTPUT  (the roff of redis-snmp(8); - for stdout)");
-        return ExitCode::from(2);
+    let (page, output) = match (args.next(), args.next(), args.next()) {
+        (Some(output), None, None) => (render(), output),
+        (Some(flag), Some(output), None) if flag == "--config-file" => {
+            (config_page::render(&page_date()), output)
+        }
+        _ => {
+            eprintln!(
+                "usage: man [--config-file] OUTPUT  (the roff of redis-snmp(8), or with \
+                 --config-file of redis-snmp.toml(5); - for stdout)"
+            );
+            return ExitCode::from(2);
+        }
     };
-    let page = render();
     let written = if output == "-" {
         std::io::stdout().write_all(page.as_bytes())
     } else {
@@ -206,100 +219,11 @@ fn extra_sections() -> Roff {
             roman(
                 " is TOML. Every key is optional; an unknown key is an error \
                  that names the file, the line and the key. Options given on \
-                 the command line win over the file.",
+                 the command line win over the file. Every setting is in ",
             ),
+            bold("redis-snmp.toml"),
+            roman("(5)."),
         ],
-    );
-    item(
-        &mut r,
-        "agentx_socket",
-        [roman(
-            "AgentX master address: /path, unix:/path or tcp:host:port \
-             (default /var/agentx/master).",
-        )],
-    );
-    item(
-        &mut r,
-        "refresh",
-        [roman("Seconds between two polls, 1 to 86400 (default 10).")],
-    );
-    item(
-        &mut r,
-        "oid",
-        [roman(
-            "OID the 17 legacy scalars hang under; the rest of the MIB is \
-             placed beside it (default .1.3.6.1.4.1.20267.400.1).",
-        )],
-    );
-    item(
-        &mut r,
-        "daemon_pid",
-        [roman(
-            "PID file written when detaching (default /var/run/redis-snmp.pid).",
-        )],
-    );
-    item(
-        &mut r,
-        "log",
-        [roman("auto, stderr or journald (default auto).")],
-    );
-    item(
-        &mut r,
-        "[[redis]]",
-        [roman(
-            "One table for each Redis instance to poll; the first one feeds \
-             the legacy scalars. Its keys: name (default redisN), address \
-             (redis://host:port, host:port, [v6addr]:port, unix:///path or \
-             /path; required), username (an ACL user), password_file (the \
-             password is its first line), server_user (the user the server \
-             runs as: the password goes over TCP to this host or over a unix \
-             socket only to a server of this user or root; default the users \
-             redis and valkey that exist) and timeout (seconds for connecting \
-             and for each reply, default 2), max_reply_bytes (a longer \
-             reply ends the connection, default 4194304) and slowlog_entries \
-             (false: only SLOWLOG LEN, as SLOWLOG GET shows command \
-             arguments; default true). Without any [[redis]] table the \
-             agent polls 127.0.0.1:6379. The options -h, -P, -p and \
-             --password-file apply to the first instance.",
-        )],
-    );
-    item(
-        &mut r,
-        "[puppet]",
-        [roman(
-            "Watch the Puppet agent's run files and serve PUPPET-AGENT-MIB \
-             (present means on, enabled = false turns it off; --puppet \
-             turns it on with the defaults). Its keys: summary, report, \
-             disabled_lock and run_lock (the files; Debian's paths by \
-             default), oid (the module's root, default \
-             .1.3.6.1.4.1.20267.401), stale_after (seconds without a run \
-             before puppetAgentStale, default 7200), converge_runs (this \
-             many runs in a row that each changed resources send \
-             puppetNotConverging, naming the resources that changed every \
-             time; 2 to 50, default 3) and min_run_interval (seconds: three \
-             runs in a row each ending sooner than this after the one before \
-             send puppetRunStorm, cleared once no run ended for this long; 1 \
-             to 86400, default 300).",
-        )],
-    );
-    item(
-        &mut r,
-        "[discovery]",
-        [roman(
-            "local = true (or --discover) also polls the redis-server and \
-             valkey-server processes listening on this host, found in /proc: \
-             a server's unix socket when it has one, else its lowest TCP \
-             port (loopback when it listens on every address), named by the \
-             socket's file stem or portN. No password is sent to a \
-             discovered server (one that needs AUTH shows in error), nor is \
-             its slow log's newest entry read; at most 32 are taken. With \
-             local = true and no [[redis]] table, -h or -P, 127.0.0.1:6379 is \
-             not polled unless found. interval: seconds between two scans \
-             besides start-up and SIGHUP, 0 or 10 to 86400 (default 300). \
-             addresses: patterns (* any text) a found address must match, \
-             e.g. [\"unix:/run/redis/*\", \"127.0.0.1:6379\"]. Off by \
-             default.",
-        )],
     );
 
     section(&mut r, "ENVIRONMENT");
@@ -398,6 +322,8 @@ fn extra_sections() -> Roff {
     paragraph(
         &mut r,
         [
+            bold("redis-snmp.toml"),
+            roman("(5), "),
             bold("snmpd"),
             roman("(8), "),
             bold("snmpd.conf"),

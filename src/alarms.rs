@@ -695,6 +695,23 @@ fn rows(
     rows
 }
 
+/// The default memory alarm's values (raised at 90 % of maxmemory,
+/// rearmed at 85 %) on `count` polls: for the tests of this module and of
+/// the notifier.
+#[cfg(test)]
+pub(crate) fn memory_alarm(count: u32) -> AlarmSpec {
+    AlarmSpec::new(
+        "memory",
+        "redisMemUsedOfMax",
+        Direction::Above,
+        9000,
+        8500,
+        count,
+        None,
+    )
+    .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -730,19 +747,6 @@ mod tests {
             "cache",
             &[("redisMemUsedOfMax", &[], Value::Gauge32(hundredths))],
         )
-    }
-
-    fn memory_alarm(count: u32) -> AlarmSpec {
-        AlarmSpec::new(
-            "memory",
-            "redisMemUsedOfMax",
-            Direction::Above,
-            9000,
-            8500,
-            count,
-            None,
-        )
-        .unwrap()
     }
 
     fn judge(alarms: &mut Alarms, index: u32, part: &[(Oid, Value)]) -> Evaluation {

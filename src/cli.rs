@@ -18,83 +18,34 @@ use std::path::PathBuf;
     args_override_self = true
 )]
 pub struct Cli {
-    /// Redis host to poll (the first instance).
-    #[arg(short = 'h', long, value_name = "HOST", global = true)]
-    pub host: Option<String>,
-
-    /// Redis TCP port (default 6379).
-    #[arg(short = 'P', long, value_name = "PORT", global = true)]
-    pub port: Option<u16>,
-
-    /// Redis password. Visible to other users in `ps` until the agent wipes
-    /// it: prefer --password-file or REDIS_SNMP_PASSWORD.
-    #[arg(short = 'p', long, value_name = "PASS", global = true)]
-    pub password: Option<String>,
-
-    /// Read the Redis password from this file (first line).
-    #[arg(long, value_name = "FILE", global = true)]
-    pub password_file: Option<PathBuf>,
-
-    /// OID the 17 legacy scalars hang under; the rest of the MIB is placed
-    /// beside it [default: .1.3.6.1.4.1.20267.400.1].
-    #[arg(short = 'o', long, value_name = "OID", global = true)]
-    pub oid: Option<String>,
+    /// What makes the configuration, which the doctor takes too.
+    #[command(flatten)]
+    pub settings: Settings,
 
     /// Seconds between two polls of Redis [default: 10].
-    #[arg(short = 'r', long, value_name = "SECONDS", global = true)]
+    #[arg(short = 'r', long, value_name = "SECONDS")]
     pub refresh: Option<u64>,
 
     /// Stay in the foreground (what systemd wants).
-    #[arg(short = 'n', long, global = true)]
+    #[arg(short = 'n', long)]
     pub no_daemon: bool,
 
     /// Write the daemon's PID to FILE [default: /var/run/redis-snmp.pid].
-    #[arg(
-        long = "daemon-pid",
-        alias = "daemon_pid",
-        value_name = "FILE",
-        global = true
-    )]
+    #[arg(long = "daemon-pid", alias = "daemon_pid", value_name = "FILE")]
     pub daemon_pid: Option<PathBuf>,
 
     /// More log output (-v debug, -vv trace).
-    #[arg(short = 'v', long, action = ArgAction::Count, global = true)]
+    #[arg(short = 'v', long, action = ArgAction::Count)]
     pub verbose: u8,
-
-    /// AgentX master address: /path, unix:/path or tcp:host:port
-    /// [default: /var/agentx/master].
-    #[arg(
-        short = 'x',
-        long = "agentx-socket",
-        value_name = "ADDRESS",
-        global = true
-    )]
-    pub agentx_socket: Option<String>,
-
-    /// Configuration file (TOML); command-line options override it.
-    #[arg(short = 'c', long, value_name = "FILE", global = true)]
-    pub config: Option<PathBuf>,
 
     /// Where logs go: auto (journald under systemd or as a daemon where
     /// journald runs, else stderr), stderr, journald.
-    #[arg(long, value_name = "TARGET", global = true)]
+    #[arg(long, value_name = "TARGET")]
     pub log: Option<String>,
-
-    /// Watch the Puppet agent's run files and its events log
-    /// (/var/log/puppet-events/events.jsonl) at Debian's default paths (the
-    /// `[puppet]` section of the configuration file says more: events_log,
-    /// resource_notifications_per_run, event_rows).
-    #[arg(long, global = true)]
-    pub puppet: bool,
-
-    /// Also poll the redis-server and valkey-server processes listening on
-    /// this host, found in /proc (as [discovery] local = true in the file).
-    #[arg(long, global = true)]
-    pub discover: bool,
 
     /// Check the configuration (file and options), say what is wrong or
     /// that it is fine, and exit without starting.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub check_config: bool,
 
     /// Print help.
@@ -105,13 +56,88 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// The options that say what the agent serves and where: the agent's, and
+/// the doctor's, which checks the agent as these configure it. (How the
+/// agent runs, `-n`, `-v`, `--log`…, is the agent's alone: the doctor's
+/// help lists only what it uses.)
+#[derive(Debug, Clone, Default, Args)]
+pub struct Settings {
+    /// Redis host to poll (the first instance).
+    #[arg(short = 'h', long, value_name = "HOST")]
+    pub host: Option<String>,
+
+    /// Redis TCP port (default 6379).
+    #[arg(short = 'P', long, value_name = "PORT")]
+    pub port: Option<u16>,
+
+    /// Redis password. Visible to other users in `ps` until the agent wipes
+    /// it: prefer --password-file or REDIS_SNMP_PASSWORD.
+    #[arg(short = 'p', long, value_name = "PASS")]
+    pub password: Option<String>,
+
+    /// Read the Redis password from this file (first line).
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+
+    /// OID the 17 legacy scalars hang under; the rest of the MIB is placed
+    /// beside it [default: .1.3.6.1.4.1.20267.400.1].
+    #[arg(short = 'o', long, value_name = "OID")]
+    pub oid: Option<String>,
+
+    /// AgentX master address: /path, unix:/path or tcp:host:port
+    /// [default: /var/agentx/master].
+    #[arg(short = 'x', long = "agentx-socket", value_name = "ADDRESS")]
+    pub agentx_socket: Option<String>,
+
+    /// Configuration file (TOML); command-line options override it.
+    #[arg(short = 'c', long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Watch the Puppet agent's run files and its events log
+    /// (/var/log/puppet-events/events.jsonl) at Debian's default paths (the
+    /// `[puppet]` section of the configuration file says more: events_log,
+    /// resource_notifications_per_run, event_rows).
+    #[arg(long)]
+    pub puppet: bool,
+
+    /// Also poll the redis-server and valkey-server processes listening on
+    /// this host, found in /proc (as [discovery] local = true in the file).
+    #[arg(long)]
+    pub discover: bool,
+}
+
+impl Settings {
+    /// These, each replaced by `over`'s where `over` gives one: the
+    /// doctor's own options over those given before `doctor`.
+    pub fn overlaid(&self, over: &Settings) -> Settings {
+        Settings {
+            host: over.host.clone().or_else(|| self.host.clone()),
+            port: over.port.or(self.port),
+            password: over.password.clone().or_else(|| self.password.clone()),
+            password_file: over
+                .password_file
+                .clone()
+                .or_else(|| self.password_file.clone()),
+            oid: over.oid.clone().or_else(|| self.oid.clone()),
+            agentx_socket: over
+                .agentx_socket
+                .clone()
+                .or_else(|| self.agentx_socket.clone()),
+            config: over.config.clone().or_else(|| self.config.clone()),
+            puppet: over.puppet || self.puppet,
+            discover: over.discover || self.discover,
+        }
+    }
+}
+
 /// What to do instead of serving.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Check the whole path as installed (snmpd, its AgentX socket and
     /// view, each Redis instance and the commands the agent sends, Puppet's
     /// files, trap sinks) and print, for each problem, what to do. Takes
-    /// the agent's configuration and options; exits 0 only when all is well.
+    /// the options that say what the agent serves and where, as the agent
+    /// does (-c, -h, -P, -p…); exits 0 only when all is well.
     Doctor(DoctorArgs),
     /// React to the agents' Puppet notifications on a manager, as an
     /// snmptrapd `traphandle` (the lines are in
@@ -139,6 +165,14 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 #[command(disable_help_flag = true)]
 pub struct KickArgs {
+    /// The kick configuration [default: /etc/redis-snmp/kick.toml].
+    #[arg(short = 'c', long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// More log output (-v debug, -vv trace).
+    #[arg(short = 'v', long, action = ArgAction::Count)]
+    pub verbose: u8,
+
     /// List the recent kicks (host, role, cause, generation, start, end,
     /// outcome) and refusals, instead of reading a notification.
     #[arg(long)]
@@ -160,6 +194,10 @@ pub struct KickArgs {
 // page generator does).
 #[command(disable_help_flag = true)]
 pub struct DoctorArgs {
+    /// The agent's configuration, as the agent takes it.
+    #[command(flatten)]
+    pub settings: Settings,
+
     /// Print the findings as JSON, for scripts.
     #[arg(long)]
     pub json: bool,
@@ -186,7 +224,15 @@ pub struct DoctorArgs {
 pub fn arg_shapes() -> crate::secret::ArgShapes {
     use clap::CommandFactory;
     let mut shapes = crate::secret::ArgShapes::default();
-    for arg in Cli::command().get_arguments() {
+    let command = Cli::command();
+    // The subcommands' options too: the doctor takes the password as the
+    // agent does.
+    let arguments = command.get_arguments().chain(
+        command
+            .get_subcommands()
+            .flat_map(|sub| sub.get_arguments()),
+    );
+    for arg in arguments {
         if !arg.get_action().takes_values() {
             continue;
         }
@@ -205,6 +251,15 @@ pub fn arg_shapes() -> crate::secret::ArgShapes {
         }
         shapes.short_with_value.extend(shorts);
         shapes.long_with_value.extend(longs);
+    }
+    // The doctor's options are the agent's again: each spelling once.
+    for list in [&mut shapes.short_with_value, &mut shapes.secret_short] {
+        list.sort_unstable();
+        list.dedup();
+    }
+    for list in [&mut shapes.long_with_value, &mut shapes.secret_long] {
+        list.sort_unstable();
+        list.dedup();
     }
     shapes
 }
@@ -243,8 +298,8 @@ mod tests {
             "-vv",
         ])
         .unwrap();
-        assert_eq!(cli.host.as_deref(), Some("db1"));
-        assert_eq!(cli.port, Some(6380));
+        assert_eq!(cli.settings.host.as_deref(), Some("db1"));
+        assert_eq!(cli.settings.port, Some(6380));
         assert_eq!(cli.refresh, Some(60));
         assert!(cli.no_daemon);
         assert_eq!(cli.verbose, 2);
@@ -267,8 +322,80 @@ mod tests {
             &["x", "-vp", "PW"],
         ] {
             let cli = Cli::try_parse_from(args).unwrap();
-            assert!(cli.password.is_some_and(|p| p.ends_with("pw") || p == "PW"));
+            assert!(cli
+                .settings
+                .password
+                .is_some_and(|p| p.ends_with("pw") || p == "PW"));
         }
+    }
+
+    #[test]
+    fn the_doctor_and_kick_take_only_the_options_they_use() {
+        let command = Cli::command();
+        let ids = |name: &str| -> Vec<String> {
+            let mut ids: Vec<String> = command
+                .find_subcommand(name)
+                .unwrap()
+                .get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .map(|a| a.get_id().to_string())
+                .collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(
+            ids("doctor"),
+            [
+                "agentx_socket",
+                "config",
+                "discover",
+                "help",
+                "host",
+                "json",
+                "oid",
+                "password",
+                "password_file",
+                "port",
+                "puppet",
+                "snmpd_conf",
+                "user"
+            ]
+        );
+        assert_eq!(ids("kick"), ["config", "help", "status", "verbose"]);
+        // How the agent runs is the agent's: refused after `doctor`.
+        for agent_only in [
+            "-n",
+            "--daemon-pid=/run/x",
+            "-v",
+            "--log=stderr",
+            "--check-config",
+            "-r5",
+        ] {
+            assert!(
+                Cli::try_parse_from(["redis-snmp", "doctor", agent_only]).is_err(),
+                "{agent_only}"
+            );
+        }
+        // The doctor's options over those given before it.
+        let cli = Cli::try_parse_from([
+            "redis-snmp",
+            "-c",
+            "/a",
+            "-P",
+            "1",
+            "doctor",
+            "-c",
+            "/b",
+            "-pPW",
+        ])
+        .unwrap();
+        let Some(Command::Doctor(args)) = &cli.command else {
+            panic!("not the doctor");
+        };
+        let settings = cli.settings.overlaid(&args.settings);
+        assert_eq!(settings.config, Some(PathBuf::from("/b")));
+        assert_eq!(settings.port, Some(1));
+        assert_eq!(settings.password.as_deref(), Some("PW"));
     }
 
     #[test]

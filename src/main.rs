@@ -33,6 +33,11 @@ fn main() -> ExitCode {
     if let Some(Command::Kick(args)) = &cli.command {
         return run_kick(&cli, args);
     }
+    // The doctor's options (`redis-snmp doctor -c FILE`) over the agent's
+    // given before it: the configuration it checks.
+    if let Some(Command::Doctor(args)) = &cli.command {
+        cli.settings = cli.settings.overlaid(&args.settings);
+    }
     let env_password = std::env::var(PASSWORD_ENV).ok();
     // Nothing we start needs it: keep it out of any child's environment,
     // and out of /proc/PID/environ (ours and, once forked, the daemon's),
@@ -48,7 +53,8 @@ fn main() -> ExitCode {
         }
     };
     // A reload reads the same file, also once the daemon has moved to /.
-    cli.config = cli
+    cli.settings.config = cli
+        .settings
         .config
         .map(|path| std::path::absolute(&path).unwrap_or(path));
     if let Some(Command::Doctor(args)) = &cli.command {
@@ -118,10 +124,15 @@ fn run_kick(cli: &Cli, args: &redis_snmp::cli::KickArgs) -> ExitCode {
     // The supervisor runs detached, its stderr /dev/null: it logs to
     // journald where journald runs (the ledger has its outcome anyway).
     let detached = args.supervise.is_some();
-    logging::init(cli.verbose, redis_snmp::config::LogTarget::Auto, detached);
-    let config = cli
+    logging::init(
+        cli.verbose.max(args.verbose),
+        redis_snmp::config::LogTarget::Auto,
+        detached,
+    );
+    let config = args
         .config
         .clone()
+        .or_else(|| cli.settings.config.clone())
         .unwrap_or_else(|| kick::settings::DEFAULT_PATH.into());
     let mode = match (&args.supervise, args.status) {
         (Some(id), _) => kick::Mode::Supervise(id),

@@ -33,7 +33,7 @@ use crate::puppet::RunStatus;
 use crate::redis::observation::RedisObservation;
 use crate::smi::Value;
 use limits::{Admit, Ceiling, Drops};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -177,6 +177,14 @@ struct NotifierState {
     /// The ceiling of the events log's resource notifications, together
     /// (`resource_notifications_per_minute`).
     resources: Ceiling,
+    /// The ceiling of each source's alarm raises, all its alarms together
+    /// (`alarm_raises_per_minute`).
+    raises: HashMap<u32, Ceiling>,
+    /// The alarm rows (source, alarm number) whose raise was held back:
+    /// their rearm is held back too. At most one per raised row, and each
+    /// raised row ends in a rearm (a poll, a reload, the instance
+    /// removed), which takes it out.
+    held_raises: HashSet<(u32, u32)>,
     /// Notifications the AgentX session did not take.
     unsent: Drops,
 }
@@ -228,6 +236,7 @@ impl Notifier {
         parts: &[&[(Oid, Value)]],
         now_unix: u64,
     ) -> Evaluation {
+        self.settle_raises(index);
         self.alarms
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -260,6 +269,9 @@ impl Notifier {
         state.limits.retain(|(notification, source), _| {
             *source != index || !matches!(notification, Notification::Redis(_))
         });
+        // Its held raises stay until the rearms returned here are sent
+        // (each takes its own out).
+        state.raises.remove(&index);
         rearmed
     }
 
@@ -393,7 +405,8 @@ impl Notifier {
         let allowed = match notification.def().limit {
             Limit::PerSource => self.allowed(notification, about.source),
             Limit::Resources => self.resource_allowed(),
-            Limit::Unlimited => true,
+            Limit::Raise => self.raise_allowed(notification, about),
+            Limit::Rearm => self.rearm_allowed(about),
         };
         if allowed {
             self.queue(notification, about, value);
@@ -457,6 +470,70 @@ impl Notifier {
             }
             Admit::Drop => false,
         }
+    }
+
+    /// The ceiling of a source's alarm raises; one held back is
+    /// remembered for its rearm.
+    fn raise_allowed(&self, notification: Notification, about: About) -> bool {
+        let max = self.config.alarm_raises_per_minute;
+        let mut state = self.lock();
+        let admit = state
+            .raises
+            .entry(about.source)
+            .or_default()
+            .admit(max, Instant::now());
+        let row = (about.source, about.row.unwrap_or(0));
+        match admit {
+            Admit::Pass { dropped } => {
+                state.held_raises.remove(&row);
+                if dropped > 0 {
+                    warn!(
+                        "instance {}: {dropped} alarm raise(s) were held back by the ceiling of {max} a minute \
+                         (alarm_raises_per_minute), and their rearms with them",
+                        about.source
+                    );
+                }
+                true
+            }
+            Admit::FirstDrop => {
+                state.held_raises.insert(row);
+                warn!(
+                    "instance {}: {max} alarms were raised in the last minute (alarm_raises_per_minute): \
+                     the next {notification}s are held back, with their rearms, and counted",
+                    about.source
+                );
+                false
+            }
+            Admit::Drop => {
+                state.held_raises.insert(row);
+                false
+            }
+        }
+    }
+
+    /// A flood of raises that is over is counted in the log, once: each
+    /// poll of the instance looks.
+    fn settle_raises(&self, index: u32) {
+        let max = self.config.alarm_raises_per_minute;
+        let mut state = self.lock();
+        let settled = state
+            .raises
+            .get_mut(&index)
+            .and_then(|ceiling| ceiling.settle(max, Instant::now()));
+        if let Some(dropped) = settled {
+            warn!(
+                "instance {index}: {dropped} alarm raise(s) were held back by the ceiling of {max} a minute \
+                 (alarm_raises_per_minute), and their rearms with them"
+            );
+        }
+    }
+
+    /// A rearm goes when its raise went.
+    fn rearm_allowed(&self, about: About) -> bool {
+        !self
+            .lock()
+            .held_raises
+            .remove(&(about.source, about.row.unwrap_or(0)))
     }
 
     /// The rate limit: at most `max_per_minute` of one kind per source.
@@ -816,23 +893,14 @@ mod tests {
     }
 
     #[test]
-    fn alarm_notifications_carry_the_row_and_the_instance_name_without_rate_limit() {
-        use crate::alarms::{AlarmSpec, Direction};
+    fn alarm_notifications_carry_the_row_and_the_instance_name_and_pair_under_their_ceiling() {
         let (tx, mut rx) = mpsc::channel(100);
         let layout = Layout::default_layout();
-        let memory = AlarmSpec::new(
-            "memory",
-            "redisMemUsedOfMax",
-            Direction::Above,
-            9000,
-            8500,
-            1,
-            None,
-        )
-        .unwrap();
+        // Raised at 90 % on one poll, rearmed at 85 %.
+        let memory = || crate::alarms::memory_alarm(1);
         let config = NotifyConfig {
             max_per_minute: 1,
-            alarms: vec![memory],
+            alarms: vec![memory()],
             ..NotifyConfig::default()
         };
         let notifier = Notifier::new(config, layout.clone(), tx);
@@ -857,7 +925,8 @@ mod tests {
                 });
             }
         };
-        // Three raises and rearms in a minute: none is held back.
+        // Three raises and rearms in a minute: none is held back
+        // (max_per_minute is not theirs).
         for _ in 0..3 {
             poll(9485);
             poll(8000);
@@ -890,6 +959,34 @@ mod tests {
             varbinds.len(),
             1 + RedisEvent::ThresholdCrossed.def().objects.len()
         );
+        // A flood of raises: at most alarm_raises_per_minute a minute, and
+        // a held raise holds its rearm back; the rest pair up.
+        let (tx, mut rx) = mpsc::channel(1000);
+        let config = NotifyConfig {
+            alarm_raises_per_minute: 2,
+            alarms: vec![memory()],
+            ..NotifyConfig::default()
+        };
+        let flooded = Notifier::new(config, layout.clone(), tx);
+        for _ in 0..10 {
+            for hundredths in [9485, 8000] {
+                let part = vec![(oid("redisMemUsedOfMax", &[2]), Value::Gauge32(hundredths))];
+                let found = flooded.redis_alarms(2, true, &[&part], 1_795_400_000);
+                for event in &found.events {
+                    alarm_sent(&flooded, 2, event, |_| None);
+                }
+            }
+        }
+        assert_eq!(
+            sent(&mut rx),
+            [
+                "redisThresholdCrossed",
+                "redisThresholdRearmed",
+                "redisThresholdCrossed",
+                "redisThresholdRearmed"
+            ]
+        );
+        assert!(flooded.lock().held_raises.is_empty());
         // Disabled, it is not sent; the alarm is still judged.
         let (tx, mut rx) = mpsc::channel(100);
         let config = NotifyConfig {

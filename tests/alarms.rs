@@ -398,3 +398,89 @@ fn a_reload_keeps_an_unchanged_alarm_refuses_a_broken_one_and_rearms_a_changed_o
     assert_eq!(trapd.received("redisThresholdRearmed").len(), 1);
     assert!(agent.is_running(), "{}", agent.log());
 }
+
+/// Issue 24 (review M3): a server can make many rows cross at once (the
+/// review's 80,000 replicas toggling their lag sent 2,048 notifications in
+/// 30 s). Here 40 alarms of the configuration's own cross together on a
+/// real Redis: at most `alarm_raises_per_minute` (5) are raised as
+/// notifications, the log says the ceiling once, and exactly the rearms
+/// of the raises that went are sent when the value falls. The alarms
+/// themselves are all judged: every row is in `redisAlarmTable`.
+#[test]
+fn many_alarms_crossing_together_send_at_most_the_ceiling_and_only_their_rearms() {
+    const ALARMS: usize = 40;
+    let trapd = Snmptrapd::start();
+    let snmpd = Snmpd::sending_to(&trapd);
+    let redis = Redis::start();
+    add_ballast(&redis);
+    let dir = tempfile::tempdir().unwrap();
+    let alarms: String = (0..ALARMS)
+        .map(|n| {
+            format!(
+                "\n[[alarm]]\nname = \"memory-{n}\"\nobject = \"redisMemUsedOfMax\"\n\
+                 direction = \"above\"\ntrigger = 9000\nrearm = 8500\ncount = 1\n"
+            )
+        })
+        .collect();
+    let mut agent = AgentConfig::new(&snmpd)
+        .redis("cache", &redis.address(), "")
+        .table("[notifications]\nalarm_raises_per_minute = 5")
+        .table(&format!("[alarms]\ndefaults = false\n{alarms}"))
+        .start(dir.path());
+
+    use_percent_of_maxmemory(&redis, 95);
+    assert!(
+        wait_until(Duration::from_secs(8), || alarm_rows(&snmpd)
+            .iter()
+            .filter(|r| r.starts_with("2.1."))
+            .count()
+            == ALARMS),
+        "{:?}",
+        alarm_rows(&snmpd)
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(trapd.received("redisThresholdCrossed").len(), 5);
+
+    use_percent_of_maxmemory(&redis, 10);
+    assert!(
+        wait_until(Duration::from_secs(8), || alarm_rows(&snmpd).is_empty()),
+        "{:?}",
+        alarm_rows(&snmpd)
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let crossed: Vec<String> = trapd
+        .received("redisThresholdCrossed")
+        .iter()
+        .map(|l| alarm_name(l))
+        .collect();
+    let mut rearmed: Vec<String> = trapd
+        .received("redisThresholdRearmed")
+        .iter()
+        .map(|l| alarm_name(l))
+        .collect();
+    rearmed.sort();
+    let mut expected = crossed.clone();
+    expected.sort();
+    assert_eq!(rearmed, expected, "the rearms are those of the raises sent");
+    let log = agent.log();
+    assert_eq!(
+        log.matches("alarm_raises_per_minute): the next").count(),
+        1,
+        "{log}"
+    );
+    assert!(agent.is_running(), "{log}");
+}
+
+/// The `redisAlarmName` a notification line carries.
+fn alarm_name(line: &str) -> String {
+    let at = line
+        .find("redisAlarmName.")
+        .unwrap_or_else(|| panic!("no redisAlarmName in {line}"));
+    let value = &line[at..];
+    let value = &value[value.find("STRING: ").expect("a string") + 8..];
+    value
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '\t')
+        .next()
+        .unwrap_or("")
+        .to_string()
+}

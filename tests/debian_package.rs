@@ -516,6 +516,12 @@ fn package_installs_serves_and_purges_cleanly() {
     );
     assert_meta("/usr/share/man/man8/redis-snmp.8.gz", "root", "root", 0o644);
     assert_meta(
+        "/usr/share/man/man5/redis-snmp.toml.5.gz",
+        "root",
+        "root",
+        0o644,
+    );
+    assert_meta(
         "/usr/share/doc/redis-snmp/README.Debian.gz",
         "root",
         "root",
@@ -584,6 +590,8 @@ fn package_installs_serves_and_purges_cleanly() {
     let version = run_ok(BINARY, &["--version"]);
     assert_eq!(version.trim(), "redis-snmp 0.3.0");
     run_ok("man", &["--pager=cat", "redis-snmp"]);
+    let config_page = run_ok("man", &["--pager=cat", "5", "redis-snmp.toml"]);
+    assert!(config_page.contains("check_keys_interval"), "{config_page}");
 
     step("the unit: enabled, accepted by systemd-analyze");
     let wants = "/etc/systemd/system/multi-user.target.wants/redis-snmp.service";

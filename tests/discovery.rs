@@ -383,7 +383,7 @@ fn a_process_calling_itself_redis_server_gets_a_row_and_nothing_else() {
 /// `ProtectKernel*` and `Restrict*` settings; the test prints the list.
 #[test]
 fn under_the_units_sandbox_the_redis_users_port_is_found_and_polled() {
-    use testkit::unit::{set_mode, UnitSandbox};
+    use testkit::unit::UnitSandbox;
     let sandbox = UnitSandbox::of_the_package();
     eprintln!("{}", sandbox.describe());
     for setting in ["User", "ProtectProc", "ProcSubset"] {
@@ -419,15 +419,7 @@ fn under_the_units_sandbox_the_redis_users_port_is_found_and_polled() {
             redis.address()
         ))
         .write(files.path());
-    set_mode(&config, 0o644);
-    let launcher = sandbox.launcher();
-    let launcher: Vec<&str> = launcher.iter().map(String::as_str).collect();
-    let mut agent = Agent::start_through(
-        &launcher,
-        &["-n", "-v", "-c", config.to_str().unwrap()],
-        &[],
-    );
-    agent.expect_registered(Duration::from_secs(10));
+    let agent = sandbox.start_agent(&config);
     let status = std::fs::read_to_string(format!("/proc/{}/status", agent.pid())).unwrap();
     let (uid, _) = testkit::unit::user_ids(sandbox.user()).unwrap();
     assert!(

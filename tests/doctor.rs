@@ -247,7 +247,7 @@ fn all_well_and_each_broken_setup_with_its_own_fix() {
     );
     assert_eq!(
         fix,
-        "ACL SETUSER snmp +info (README: the least-privilege Redis user)"
+        "ACL SETUSER snmp +info (docs/configuration.md: the least-privilege Redis user)"
     );
 
     // No secret in any output.

@@ -15,7 +15,7 @@
 //!   40 MiB with all of them at once.
 //! - A FIFO or a symbolic link planted where Puppet's files go neither
 //!   freezes the agent nor keeps it alive after SIGTERM.
-//! - The least-privilege ACL user README documents cannot read
+//! - The least-privilege ACL user docs/configuration.md documents cannot read
 //!   `requirepass`, and is all the agent needs.
 //! - The agent is not dumpable: its /proc files are root's even when it
 //!   runs as another user, so that user's other processes cannot read its
@@ -344,13 +344,13 @@ fn a_fifo_or_a_link_in_puppets_directories_freezes_nothing() {
     println!("exited {:?} after SIGTERM", started.elapsed());
 }
 
-/// The ACL line README tells operators to run.
+/// The ACL line docs/configuration.md tells operators to run.
 fn documented_acl() -> Vec<String> {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_root().join("docs/configuration.md")).unwrap();
     let line = readme
         .lines()
         .find(|l| l.starts_with("ACL SETUSER snmp "))
-        .expect("README documents the agent's ACL user");
+        .expect("docs/configuration.md documents the agent's ACL user");
     line.split_whitespace().map(String::from).collect()
 }
 

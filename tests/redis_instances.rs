@@ -250,7 +250,7 @@ fn unix_socket_and_acl_user_with_least_privilege() {
     let redis = Redis::start_with(&[
         &format!("unixsocket {}", socket.display()),
         "unixsocketperm 700",
-        // The documented least-privilege user of the agent (README).
+        // The documented least-privilege user of the agent (docs/configuration.md).
         "user snmp on >snmp-pw -@all +info +ping +config|get +cluster|info +slowlog|len +slowlog|get +latency|latest",
         "user noconfig on >nc-pw -@all +info +ping",
     ]);

@@ -1,5 +1,5 @@
 //! The checks that matter, against every server the agent is tested with:
-//! Redis 6.2, Redis 7.0 (Debian 12's), Valkey 8.0 and Valkey 9.1 (see
+//! Redis 6.2, Redis 7.0 (Debian 12's), Redis 8.2, Valkey 8.0 and Valkey 9.1 (see
 //! `tests/support/src/servers.rs`; `scripts/test-servers.sh` fetches them). Each
 //! runs a real server, a real snmpd and the agent, and asserts what a user
 //! reads through snmpd against what that server's own INFO says:
@@ -271,6 +271,15 @@ fn info_tables(kind: ServerKind) {
     redis.cli(&["LPUSH", "a", "x"]); // WRONGTYPE
     redis.cli(&["HSET", "h", "f1", "v", "f2", "v"]);
     let field_ttl = kind == ServerKind::Valkey91;
+    // Hash fields with their own TTL: Redis 7.4+ counts the keys holding
+    // one as db0's subexpiry, Valkey 9.0+ as keys_with_volatile_items.
+    let counts_field_ttl = field_ttl || kind == ServerKind::Redis82;
+    if kind == ServerKind::Redis82 {
+        assert_eq!(
+            redis.cli(&["HEXPIRE", "h", "1000", "FIELDS", "1", "f1"]),
+            "1"
+        );
+    }
     if field_ttl {
         // A hash field with its own TTL (Valkey 9.0+): db0's
         // keys_with_volatile_items.
@@ -407,12 +416,16 @@ fn info_tables(kind: ServerKind) {
     }
     assert_eq!(served[&oid("3.10.1.2.1.2")].u64(), 1);
     assert!(!served.contains_key(&oid("3.10.1.2.1.4")));
-    // Keys with expiring hash fields: Valkey 9's keys_with_volatile_items
-    // is served as redisKsSubexpiry; the others report neither field.
+    // Keys with expiring hash fields: Redis 8's subexpiry and Valkey 9's
+    // keys_with_volatile_items are served as redisKsSubexpiry; the others
+    // report neither field.
     let db0 = info.get("db0").unwrap();
     let subexpiry = served.get(&oid("3.10.1.5.1.0"));
-    if field_ttl {
-        assert!(db0.contains("keys_with_volatile_items=1"), "{db0}");
+    if counts_field_ttl {
+        assert!(
+            db0.contains("keys_with_volatile_items=1") || db0.contains("subexpiry=1"),
+            "{db0}"
+        );
         assert_eq!(subexpiry.map(Var::u64), Some(1), "{}", kind.label());
     } else {
         assert!(
@@ -577,7 +590,8 @@ fn sentinel(kind: ServerKind) {
     }
     assert_eq!(get(&snmpd, "3.15.1.6.1").value, "0"); // sentinel_scripts_queue_length
     let tilts = get(&snmpd, "3.15.1.5.1");
-    if kind == ServerKind::Valkey91 {
+    // sentinel_total_tilt: Valkey 9.0+ and Redis 8.
+    if matches!(kind, ServerKind::Valkey91 | ServerKind::Redis82) {
         assert_eq!(tilts.value, "0");
     } else {
         assert!(tilts.is_exception(), "{}: {tilts}", kind.label());
@@ -865,15 +879,16 @@ macro_rules! server_tests {
 
 server_tests!(redis_6_2, Redis62);
 server_tests!(redis_7_0, Redis70);
+server_tests!(redis_8_2, Redis82);
 server_tests!(valkey_8_0, Valkey80);
 server_tests!(valkey_9_1, Valkey91);
 
 // ---------------------------------------------------------------------------
 // fixtures
 
-/// Rewrites `tests/fixtures/redis/{6.2,valkey-8.0,valkey-9.1}-{master,
+/// Rewrites `tests/fixtures/redis/{6.2,8.2,valkey-8.0,valkey-9.1}-{master,
 /// replica}-info.txt`: `INFO everything` of a master and its replica, byte
-/// for byte, after some traffic; and `{6.2,7.0,valkey-8.0,valkey-9.1}-
+/// for byte, after some traffic; and `{6.2,7.0,8.2,valkey-8.0,valkey-9.1}-
 /// sentinel-info.txt`, a sentinel watching that master. Run by name:
 /// `cargo test --features system-tests --test servers -- --ignored capture_info_fixtures`.
 #[test]
@@ -883,6 +898,7 @@ fn capture_info_fixtures() {
     for (kind, prefix) in [
         (ServerKind::Redis62, "6.2"),
         (ServerKind::Redis70, "7.0"),
+        (ServerKind::Redis82, "8.2"),
         (ServerKind::Valkey80, "valkey-8.0"),
         (ServerKind::Valkey91, "valkey-9.1"),
     ] {
@@ -896,8 +912,9 @@ fn capture_info_fixtures() {
         master.cli(&["GET", "missing"]);
         master.cli(&["LPUSH", "a", "x"]); // WRONGTYPE
         master.cli(&["HSET", "h", "f1", "v", "f2", "v"]);
-        if kind == ServerKind::Valkey91 {
-            // A hash field with a TTL: keys_with_volatile_items.
+        if matches!(kind, ServerKind::Valkey91 | ServerKind::Redis82) {
+            // A hash field with a TTL: keys_with_volatile_items (Valkey),
+            // subexpiry (Redis).
             master.cli(&["HEXPIRE", "h", "1000", "FIELDS", "1", "f1"]);
         }
         let _sub = master.spawn_cli(&["SUBSCRIBE", "chan"]);

@@ -9,7 +9,7 @@
 //! answered from the snapshot (loaded lock-free from the store's
 //! `ArcSwap`) by one blocking write. No reactor, no task wake-up between
 //! the request and its answer: that is what the floor benchmark
-//! (benches/snmp.rs, README "Against the floor") measured the agent's extra
+//! (benches/snmp.rs, docs/benchmarks.md "Against the floor") measured the agent's extra
 //! microseconds as. The task stops the thread by shutting the socket's
 //! reading side (the thread reads end of file, sends Close and ends); Pings
 //! and notifications are written from the runtime's blocking pool through

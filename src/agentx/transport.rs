@@ -5,8 +5,8 @@
 //! over as a plain blocking std stream: one blocking read wakes the
 //! session's thread when snmpd sends a request, one write answers it. The
 //! runtime's reactor is not involved in answering, which measured as one
-//! `epoll_wait` and a task wake-up per request when it was (see README,
-//! "the floor").
+//! `epoll_wait` and a task wake-up per request when it was (see
+//! docs/benchmarks.md, "the floor").
 //!
 //! Reads wait without end once the session is open (a read timeout costs
 //! a kernel timer per sleep; the session stops its thread by shutting the

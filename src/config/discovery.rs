@@ -44,7 +44,7 @@ pub(super) fn discovery_settings(
     cli: &Cli,
     file: Option<&FileDiscovery>,
 ) -> Result<DiscoverySettings, String> {
-    let local = cli.discover || file.and_then(|f| f.local).unwrap_or(false);
+    let local = cli.settings.discover || file.and_then(|f| f.local).unwrap_or(false);
     let secs = file
         .and_then(|f| f.interval)
         .unwrap_or(DEFAULT_DISCOVERY_INTERVAL_SECS);

@@ -32,7 +32,7 @@ pub const DEFAULT_REFRESH_SECS: u64 = 10;
 /// `slow_refresh` says otherwise. 15: what they add per poll (their cost
 /// over plain INFO, about 64 µs of Redis's time on Redis 7.0, / 15) is then
 /// no more than what zabbix_agent2's template adds to the same INFO with
-/// its PING and SLOWLOG GET (`scripts/bench-peers.sh`; README).
+/// its PING and SLOWLOG GET (`scripts/bench-peers.sh`; docs/benchmarks.md).
 pub const DEFAULT_SLOW_REFRESH_FACTOR: u64 = 15;
 pub const DEFAULT_PID_FILE: &str = "/var/run/redis-snmp.pid";
 
@@ -51,6 +51,12 @@ pub enum LogTarget {
 /// one trap at a time.
 pub const DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE: usize = 100;
 
+/// `[notifications] alarm_raises_per_minute` unless set: far above what
+/// the default alarms can raise at once on an honest server (four kinds,
+/// the lag one per replica), far below a hostile server's thousands of
+/// rows crossing together.
+pub const DEFAULT_ALARM_RAISES_PER_MINUTE: usize = 60;
+
 /// Settings of the notifier.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotifyConfig {
@@ -60,6 +66,10 @@ pub struct NotifyConfig {
     /// At most this many notifications of one kind from one source per
     /// minute; the rest are dropped (and counted in the log).
     pub max_per_minute: usize,
+    /// `[notifications] alarm_raises_per_minute`: at most this many
+    /// alarms raised per instance in any minute, all its alarms together;
+    /// a raise held back holds back its rearm.
+    pub alarm_raises_per_minute: usize,
     /// Puppet is stale when its last run ended longer ago than this.
     pub puppet_stale_after: Duration,
     /// `[puppet] converge_runs`: this many runs in a row that each changed
@@ -84,6 +94,7 @@ impl Default for NotifyConfig {
         NotifyConfig {
             disabled: HashSet::new(),
             max_per_minute: 5,
+            alarm_raises_per_minute: DEFAULT_ALARM_RAISES_PER_MINUTE,
             puppet_stale_after: Duration::from_secs(2 * 3600),
             puppet_converge_runs: DEFAULT_CONVERGE_RUNS,
             puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
@@ -235,6 +246,7 @@ struct FileNotifications {
     #[serde(default)]
     disabled: Vec<String>,
     max_per_minute: Option<usize>,
+    alarm_raises_per_minute: Option<usize>,
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -282,7 +294,7 @@ impl Config {
     /// Merge the file named by `-c` (if any), the command line and the
     /// password from the environment (`env_password`).
     pub fn load(cli: &Cli, env_password: Option<String>) -> Result<Config, ConfigError> {
-        let (file, file_name) = match &cli.config {
+        let (file, file_name) = match &cli.settings.config {
             Some(path) => (read_file(path)?, path.display().to_string()),
             None => (FileConfig::default(), "the command line".to_string()),
         };
@@ -292,7 +304,12 @@ impl Config {
             message,
         };
 
-        let agentx = match cli.agentx_socket.as_ref().or(file.agentx_socket.as_ref()) {
+        let agentx = match cli
+            .settings
+            .agentx_socket
+            .as_ref()
+            .or(file.agentx_socket.as_ref())
+        {
             Some(text) => text
                 .parse()
                 .map_err(|e| in_file(format!("agentx_socket: {e}")))?,
@@ -304,7 +321,7 @@ impl Config {
                 "refresh: {refresh_secs} is not between 1 and 86400 seconds"
             )));
         }
-        let layout = match cli.oid.as_ref().or(file.oid.as_ref()) {
+        let layout = match cli.settings.oid.as_ref().or(file.oid.as_ref()) {
             Some(text) => {
                 let oid: Oid = text.parse().map_err(|e| in_file(format!("oid: {e}")))?;
                 Layout::from_legacy_oid(oid).map_err(|e| in_file(format!("oid: {e}")))?
@@ -350,10 +367,10 @@ impl Config {
         // what is found, not the old tool's 127.0.0.1:6379 (found there too
         // when a server listens on it).
         let names_a_server = !instances.is_empty()
-            || cli.host.is_some()
-            || cli.port.is_some()
-            || cli.password.is_some()
-            || cli.password_file.is_some()
+            || cli.settings.host.is_some()
+            || cli.settings.port.is_some()
+            || cli.settings.password.is_some()
+            || cli.settings.password_file.is_some()
             || env_password.as_deref().is_some_and(|p| !p.is_empty());
         if names_a_server || !discovery.local {
             apply_command_line(cli, env_password, &mut instances, &mut warnings)?;
@@ -375,7 +392,7 @@ impl Config {
         let puppet_events = match &file.puppet {
             Some(p) if p.enabled != Some(false) => events_config(p).map_err(in_file)?,
             Some(_) => None,
-            None if cli.puppet => Some(EventsConfig::default()),
+            None if cli.settings.puppet => Some(EventsConfig::default()),
             None => None,
         };
         let puppet = match &file.puppet {
@@ -449,7 +466,7 @@ impl Config {
                 })
             }
             Some(_) => None,
-            None if cli.puppet => Some(PuppetPaths::default()),
+            None if cli.settings.puppet => Some(PuppetPaths::default()),
             None => None,
         };
 
@@ -532,6 +549,16 @@ fn notify_config(file: Option<&FileNotifications>) -> Result<NotifyConfig, Strin
             return Err("notifications.max_per_minute: 0 would send none; use disabled".into());
         }
         config.max_per_minute = max;
+    }
+    if let Some(max) = file.alarm_raises_per_minute {
+        let most = crate::alarms::MAX_TRACKED_PER_INSTANCE;
+        if !(1..=most).contains(&max) {
+            return Err(format!(
+                "notifications.alarm_raises_per_minute: {max} is not from 1 to {most} (to send \
+                 none, add redisThresholdCrossed and redisThresholdRearmed to disabled)"
+            ));
+        }
+        config.alarm_raises_per_minute = max;
     }
     Ok(config)
 }
@@ -623,32 +650,36 @@ fn apply_command_line(
         ));
     }
     let first = &mut instances[0];
-    if cli.host.is_some() || cli.port.is_some() {
+    if cli.settings.host.is_some() || cli.settings.port.is_some() {
         first.address = match &first.address {
             RedisAddress::Tls { host, port } => RedisAddress::Tls {
-                host: cli.host.clone().unwrap_or_else(|| host.clone()),
-                port: cli.port.unwrap_or(*port),
+                host: cli.settings.host.clone().unwrap_or_else(|| host.clone()),
+                port: cli.settings.port.unwrap_or(*port),
             },
             RedisAddress::Tcp { host, port } => RedisAddress::Tcp {
-                host: cli.host.clone().unwrap_or_else(|| host.clone()),
-                port: cli.port.unwrap_or(*port),
+                host: cli.settings.host.clone().unwrap_or_else(|| host.clone()),
+                port: cli.settings.port.unwrap_or(*port),
             },
             RedisAddress::Unix(_) => RedisAddress::Tcp {
-                host: cli.host.clone().unwrap_or_else(|| DEFAULT_HOST.to_string()),
-                port: cli.port.unwrap_or(6379),
+                host: cli
+                    .settings
+                    .host
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_HOST.to_string()),
+                port: cli.settings.port.unwrap_or(6379),
             },
         };
     }
     if let Some(password) = env_password.filter(|p| !p.is_empty()) {
         first.password = Some(Secret::new(password));
     }
-    if let Some(path) = &cli.password_file {
+    if let Some(path) = &cli.settings.password_file {
         let (secret, warning) = secret::read_password_file(path)
             .map_err(|e| ConfigError::Invalid(format!("--password-file: {e}")))?;
         warnings.extend(warning);
         first.password = Some(secret);
     }
-    if let Some(password) = &cli.password {
+    if let Some(password) = &cli.settings.password {
         warnings.push(
             "a password given with -p/--password is visible to every user of this host \
              until start-up wipes it; use --password-file or REDIS_SNMP_PASSWORD"
@@ -935,6 +966,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("redisRoleChange"), "{err}");
+        assert_eq!(
+            config.notifications.alarm_raises_per_minute,
+            DEFAULT_ALARM_RAISES_PER_MINUTE
+        );
+        let path = write_config(&dir, "[notifications]\nalarm_raises_per_minute = 7\n");
+        let config = Config::load(&cli(&["-c", path.to_str().unwrap()]), None).unwrap();
+        assert_eq!(config.notifications.alarm_raises_per_minute, 7);
+        let path = write_config(&dir, "[notifications]\nalarm_raises_per_minute = 0\n");
+        let err = Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("alarm_raises_per_minute: 0 is not from 1"),
+            "{err}"
+        );
     }
 
     #[test]

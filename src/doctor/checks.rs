@@ -348,7 +348,7 @@ fn trap_sinks(conf: &SnmpdConf) -> Finding {
 }
 
 /// The commands a poll sends besides INFO, the server roles that get them,
-/// and the ACL grant each needs (README's least-privilege user).
+/// and the ACL grant each needs (docs/configuration.md's least-privilege user).
 struct Query {
     args: &'static [&'static str],
     grant: &'static str,
@@ -484,7 +484,7 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
         Ok(info) => info,
         Err(e) => {
             let fix = if e.code() == Some("NOPERM") {
-                format!("ACL SETUSER {user} +info (README: the least-privilege Redis user)")
+                format!("ACL SETUSER {user} +info (docs/configuration.md: the least-privilege Redis user)")
             } else {
                 format!(
                     "the agent reads everything it serves from INFO: check that {} is the Redis \
@@ -666,13 +666,16 @@ fn events_log(path: &Path, trust: &Trust, user: &User) -> Finding {
 mod tests {
     use super::*;
 
-    /// README's least-privilege user grants exactly what the doctor checks
+    /// docs/configuration.md's least-privilege user grants exactly what the doctor checks
     /// (and INFO), with +sentinel|masters named for sentinels and
     /// +commandlog|len for Valkey 8.1 and later.
     #[test]
     fn the_documented_acl_grants_what_the_doctor_checks() {
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let readme = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/configuration.md"
+        ))
+        .unwrap();
         let line = readme
             .lines()
             .find(|l| l.starts_with("ACL SETUSER snmp "))

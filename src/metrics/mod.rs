@@ -102,6 +102,7 @@ macro_rules! enumeration {
 mod layout;
 mod notifications;
 mod opennms;
+mod prometheus;
 mod puppet_agent;
 mod redis_server;
 mod tables;
@@ -109,6 +110,7 @@ mod tables;
 pub use layout::*;
 pub use notifications::*;
 pub use opennms::*;
+pub use prometheus::*;
 pub use puppet_agent::*;
 pub use redis_server::*;
 pub use tables::*;

@@ -129,10 +129,46 @@ pub enum Limit {
     /// per-run budget comes first, but the run boundaries that renew it
     /// are lines of the log too.)
     Resources,
-    /// None: judged on values, where a trigger count and a rearm value
-    /// keep it from flapping, and a crossing sent without its rearm would
-    /// leave a manager's alarm standing.
-    Unlimited,
+    /// An alarm raised: judged on values, where a trigger count and a
+    /// rearm value keep one alarm from flapping, but a server can make
+    /// thousands of rows cross at once (80,000 replicas toggling their
+    /// lag): at most `alarm_raises_per_minute` of a source's raises, all
+    /// its alarms together, in any minute. A raise held back holds back
+    /// its rearm ([`Limit::Rearm`]).
+    Raise,
+    /// An alarm rearmed: sent exactly when its raise was, so that a
+    /// manager neither keeps an alarm nothing clears nor sees a rearm of
+    /// one it never saw raised. Bounded by the raises.
+    Rearm,
+}
+
+/// How grave a notification is, for the managers that file it: the
+/// OpenNMS event's `<severity>` and the snmptt `EVENT` line's severity
+/// both come from here. A whole thing lost or failed (an instance down,
+/// a failed save, a failed Puppet run) is Critical; a part of one (a
+/// replica's link, one resource of a run) Major; a return, clearing or
+/// recovery Normal; the rest sit between. The names are OpenNMS's
+/// (snmptt takes any word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Normal,
+    Warning,
+    Minor,
+    Major,
+    Critical,
+}
+
+impl Severity {
+    /// Its name, as OpenNMS and snmptt spell it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Severity::Normal => "Normal",
+            Severity::Warning => "Warning",
+            Severity::Minor => "Minor",
+            Severity::Major => "Major",
+            Severity::Critical => "Critical",
+        }
+    }
 }
 
 /// One NOTIFICATION-TYPE.
@@ -146,6 +182,7 @@ pub struct NotificationDef {
     /// Its OBJECTS, in the MIB's order.
     pub objects: &'static [Carried],
     pub limit: Limit,
+    pub severity: Severity,
 }
 
 impl NotificationDef {
@@ -253,14 +290,14 @@ const fn carry<const N: usize>(mib: Mib, names: [&str; N]) -> [Carried; N] {
 /// discriminant, with `ALL`, `DEFS` (its definitions, in the MIB's order),
 /// `def()` (an exhaustive match, each [`NotificationDef`] a constant),
 /// `from_name` and its way into [`Notification`]. Each entry is
-/// `Variant = number => "mibName", Limit, [objects…];`, the objects by
+/// `Variant = number => "mibName", Limit, Severity, [objects…];`, the objects by
 /// their MIB names (or a constant array of them), resolved by [`carry`]
 /// when the crate is compiled.
 macro_rules! notifications {
     (
         $(#[$meta:meta])*
         $mib:ident: $event:ident {
-            $($(#[$vmeta:meta])* $variant:ident = $number:literal => $name:literal, $limit:ident, $objects:expr;)+
+            $($(#[$vmeta:meta])* $variant:ident = $number:literal => $name:literal, $limit:ident, $severity:ident, $objects:expr;)+
         }
     ) => {
         $(#[$meta])*
@@ -287,6 +324,7 @@ macro_rules! notifications {
                             mib: Mib::$mib,
                             objects: &carry(Mib::$mib, $objects),
                             limit: Limit::$limit,
+                            severity: Severity::$severity,
                         }
                     },)+
                 }
@@ -341,64 +379,64 @@ const PUPPET_EVENT_ROW: [&str; 7] = [
 notifications! {
     /// A notification of REDIS-SERVER-MIB, about a configured instance.
     Redis: RedisEvent {
-        InstanceDown = 1 => "redisInstanceDown", PerSource,
+        InstanceDown = 1 => "redisInstanceDown", PerSource, Critical,
             ["redisInstanceName", "redisInstanceAddress", "redisInstanceLastError"];
-        InstanceUp = 2 => "redisInstanceUp", PerSource,
+        InstanceUp = 2 => "redisInstanceUp", PerSource, Normal,
             ["redisInstanceName", "redisInstanceAddress"];
-        Restarted = 3 => "redisRestarted", PerSource,
+        Restarted = 3 => "redisRestarted", PerSource, Warning,
             ["redisInstanceName", "redisSrvRunId", "redisSrvUptime"];
-        RoleChanged = 4 => "redisRoleChanged", PerSource,
+        RoleChanged = 4 => "redisRoleChanged", PerSource, Warning,
             ["redisInstanceName", "redisReplRole"];
-        ReplicationLinkDown = 5 => "redisReplicationLinkDown", PerSource,
+        ReplicationLinkDown = 5 => "redisReplicationLinkDown", PerSource, Major,
             ["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"];
-        ReplicationLinkUp = 6 => "redisReplicationLinkUp", PerSource,
+        ReplicationLinkUp = 6 => "redisReplicationLinkUp", PerSource, Normal,
             ["redisInstanceName", "redisReplMasterHost", "redisReplMasterPort", "redisReplLinkStatus"];
-        PersistenceFailed = 7 => "redisPersistenceFailed", PerSource,
+        PersistenceFailed = 7 => "redisPersistenceFailed", PerSource, Critical,
             ["redisInstanceName", "redisPstBgsaveStatus", "redisPstAofWriteStatus"];
-        CertificateExpiring = 8 => "redisCertificateExpiring", PerSource,
+        CertificateExpiring = 8 => "redisCertificateExpiring", PerSource, Warning,
             ["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"];
-        CertificateExpiringCleared = 9 => "redisCertificateExpiringCleared", PerSource,
+        CertificateExpiringCleared = 9 => "redisCertificateExpiringCleared", PerSource, Normal,
             ["redisInstanceName", "redisInstanceAddress", "redisInstanceCertSubject", "redisInstanceCertNotAfter", "redisInstanceCertExpiresIn"];
         /// An alarm of `[[alarm]]` raised (`crate::alarms`), not a
         /// transition: about the alarm's row (`instance.number`).
-        ThresholdCrossed = 10 => "redisThresholdCrossed", Unlimited, REDIS_ALARM_ROW;
+        ThresholdCrossed = 10 => "redisThresholdCrossed", Raise, Warning, REDIS_ALARM_ROW;
         /// An alarm rearmed.
-        ThresholdRearmed = 11 => "redisThresholdRearmed", Unlimited, REDIS_ALARM_ROW;
+        ThresholdRearmed = 11 => "redisThresholdRearmed", Rearm, Normal, REDIS_ALARM_ROW;
     }
 }
 
 notifications! {
     /// A notification of PUPPET-AGENT-MIB, about the host's Puppet agent.
     Puppet: PuppetEvent {
-        RunFailed = 1 => "puppetRunFailed", PerSource,
+        RunFailed = 1 => "puppetRunFailed", PerSource, Critical,
             ["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesFailed", "puppetResourcesChanged", "puppetConfigVersion", "puppetFirstError"];
-        RunChanged = 2 => "puppetRunChanged", PerSource,
+        RunChanged = 2 => "puppetRunChanged", PerSource, Normal,
             ["puppetLastRunStatus", "puppetLastRunTime", "puppetResourcesChanged", "puppetChangesTotal", "puppetConfigVersion"];
-        CachedCatalogUsed = 3 => "puppetCachedCatalogUsed", PerSource,
+        CachedCatalogUsed = 3 => "puppetCachedCatalogUsed", PerSource, Warning,
             ["puppetCachedCatalogStatus", "puppetLastRunTime", "puppetConfigVersion", "puppetFirstError"];
-        RunRecovered = 4 => "puppetRunRecovered", PerSource,
+        RunRecovered = 4 => "puppetRunRecovered", PerSource, Normal,
             ["puppetLastRunStatus", "puppetLastRunTime", "puppetConfigVersion"];
-        AgentStale = 5 => "puppetAgentStale", PerSource,
+        AgentStale = 5 => "puppetAgentStale", PerSource, Minor,
             ["puppetLastRunTime", "puppetLastRunAge"];
-        AgentStaleCleared = 6 => "puppetAgentStaleCleared", PerSource,
+        AgentStaleCleared = 6 => "puppetAgentStaleCleared", PerSource, Normal,
             ["puppetLastRunTime", "puppetLastRunAge"];
-        AgentDisabled = 7 => "puppetAgentDisabled", PerSource,
+        AgentDisabled = 7 => "puppetAgentDisabled", PerSource, Warning,
             ["puppetDisabled", "puppetDisabledMessage"];
-        AgentEnabled = 8 => "puppetAgentEnabled", PerSource,
+        AgentEnabled = 8 => "puppetAgentEnabled", PerSource, Normal,
             ["puppetDisabled"];
         /// A resource event of the events log: about its row of
         /// `puppetEventTable`.
-        ResourceChanged = 9 => "puppetResourceChanged", Resources, PUPPET_EVENT_ROW;
-        ResourceFailed = 10 => "puppetResourceFailed", Resources, PUPPET_EVENT_ROW;
-        ResourceEventsHeldBack = 11 => "puppetResourceEventsHeldBack", PerSource,
+        ResourceChanged = 9 => "puppetResourceChanged", Resources, Normal, PUPPET_EVENT_ROW;
+        ResourceFailed = 10 => "puppetResourceFailed", Resources, Major, PUPPET_EVENT_ROW;
+        ResourceEventsHeldBack = 11 => "puppetResourceEventsHeldBack", PerSource, Warning,
             ["puppetEventsHeldBack", "puppetEventsRunVersion"];
-        NotConverging = 12 => "puppetNotConverging", PerSource,
+        NotConverging = 12 => "puppetNotConverging", PerSource, Minor,
             ["puppetChangingRuns", "puppetConvergeRuns", "puppetLoopResourceCount", "puppetLoopResources", "puppetLastRunTime", "puppetConfigVersion"];
-        Converged = 13 => "puppetConverged", PerSource,
+        Converged = 13 => "puppetConverged", PerSource, Normal,
             ["puppetChangingRuns", "puppetLastRunTime", "puppetConfigVersion"];
-        RunStorm = 14 => "puppetRunStorm", PerSource,
+        RunStorm = 14 => "puppetRunStorm", PerSource, Minor,
             ["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime"];
-        RunStormCleared = 15 => "puppetRunStormCleared", PerSource,
+        RunStormCleared = 15 => "puppetRunStormCleared", PerSource, Normal,
             ["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime", "puppetLastRunAge"];
     }
 }

