@@ -385,3 +385,42 @@ fn huge_key_names_pause_key_checks_and_junk_names_take_no_row() {
         "the junk names are counted as left out: {left_out}"
     );
 }
+
+/// The TYPE and TTL of 200 keys (400 commands) go in pipelines of at most
+/// 256 commands, each with a reply budget of its own: every row has its
+/// own key's type and length, in order.
+#[test]
+fn many_keys_are_asked_in_several_pipelines_each_reply_in_its_place() {
+    let redis = Redis::start();
+    let mut conn = testkit::RespConn::connect(redis.port()).unwrap();
+    for i in 0..200 {
+        // A list of i+1 items: its length tells its row apart.
+        let name = format!("many:{i:03}");
+        let mut args = vec!["RPUSH", name.as_str()];
+        args.extend(std::iter::repeat_n("x", i + 1));
+        conn.call(&args).unwrap();
+    }
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(
+        &snmpd,
+        &redis,
+        dir.path(),
+        "check_keys = [\"many:*\"]\ncheck_keys_rows = 200\n",
+    );
+    let lengths = || snmpd.redis_walk("3.21.1.3");
+    assert!(
+        wait_until(Duration::from_secs(10), || lengths().len() == 200),
+        "{} rows\n{}",
+        lengths().len(),
+        agent.log()
+    );
+    for i in [0usize, 127, 128, 199] {
+        let row = name_row(1, &format!("many:{i:03}"));
+        assert_eq!(
+            snmpd.redis_value(&format!("3.21.1.3.{row}")),
+            (i + 1).to_string(),
+            "many:{i:03}"
+        );
+    }
+}

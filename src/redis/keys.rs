@@ -362,6 +362,9 @@ struct Candidate {
 /// longer one (Redis allows 512 MB) is counted as left out.
 pub const MAX_KEY_NAME_BYTES: usize = 1_024;
 
+/// Commands per pipeline at most (see `KeyCheck::pipeline`).
+const PIPELINE_COMMANDS: usize = 256;
+
 /// Checks in a row whose replies went over the budget, at most, that each
 /// double the wait before the next (up to 64 intervals) and halve SCAN's
 /// COUNT.
@@ -546,13 +549,29 @@ impl KeyCheck {
     }
 
     /// A pipeline's replies, one per command, each a value or the server's
-    /// error; `Err` when the connection is gone.
+    /// error; `Err` when the connection is gone. Sent in pipelines of at
+    /// most [`PIPELINE_COMMANDS`] commands: each has its own reply budget
+    /// (values and bytes), which a check's many XINFO CONSUMERS together
+    /// could otherwise outgrow.
     async fn pipeline(
         &mut self,
         pipe: &redis::Pipeline,
         client: &mut Client,
     ) -> Result<Vec<redis::RedisResult<Value>>, Lost> {
-        client.pipeline(pipe).await
+        if pipe.len() <= PIPELINE_COMMANDS {
+            return client.pipeline(pipe).await;
+        }
+        let commands: Vec<&redis::Cmd> = pipe.cmd_iter().collect();
+        let mut replies = Vec::with_capacity(commands.len());
+        for chunk in commands.chunks(PIPELINE_COMMANDS) {
+            let mut part = redis::pipe();
+            part.ignore_errors();
+            for command in chunk {
+                part.add_command((*command).clone());
+            }
+            replies.extend(client.pipeline(&part).await?);
+        }
+        Ok(replies)
     }
 
     async fn check(
