@@ -579,8 +579,8 @@ fn alias_secret(
         .as_deref()
         .unwrap_or(Path::new(DEFAULT_KEY_ALIAS_SECRET_FILE));
     let create =
-        "make one with: (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > FILE), \
-                  readable by the agent's user only";
+        "make one with: (umask 027; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > FILE), \
+                  then chgrp redis-snmp FILE: readable by root and the agent's group only";
     let bytes = secret::read_regular_file(path, secret::MAX_SECRET_FILE_BYTES).map_err(|e| {
         format!(
             "{}: key_names = \"alias\" needs a secret: cannot read {}: {e} ({create})",
