@@ -2,8 +2,13 @@
 //! SNMP values and error texts.
 
 use std::fmt;
-use std::os::unix::fs::PermissionsExt;
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+
+/// The most a password file, a TLS file or an alias secret may hold: far
+/// more than any of them needs, and a bound on what a misnamed file costs.
+pub const MAX_SECRET_FILE_BYTES: u64 = 1 << 20;
 
 /// A password. `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq)]
@@ -43,14 +48,60 @@ pub enum SecretError {
     Empty(String),
 }
 
+/// Reads a configured file (a password file, a TLS file), at most `max`
+/// bytes, without ever waiting on it (issue 24, review L3): opened with
+/// `O_NONBLOCK`, so a FIFO put in its place neither blocks the open nor a
+/// read (SIGHUP and SIGTERM stay answered), and read only when it is a
+/// regular file (a FIFO, a device or a directory is refused, in words
+/// that say which). A symbolic link is followed: the administrator may
+/// link to a certificate kept elsewhere.
+pub fn read_regular_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_dir() {
+            "a directory"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a file"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a regular file"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("it is larger than {max} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Reads a password from the first line of `path`. Returns the password and,
 /// when the file is readable by users other than its owner and group, a
 /// warning to log.
 pub fn read_password_file(path: &Path) -> Result<(Secret, Option<String>), SecretError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| SecretError::Read {
+    let bytes =
+        read_regular_file(path, MAX_SECRET_FILE_BYTES).map_err(|source| SecretError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+    let text = String::from_utf8(bytes).map_err(|_| SecretError::Read {
         path: shown.clone(),
-        source,
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8"),
     })?;
     let password = text.lines().next().unwrap_or("").to_string();
     if password.is_empty() {
@@ -380,5 +431,35 @@ mod tests {
         assert!(read_password_file(&path).unwrap().1.is_none());
         std::fs::write(&path, "\n").unwrap();
         assert!(read_password_file(&path).is_err());
+    }
+
+    /// Review L3: a FIFO named as a password file made the load wait for
+    /// a writer, and with it SIGHUP and SIGTERM.
+    #[test]
+    fn a_fifo_or_a_directory_is_refused_at_once_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pw");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_password_file(&reader).map(|_| ()));
+        });
+        let outcome = rx
+            .recv_timeout(std::time::Duration::from_secs(1))
+            .expect("reading a FIFO as a password file blocked");
+        let why = outcome.unwrap_err().to_string();
+        assert!(
+            why.contains("is a FIFO, not a regular file") && why.contains("pw"),
+            "{why}"
+        );
+        let why = read_password_file(dir.path()).unwrap_err().to_string();
+        assert!(why.contains("a directory, not a regular file"), "{why}");
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'x'; MAX_SECRET_FILE_BYTES as usize + 1]).unwrap();
+        let why = read_regular_file(&big, MAX_SECRET_FILE_BYTES).unwrap_err();
+        assert!(why.to_string().contains("larger than"), "{why}");
     }
 }

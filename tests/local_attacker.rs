@@ -8,6 +8,11 @@
 //! - A "Redis" that answers INFO with 300 MB cannot grow the agent's
 //!   memory: the reply is cut at `max_reply_bytes`, the instance is down
 //!   with that reason, the other instance is served.
+//! - Issue 24 (review M3): "Redis" servers that answer with 4 MiB of
+//!   nested or flat aggregates (each took the agent to 64 to 250 MB once
+//!   parsed) are refused by the reply's shape: each instance is down with
+//!   the reason, the real one is served, the agent's peak RSS stays under
+//!   40 MiB with all of them at once.
 //! - A FIFO or a symbolic link planted where Puppet's files go neither
 //!   freezes the agent nor keeps it alive after SIGTERM.
 //! - The least-privilege ACL user docs/configuration.md documents cannot read
@@ -209,6 +214,93 @@ fn a_huge_reply_is_cut_at_the_limit_and_memory_stays_flat() {
         1,
         "the limit should be logged once:\n{log}"
     );
+}
+
+/// The review's replies that cost the agent most, and the words each
+/// instance's error must have.
+const HOSTILE: [(&str, &str); 6] = [
+    ("*N of :1", "held more than 100000 values"),
+    ("%N map of :1 :1", "held more than 100000 values"),
+    ("N x 89-deep *1 arrays", "nested deeper than 8 levels"),
+    ("N x 89-deep ~1 sets", "nested deeper than 8 levels"),
+    ("N x 89-deep %1 maps", "nested deeper than 8 levels"),
+    ("N x 40-deep attributes", "nested deeper than 8 levels"),
+];
+
+/// One agent (started by `start` from its configuration) on a real Redis
+/// and one hostile server per reply of [`HOSTILE`]: each hostile instance
+/// down with its reason, asked again and refused again, the real one
+/// served, the agent's peak RSS under 40 MiB.
+fn hostile_replies_against(snmpd: &Snmpd, start: impl FnOnce(AgentConfig) -> Agent) {
+    let replies = hostile_replies();
+    let servers: Vec<HostileServer> = HOSTILE
+        .iter()
+        .map(|(name, _)| {
+            let reply = replies.iter().find(|(n, _)| n == name).unwrap().1.clone();
+            HostileServer::start(reply)
+        })
+        .collect();
+    let redis = Redis::start();
+    let mut config =
+        AgentConfig::new(snmpd).redis("real", &format!("127.0.0.1:{}", redis.port()), "");
+    for (i, server) in servers.iter().enumerate() {
+        config = config.redis(
+            &format!("hostile{i}"),
+            &format!("127.0.0.1:{}", server.port()),
+            "timeout = 5.0",
+        );
+    }
+    let agent = start(config);
+    for (i, (name, words)) in HOSTILE.iter().enumerate() {
+        let (_, error) = snmpd.wait_instance_state(i as u32 + 2, "2", words);
+        assert!(error.contains("the reply to"), "{name}: {error}");
+    }
+    // Each asked again at later polls, each reply refused again.
+    assert!(wait_until(Duration::from_secs(30), || servers
+        .iter()
+        .all(|s| s.served() >= 3)));
+    assert_eq!(snmpd.instance_state(1), ("1".to_string(), String::new()));
+    let peak_kib = status_kib(agent.pid(), "VmHWM");
+    println!(
+        "peak RSS with {} hostile servers: {peak_kib} KiB",
+        servers.len()
+    );
+    assert!(
+        peak_kib < 40 * 1024,
+        "the agent's peak RSS reached {peak_kib} KiB"
+    );
+}
+
+#[test]
+fn hostile_replies_are_refused_by_their_shape_and_memory_stays_under_40_mib() {
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    hostile_replies_against(&snmpd, |config| config.start_quiet(dir.path()));
+}
+
+/// The same under the package's unit as `testkit::unit` applies it (its
+/// user, `/proc` options, read-only system, private /tmp, no capabilities,
+/// `UMask`, `LimitCORE`; printed). Not applied: `MemoryMax=256M` (which
+/// the review's 250 MB came within 6 MB of), `RestrictAddressFamilies`,
+/// `SystemCallFilter` and systemd's other machinery.
+#[test]
+fn hostile_replies_under_the_units_sandbox() {
+    use testkit::unit::{set_mode, UnitSandbox};
+    let sandbox = UnitSandbox::of_the_package();
+    eprintln!("{}", sandbox.describe());
+    assert!(sandbox.applies("User"), "{}", sandbox.describe());
+    // AgentX over TCP: a unix socket in /tmp is hidden by PrivateTmp.
+    let snmpd = Snmpd::start_tcp();
+    let files = sandbox.files_dir(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    hostile_replies_against(&snmpd, |config| {
+        let path = config.write(files.path());
+        set_mode(&path, 0o644);
+        let launcher = sandbox.launcher();
+        let launcher: Vec<&str> = launcher.iter().map(String::as_str).collect();
+        let mut agent = Agent::start_through(&launcher, &["-n", "-c", path.to_str().unwrap()], &[]);
+        agent.expect_registered(Duration::from_secs(10));
+        agent
+    });
 }
 
 #[test]

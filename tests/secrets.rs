@@ -411,3 +411,112 @@ fn set_is_refused_with_not_writable_in_every_group() {
     }
     assert!(agent.is_running());
 }
+
+/// Issue 24 (review L3): a FIFO put where the password file was made the
+/// load wait for a writer: SIGHUP and then SIGTERM went unanswered. Now
+/// the reload is refused at once, saying why, the running configuration
+/// is kept, and SIGTERM ends the agent. `owner` makes a file the agent's.
+fn fifo_password_file_against(
+    snmpd: &Snmpd,
+    dir: &Path,
+    owner: impl Fn(&Path),
+    start: impl FnOnce(&Path) -> Agent,
+) {
+    let pw = password("Fifo");
+    let redis = Redis::start_with(&[&format!("requirepass {pw}")]);
+    let file = write_secret(dir, "main.pw", &pw, 0o600);
+    owner(&file);
+    let config = config(
+        dir,
+        &snmpd.agentx_address(),
+        &[("main", redis.address(), &file)],
+    );
+    owner(&config);
+    let mut agent = start(&config);
+    wait_instance(snmpd, 1, true);
+    std::fs::remove_file(&file).unwrap();
+    let c_path = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    owner(&file);
+    let refused = agent.reload("reload refused");
+    assert!(
+        refused.contains("a FIFO, not a regular file") && refused.contains("main.pw"),
+        "{refused}"
+    );
+    // The running configuration is kept, and served.
+    wait_instance(snmpd, 1, true);
+    agent.signal(libc::SIGTERM);
+    assert!(
+        agent.wait_exit(Duration::from_secs(3)).is_some(),
+        "SIGTERM did not end the agent:\n{}",
+        agent.log()
+    );
+}
+
+#[test]
+fn a_fifo_as_password_file_wedges_neither_reload_nor_stop() {
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    fifo_password_file_against(
+        &snmpd,
+        dir.path(),
+        |_| {},
+        |config| {
+            let mut agent = Agent::start_raw(
+                &[
+                    "-n",
+                    "-v",
+                    "--log",
+                    "stderr",
+                    "-c",
+                    config.to_str().unwrap(),
+                ],
+                &[],
+            );
+            agent.expect_registered(Duration::from_secs(10));
+            agent
+        },
+    );
+}
+
+/// The same under the package's unit as `testkit::unit` applies it (its
+/// user, `/proc` options, read-only system, private /tmp, no capabilities;
+/// printed); not applied: `SystemCallFilter`, `RestrictAddressFamilies`
+/// and systemd's other machinery.
+#[test]
+fn a_fifo_as_password_file_under_the_units_sandbox() {
+    use testkit::unit::{chown_to, UnitSandbox};
+    let sandbox = UnitSandbox::of_the_package();
+    eprintln!("{}", sandbox.describe());
+    assert!(sandbox.applies("User"), "{}", sandbox.describe());
+    // AgentX over TCP: a unix socket in /tmp is hidden by PrivateTmp.
+    let snmpd = Snmpd::start_tcp();
+    let files = sandbox.files_dir(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    let user = sandbox.user().to_string();
+    fifo_password_file_against(
+        &snmpd,
+        files.path(),
+        |path| {
+            chown_to(path, &user);
+        },
+        |config| {
+            let launcher = sandbox.launcher();
+            let launcher: Vec<&str> = launcher.iter().map(String::as_str).collect();
+            let mut agent = Agent::start_through(
+                &launcher,
+                &[
+                    "-n",
+                    "-v",
+                    "--log",
+                    "stderr",
+                    "-c",
+                    config.to_str().unwrap(),
+                ],
+                &[],
+            );
+            agent.expect_registered(Duration::from_secs(10));
+            agent
+        },
+    );
+}

@@ -52,6 +52,14 @@ pub const DEFAULT_CHECK_KEYS_SCAN_MILLIS: u64 = 100;
 pub(super) const MAX_CHECK_KEYS: usize = 100;
 pub(super) const MAX_CHECK_KEY_LEN: usize = 1_024;
 
+/// Where the secret that keys aliases (`key_names = "alias"`) is read
+/// from unless `key_alias_secret_file` says otherwise: one secret per
+/// installation, readable by the agent only.
+pub const DEFAULT_KEY_ALIAS_SECRET_FILE: &str = "/etc/redis-snmp/key-alias.secret";
+/// The fewest characters that secret's first line may have (16 random
+/// bytes in hex).
+pub const MIN_KEY_ALIAS_SECRET_LEN: usize = 32;
+
 /// Whom a password may go to, when `server_user` names no one: each of
 /// these users that exists (Debian's redis-server and valkey-server run as
 /// them), and root. See [`RedisInstance::server_user`].
@@ -230,6 +238,9 @@ pub struct KeyChecks {
     /// Whether to ask `MEMORY USAGE` of each key (it walks the value).
     pub memory: bool,
     pub names: KeyNames,
+    /// The key of the aliases' hash (alias mode only): without it, anyone
+    /// who reads the tree could confirm a guessed name by hashing it.
+    pub alias_secret: Option<Secret>,
 }
 
 impl Default for KeyChecks {
@@ -244,6 +255,7 @@ impl Default for KeyChecks {
             scan_time: Duration::from_millis(DEFAULT_CHECK_KEYS_SCAN_MILLIS),
             memory: false,
             names: KeyNames::Name,
+            alias_secret: None,
         }
     }
 }
@@ -306,6 +318,7 @@ pub(super) struct FileInstance {
     pub(super) check_keys_memory: Option<bool>,
     /// `"name"` or `"alias"`.
     pub(super) key_names: Option<String>,
+    pub(super) key_alias_secret_file: Option<PathBuf>,
 }
 
 /// A `slow_refresh`: not more often than the refresh (the costly parts are
@@ -382,7 +395,7 @@ pub(super) fn instance_from_file(
             key("client_list_rows")
         ));
     }
-    let key_checks = key_checks_from_file(entry, key)?;
+    let key_checks = key_checks_from_file(entry, key, warnings)?;
     Ok(RedisInstance {
         name: entry
             .name
@@ -438,6 +451,7 @@ pub(super) fn server_user_from_file(
 pub(super) fn key_checks_from_file(
     entry: &FileInstance,
     key: &dyn Fn(&str) -> String,
+    warnings: &mut Vec<String>,
 ) -> Result<KeyChecks, String> {
     let defaults = KeyChecks::default();
     let entries = entry.check_keys.clone().unwrap_or_default();
@@ -534,7 +548,12 @@ pub(super) fn key_checks_from_file(
             ))
         }
     };
+    let alias_secret = match names {
+        KeyNames::Alias => Some(alias_secret(entry, key, warnings)?),
+        KeyNames::Name => None,
+    };
     Ok(KeyChecks {
+        alias_secret,
         entries,
         interval: Duration::from_secs(interval),
         rows: rows as usize,
@@ -545,6 +564,45 @@ pub(super) fn key_checks_from_file(
         memory: entry.check_keys_memory.unwrap_or(false),
         names,
     })
+}
+
+/// The secret that keys the aliases: the first line of
+/// `key_alias_secret_file` (or [`DEFAULT_KEY_ALIAS_SECRET_FILE`]), at
+/// least [`MIN_KEY_ALIAS_SECRET_LEN`] characters.
+fn alias_secret(
+    entry: &FileInstance,
+    key: &dyn Fn(&str) -> String,
+    warnings: &mut Vec<String>,
+) -> Result<Secret, String> {
+    let path = entry
+        .key_alias_secret_file
+        .as_deref()
+        .unwrap_or(Path::new(DEFAULT_KEY_ALIAS_SECRET_FILE));
+    let create =
+        "make one with: (umask 027; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > FILE), \
+                  then chgrp redis-snmp FILE: readable by root and the agent's group only";
+    let bytes = secret::read_regular_file(path, secret::MAX_SECRET_FILE_BYTES).map_err(|e| {
+        format!(
+            "{}: key_names = \"alias\" needs a secret: cannot read {}: {e} ({create})",
+            key("key_alias_secret_file"),
+            path.display()
+        )
+    })?;
+    let line = String::from_utf8_lossy(&bytes)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    if line.len() < MIN_KEY_ALIAS_SECRET_LEN {
+        return Err(format!(
+            "{}: the first line of {} has fewer than {MIN_KEY_ALIAS_SECRET_LEN} characters ({create})",
+            key("key_alias_secret_file"),
+            path.display()
+        ));
+    }
+    warnings.extend(secret::world_readable_warning(path));
+    Ok(Secret::new(line))
 }
 
 /// `path` made absolute against the directory the agent was started in:
@@ -586,7 +644,8 @@ pub(super) fn tls_from_file(
         ("tls_key_file", &tls.key_file),
     ] {
         if let Some(path) = path {
-            std::fs::File::open(path)
+            // Never waited on (a FIFO), and read as it will be.
+            secret::read_regular_file(path, secret::MAX_SECRET_FILE_BYTES)
                 .map_err(|e| format!("{}: cannot read {}: {e}", key(name), path.display()))?;
         }
     }
@@ -594,4 +653,75 @@ pub(super) fn tls_from_file(
         warnings.extend(secret::world_readable_warning(path));
     }
     Ok(tls)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alias_checks(secret_file: &Path) -> Result<KeyChecks, String> {
+        let entry = FileInstance {
+            check_keys: Some(vec!["user:*".into()]),
+            key_names: Some("alias".into()),
+            key_alias_secret_file: Some(secret_file.to_path_buf()),
+            ..FileInstance::default()
+        };
+        key_checks_from_file(&entry, &|k: &str| format!("redis[0].{k}"), &mut Vec::new())
+    }
+
+    #[test]
+    fn alias_mode_needs_a_secret_of_its_own_read_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("alias.secret");
+        let why = alias_checks(&file).unwrap_err();
+        assert!(
+            why.starts_with("redis[0].key_alias_secret_file: key_names = \"alias\" needs a secret")
+                && why.contains("head -c 32 /dev/urandom"),
+            "{why}"
+        );
+        std::fs::write(&file, "short\n").unwrap();
+        assert!(alias_checks(&file).unwrap_err().contains("fewer than 32"));
+        std::fs::write(&file, "0123456789abcdef0123456789abcdef\nignored\n").unwrap();
+        let checks = alias_checks(&file).unwrap();
+        assert_eq!(
+            checks.alias_secret.as_ref().map(Secret::expose),
+            Some("0123456789abcdef0123456789abcdef")
+        );
+        // A FIFO in its place is refused at once (review L3).
+        let fifo = dir.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        assert!(alias_checks(&fifo)
+            .unwrap_err()
+            .contains("a FIFO, not a regular file"));
+        // Name mode reads no secret.
+        let entry = FileInstance {
+            check_keys: Some(vec!["user:*".into()]),
+            key_alias_secret_file: Some(fifo),
+            ..FileInstance::default()
+        };
+        let checks = key_checks_from_file(&entry, &|k: &str| k.to_string(), &mut Vec::new());
+        assert_eq!(checks.unwrap().alias_secret, None);
+    }
+
+    #[test]
+    fn a_fifo_as_a_tls_file_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("ca.pem");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let entry = FileInstance {
+            tls_ca_file: Some(fifo),
+            ..FileInstance::default()
+        };
+        let address = RedisAddress::parse("rediss://127.0.0.1:6380").unwrap();
+        let why =
+            tls_from_file(&entry, &address, &|k: &str| k.to_string(), &mut Vec::new()).unwrap_err();
+        assert!(
+            why.contains("tls_ca_file: cannot read") && why.contains("a FIFO"),
+            "{why}"
+        );
+    }
 }

@@ -732,11 +732,14 @@ mod tests {
         let keys = &config.instances[0].key_checks;
         assert!(keys.entries.is_empty(), "off by default");
         assert_eq!(keys, &KeyChecks::default());
-        let config = load(
+        let secret = dir.path().join("alias.secret");
+        std::fs::write(&secret, "0123456789abcdef0123456789abcdef\n").unwrap();
+        let config = load(&format!(
             "[[redis]]\naddress = \"10.0.0.1:1\"\ncheck_keys = [\"queue:*\", \"jobs\"]\n\
              check_keys_rows = 5\ncheck_keys_scan_time = 20\nkey_names = \"alias\"\n\
-             check_keys_memory = true\n",
-        )
+             check_keys_memory = true\nkey_alias_secret_file = {:?}\n",
+            secret.to_str().unwrap()
+        ))
         .unwrap();
         let keys = &config.instances[0].key_checks;
         assert_eq!(keys.entries, ["queue:*", "jobs"]);

@@ -85,9 +85,13 @@ impl ClientList {
         }
     }
 
-    /// Whether to ask now.
-    pub fn due(&self) -> bool {
-        self.enabled && !self.too_big && self.asked.is_none_or(|at| at.elapsed() >= self.every)
+    /// Whether to ask at `now`.
+    pub fn due(&self, now: Instant) -> bool {
+        self.enabled
+            && !self.too_big
+            && self
+                .asked
+                .is_none_or(|at| now.saturating_duration_since(at) >= self.every)
     }
 
     /// What the asking gave: a reply, or none because the server refused

@@ -11,13 +11,15 @@
 //!   server's end of the connection is seen to be held by the instance's
 //!   `server_user` or root ([`super::peer`]): while Redis is down, any
 //!   local user may take its port. Nothing at all is sent otherwise.
-//! - **Bounded replies.** Every byte read from the server is counted
-//!   against a [`ReplyBudget`] that the poller renews before each command;
-//!   a reply over it ends the connection with an error, so a hostile or
-//!   impersonated server cannot make the agent's memory grow with what it
-//!   sends.
+//! - **Bounded replies.** Every byte read from the server is metered
+//!   against a [`ReplyBudget`] renewed before each command: bytes, values
+//!   and nesting ([`super::budget`]); a reply over it ends the connection
+//!   with an error, so a hostile or impersonated server cannot make the
+//!   agent's memory grow with what it sends.
 //! - **TLS by rustls**, verified against `tls_ca_file` or the system's
-//!   roots, for the name in `tls_server_name` or the host.
+//!   roots (read once), for the name in `tls_server_name` or the host.
+//!   The files are read off the runtime's thread, without waiting on a
+//!   FIFO put in their place, and must be regular files.
 //! - **Errors in stable words.** [`describe`] turns what the server or the
 //!   crate said into one line, the same for the same fault on every poll,
 //!   control characters escaped; [`is_transient`] tells a server that is
@@ -37,116 +39,12 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::task::{ready, Context, Poll};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, UnixStream};
 
-/// How many bytes the reply to the command being asked may still take.
-/// Shared by the poller, which renews it before each command, and the
-/// connection's stream, which spends it as bytes arrive.
-#[derive(Clone, Debug)]
-pub struct ReplyBudget(Arc<Budget>);
-
-#[derive(Debug)]
-struct Budget {
-    max: u64,
-    left: AtomicU64,
-    exceeded: AtomicBool,
-}
-
-impl ReplyBudget {
-    pub fn new(max: u64) -> Self {
-        ReplyBudget(Arc::new(Budget {
-            max,
-            left: AtomicU64::new(max),
-            exceeded: AtomicBool::new(false),
-        }))
-    }
-
-    /// The limit, in bytes.
-    pub fn max(&self) -> u64 {
-        self.0.max
-    }
-
-    /// A new command: its reply may take `max` bytes again.
-    pub fn renew(&self) {
-        self.0.left.store(self.0.max, Ordering::Relaxed);
-        self.0.exceeded.store(false, Ordering::Relaxed);
-    }
-
-    /// Whether the last reply went over the limit (and so ended the
-    /// connection).
-    pub fn exceeded(&self) -> bool {
-        self.0.exceeded.load(Ordering::Relaxed)
-    }
-
-    /// Spends `n` bytes; false when that goes over the limit.
-    fn spend(&self, n: u64) -> bool {
-        let left = self.0.left.load(Ordering::Relaxed);
-        if n > left {
-            self.0.left.store(0, Ordering::Relaxed);
-            self.0.exceeded.store(true, Ordering::Relaxed);
-            return false;
-        }
-        self.0.left.store(left - n, Ordering::Relaxed);
-        true
-    }
-}
-
-/// A stream whose reads spend a [`ReplyBudget`]; once it is spent, every
-/// read fails.
-struct Capped<S> {
-    inner: S,
-    budget: ReplyBudget,
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for Capped<S> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        if this.budget.exceeded() {
-            return Poll::Ready(Err(over_limit(&this.budget)));
-        }
-        let before = buf.filled().len();
-        ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
-        let read = (buf.filled().len() - before) as u64;
-        if !this.budget.spend(read) {
-            return Poll::Ready(Err(over_limit(&this.budget)));
-        }
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for Capped<S> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
-    }
-}
-
-fn over_limit(budget: &ReplyBudget) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("reply over the {}-byte limit", budget.max()),
-    )
-}
+use super::budget::Capped;
+pub use super::budget::ReplyBudget;
 
 /// Why a connection could not be opened, in words for the log and
 /// `redisInstanceLastError`.
@@ -224,7 +122,12 @@ async fn handshake(
     host: &str,
     port: u16,
 ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, String> {
-    let config = tls_config(&instance.tls)?;
+    // Files read off the runtime's thread: a slow disk (or anything
+    // planted in a file's place) must not stall the agent's other work.
+    let files = instance.tls.clone();
+    let config = tokio::task::spawn_blocking(move || tls_config(&files))
+        .await
+        .map_err(|e| format!("TLS: reading the files: {e}"))??;
     let name = instance.tls.server_name.as_deref().unwrap_or(host);
     let server_name = ServerName::try_from(name.to_string())
         .map_err(|_| format!("{name:?} is not a valid TLS server name"))?;
@@ -327,10 +230,7 @@ where
         settings = settings.set_password(password.expose());
     }
     let config = AsyncConnectionConfig::new().set_response_timeout(Some(instance.timeout));
-    let capped = Capped {
-        inner: stream,
-        budget: budget.clone(),
-    };
+    let capped = Capped::new(stream, budget.clone());
     let (connection, driver) = MultiplexedConnection::new_with_config(&settings, capped, config)
         .await
         .map_err(ConnectError::Redis)?;
@@ -341,8 +241,10 @@ where
 /// rustls's client configuration for a `rediss://` instance, read from its
 /// files now, so renewed certificates count from the next connection on.
 fn tls_config(tls: &TlsFiles) -> Result<rustls::ClientConfig, String> {
+    // Never waited on, and only a regular file (review L3).
     let read = |path: &std::path::Path| {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        crate::secret::read_regular_file(path, crate::secret::MAX_SECRET_FILE_BYTES)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
     };
     let mut roots = rustls::RootCertStore::empty();
     match &tls.ca_file {
@@ -359,9 +261,10 @@ fn tls_config(tls: &TlsFiles) -> Result<rustls::ClientConfig, String> {
             }
         }
         None => {
-            // The system's roots; one that fails to load is left out.
-            for cert in rustls_native_certs::load_native_certs().certs {
-                let _ = roots.add(cert);
+            // The system's roots, read once; one that fails to load is
+            // left out.
+            for cert in native_roots() {
+                let _ = roots.add(cert.clone());
             }
         }
     }
@@ -383,6 +286,13 @@ fn tls_config(tls: &TlsFiles) -> Result<rustls::ClientConfig, String> {
         }
         _ => Ok(builder.with_no_client_auth()),
     }
+}
+
+/// The system's CA certificates, read at the first connection that needs
+/// them rather than at every one.
+fn native_roots() -> &'static [CertificateDer<'static>] {
+    static ROOTS: std::sync::OnceLock<Vec<CertificateDer<'static>>> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| rustls_native_certs::load_native_certs().certs)
 }
 
 /// A failed TLS handshake in stable words: a rejected certificate says
@@ -435,6 +345,13 @@ pub fn describe(e: &redis::RedisError) -> String {
     let text = if e.kind() == redis::ErrorKind::AuthenticationFailed {
         // The crate drops the server's reply (WRONGPASS…); say what it means.
         "authentication failed: the server refused the configured username or password".to_string()
+    } else if matches!(
+        e.kind(),
+        redis::ErrorKind::UnexpectedReturnType | redis::ErrorKind::Parse
+    ) {
+        // The crate's text quotes the whole reply (up to max_reply_bytes of
+        // the server's choosing, key names perhaps): not shown.
+        "the server's reply was not of the type the command returns".to_string()
     } else if let (Some(code), Some(detail)) = (e.code(), e.detail()) {
         // As the server said it, as redis-cli shows it: "NOPERM this user…".
         format!("{code} {detail}")
@@ -443,8 +360,17 @@ pub fn describe(e: &redis::RedisError) -> String {
     };
     // A server chooses its error texts, and they go to the log and into
     // SNMP values, where an escape sequence could rewrite a terminal.
-    crate::text::printable(text.lines().next().unwrap_or("").trim())
+    let line = text.lines().next().unwrap_or("").trim();
+    // And of any length: a log line and an SNMP value stay short.
+    let line = match line.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    };
+    crate::text::printable(&line)
 }
+
+/// The longest error text [`describe`] gives, in characters.
+pub const MAX_ERROR_CHARS: usize = 200;
 
 #[cfg(test)]
 mod tests {
@@ -475,17 +401,6 @@ mod tests {
         };
         assert_eq!(at(100), at(101));
         assert!(at(100).ends_with("it has expired"));
-    }
-
-    #[test]
-    fn a_budget_refuses_what_goes_over_it_until_renewed() {
-        let budget = ReplyBudget::new(10);
-        assert!(budget.spend(4) && budget.spend(6));
-        assert!(!budget.exceeded());
-        assert!(!budget.spend(1));
-        assert!(budget.exceeded());
-        budget.renew();
-        assert!(!budget.exceeded() && budget.spend(10));
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -574,6 +489,21 @@ mod tests {
         let e = server_error("ERR \x1b]0;owned\x07\x1b[2Jgone");
         assert_eq!(describe(&e), "ERR \\u{1b}]0;owned\\u{7}\\u{1b}[2Jgone");
         assert!(!describe(&e).chars().any(char::is_control));
+    }
+
+    #[test]
+    fn a_reply_of_the_wrong_type_or_a_long_error_is_not_quoted_whole() {
+        let reply = redis::Value::Array(vec![redis::Value::BulkString(b"acct:alice".to_vec()); 50]);
+        let e = redis::from_redis_value::<Vec<u8>>(reply).unwrap_err();
+        let e = redis::RedisError::from(e);
+        assert_eq!(
+            describe(&e),
+            "the server's reply was not of the type the command returns"
+        );
+        let long = server_error(&format!("ERR {}", "x".repeat(5000)));
+        let text = describe(&long);
+        assert_eq!(text.chars().count(), MAX_ERROR_CHARS + 1, "{text}");
+        assert!(text.ends_with('…'));
     }
 
     #[test]

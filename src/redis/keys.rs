@@ -27,19 +27,25 @@
 //!
 //! Key names can be secrets. With `key_names = "alias"` a key is shown as
 //! `e<N>` (the Nth entry of `check_keys`, an exact name) or `e<N>-<hash>`
-//! (a key the Nth entry's pattern matched: the 64-bit FNV-1a hash of its
-//! name, stable across checks and restarts), the entry as `entry <N>`, and
-//! server error texts have the name replaced by the alias: the name is in
-//! no OID, value or log line. (A hash can confirm a guessed name; it does
-//! not reveal one.)
+//! (a key the Nth entry's pattern matched: 64 bits of an HMAC of its name
+//! keyed by the installation's secret, `key_alias_secret_file`, stable
+//! across checks and restarts), the entry as `entry <N>`, and server
+//! errors by their code alone (their texts may quote a name in any form):
+//! the name is in no OID, value or log line. Without the secret a guessed
+//! name cannot be confirmed from the tree.
+//!
+//! Bounded per name (issue 24, review L4): a name longer than
+//! [`MAX_KEY_NAME_BYTES`], or in name mode one that cannot index a row, is
+//! counted as left out, not kept, so junk names do not take the rows of
+//! real ones; a reply over the budget (a few huge names) makes the next
+//! check wait longer and ask SCAN for fewer names, instead of stopping key
+//! checks until a restart.
 
-use super::connection::{describe, ReplyBudget};
+use super::client::{Client, Lost};
+use super::connection::describe;
 use super::replies::{items, number, text};
 use crate::config::{KeyChecks, KeyNames};
-use crate::metrics::{
-    fnv1a, name_fits_index, KeyType, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
-};
-use redis::aio::MultiplexedConnection;
+use crate::metrics::{name_fits_index, KeyType, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN};
 use redis::Value;
 use std::collections::{BTreeSet, HashSet};
 use std::time::{Duration, Instant};
@@ -126,15 +132,23 @@ impl Sweep {
     }
 
     /// Takes one SCAN reply (the next cursor, the names it returned),
-    /// keeping at most `cap` names; true when the sweep is complete (the
-    /// next check starts a new one).
-    pub fn take(&mut self, next: u64, names: Vec<Vec<u8>>, cap: usize) -> bool {
+    /// keeping at most `cap` names of those that `shown` can show (the
+    /// others are only counted, so that junk names do not take the rows
+    /// of real ones); true when the sweep is complete (the next check
+    /// starts a new one).
+    pub fn take(
+        &mut self,
+        next: u64,
+        names: Vec<Vec<u8>>,
+        cap: usize,
+        shown: impl Fn(&[u8]) -> bool,
+    ) -> bool {
         self.started = true;
         for name in names {
             if self.found.contains(&name) {
                 continue; // SCAN may return a name twice
             }
-            if self.found.len() < cap {
+            if self.found.len() < cap && shown(&name) {
                 self.found.insert(name);
             } else {
                 self.over = self.over.saturating_add(1);
@@ -295,6 +309,40 @@ fn length_command(kind: KeyType) -> Option<&'static str> {
     })
 }
 
+/// A key name's alias hash: HMAC-SHA-256 keyed by the installation's
+/// secret (`key_alias_secret_file`), its first 64 bits. Stable across
+/// checks, restarts and builds; without the secret, a guessed name cannot
+/// be hashed to confirm it (an unkeyed hash could, by anyone who reads
+/// the tree).
+fn alias_hash(secret: &[u8], name: &[u8]) -> u64 {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret);
+    let tag = ring::hmac::sign(&key, name);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&tag.as_ref()[..8]);
+    u64::from_be_bytes(first)
+}
+
+/// Whether a name a pattern matched can be a row: not too long to keep,
+/// and in name mode (`alias` false) one that can index a row as it is.
+fn shown(alias: bool, name: &[u8]) -> bool {
+    name.len() <= MAX_KEY_NAME_BYTES && (alias || name_fits_index(name, MAX_NAME_INDEX_LEN))
+}
+
+/// A server error's code (`NOPERM`, `WRONGTYPE`) when it is one: a word
+/// of capitals, as Redis makes them; anything else is a text that could
+/// carry a name, and is not shown.
+fn error_code(e: &redis::RedisError) -> &str {
+    match e.code() {
+        Some(code)
+            if (1..=32).contains(&code.len())
+                && code.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') =>
+        {
+            code
+        }
+        _ => "(no code)",
+    }
+}
+
 /// A key to ask about this check.
 struct Candidate {
     name: Vec<u8>,
@@ -303,8 +351,18 @@ struct Candidate {
     label: String,
 }
 
-/// Why a check stopped: the connection is gone with a reply.
-pub struct ConnectionLost(pub String);
+/// The longest key name a check keeps and asks about: a name is a
+/// command's argument and, in alias mode, kept whole between checks. A
+/// longer one (Redis allows 512 MB) is counted as left out.
+pub const MAX_KEY_NAME_BYTES: usize = 1_024;
+
+/// Commands per pipeline at most (see `KeyCheck::pipeline`).
+const PIPELINE_COMMANDS: usize = 256;
+
+/// Checks in a row whose replies went over the budget, at most, that each
+/// double the wait before the next (up to 64 intervals) and halve SCAN's
+/// COUNT.
+const MAX_BACKOFF: u32 = 6;
 
 /// The key checks of one instance: their settings, their sweeps, and what
 /// they found last.
@@ -313,9 +371,15 @@ pub struct KeyCheck {
     entries: Vec<Entry>,
     asked: Option<Instant>,
     latest: Option<KeyReport>,
-    /// A reply went over `max_reply_bytes`: not asked again, since it
-    /// would end the connection each time.
-    too_big: bool,
+    /// Checks in a row that a reply over the budget ended (each ends the
+    /// connection): the next waits longer and asks SCAN for fewer names,
+    /// rather than key checks stopping for good (one huge key name would
+    /// otherwise switch them off).
+    over_budget: u32,
+    /// SCAN's COUNT is `scan_count` shifted right by this much: halved at
+    /// each reply over the budget, since the names it returns are what
+    /// grows.
+    count_shift: u32,
     /// Errors already logged (bounded).
     said: HashSet<String>,
 }
@@ -341,21 +405,27 @@ impl KeyCheck {
             entries,
             asked: None,
             latest: None,
-            too_big: false,
+            over_budget: 0,
+            count_shift: 0,
             said: HashSet::new(),
         }
     }
 
-    /// Whether a check is due now. A tenth of the interval early counts:
-    /// checks ride on polls, whose start drifts by a few milliseconds, and
-    /// a check 1 ms short of its interval would wait a whole poll more.
-    pub fn due(&self) -> bool {
-        let interval = self.settings.interval;
+    /// Whether a check is due at `now`. A tenth of the interval early
+    /// counts: checks ride on polls, whose start drifts by a few
+    /// milliseconds, and a check 1 ms short of its interval would wait a
+    /// whole poll more. After replies over the budget, 2, 4 … 64 intervals.
+    pub fn due(&self, now: Instant) -> bool {
+        let interval = self.settings.interval * (1 << self.over_budget.min(MAX_BACKOFF));
         !self.entries.is_empty()
-            && !self.too_big
             && self
                 .asked
-                .is_none_or(|at| at.elapsed() + interval / 10 >= interval)
+                .is_none_or(|at| now.saturating_duration_since(at) + interval / 10 >= interval)
+    }
+
+    /// SCAN's COUNT now.
+    fn scan_count(&self) -> u32 {
+        (self.settings.scan_count >> self.count_shift).max(1)
     }
 
     /// What to serve: `None` when no key is configured.
@@ -371,7 +441,9 @@ impl KeyCheck {
     fn label(&self, entry: &Entry, name: &[u8]) -> Option<String> {
         if self.alias() {
             return Some(if entry.pattern {
-                format!("e{}-{:016x}", entry.ordinal, fnv1a(name))
+                let secret = self.settings.alias_secret.as_ref();
+                let secret = secret.map_or(&b""[..], |s| s.expose().as_bytes());
+                format!("e{}-{:016x}", entry.ordinal, alias_hash(secret, name))
             } else {
                 format!("e{}", entry.ordinal)
             });
@@ -399,11 +471,13 @@ impl KeyCheck {
         key: Option<(&[u8], &str)>,
     ) -> String {
         let mut text = describe(e);
-        if let Some((name, label)) = key {
-            let name = String::from_utf8_lossy(name);
-            if self.alias() && !name.is_empty() {
-                text = text.replace(name.as_ref(), label);
-            }
+        if self.alias() {
+            // A server's text may quote a key's name or a pattern in any
+            // form (Redis turns CR and LF into spaces, describe escapes
+            // controls, a name may be cut): only its code is shown.
+            text = format!("server error {}", error_code(e));
+        }
+        if let Some((_, label)) = key {
             text = format!("{command} {label}: {text}");
         } else {
             text = format!("{command}: {text}");
@@ -417,88 +491,93 @@ impl KeyCheck {
         text
     }
 
-    /// One check, on `connection`: the report to serve, kept for the next
+    /// One check, over `client`: the report to serve, kept for the next
     /// polls. A reply over the budget or a broken connection ends the
     /// check (the last report kept, with the error) and the connection.
-    pub async fn run(
-        &mut self,
-        instance: &str,
-        connection: &mut MultiplexedConnection,
-        budget: &ReplyBudget,
-    ) -> Result<(), ConnectionLost> {
+    pub async fn run(&mut self, client: &mut Client) -> Result<(), Lost> {
+        let instance = client.instance().name.clone();
+        let instance = instance.as_str();
         let started = Instant::now();
         self.asked = Some(started);
         let mut report = KeyReport::default();
         let mut errors: Vec<String> = Vec::new();
         let outcome = self
-            .check(
-                instance,
-                connection,
-                budget,
-                started,
-                &mut report,
-                &mut errors,
-            )
+            .check(instance, client, started, &mut report, &mut errors)
             .await;
         report.millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
         report.scan_complete = !self.entries.iter().any(|e| e.sweep.midway());
         match outcome {
             Ok(()) => {
+                self.over_budget = 0;
                 report.error = errors.first().cloned().unwrap_or_default();
                 self.latest = Some(report);
                 Ok(())
             }
-            Err(lost) => {
+            Err(mut lost) => {
+                if lost.over_budget {
+                    lost.text = self.backoff(instance, &lost.text);
+                }
                 let mut kept = self.latest.take().unwrap_or_default();
-                kept.error = lost.0.clone();
+                kept.error = lost.text.clone();
                 self.latest = Some(kept);
                 Err(lost)
             }
         }
     }
 
+    /// A reply went over the budget: the next check waits longer and asks
+    /// SCAN for fewer names. The words to show, said once per change.
+    fn backoff(&mut self, instance: &str, refusal: &str) -> String {
+        self.over_budget = self.over_budget.saturating_add(1);
+        self.count_shift = (self.count_shift + 1).min(31);
+        let wait = self.settings.interval * (1 << self.over_budget.min(MAX_BACKOFF));
+        let text = format!(
+            "{refusal}; the next check in {} s asks SCAN for {} names at a time",
+            wait.as_secs(),
+            self.scan_count()
+        );
+        warn!(
+            instance = %instance,
+            "key check: {text} (raise max_reply_bytes, or lower check_keys_rows and check_keys_groups)"
+        );
+        text
+    }
+
     /// A pipeline's replies, one per command, each a value or the server's
-    /// error; `Err` when the connection is gone (over the budget: then not
-    /// asked again).
+    /// error; `Err` when the connection is gone. Sent in pipelines of at
+    /// most [`PIPELINE_COMMANDS`] commands: each has its own reply budget
+    /// (values and bytes), which a check's many XINFO CONSUMERS together
+    /// could otherwise outgrow.
     async fn pipeline(
         &mut self,
-        instance: &str,
         pipe: &redis::Pipeline,
-        connection: &mut MultiplexedConnection,
-        budget: &ReplyBudget,
-    ) -> Result<Vec<redis::RedisResult<Value>>, ConnectionLost> {
-        budget.renew();
-        let replies: redis::RedisResult<Vec<redis::RedisResult<Value>>> =
-            pipe.query_async(connection).await;
-        match replies {
-            Ok(replies) => Ok(replies),
-            Err(_) if budget.exceeded() => {
-                warn!(
-                    instance = %instance,
-                    "key check: a reply was over the {}-byte limit (max_reply_bytes); key checks stop until the agent restarts (raise max_reply_bytes, or lower check_keys_rows and check_keys_groups)",
-                    budget.max()
-                );
-                self.too_big = true;
-                Err(ConnectionLost(format!(
-                    "a reply was over the {}-byte limit (max_reply_bytes)",
-                    budget.max()
-                )))
-            }
-            Err(e) => Err(ConnectionLost(describe(&e))),
+        client: &mut Client,
+    ) -> Result<Vec<redis::RedisResult<Value>>, Lost> {
+        if pipe.len() <= PIPELINE_COMMANDS {
+            return client.pipeline(pipe).await;
         }
+        let commands: Vec<&redis::Cmd> = pipe.cmd_iter().collect();
+        let mut replies = Vec::with_capacity(commands.len());
+        for chunk in commands.chunks(PIPELINE_COMMANDS) {
+            let mut part = redis::pipe();
+            part.ignore_errors();
+            for command in chunk {
+                part.add_command((*command).clone());
+            }
+            replies.extend(client.pipeline(&part).await?);
+        }
+        Ok(replies)
     }
 
     async fn check(
         &mut self,
         instance: &str,
-        connection: &mut MultiplexedConnection,
-        budget: &ReplyBudget,
+        client: &mut Client,
         started: Instant,
         report: &mut KeyReport,
         errors: &mut Vec<String>,
-    ) -> Result<(), ConnectionLost> {
-        self.scan(instance, connection, budget, started, report, errors)
-            .await?;
+    ) -> Result<(), Lost> {
+        self.scan(instance, client, started, report, errors).await?;
         let (candidates, left_out) = self.candidates();
         report.keys_left_out = left_out;
         if candidates.is_empty() {
@@ -516,7 +595,7 @@ impl KeyCheck {
             }
         }
         let per_key = if self.settings.memory { 3 } else { 2 };
-        let replies = self.pipeline(instance, &pipe, connection, budget).await?;
+        let replies = self.pipeline(&pipe, client).await?;
         let mut rows: Vec<(usize, KeyRow)> = Vec::new();
         for (n, c) in candidates.iter().enumerate() {
             let reply = |i: usize| replies.get(n * per_key + i);
@@ -591,7 +670,7 @@ impl KeyCheck {
             }
         }
         if !asked.is_empty() {
-            let replies = self.pipeline(instance, &pipe, connection, budget).await?;
+            let replies = self.pipeline(&pipe, client).await?;
             for ((i, groups), reply) in asked.into_iter().zip(replies) {
                 let name = candidates[rows[i].0].name.clone();
                 let label = rows[i].1.label.clone();
@@ -635,7 +714,7 @@ impl KeyCheck {
             }
         }
         if !asked.is_empty() {
-            let replies = self.pipeline(instance, &pipe, connection, budget).await?;
+            let replies = self.pipeline(&pipe, client).await?;
             for ((i, g), reply) in asked.into_iter().zip(replies) {
                 match reply {
                     Ok(value) => rows[i].1.groups[g].max_idle = consumers_max_idle(&value),
@@ -661,12 +740,11 @@ impl KeyCheck {
     async fn scan(
         &mut self,
         instance: &str,
-        connection: &mut MultiplexedConnection,
-        budget: &ReplyBudget,
+        client: &mut Client,
         started: Instant,
         report: &mut KeyReport,
         errors: &mut Vec<String>,
-    ) -> Result<(), ConnectionLost> {
+    ) -> Result<(), Lost> {
         let mut scan_budget =
             ScanBudget::new(self.settings.scan_calls, self.settings.scan_time, started);
         let mut active: Vec<usize> = (0..self.entries.len())
@@ -688,15 +766,17 @@ impl KeyCheck {
                     .arg("MATCH")
                     .arg(&entry.text)
                     .arg("COUNT")
-                    .arg(self.settings.scan_count);
+                    .arg(self.scan_count());
             }
-            let replies = self.pipeline(instance, &pipe, connection, budget).await?;
+            let replies = self.pipeline(&pipe, client).await?;
             report.scan_calls = report.scan_calls.saturating_add(calls as u32);
             let mut ended: HashSet<usize> = HashSet::new();
             for (&i, reply) in round.iter().zip(replies) {
                 match reply.as_ref().ok().and_then(scan_reply) {
                     Some((next, names)) => {
-                        if self.entries[i].sweep.take(next, names, cap) {
+                        let alias = self.alias();
+                        let keep = |name: &[u8]| shown(alias, name);
+                        if self.entries[i].sweep.take(next, names, cap, keep) {
                             ended.insert(i);
                         }
                     }
@@ -848,7 +928,7 @@ mod tests {
             ..KeyChecks::default()
         });
         let text = check.error("main", "TYPE", &e, Some((b"jobs", "e1")));
-        assert!(text.starts_with("TYPE e1: NOPERM"), "{text}");
+        assert_eq!(text, "TYPE e1: server error NOPERM");
         assert!(!text.contains("jobs"));
     }
 
@@ -856,17 +936,18 @@ mod tests {
     fn a_sweep_goes_on_where_its_budget_ended() {
         let mut sweep = Sweep::default();
         let names = |r: std::ops::Range<u32>| r.map(|i| format!("q:{i}").into_bytes()).collect();
-        assert!(!sweep.take(17, names(0..3), 5));
+        let all = |_: &[u8]| true;
+        assert!(!sweep.take(17, names(0..3), 5, all));
         assert!(sweep.midway());
         assert_eq!(sweep.cursor(), 17);
         assert_eq!(sweep.names().len(), 3);
         // Duplicates are not counted twice; beyond the cap, counted only.
-        assert!(sweep.take(0, names(2..9), 5));
+        assert!(sweep.take(0, names(2..9), 5, all));
         assert!(!sweep.midway());
         assert_eq!(sweep.names().len(), 5);
         assert_eq!(sweep.over(), 4);
         // The next sweep serves the last one's names with its own.
-        assert!(!sweep.take(4, names(20..21), 5));
+        assert!(!sweep.take(4, names(20..21), 5, all));
         assert_eq!(sweep.names().len(), 6);
         sweep.forget(b"q:0");
         sweep.forget(b"q:20");
@@ -901,7 +982,7 @@ mod tests {
             .iter()
             .map(|n| n.as_bytes().to_vec())
             .collect();
-        check.entries[0].sweep.take(0, names, 100);
+        check.entries[0].sweep.take(0, names, 100, |_| true);
         let (chosen, left_out) = check.candidates();
         let labels: Vec<&str> = chosen.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(labels, ["jobs", "q:1", "q:2"]);
@@ -922,6 +1003,121 @@ mod tests {
             .all(|l| l.starts_with("e1-") && l.len() == 19));
         assert!(!labels.iter().any(|l| l.contains("q:")));
         assert_eq!(check.entry_text(&check.entries[0]), "entry 1");
+    }
+
+    /// Review L4: junk names (unprintable, too long) took the rows of
+    /// real keys, and kept their bytes.
+    #[test]
+    fn junk_names_take_no_row_and_a_huge_name_is_not_kept() {
+        let mut sweep = Sweep::default();
+        let mut names: Vec<Vec<u8>> = (0..50).map(|i| format!("q:\x01{i}").into_bytes()).collect();
+        names.push(vec![b'q'; MAX_KEY_NAME_BYTES + 1]);
+        names.extend([b"q:real1".to_vec(), b"q:real2".to_vec()]);
+        assert!(sweep.take(0, names.clone(), 3, |n| shown(false, n)));
+        let kept: Vec<&[u8]> = sweep.names().into_iter().collect();
+        assert_eq!(kept, [&b"q:real1"[..], b"q:real2"]);
+        assert_eq!(sweep.over(), 51);
+        // In alias mode an unprintable name can be shown; a huge one not.
+        let mut sweep = Sweep::default();
+        sweep.take(0, names, 1_000, |n| shown(true, n));
+        assert_eq!(sweep.names().len(), 52);
+        assert!(sweep.names().iter().all(|n| n.len() <= MAX_KEY_NAME_BYTES));
+    }
+
+    /// Review L4: Redis turns CR and LF of a name into spaces in its
+    /// error texts, so replacing the name as it is left it in the text.
+    #[test]
+    fn in_alias_mode_no_server_text_reaches_the_error() {
+        let mut check = KeyCheck::new(&KeyChecks {
+            entries: vec!["acct:*".into()],
+            names: KeyNames::Alias,
+            ..KeyChecks::default()
+        });
+        let name = b"acct:alice\nsecret";
+        let e = server_error(
+            "NOGROUP No such key 'acct:alice secret' or consumer group 'g' in XINFO CONSUMERS",
+        );
+        let text = check.error("main", "XINFO CONSUMERS", &e, Some((name, "e1-0123")));
+        assert_eq!(text, "XINFO CONSUMERS e1-0123: server error NOGROUP");
+        // A code that is not a word of capitals is not shown either.
+        let e = server_error("acct:alice:secret is gone");
+        let text = check.error("main", "TYPE", &e, Some((name, "e1-0123")));
+        assert!(!text.contains("alice"), "{text}");
+        // In name mode the server's words stay: the name is shown anyway.
+        check.settings.names = KeyNames::Name;
+        let text = check.error("main", "SCAN", &server_error("ERR odd"), None);
+        assert_eq!(text, "SCAN: ERR odd");
+    }
+
+    /// Review L4: the alias hash was unkeyed FNV-1a, so a guessed name
+    /// could be confirmed by anyone who reads the tree.
+    #[test]
+    fn aliases_are_keyed_by_the_installations_secret() {
+        let keyed = |secret: &str| {
+            let check = KeyCheck::new(&KeyChecks {
+                entries: vec!["user:*".into()],
+                names: KeyNames::Alias,
+                alias_secret: Some(crate::secret::Secret::new(secret.into())),
+                ..KeyChecks::default()
+            });
+            check.label(&check.entries[0], b"user:1234:email").unwrap()
+        };
+        let one = keyed("0123456789abcdef0123456789abcdef");
+        assert_eq!(one, keyed("0123456789abcdef0123456789abcdef"), "stable");
+        assert_ne!(one, keyed("fedcba9876543210fedcba9876543210"));
+        assert!(one.starts_with("e1-") && one.len() == 19, "{one}");
+        // Not the unkeyed FNV-1a of the name that was shown before.
+        let fnv = b"user:1234:email"
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+            });
+        assert_ne!(one, format!("e1-{fnv:016x}"));
+        // RFC 4231 test case 2: HMAC-SHA-256("Jefe", …) begins 5bdcc146bf60754e.
+        assert_eq!(
+            alias_hash(b"Jefe", b"what do ya want for nothing?"),
+            0x5bdc_c146_bf60_754e
+        );
+    }
+
+    #[test]
+    fn a_reply_over_the_budget_delays_the_next_check_and_asks_for_fewer_names() {
+        let mut check = KeyCheck::new(&KeyChecks {
+            entries: vec!["q:*".into()],
+            interval: Duration::from_secs(60),
+            ..KeyChecks::default()
+        });
+        let start = Instant::now();
+        assert!(check.due(start));
+        check.asked = Some(start);
+        assert!(!check.due(start + Duration::from_secs(30)));
+        assert!(check.due(start + Duration::from_secs(60)));
+        let text = check.backoff(
+            "main",
+            "the reply to a pipeline was over the 1000-byte limit (max_reply_bytes)",
+        );
+        assert!(
+            text.ends_with("the next check in 120 s asks SCAN for 500 names at a time"),
+            "{text}"
+        );
+        assert!(!check.due(start + Duration::from_secs(100)));
+        assert!(
+            check.due(start + Duration::from_secs(120)),
+            "not switched off"
+        );
+        for _ in 0..20 {
+            check.backoff("main", "over");
+        }
+        assert_eq!(check.scan_count(), 1);
+        assert!(check.due(start + Duration::from_secs(64 * 60)));
+    }
+
+    /// The error a server's reply `-LINE` becomes.
+    fn server_error(line: &str) -> redis::RedisError {
+        match redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap() {
+            Value::ServerError(e) => redis::RedisError::from(e),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -1,7 +1,10 @@
-//! Reading Redis: the INFO parser and the poller.
+//! Reading Redis: the client (connection, reply budget, refusals), the
+//! parsers of its replies, and the poller that decides what is due.
 
+pub mod budget;
 pub mod certificate;
 pub mod certificate_watch;
+pub mod client;
 pub mod clients;
 pub mod connection;
 pub mod info;

@@ -15,10 +15,13 @@
 //! per connection, and the connection lives as long as the server keeps it.
 //! `CLIENT LIST` and the key checks (`check_keys`, [`super::keys`]) run on
 //! cadences of their own.
+//!
+//! The poller decides what is due; the asking is the [`Client`]'s
+//! (connection, reply budget, refusals, error words).
 
 use super::certificate_watch::CertificateWatch;
-use super::clients::{self, ClientList};
-use super::connection::{self, describe, is_transient, ConnectError, ReplyBudget};
+use super::client::{Client, Connect, PollError};
+use super::clients::ClientList;
 use super::info::Info;
 use super::keys::KeyCheck;
 use super::observation::RedisObservation;
@@ -29,50 +32,69 @@ use crate::metrics::Layout;
 use crate::secret;
 use crate::smi::unix_now;
 use crate::snapshot::{PartKey, Reading};
-use redis::aio::MultiplexedConnection;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
 
-/// The INFO variants to try, richest first. `everything` exists since 7.0,
-/// `all` since 2.8; older servers answer an unknown section with an error or
-/// an empty reply, and get plain `INFO`.
-const INFO_SECTIONS: &[Option<&str>] = &[Some("everything"), Some("all"), None];
-
+/// One instance's poll: what is due when, over its [`Client`].
 pub struct Poller {
     /// 1-based instance number: the row of `redisInstanceTable`.
     index: u32,
-    instance: RedisInstance,
     layout: Layout,
-    refresh: Duration,
     status: InstanceStatus,
-    connection: Option<MultiplexedConnection>,
-    /// What the reply to the command being asked may still take.
-    budget: ReplyBudget,
-    /// Which entry of `INFO_SECTIONS` this server understands.
-    info_variant: usize,
-    /// The server's `databases` setting, asked once per connection.
-    databases: Option<Option<u32>>,
-    /// One more than the highest database number INFO has listed since the
-    /// agent started: keyspace rows are kept up to there.
-    databases_seen: u32,
-    /// Optional commands this server refused: not asked again on this
-    /// connection, and said once in the log (managed and locked-down servers
-    /// refuse CONFIG, CLUSTER…).
-    refused: HashSet<String>,
+    client: Client,
+    schedule: Schedule,
+    /// The costly parts as last read.
+    slow: SlowParts,
     /// The server's TLS certificate (`rediss://` only).
     certificate: CertificateWatch,
     /// CLIENT LIST, on its own cadence.
     clients: ClientList,
     /// The keys an operator names (`check_keys`), on their own cadence.
     keys: KeyCheck,
-    /// Whether a refused CLIENT SETNAME was logged already.
-    setname_refusal_said: bool,
+}
+
+/// When to poll, and which polls read the costly parts: pure, judged on
+/// plain values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Schedule {
+    refresh: Duration,
     /// Polls between two reads of the costly parts (1: every poll).
     slow_every: u32,
-    /// The costly parts as last read, and the polls since.
-    slow: Option<SlowParts>,
-    polls_since_slow: u32,
+    /// Polls since the costly parts were read; `None`: not on this
+    /// connection (a new connection may be a new server).
+    since_slow: Option<u32>,
+}
+
+impl Schedule {
+    /// `slow_refresh`: how often the costly parts are read (rounded to a
+    /// whole number of refresh intervals, at least one).
+    fn new(refresh: Duration, slow_refresh: Duration) -> Self {
+        Schedule {
+            refresh,
+            slow_every: slow_every(refresh, slow_refresh),
+            since_slow: None,
+        }
+    }
+
+    /// Whether this poll reads the costly parts.
+    fn slow_due(&self) -> bool {
+        self.since_slow
+            .is_none_or(|since| since.saturating_add(1) >= self.slow_every)
+    }
+
+    /// A poll was made, reading the costly parts or not.
+    fn polled(&mut self, slow_read: bool) {
+        self.since_slow = Some(match self.since_slow {
+            Some(since) if !slow_read => since.saturating_add(1),
+            _ => 0,
+        });
+    }
+
+    /// A new connection: everything read afresh.
+    fn new_connection(&mut self) {
+        self.since_slow = None;
+    }
 }
 
 /// What the slow cadence read: INFO's sections that plain `INFO` does not
@@ -103,29 +125,16 @@ impl Poller {
             address: instance.address.to_string(),
             ..Default::default()
         };
-        let budget = ReplyBudget::new(instance.max_reply_bytes);
-        let certificate = CertificateWatch::new(&instance);
-        let clients = ClientList::new(&instance);
-        let keys = KeyCheck::new(&instance.key_checks);
         Poller {
             index,
-            instance,
             layout,
-            refresh,
             status,
-            connection: None,
-            budget,
-            info_variant: 0,
-            databases: None,
-            databases_seen: 0,
-            refused: HashSet::new(),
-            certificate,
-            clients,
-            keys,
-            setname_refusal_said: false,
-            slow_every: slow_every(refresh, slow_refresh),
-            slow: None,
-            polls_since_slow: 0,
+            certificate: CertificateWatch::new(&instance),
+            clients: ClientList::new(&instance),
+            keys: KeyCheck::new(&instance.key_checks),
+            client: Client::new(instance),
+            schedule: Schedule::new(refresh, slow_refresh),
+            slow: SlowParts::default(),
         }
     }
 
@@ -136,7 +145,7 @@ impl Poller {
 
     /// How often to poll.
     pub fn refresh(&self) -> Duration {
-        self.refresh
+        self.schedule.refresh
     }
 
     /// Polls once: the instance's data and status parts, and what was seen.
@@ -146,7 +155,7 @@ impl Poller {
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
         // Not in the poll's time: an hourly handshake would spike its graph.
         if outcome.is_ok() {
-            self.certificate.refresh(&self.instance).await;
+            self.certificate.refresh(self.client.instance()).await;
         }
         let now = unix_now();
         self.status.certificate = self.certificate.status(now);
@@ -170,7 +179,7 @@ impl Poller {
                 instance_part(self.index, &self.status.name, &info, &self.layout, &extras)
             }
             Err(error) => {
-                let error = secret::redact(&error, self.instance.password.as_ref());
+                let error = secret::redact(&error, self.client.instance().password.as_ref());
                 if error != self.status.last_error
                     || self.status.up
                     || self.status.polls_failed == 0
@@ -183,7 +192,7 @@ impl Poller {
                 self.status.loading = false;
                 self.status.last_error = error;
                 self.status.polls_failed = self.status.polls_failed.wrapping_add(1);
-                self.connection = None;
+                self.client.close();
                 // No data rather than stale numbers: noSuchInstance.
                 Vec::new()
             }
@@ -214,11 +223,11 @@ impl Poller {
     /// restarted, closed it as idle, a proxy dropped it): that is no outage,
     /// and reporting it as one would flap the state and the log.
     async fn read(&mut self) -> Result<(Info, Extras), String> {
-        let reused = self.connection.is_some();
+        let reused = self.client.is_connected();
         match self.read_once().await {
             Err(e) if reused && e.lost_connection => {
                 debug!(instance = %self.status.name, "connection lost ({}); connecting again", e.text);
-                self.connection = None;
+                self.client.close();
                 self.read_once().await
             }
             outcome => outcome,
@@ -229,109 +238,52 @@ impl Poller {
     /// INFO (with the fields of CLUSTER INFO on cluster nodes) and what the
     /// optional commands this server allows tell.
     async fn read_once(&mut self) -> Result<(Info, Extras), PollError> {
-        if self.connection.is_none() {
-            let connected = connection::connect_seeing_certificate(&self.instance, &self.budget)
-                .await
-                .map_err(|e| match e {
-                    ConnectError::Redis(e) => describe(&e),
-                    ConnectError::Other(text) => text,
-                })?;
-            self.certificate
-                .connected(&self.instance.name, connected.certificate);
-            self.connection = Some(connected.connection);
-            self.info_variant = 0;
-            self.databases = None;
-            // A fixed ACL or a new server may allow what was refused.
-            self.refused.clear();
-            // A new connection may be a new server: everything read afresh.
-            self.slow = None;
-            // Named, so operators tell the agent apart in CLIENT LIST.
-            if let Some(connection) = self.connection.as_mut() {
-                self.budget.renew();
-                let named = clients::name_connection(
-                    connection,
-                    &self.status.name,
-                    &mut self.setname_refusal_said,
-                )
-                .await;
-                if let Err(e) = named {
-                    self.connection = None;
-                    if self.budget.exceeded() {
-                        return Err(self.over_budget("CLIENT SETNAME"));
-                    }
-                    return Err(PollError::from(&e));
-                }
-            }
+        if let Connect::New(certificate) = self.client.connect().await? {
+            self.certificate.connected(&self.status.name, certificate);
+            self.schedule.new_connection();
+            self.slow = SlowParts::default();
         }
-        let slow_due = self.slow.is_none() || self.polls_since_slow + 1 >= self.slow_every;
+        let slow_due = self.schedule.slow_due();
         let info = self.read_info(slow_due).await?;
         let mut extras = Extras::default();
         if info.first(&["redis_mode", "server_mode"]) == Some("sentinel") {
             // A user that may not run SENTINEL MASTERS still sees INFO's
             // masterN lines: fewer fields, the same masters.
-            extras.sentinel_masters = match self.optional_query("SENTINEL", &["MASTERS"]).await {
+            extras.sentinel_masters = match self.client.optional("SENTINEL", &["MASTERS"]).await {
                 Some(reply) => replies::sentinel_masters(&reply),
                 None => replies::masters_from_info(&info),
             };
         } else {
-            if self.databases.is_none() {
-                let reply = self.optional_query("CONFIG", &["GET", "databases"]).await;
-                let databases = reply.as_ref().and_then(replies::config_value);
-                // Settled by a reply or a refusal; a transient failure
-                // (LOADING…) is asked again next poll.
-                if reply.is_some() || self.refused.contains("CONFIG GET") {
-                    self.databases = Some(databases.and_then(|d| u32::try_from(d).ok()));
-                }
-            }
             // Without CONFIG GET (the least-privilege user has none: it
             // would read requirepass too), rows are kept for every database
-            // seen since the agent started, so one that empties keeps its
-            // row at zero instead of vanishing.
-            let highest = info
-                .keyspace()
-                .iter()
-                .map(|row| row.db.saturating_add(1))
-                .max();
-            self.databases_seen = self.databases_seen.max(highest.unwrap_or(0));
-            extras.databases = self
-                .databases
-                .flatten()
-                .or((self.databases_seen > 0).then_some(self.databases_seen));
+            // seen since the agent started.
+            let highest = info.keyspace().iter().map(|row| row.db).max();
+            extras.databases = self.client.databases(highest).await;
             if slow_due {
                 self.read_slow_commands(&info).await;
             }
-            if let Some(slow) = &self.slow {
-                extras.slowlog_len = slow.slowlog_len;
-                extras.slowlog_last = slow.slowlog_last;
-                extras.large_requests = slow.large_requests;
-                extras.large_replies = slow.large_replies;
-                extras.latency = slow.latency.clone();
-            }
+            let slow = &self.slow;
+            extras.slowlog_len = slow.slowlog_len;
+            extras.slowlog_last = slow.slowlog_last;
+            extras.large_requests = slow.large_requests;
+            extras.large_replies = slow.large_replies;
+            extras.latency = slow.latency.clone();
         }
-        self.polls_since_slow = if slow_due {
-            0
-        } else {
-            self.polls_since_slow.saturating_add(1)
-        };
-        if self.clients.due() {
-            let reply = self.optional_query("CLIENT", &["LIST"]).await;
-            let refused = self.refused.contains("CLIENT LIST");
-            let over_budget = reply.is_none() && self.budget.exceeded();
+        self.schedule.polled(slow_due);
+        let now = Instant::now();
+        if self.clients.due(now) {
+            let reply = self.client.optional("CLIENT", &["LIST"]).await;
+            let refused = self.client.refused("CLIENT LIST");
+            let over_budget = reply.is_none() && self.client.over_budget();
             self.clients
                 .answered(&self.status.name, reply, refused, over_budget);
         }
         extras.clients = self.clients.latest();
-        if self.keys.due() {
-            if let Some(connection) = self.connection.as_mut() {
-                if let Err(lost) = self
-                    .keys
-                    .run(&self.status.name, connection, &self.budget)
-                    .await
-                {
-                    // INFO was read: the poll stands; the next connects again.
-                    debug!(instance = %self.status.name, "key check: {}; connecting again at the next poll", lost.0);
-                    self.connection = None;
-                }
+        // Not on a connection an over-long reply ended in this poll.
+        if self.keys.due(now) && self.client.is_connected() {
+            if let Err(lost) = self.keys.run(&mut self.client).await {
+                // INFO was read: the poll stands; the next connects again.
+                debug!(instance = %self.status.name, "key check: {}; connecting again at the next poll", lost.text);
             }
         }
         extras.keys = self.keys.latest();
@@ -342,18 +294,18 @@ impl Poller {
     /// COMMANDLOG lengths, LATENCY LATEST. What a command does not answer
     /// is absent until the next slow read.
     async fn read_slow_commands(&mut self, info: &Info) {
-        let slow = self.slow_parts();
+        let slow = &mut self.slow;
         slow.slowlog_len = None;
         slow.slowlog_last = None;
         slow.large_requests = None;
         slow.large_replies = None;
         slow.latency.clear();
-        if let Some(reply) = self.optional_query("SLOWLOG", &["LEN"]).await {
-            self.slow_parts().slowlog_len = replies::slowlog_len(&reply);
+        if let Some(reply) = self.client.optional("SLOWLOG", &["LEN"]).await {
+            self.slow.slowlog_len = replies::slowlog_len(&reply);
         }
-        if self.instance.slowlog_entries {
-            if let Some(reply) = self.optional_query("SLOWLOG", &["GET", "1"]).await {
-                self.slow_parts().slowlog_last = replies::slowlog_newest(&reply);
+        if self.client.instance().slowlog_entries {
+            if let Some(reply) = self.client.optional("SLOWLOG", &["GET", "1"]).await {
+                self.slow.slowlog_last = replies::slowlog_newest(&reply);
             }
         }
         // Valkey 8.1+ logs large requests and replies beside slow
@@ -362,51 +314,46 @@ impl Poller {
         // statistics (total_error_replies, errorstat_ERR).
         if info.has_commandlog() {
             if let Some(reply) = self
-                .optional_query("COMMANDLOG", &["LEN", "large-request"])
+                .client
+                .optional("COMMANDLOG", &["LEN", "large-request"])
                 .await
             {
-                self.slow_parts().large_requests = replies::slowlog_len(&reply);
+                self.slow.large_requests = replies::slowlog_len(&reply);
                 if let Some(reply) = self
-                    .optional_query("COMMANDLOG", &["LEN", "large-reply"])
+                    .client
+                    .optional("COMMANDLOG", &["LEN", "large-reply"])
                     .await
                 {
-                    self.slow_parts().large_replies = replies::slowlog_len(&reply);
+                    self.slow.large_replies = replies::slowlog_len(&reply);
                 }
             }
         }
-        if let Some(reply) = self.optional_query("LATENCY", &["LATEST"]).await {
-            self.slow_parts().latency = replies::latency_latest(&reply);
+        if let Some(reply) = self.client.optional("LATENCY", &["LATEST"]).await {
+            self.slow.latency = replies::latency_latest(&reply);
         }
-    }
-
-    fn slow_parts(&mut self) -> &mut SlowParts {
-        self.slow.get_or_insert_with(SlowParts::default)
     }
 
     /// INFO, with the fields of CLUSTER INFO added on cluster nodes. When
     /// the costly parts are not `slow_due`, plain `INFO`, with the sections
     /// only the richer variant returns added as last read.
     async fn read_info(&mut self, slow_due: bool) -> Result<Info, PollError> {
-        let richer = self.info_variant + 1 < INFO_SECTIONS.len();
+        let richer = self.client.richer_info();
         let mut text = if slow_due || !richer {
-            let text = self.read_info_text().await?;
+            let text = self.client.richest_info().await?;
             if richer {
-                self.slow_parts().sections = sections(&text);
+                self.slow.sections = sections(&text);
             }
             text
         } else {
-            let text = self.query_info(None).await?;
-            match &self.slow {
-                Some(slow) => with_slow_sections(text, &slow.sections),
-                None => text,
-            }
+            let text = self.client.plain_info().await?;
+            with_slow_sections(text, &self.slow.sections)
         };
         let info = Info::parse_bytes(&text);
         if info.get("cluster_enabled") != Some("1") {
             return Ok(info);
         }
         // A cluster node: its CLUSTER INFO fields join INFO's, parsed once more.
-        let Some(cluster) = self.optional_query("CLUSTER", &["INFO"]).await else {
+        let Some(cluster) = self.client.optional("CLUSTER", &["INFO"]).await else {
             return Ok(info);
         };
         match redis::from_redis_value::<Vec<u8>>(cluster) {
@@ -417,118 +364,6 @@ impl Poller {
             }
             Err(_) => Ok(info),
         }
-    }
-
-    /// An optional command: its reply, or `None` when the server refuses it
-    /// (logged once per instance, then not asked again) or fails. A server
-    /// that is busy for a while (loading its dataset, running a script)
-    /// has not refused: the command is asked again on the next poll.
-    async fn optional_query(
-        &mut self,
-        command: &'static str,
-        args: &[&str],
-    ) -> Option<redis::Value> {
-        let what = match args.first() {
-            Some(sub) => format!("{command} {sub}"),
-            None => command.to_string(),
-        };
-        if self.refused.contains(&what) {
-            return None;
-        }
-        let connection = self.connection.as_mut()?;
-        self.budget.renew();
-        let reply: redis::RedisResult<redis::Value> =
-            redis::cmd(command).arg(args).query_async(connection).await;
-        match reply {
-            Ok(value) => Some(value),
-            Err(_) if self.budget.exceeded() => {
-                // The connection is gone with the reply: the next poll
-                // connects again, and asks again.
-                warn!(
-                    instance = %self.status.name,
-                    "the reply to {what} was over the {}-byte limit (max_reply_bytes); connection closed",
-                    self.budget.max()
-                );
-                self.connection = None;
-                None
-            }
-            Err(e) if e.code().is_some_and(is_transient) => {
-                debug!(instance = %self.status.name, "{what} not now: {}", describe(&e));
-                None
-            }
-            Err(e) if e.code().is_some() => {
-                info!(
-                    instance = %self.status.name,
-                    "Redis refuses {what} ({}); the objects it feeds stay absent",
-                    describe(&e)
-                );
-                self.refused.insert(what);
-                None
-            }
-            Err(e) => {
-                debug!(instance = %self.status.name, "{what} failed: {}", describe(&e));
-                None
-            }
-        }
-    }
-
-    /// `INFO [section]`, the budget renewed for its reply: the reply as
-    /// the server gave it, or, when it ran over the budget, why not.
-    async fn info_reply(
-        &mut self,
-        section: Option<&str>,
-    ) -> Result<redis::RedisResult<Vec<u8>>, PollError> {
-        let Some(connection) = self.connection.as_mut() else {
-            return Err("not connected".to_string().into());
-        };
-        let mut command = redis::cmd("INFO");
-        if let Some(section) = section {
-            command.arg(section);
-        }
-        self.budget.renew();
-        let reply = command.query_async(connection).await;
-        if reply.is_err() && self.budget.exceeded() {
-            return Err(self.over_budget("INFO"));
-        }
-        Ok(reply)
-    }
-
-    /// One `INFO [section]`, its reply checked against the reply budget.
-    async fn query_info(&mut self, section: Option<&str>) -> Result<Vec<u8>, PollError> {
-        match self.info_reply(section).await? {
-            Ok(text) if !text.is_empty() => Ok(text),
-            Ok(_) => Err("INFO returned nothing".to_string().into()),
-            Err(e) => Err(PollError::from(&e)),
-        }
-    }
-
-    /// INFO in the richest variant this server understands, trying the
-    /// next of `INFO_SECTIONS` when an old server refuses a section.
-    async fn read_info_text(&mut self) -> Result<Vec<u8>, PollError> {
-        loop {
-            let section = INFO_SECTIONS.get(self.info_variant).copied().flatten();
-            let reply = self.info_reply(section).await?;
-            let last_variant = self.info_variant + 1 >= INFO_SECTIONS.len();
-            match reply {
-                Ok(text) if !text.is_empty() => return Ok(text),
-                Ok(_) if !last_variant => self.info_variant += 1,
-                Ok(_) => return Err("INFO returned nothing".to_string().into()),
-                // A server-side error to a section argument means an old
-                // server; an I/O error means the connection is gone.
-                Err(e) if !last_variant && e.code() == Some("ERR") => self.info_variant += 1,
-                Err(e) => return Err(PollError::from(&e)),
-            }
-        }
-    }
-
-    /// Why a poll failed when the reply to `what` ran over the budget
-    /// (the connection ends with it).
-    fn over_budget(&self, what: &str) -> PollError {
-        format!(
-            "the reply to {what} was over the {}-byte limit (max_reply_bytes)",
-            self.budget.max()
-        )
-        .into()
     }
 }
 
@@ -573,32 +408,6 @@ fn with_slow_sections(mut fast: Vec<u8>, slow: &[(String, Vec<u8>)]) -> Vec<u8> 
         }
     }
     fast
-}
-
-/// Why a poll failed: the words for the log and `redisInstanceLastError`,
-/// and whether a connection that was established broke on the way.
-struct PollError {
-    text: String,
-    lost_connection: bool,
-}
-
-impl From<String> for PollError {
-    fn from(text: String) -> Self {
-        PollError {
-            text,
-            lost_connection: false,
-        }
-    }
-}
-
-impl From<&redis::RedisError> for PollError {
-    fn from(e: &redis::RedisError) -> Self {
-        PollError {
-            text: describe(e),
-            // Not a timeout: a hung server would make the retry wait again.
-            lost_connection: e.is_connection_dropped() && !e.is_timeout(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -677,18 +486,25 @@ mod tests {
         assert_eq!(slow_every(s(10), s(86_400)), 8_640);
     }
 
-    /// The error a server's reply `-LINE` becomes.
-    fn server_error(line: &str) -> redis::RedisError {
-        let value = redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap();
-        value.extract_error().unwrap_err()
-    }
-
     #[test]
-    fn a_dropped_connection_is_worth_a_retry_a_timeout_is_not() {
-        let dropped = redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
-        assert!(PollError::from(&dropped).lost_connection);
-        let timeout = redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut));
-        assert!(!PollError::from(&timeout).lost_connection);
-        assert!(!PollError::from(&server_error("ERR no")).lost_connection);
+    fn the_costly_parts_are_due_every_slow_every_polls_and_on_a_new_connection() {
+        let s = Duration::from_secs;
+        let mut schedule = Schedule::new(s(10), s(30));
+        assert!(schedule.slow_due());
+        let mut read = Vec::new();
+        for _ in 0..7 {
+            let due = schedule.slow_due();
+            read.push(due);
+            schedule.polled(due);
+        }
+        assert_eq!(read, [true, false, false, true, false, false, true]);
+        schedule.new_connection();
+        assert!(schedule.slow_due());
+        let mut every_poll = Schedule::new(s(10), s(1));
+        for _ in 0..3 {
+            assert!(every_poll.slow_due());
+            every_poll.polled(true);
+        }
+        assert_eq!(every_poll.refresh, s(10));
     }
 }
