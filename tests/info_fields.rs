@@ -19,12 +19,15 @@ const CAPTURES: &[&str] = &[
     "6.2-replica-info.txt",
     "7.0-master-info.txt",
     "7.0-replica-info.txt",
+    "8.2-master-info.txt",
+    "8.2-replica-info.txt",
     "valkey-8.0-master-info.txt",
     "valkey-8.0-replica-info.txt",
     "valkey-9.1-master-info.txt",
     "valkey-9.1-replica-info.txt",
     "6.2-sentinel-info.txt",
     "7.0-sentinel-info.txt",
+    "8.2-sentinel-info.txt",
     "valkey-8.0-sentinel-info.txt",
     "valkey-9.1-sentinel-info.txt",
 ];
@@ -148,10 +151,31 @@ const ROW_LINES: &[(&str, &str, &[&str])] = &[
 
 /// Repeated lines not read at all, by name prefix (the rest is a number),
 /// and why.
-const SKIPPED_ROWS: &[(&str, &str)] = &[(
-    "master",
-    "a sentinel's watched masters: redisSentinelTable reads them from SENTINEL MASTERS, which says more, and from these lines only where SENTINEL MASTERS is refused (redis::replies::masters_from_info)",
-)];
+const SKIPPED_ROWS: &[(&str, &str)] = &[
+    (
+        "master",
+        "a sentinel's watched masters: redisSentinelTable reads them from SENTINEL MASTERS, which says more, and from these lines only where SENTINEL MASTERS is refused (redis::replies::masters_from_info)",
+    ),
+    (
+        "io_thread_",
+        "Redis 8's I/O threads (clients, reads, writes per thread): NOT YET EXPORTED; the table is issue 25's, which stays open until it is served",
+    ),
+];
+
+/// Redis 8's Keysizes section: `db<N>_distrib_<type>_<sizes|items>` lines,
+/// each a power-of-two histogram of the database's keys of that type.
+const KEYSIZES: &str = "Redis 8's key-size histograms (db<N>_distrib_<type>_<sizes|items>): NOT YET EXPORTED; the table (database, type, bucket, count) needs an index of four parts and is issue 25's, which stays open until it is served";
+
+/// Whether `name` is a line of the Keysizes section.
+fn is_keysizes_line(name: &str) -> bool {
+    name.strip_prefix("db").is_some_and(|rest| {
+        rest.split_once("_distrib_").is_some_and(|(db, kind)| {
+            !db.is_empty()
+                && db.bytes().all(|b| b.is_ascii_digit())
+                && (kind.ends_with("_sizes") || kind.ends_with("_items"))
+        })
+    })
+}
 
 /// Keys of repeated lines not exported, and why.
 const SKIPPED_KEYS: &[(&str, &str, &str)] = &[];
@@ -214,6 +238,10 @@ fn every_field_of_every_server_is_exported_or_skipped_with_a_reason() {
                         "{capture}: {name}: a _human field goes with {base}, which must be exported or in SKIPPED (and it not)"
                     ));
                 }
+                n_skipped += 1;
+                continue;
+            }
+            if is_keysizes_line(name) {
                 n_skipped += 1;
                 continue;
             }
@@ -315,4 +343,24 @@ fn valkey_fields_are_exported_where_their_users_look() {
     );
     let row = info.keyspace().into_iter().find(|r| r.db == 0).unwrap();
     assert_eq!(row.subexpiry, Some(volatile));
+}
+
+#[test]
+fn keysizes_lines_are_told_by_their_name() {
+    println!("skipped: {KEYSIZES}");
+    for name in [
+        "db0_distrib_strings_sizes",
+        "db2_distrib_hashes_items",
+        "db15_distrib_zsets_items",
+    ] {
+        assert!(is_keysizes_line(name), "{name}");
+    }
+    for name in [
+        "db0",
+        "db_distrib_strings_sizes",
+        "db0_distrib_strings",
+        "dbx_distrib_sets_items",
+    ] {
+        assert!(!is_keysizes_line(name), "{name}");
+    }
 }

@@ -205,6 +205,11 @@ pub const MEMORY_COLUMNS: &[ObjectDef] = &[
     info("redisMemReplicaBuf", &[3, 4, 1, 35], Gauge64, &["mem_replicas_repl_buffer"]).units("bytes"),
     info("redisMemClusterLink", &[3, 4, 1, 36], Gauge64, &["mem_cluster_links"]).units("bytes"),
     info("redisMemLazyfreed", &[3, 4, 1, 37], Counter64, &["lazyfreed_objects"]).units("objects"),
+    // Revision 202611261600Z: Redis 8 (its release notes: #14067 for
+    // used_memory_peak_time, #13990 for the replica's sync attempts; the
+    // full-sync buffer of 8.0's replication over an RDB channel).
+    field("redisMemPeakAge", &[3, 4, 1, 38], Gauge32, AgeOf, &["used_memory_peak_time"]).units("seconds"),
+    info("redisMemReplFsBuf", &[3, 4, 1, 39], Gauge64, &["mem_replica_full_sync_buffer"]).units("bytes"),
 ];
 
 /// `redisPersistenceTable` (`redis.3.5`): RDB and AOF. Durations where
@@ -309,7 +314,8 @@ pub const STATS_COLUMNS: &[ObjectDef] = &[
     info("redisStIoAccepts", &[3, 6, 1, 45], Counter64, &["io_threaded_accept_processed"]).units("connections"),
     info("redisStPrefBatches", &[3, 6, 1, 46], Counter64, &["io_threaded_total_prefetch_batches"]).units("batches"),
     info("redisStPrefEntries", &[3, 6, 1, 47], Counter64, &["io_threaded_total_prefetch_entries"]).units("keys"),
-    info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields"]).units("fields"),
+    // Valkey's expired_fields; Redis 8 counts the same as expired_subkeys.
+    info("redisStExpFields", &[3, 6, 1, 48], Counter64, &["expired_fields", "expired_subkeys"]).units("fields"),
     info("redisStSlotImport", &[3, 6, 1, 49], Counter64, &["total_net_cluster_slot_import_bytes"]).units("bytes"),
     info("redisStSlotExport", &[3, 6, 1, 50], Counter64, &["total_net_cluster_slot_export_bytes"]).units("bytes"),
     field("redisStVolStale", &[3, 6, 1, 51], Gauge32, Scaled(100), &["expired_keys_with_volatile_items_stale_perc"]).units("percent"),
@@ -366,6 +372,14 @@ pub const REPLICATION_COLUMNS: &[ObjectDef] = &[
     info("redisReplSyncRead", &[3, 7, 1, 22], Gauge64, &["master_sync_read_bytes"]).units("bytes"),
     field("redisReplSyncPerc", &[3, 7, 1, 23], Gauge32, Scaled(100), &["master_sync_perc"]).units("percent"),
     info("redisReplSyncLastIo", &[3, 7, 1, 24], Gauge32, &["master_sync_last_io_seconds_ago"]).units("seconds"),
+    // Revision 202611261600Z: a Redis 8 replica's link and syncs (#13990)
+    // and its buffer of the replication stream during a full sync.
+    info("redisReplSyncTries", &[3, 7, 1, 25], Gauge32, &["master_current_sync_attempts"]).units("attempts"),
+    info("redisReplTriesTotal", &[3, 7, 1, 26], Counter64, &["master_total_sync_attempts"]).units("attempts"),
+    info("redisReplLinkUpSecs", &[3, 7, 1, 27], Gauge32, &["master_link_up_since_seconds"]).units("seconds"),
+    info("redisReplDownTotal", &[3, 7, 1, 28], Counter64, &["total_disconnect_time_sec"]).units("seconds"),
+    info("redisReplFsBufSize", &[3, 7, 1, 29], Gauge64, &["replica_full_sync_buffer_size"]).units("bytes"),
+    info("redisReplFsBufPeak", &[3, 7, 1, 30], Gauge64, &["replica_full_sync_buffer_peak"]).units("bytes"),
 ];
 
 /// `redisCpuTable` (`redis.3.8`): CPU time in centiseconds, as Counter64.
