@@ -68,10 +68,15 @@ pub struct ClientList {
     rows: usize,
     asked: Option<Instant>,
     latest: Option<ClientAggregates>,
-    /// The reply was over `max_reply_bytes`: not asked again, since it
-    /// would end the connection each time.
-    too_big: bool,
+    /// Replies in a row over the reply budget: each ended the
+    /// connection, so the next ask waits 2, 4 … 64 intervals (the
+    /// connections may have gone by then) rather than ending it at every
+    /// interval, or stopping for good.
+    over_budget: u32,
 }
+
+/// The longest wait after replies over the budget: 2^6 intervals.
+const MAX_BACKOFF_SHIFT: u32 = 6;
 
 impl ClientList {
     pub fn new(instance: &RedisInstance) -> Self {
@@ -81,23 +86,28 @@ impl ClientList {
             rows: instance.client_list_rows,
             asked: None,
             latest: None,
-            too_big: false,
+            over_budget: 0,
         }
+    }
+
+    /// The wait before the next ask: the interval, doubled per reply in a
+    /// row over the budget.
+    fn wait(&self) -> Duration {
+        self.every * (1u32 << self.over_budget.min(MAX_BACKOFF_SHIFT))
     }
 
     /// Whether to ask at `now`.
     pub fn due(&self, now: Instant) -> bool {
         self.enabled
-            && !self.too_big
             && self
                 .asked
-                .is_none_or(|at| now.saturating_duration_since(at) >= self.every)
+                .is_none_or(|at| now.saturating_duration_since(at) >= self.wait())
     }
 
     /// What the asking gave: a reply, or none because the server refused
     /// the command (the tables empty), the reply went over the budget
-    /// (said once, not asked again) or the server was busy (the last
-    /// aggregates kept).
+    /// (the tables empty, asked again later and later, said each time) or
+    /// the server was busy (the last aggregates kept).
     pub fn answered(
         &mut self,
         instance: &str,
@@ -107,15 +117,19 @@ impl ClientList {
     ) {
         self.asked = Some(Instant::now());
         match reply.map(redis::from_redis_value::<Vec<u8>>) {
-            Some(Ok(text)) => self.latest = Some(aggregate(&text, self.rows)),
+            Some(Ok(text)) => {
+                self.over_budget = 0;
+                self.latest = Some(aggregate(&text, self.rows));
+            }
             Some(Err(_)) => self.latest = None,
             None if refused => self.latest = None,
             None if over_budget => {
+                self.over_budget = self.over_budget.saturating_add(1);
                 warn!(
                     instance = %instance,
-                    "CLIENT LIST is over max_reply_bytes: the client tables stay empty until the agent restarts (raise max_reply_bytes, or set client_list = false)"
+                    "CLIENT LIST is over max_reply_bytes: the client tables stay empty; asked again in {} s (raise max_reply_bytes, or set client_list = false)",
+                    self.wait().as_secs()
                 );
-                self.too_big = true;
                 self.latest = None;
             }
             None => {}
@@ -302,6 +316,39 @@ mod tests {
 
     fn row<'a>(rows: &'a [(String, ClientGroup)], name: &str) -> &'a ClientGroup {
         &rows.iter().find(|(n, _)| n == name).unwrap().1
+    }
+
+    /// A reply over the budget (it ended the connection) is asked again
+    /// after 2, 4 … 64 intervals, not at every interval nor never; a good
+    /// reply brings the interval back.
+    #[test]
+    fn a_reply_over_the_budget_is_asked_again_later_and_later() {
+        let mut list = ClientList {
+            enabled: true,
+            every: Duration::from_secs(60),
+            rows: 50,
+            asked: None,
+            latest: None,
+            over_budget: 0,
+        };
+        let secs = |s| Duration::from_secs(s);
+        for (n, wait) in [(1, 120), (2, 240), (6, 3840), (7, 3840)] {
+            while list.over_budget < n {
+                list.answered("main", None, false, true);
+            }
+            let at = list.asked.unwrap();
+            assert!(!list.due(at + secs(wait - 1)), "{n}");
+            assert!(list.due(at + secs(wait)), "{n}");
+            assert!(list.latest().is_none());
+        }
+        list.answered(
+            "main",
+            Some(redis::Value::BulkString(fixture())),
+            false,
+            false,
+        );
+        let at = list.asked.unwrap();
+        assert!(list.due(at + secs(60)) && list.latest().is_some());
     }
 
     /// A real Redis 7.0's reply (tests/fixtures/redis/README.md says how it
