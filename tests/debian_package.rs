@@ -931,14 +931,24 @@ fn assert_dropin_as_shipped() {
 // ---------------------------------------------------------------------------
 // Upgrade from the Perl agent's package
 // ---------------------------------------------------------------------------
+/// The old package as Debian 12 builds it: its agent survives its own
+/// scripts, and the upgrade stops it.
 #[test]
-fn upgrade_from_perl_package_with_conffiles() {
-    upgrade_from_perl_package(true);
+fn upgrade_from_perl_package_as_built_today() {
+    upgrade_from_perl_package(OldBuild::Today, true, true);
 }
 
+/// With the 2011 scripts, which stop the agent where policy-rc.d allows,
+/// and the old /etc/default/redis-snmp left as shipped.
+#[test]
+fn upgrade_from_perl_package_as_built_in_2011() {
+    upgrade_from_perl_package(OldBuild::In2011, true, false);
+}
+
+/// With /etc/default/redis-snmp and the init script as plain files.
 #[test]
 fn upgrade_from_perl_package_with_plain_files() {
-    upgrade_from_perl_package(false);
+    upgrade_from_perl_package(OldBuild::Today, false, true);
 }
 
 // ---------------------------------------------------------------------------
