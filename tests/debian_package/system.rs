@@ -673,6 +673,10 @@ impl DebianSnmpd {
         if let Some(mut proc) = self.proc.take() {
             proc.terminate(Duration::from_secs(5));
         }
+        // The private socket's directory stands for /var/agentx, which
+        // postinst opens (checked on /var/agentx itself, VarAgentx); snmpd
+        // applies agentXPerms' directory mode only to a directory it makes.
+        let _ = fs::remove_dir_all(self.socket().parent().unwrap());
         println!("snmpd restarted on udp:127.0.0.1:{}", self.port);
         self.spawn();
     }
