@@ -337,6 +337,86 @@ fn news_reads_as_a_changelog() {
     );
 }
 
+/// postinst's strip_password (the function itself, taken from
+/// debian/redis-snmp.postinst and run by sh on a file) on the two edge
+/// cases of review I1: text after the closing quote is left to the
+/// administrator (exit 2, the line unchanged, no password written),
+/// instead of a password file `S7"` and an unbalanced quote; `export
+/// DAEMON_OPTS=...` has its password moved like any other line. A plain
+/// line still moves. Needs neither root nor the build.
+#[test]
+fn postinst_password_move_stops_at_the_closing_quote_and_reads_export() {
+    let postinst = fs::read_to_string(repo_root().join("debian/redis-snmp.postinst")).unwrap();
+    let start = postinst
+        .find("\nstrip_password() {")
+        .expect("strip_password in postinst");
+    let end = start + postinst[start..].find("\n}\n").expect("its end") + 3;
+    let function = &postinst[start..end];
+    let dir = tempfile::tempdir().unwrap();
+    let strip = |line: &str| {
+        let default = dir.path().join("default");
+        let out_file = dir.path().join("password");
+        let _ = fs::remove_file(&out_file);
+        fs::write(&default, format!("# kept\n{line}\n")).unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "{function}\nDEFAULT_FILE=\"$1\" PASSWORD_FILE=/etc/redis-snmp/password\n\
+                 strip_password \"$2\""
+            ))
+            .arg("sh")
+            .arg(&default)
+            .arg(&out_file)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            fs::read_to_string(&out_file).ok(),
+        )
+    };
+    let moved = |code, line: &str, password: &str| {
+        (
+            code,
+            format!("# kept\n{line}\n"),
+            Some(format!("{password}\n")),
+        )
+    };
+    let left = |line: &str| (Some(2), format!("# kept\n{line}\n"), None);
+    assert_eq!(
+        strip("DAEMON_OPTS=\"-h x -p S7\""),
+        moved(
+            Some(0),
+            "DAEMON_OPTS=\"-h x --password-file /etc/redis-snmp/password\"",
+            "S7"
+        )
+    );
+    for line in [
+        "DAEMON_OPTS=\"-h x -p S7\" # note",
+        "DAEMON_OPTS=\"-h x -p S7\" -v",
+        "DAEMON_OPTS=\"-h x -p S7",
+        "DAEMON_OPTS=-h x -p S7\"",
+    ] {
+        assert_eq!(strip(line), left(line), "{line}");
+    }
+    assert_eq!(
+        strip("export DAEMON_OPTS=\"-p S6\""),
+        moved(
+            Some(0),
+            "export DAEMON_OPTS=\"--password-file /etc/redis-snmp/password\"",
+            "S6"
+        )
+    );
+    assert_eq!(
+        strip("  export\tDAEMON_OPTS='-r 5 --password S6'"),
+        moved(
+            Some(0),
+            "  export\tDAEMON_OPTS='-r 5 --password-file /etc/redis-snmp/password'",
+            "S6"
+        )
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Build and lintian
 // ---------------------------------------------------------------------------
