@@ -8,6 +8,12 @@ cd "$(dirname "$0")/.."
 # Debian packages for the tests and the tools they drive. Later features add
 # theirs here (e.g. puppet lintian debhelper).
 APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2"
+# The Debian package's tests: the Perl agent's package depends on
+# libsnmp-perl and libunix-syslog-perl (its stand-in really runs as a
+# NetSNMP::agent subagent); adequate, autopkgtest, piuparts and debootstrap
+# are Debian's own checkers of an installed package, its debian/tests and
+# its install/upgrade/purge in a fresh chroot.
+APT_PACKAGES="$APT_PACKAGES libsnmp-perl libunix-syslog-perl adequate autopkgtest piuparts debootstrap"
 # python3 with venv for the second SNMP stack (scripts/python-deps.sh); a
 # python3 of the machine's own that has it is used as it is.
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then

@@ -62,6 +62,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 use testkit::*;
 
+/// autopkgtest and piuparts.
+#[path = "debian_package/debian_tools.rs"]
+mod debian_tools;
 /// Crate licences: expressions, DEP-5, the shipped texts.
 #[path = "debian_package/licences.rs"]
 mod licences;
@@ -72,6 +75,7 @@ mod perl_upgrade;
 #[path = "debian_package/system.rs"]
 mod system;
 
+use debian_tools::*;
 use licences::*;
 use perl_upgrade::*;
 use system::*;
@@ -1029,6 +1033,33 @@ fn upgrade_from_perl_package_as_built_in_2011() {
 #[test]
 fn upgrade_from_perl_package_with_plain_files() {
     upgrade_from_perl_package(OldBuild::Today, false, true);
+}
+
+// ---------------------------------------------------------------------------
+// Debian's own tests (slow)
+// ---------------------------------------------------------------------------
+/// autopkgtest of debian/tests/control, on this host (null runner).
+#[test]
+fn autopkgtest_of_the_package() {
+    autopkgtest_on_this_host();
+}
+
+/// piuparts: install, purge, and the upgrade from the old package.
+#[test]
+fn piuparts_install_purge_and_upgrade() {
+    piuparts_in_a_fresh_chroot();
+}
+
+/// debian/tests/legacy-objects checks the types of the 17 legacy objects
+/// that tests/agent_snmpd.rs checks the agent serves (testkit's LEGACY).
+/// Needs neither root nor the build.
+#[test]
+fn autopkgtest_expects_the_catalogues_types() {
+    let want: Vec<String> = LEGACY
+        .iter()
+        .map(|(n, _, ty, _)| format!("{n} {ty}"))
+        .collect();
+    assert_eq!(autopkgtest_expected_types(), want);
 }
 
 // ---------------------------------------------------------------------------
