@@ -99,12 +99,11 @@ fn debian_mirror() -> String {
 /// Whether the mirror's bookworm Release file can be fetched (debootstrap
 /// needs it); the reason when not.
 fn mirror_reachable(mirror: &str) -> Result<(), String> {
-    let out = Command::new("apt-helper")
-        .args([
-            "download-file",
-            &format!("{mirror}/dists/bookworm/Release"),
-            "/dev/null",
-        ])
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("/usr/lib/apt/apt-helper")
+        .arg("download-file")
+        .arg(format!("{mirror}/dists/bookworm/Release"))
+        .arg(dir.path().join("Release"))
         .stdin(Stdio::null())
         .output();
     match out {
@@ -142,7 +141,7 @@ pub fn piuparts_warnings(log: &str) -> Vec<String> {
 }
 
 /// piuparts in a fresh bookworm chroot (debootstrap from the host's
-/// mirror): install and purge of the package, then, with the stand-in of
+/// mirror), with recommends (snmpd): install and purge of the package, then, with the stand-in of
 /// the Perl agent's package offered through a local repository, its
 /// installation (with snmpd, which it depends on), the upgrade to ours and
 /// the purge. PASS, with no warning.
@@ -199,6 +198,10 @@ pub fn piuparts_in_a_fresh_chroot() {
         .args(["-d", "bookworm", "-m", &mirror])
         .arg(base_option)
         .arg(&base)
+        // With snmpd, which the package recommends (and apt installs by
+        // default): apt may configure this package before snmpd, and
+        // piuparts purges snmpd first; neither may draw a warning.
+        .arg("--install-recommends")
         .arg("--tmpdir")
         .arg(work.path())
         .arg("--bindmount")
