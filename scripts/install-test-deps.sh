@@ -10,8 +10,13 @@ cd "$(dirname "$0")/.."
 # and tests/snmptt.rs run (issue 23): Icinga 2 and check_snmp, snmptt with
 # Net-SNMP's Perl module and its ini reader; prometheus-snmp-exporter (its
 # generator and exporter) and prometheus (for promtool), run by
-# tests/prometheus.rs: all as plain processes, never as the services.
-APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 man-db icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl prometheus-snmp-exporter prometheus"
+# tests/prometheus.rs: all as plain processes, never as the services. The
+# Debian package's tests: the Perl agent's package depends on libsnmp-perl
+# and libunix-syslog-perl (its stand-in really runs as a NetSNMP::agent
+# subagent); adequate, autopkgtest, piuparts and debootstrap are Debian's
+# own checkers of an installed package, its debian/tests and its
+# install/upgrade/purge in a fresh chroot.
+APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 man-db icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl prometheus-snmp-exporter prometheus libunix-syslog-perl adequate autopkgtest piuparts debootstrap"
 # python3 with venv for the second SNMP stack (scripts/python-deps.sh); a
 # python3 of the machine's own that has it is used as it is.
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then

@@ -62,6 +62,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 use testkit::*;
 
+/// autopkgtest and piuparts.
+#[path = "debian_package/debian_tools.rs"]
+mod debian_tools;
 /// Crate licences: expressions, DEP-5, the shipped texts.
 #[path = "debian_package/licences.rs"]
 mod licences;
@@ -72,6 +75,7 @@ mod perl_upgrade;
 #[path = "debian_package/system.rs"]
 mod system;
 
+use debian_tools::*;
 use licences::*;
 use perl_upgrade::*;
 use system::*;
@@ -334,6 +338,86 @@ fn news_reads_as_a_changelog() {
     assert!(
         warnings.contains("badly formatted trailer line"),
         "a broken trailer drew no warning: {warnings:?}"
+    );
+}
+
+/// postinst's strip_password (the function itself, taken from
+/// debian/redis-snmp.postinst and run by sh on a file) on the two edge
+/// cases of review I1: text after the closing quote is left to the
+/// administrator (exit 2, the line unchanged, no password written),
+/// instead of a password file `S7"` and an unbalanced quote; `export
+/// DAEMON_OPTS=...` has its password moved like any other line. A plain
+/// line still moves. Needs neither root nor the build.
+#[test]
+fn postinst_password_move_stops_at_the_closing_quote_and_reads_export() {
+    let postinst = fs::read_to_string(repo_root().join("debian/redis-snmp.postinst")).unwrap();
+    let start = postinst
+        .find("\nstrip_password() {")
+        .expect("strip_password in postinst");
+    let end = start + postinst[start..].find("\n}\n").expect("its end") + 3;
+    let function = &postinst[start..end];
+    let dir = tempfile::tempdir().unwrap();
+    let strip = |line: &str| {
+        let default = dir.path().join("default");
+        let out_file = dir.path().join("password");
+        let _ = fs::remove_file(&out_file);
+        fs::write(&default, format!("# kept\n{line}\n")).unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "{function}\nDEFAULT_FILE=\"$1\" PASSWORD_FILE=/etc/redis-snmp/password\n\
+                 strip_password \"$2\""
+            ))
+            .arg("sh")
+            .arg(&default)
+            .arg(&out_file)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            fs::read_to_string(&out_file).ok(),
+        )
+    };
+    let moved = |code, line: &str, password: &str| {
+        (
+            code,
+            format!("# kept\n{line}\n"),
+            Some(format!("{password}\n")),
+        )
+    };
+    let left = |line: &str| (Some(2), format!("# kept\n{line}\n"), None);
+    assert_eq!(
+        strip("DAEMON_OPTS=\"-h x -p S7\""),
+        moved(
+            Some(0),
+            "DAEMON_OPTS=\"-h x --password-file /etc/redis-snmp/password\"",
+            "S7"
+        )
+    );
+    for line in [
+        "DAEMON_OPTS=\"-h x -p S7\" # note",
+        "DAEMON_OPTS=\"-h x -p S7\" -v",
+        "DAEMON_OPTS=\"-h x -p S7",
+        "DAEMON_OPTS=-h x -p S7\"",
+    ] {
+        assert_eq!(strip(line), left(line), "{line}");
+    }
+    assert_eq!(
+        strip("export DAEMON_OPTS=\"-p S6\""),
+        moved(
+            Some(0),
+            "export DAEMON_OPTS=\"--password-file /etc/redis-snmp/password\"",
+            "S6"
+        )
+    );
+    assert_eq!(
+        strip("  export\tDAEMON_OPTS='-r 5 --password S6'"),
+        moved(
+            Some(0),
+            "  export\tDAEMON_OPTS='-r 5 --password-file /etc/redis-snmp/password'",
+            "S6"
+        )
     );
 }
 
@@ -939,14 +1023,51 @@ fn assert_dropin_as_shipped() {
 // ---------------------------------------------------------------------------
 // Upgrade from the Perl agent's package
 // ---------------------------------------------------------------------------
+/// The old package as Debian 12 builds it: its agent survives its own
+/// scripts, and the upgrade stops it.
 #[test]
-fn upgrade_from_perl_package_with_conffiles() {
-    upgrade_from_perl_package(true);
+fn upgrade_from_perl_package_as_built_today() {
+    upgrade_from_perl_package(OldBuild::Today, true, true);
 }
 
+/// With the 2011 scripts, which stop the agent where policy-rc.d allows,
+/// and the old /etc/default/redis-snmp left as shipped.
+#[test]
+fn upgrade_from_perl_package_as_built_in_2011() {
+    upgrade_from_perl_package(OldBuild::In2011, true, false);
+}
+
+/// With /etc/default/redis-snmp and the init script as plain files.
 #[test]
 fn upgrade_from_perl_package_with_plain_files() {
-    upgrade_from_perl_package(false);
+    upgrade_from_perl_package(OldBuild::Today, false, true);
+}
+
+// ---------------------------------------------------------------------------
+// Debian's own tests (slow)
+// ---------------------------------------------------------------------------
+/// autopkgtest of debian/tests/control, on this host (null runner).
+#[test]
+fn autopkgtest_of_the_package() {
+    autopkgtest_on_this_host();
+}
+
+/// piuparts: install, purge, and the upgrade from the old package.
+#[test]
+fn piuparts_install_purge_and_upgrade() {
+    piuparts_in_a_fresh_chroot();
+}
+
+/// debian/tests/legacy-objects checks the types of the 17 legacy objects
+/// that tests/agent_snmpd.rs checks the agent serves (testkit's LEGACY).
+/// Needs neither root nor the build.
+#[test]
+fn autopkgtest_expects_the_catalogues_types() {
+    let want: Vec<String> = LEGACY
+        .iter()
+        .map(|(n, _, ty, _)| format!("{n} {ty}"))
+        .collect();
+    assert_eq!(autopkgtest_expected_types(), want);
 }
 
 // ---------------------------------------------------------------------------

@@ -415,3 +415,82 @@ fn a_servers_error_text_is_quoted_as_its_own_never_advice() {
         }
     }
 }
+
+/// Another subagent registered inside our tree (the Perl agent of the old
+/// package, left running after an upgrade: its stand-in from
+/// tests/debian_package, a real NetSNMP::agent subagent holding
+/// .1.3.6.1.4.1.20267.400.1) is named, from snmpd's nsModuleTable, with
+/// the fix; once it is gone, the check is ok. Skips, saying so, without
+/// libsnmp-perl.
+#[test]
+fn a_subagent_registered_inside_our_tree_is_named() {
+    let has_perl_agent = Command::new("perl")
+        .args(["-MNetSNMP::agent", "-e", "1"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_perl_agent {
+        println!("SKIP: perl's NetSNMP::agent is missing (apt-get install libsnmp-perl)");
+        return;
+    }
+    let redis = Redis::start();
+    let snmpd = Snmpd::start();
+    let setup = Setup::new(
+        &snmpd,
+        &format!("address = \"127.0.0.1:{}\"\n", redis.port()),
+    );
+    let mut agent = Agent::start_raw(&["-n", "-c", setup.config().to_str().unwrap()], &[]);
+    agent.expect_registered(Duration::from_secs(10));
+    let conf = snmpd.config_path();
+    let clean = doctor(&setup.config(), &conf, &["--user", "root"]);
+    assert!(
+        clean
+            .text
+            .contains("ok    registrations: no other subagent registered inside"),
+        "{}",
+        clean.text
+    );
+
+    // The old agent, configured through net-snmp's redis.conf.
+    let perl_conf = tempfile::tempdir().unwrap();
+    std::fs::write(
+        perl_conf.path().join("redis.conf"),
+        format!("agentXSocket {}\n", snmpd.agentx_address()),
+    )
+    .unwrap();
+    let script = repo_root().join("tests/debian_package/old_package/redis-snmp.pl");
+    let mut cmd = Command::new("perl");
+    cmd.arg(&script)
+        .arg("-n")
+        .env("SNMPCONFPATH", perl_conf.path())
+        .env("SNMP_PERSISTENT_DIR", perl_conf.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut old = Proc::spawn(&mut cmd, "the Perl agent's stand-in");
+    let snmp = SnmpClient::new(snmpd.udp_port()).numeric();
+    let shadowed = wait_until(Duration::from_secs(10), || {
+        snmp.get(&[&legacy_oid(1)])
+            .vars()
+            .first()
+            .is_some_and(|v| v.value == "424242")
+    });
+    assert!(shadowed, "the stand-in did not register .400.1");
+    let found = doctor(&setup.config(), &conf, &["--user", "root"]);
+    assert!(!found.success, "{}", found.text);
+    let (line, fix) = failure(&found.text, "registrations");
+    assert!(
+        line.contains(".1.3.6.1.4.1.20267.400.1 (priority 127) by \"AgentX subagent"),
+        "{line}"
+    );
+    assert!(fix.contains("/usr/bin/perl"), "{fix}");
+
+    old.terminate(Duration::from_secs(5));
+    let gone = wait_until(Duration::from_secs(10), || {
+        doctor(&setup.config(), &conf, &["--user", "root"])
+            .text
+            .contains("ok    registrations")
+    });
+    assert!(
+        gone,
+        "the registration is still named after the stand-in ended"
+    );
+}

@@ -111,3 +111,124 @@ fn the_documented_acl_survives_puppets_rewrites_and_lets_only_the_agent_read() {
     let text = std::fs::read_to_string(&report).unwrap();
     assert!(text.contains("run 3"), "the report is not the last run's");
 }
+
+/// Runs the script as root, as its usage says, on the two paths.
+fn run_script(summary: &Path, report: &Path) -> std::process::Output {
+    let user = String::from_utf8(
+        Command::new("id")
+            .args(["-nu", AGENT_UID])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    Command::new("sh")
+        .arg(repo_root().join("debian/examples/puppet-acl.sh"))
+        .arg(user.trim())
+        .env("LASTRUNFILE", summary)
+        .env("LASTRUNREPORT", report)
+        .output()
+        .expect("running puppet-acl.sh")
+}
+
+/// getfacl's entries of `path` (without its comments), as getfacl reads
+/// the ACL the kernel holds.
+fn acl_of(path: &Path) -> String {
+    let out = Command::new("getfacl")
+        .args(["-c", "-p"])
+        .arg(path)
+        .output()
+        .expect("getfacl (acl)");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The entries beyond the mode bits: named users and groups, the mask,
+/// and every default entry.
+fn granted(acl: &str) -> Vec<String> {
+    acl.lines()
+        .filter(|l| {
+            let fields: Vec<&str> = l.split(':').collect();
+            l.starts_with("default:")
+                || l.starts_with("mask:")
+                || fields.get(1).is_some_and(|name| !name.is_empty())
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// Review L6: the script runs as root on paths the puppet user may write,
+/// so a symlink put there must not have root grant the ACL elsewhere. A
+/// report that is a symlink to another file, and a directory that is a
+/// symlink to another directory, are refused, saying so, and their
+/// targets get no ACL entry (getfacl); the files stay unreadable to the
+/// agent's user.
+#[test]
+fn symlinks_in_puppets_directories_are_refused_and_their_targets_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let secret = dir.path().join("secret");
+    write_file_mode(&secret, "not for the agent\n", 0o600);
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let public = dir.path().join("public");
+    std::fs::create_dir(&public).unwrap();
+    let summary = public.join("last_run_summary.yaml");
+    write_file_mode(&summary, "---\n", 0o640);
+    let report = state.join("last_run_report.yaml");
+    std::os::unix::fs::symlink(&secret, &report).unwrap();
+
+    let out = run_script(&summary, &report);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.status.success() && text.contains("is a symbolic link"),
+        "a report that is a symlink was not refused:\n{text}"
+    );
+    assert_eq!(
+        granted(&acl_of(&secret)),
+        Vec::<String>::new(),
+        "the symlink's target got an ACL entry"
+    );
+    assert!(
+        !readable_by(AGENT_UID, &secret),
+        "the symlink's target is readable by the agent's user"
+    );
+
+    // A directory that is a link to another one.
+    let private = dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let linked = dir.path().join("linked");
+    std::os::unix::fs::symlink(&private, &linked).unwrap();
+    std::fs::remove_file(&report).unwrap();
+    write_file_mode(&report, "---\n", 0o640);
+    let out = run_script(&linked.join("last_run_summary.yaml"), &report);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.status.success() && text.contains("is a symbolic link"),
+        "a directory that is a symlink was not refused:\n{text}"
+    );
+    assert_eq!(
+        granted(&acl_of(&private)),
+        Vec::<String>::new(),
+        "the linked directory got an ACL entry"
+    );
+
+    // Without links, the same paths are taken.
+    let out = run_script(&summary, &report);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(readable_by(AGENT_UID, &report) && readable_by(AGENT_UID, &summary));
+}

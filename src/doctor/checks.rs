@@ -50,6 +50,10 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
             findings.push(agentx_master(&conf));
             findings.push(agentx_socket(&config.agentx, &user));
             findings.push(view(&conf, config.layout.root()));
+            findings.push(registrations(
+                &conf,
+                &config.layout.subtrees(config.puppet.is_some()),
+            ));
             findings.push(trap_sinks(&conf));
         }
         Err(e) => {
@@ -333,6 +337,143 @@ fn view(conf: &SnmpdConf, root: &Oid) -> Finding {
 fn first_below(host: &str, port: u16, community: &str, root: &Oid) -> Result<Option<Oid>, String> {
     let next = super::snmp_client::get_next(host, port, community, root, Duration::from_secs(2))?;
     Ok(next.filter(|oid| oid.starts_with(root)))
+}
+
+/// NET-SNMP-AGENT-MIB::nsModuleName: the column of snmpd's nsModuleTable
+/// that names the holder of each registration, in rows indexed by context
+/// (a length-prefixed string), registration point (a length-prefixed OID)
+/// and priority.
+const NS_MODULE_NAME: [u32; 12] = [1, 3, 6, 1, 4, 1, 8072, 1, 2, 1, 1, 4];
+/// The priority this agent registers with (AgentX's default).
+const OUR_PRIORITY: u32 = 127;
+/// Bounds of the walk of nsModuleTable: snmpd of Debian 12 has about 400
+/// rows.
+const MAX_MODULE_ROWS: usize = 20_000;
+const MODULE_WALK_TIME: Duration = Duration::from_secs(15);
+
+/// Whether another subagent holds a registration inside our subtrees: snmpd
+/// gives a request to the most specific registration (or, at the same
+/// point, the higher priority), so such a subagent answers there in this
+/// agent's place, and nothing else tells. The Perl agent of the old
+/// package, left running, holds .1.3.6.1.4.1.20267.400.1, the 17 legacy
+/// objects. Read from snmpd's nsModuleTable, which lists every
+/// registration.
+fn registrations(conf: &SnmpdConf, subtrees: &[Oid]) -> Finding {
+    const CHECK: &str = "registrations";
+    let ours = subtrees
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let column = Oid::new(NS_MODULE_NAME.to_vec()).expect("a short OID");
+    let Some(community) = conf
+        .local_communities()
+        .find(|c| conf.community_sees(c, &column) != Some(false))
+    else {
+        return Finding::skipped(
+            CHECK,
+            format!(
+                "not checked: no community this host may use sees snmpd's nsModuleTable                  ({column}, NET-SNMP-AGENT-MIB), which would show another subagent                  registered inside {ours}; add \"view VIEW included {column}\" for the                  community's view to have it checked"
+            ),
+        );
+    };
+    let (host, port) = conf.udp_address();
+    let default_context = column.child(&[0]).expect("a short OID");
+    let started = std::time::Instant::now();
+    let mut rows = Vec::new();
+    let mut at = default_context.clone();
+    while rows.len() < MAX_MODULE_ROWS && started.elapsed() < MODULE_WALK_TIME {
+        match super::snmp_client::get_next_value(
+            &host,
+            port,
+            &community.name,
+            &at,
+            Duration::from_secs(2),
+        ) {
+            Ok(Some((oid, name))) if oid.starts_with(&default_context) && oid > at => {
+                at = oid.clone();
+                rows.push((oid, name));
+            }
+            Ok(_) => break,
+            // The view check above says why snmpd does not answer.
+            Err(e) => {
+                return Finding::skipped(
+                    CHECK,
+                    format!("not checked: snmpd on udp {host}:{port}: {e}"),
+                )
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Finding::skipped(
+            CHECK,
+            format!(
+                "not checked: snmpd on udp {host}:{port} shows no nsModuleTable ({column}) to \
+                 the community {}: add \"view VIEW included {column}\" for its view to have \
+                 it checked",
+                community.name
+            ),
+        );
+    }
+    let foreign = registered_inside(&default_context, &rows, subtrees);
+    if foreign.is_empty() {
+        return Finding::ok(
+            CHECK,
+            format!(
+                "no other subagent registered inside {ours} ({} registrations of snmpd read)",
+                rows.len()
+            ),
+        );
+    }
+    let named: Vec<String> = foreign
+        .iter()
+        .take(5)
+        .map(|(point, priority, name)| {
+            let name: String = name.chars().take(120).collect();
+            format!("{point} (priority {priority}) by \"{name}\"")
+        })
+        .collect();
+    Finding::problem(
+        CHECK,
+        format!(
+            "{} registration(s) of another subagent inside {ours}, to which snmpd gives the \
+             requests there instead of this agent: {}",
+            foreign.len(),
+            named.join("; ")
+        ),
+        "stop that subagent: after an upgrade from the Perl redis-snmp, the process running \
+         /usr/sbin/redis-snmp with /usr/bin/perl (ps -ww -C perl -o pid,args); its \
+         registration ends with it",
+    )
+}
+
+/// The rows of nsModuleName (`rows`, under `prefix`: the column and the
+/// default context) whose registration point lies strictly inside one of
+/// `subtrees`, or is one of them at another priority than ours: the
+/// point, the priority and the holder's name.
+fn registered_inside(
+    prefix: &Oid,
+    rows: &[(Oid, Vec<u8>)],
+    subtrees: &[Oid],
+) -> Vec<(Oid, u32, String)> {
+    rows.iter()
+        .filter_map(|(oid, name)| {
+            let index = oid.as_slice().get(prefix.len()..)?;
+            let (&len, rest) = index.split_first()?;
+            let len = usize::try_from(len).ok()?;
+            let (point, priority) = (rest.get(..len)?, rest.get(len..)?);
+            let [priority] = *priority else {
+                return None;
+            };
+            let point = Oid::new(point.to_vec()).ok()?;
+            subtrees
+                .iter()
+                .any(|s| {
+                    point.starts_with(s) && (point.len() > s.len() || priority != OUR_PRIORITY)
+                })
+                .then(|| (point, priority, String::from_utf8_lossy(name).into_owned()))
+        })
+        .collect()
 }
 
 fn trap_sinks(conf: &SnmpdConf) -> Finding {
@@ -691,5 +832,71 @@ mod tests {
         let mut checked: Vec<&str> = QUERIES.iter().map(|q| q.grant).collect();
         checked.sort();
         assert_eq!(documented, checked);
+    }
+
+    /// Rows of nsModuleName as net-snmp 5.9.3's snmpd lists them
+    /// (`snmpwalk -v2c -On .1.3.6.1.4.1.8072.1.2.1.1.4`), with the Perl
+    /// agent of the old package (a NetSNMP::agent subagent, default -o)
+    /// registered beside this one: only its .400.1 is named.
+    #[test]
+    fn a_registration_inside_our_tree_is_named_and_snmpds_own_are_not() {
+        let captured = [
+            (
+                ".1.3.6.1.4.1.8072.1.2.1.1.4.0.9.1.3.6.1.4.1.2021.101.1.127",
+                "ucd-snmp/errormib",
+            ),
+            (
+                ".1.3.6.1.4.1.8072.1.2.1.1.4.0.9.1.3.6.1.4.1.20267.400.1.127",
+                "AgentX subagent 5, session 0x56537d004a10, subsession 0x56537d0053c0",
+            ),
+            (
+                ".1.3.6.1.4.1.8072.1.2.1.1.4.0.9.1.3.6.1.6.3.11.2.1.127",
+                "snmpMPDStats",
+            ),
+            (
+                ".1.3.6.1.4.1.8072.1.2.1.1.4.0.12.1.3.6.1.6.3.16.1.5.2.1.6.127",
+                "mibII/vacm:view",
+            ),
+        ];
+        let ours_row = (
+            ".1.3.6.1.4.1.8072.1.2.1.1.4.0.8.1.3.6.1.4.1.20267.400.127",
+            "AgentX subagent 6, session 0x56537d0071a0, subsession 0x56537d007a40",
+        );
+        let rows: Vec<(Oid, Vec<u8>)> = captured
+            .iter()
+            .chain([&ours_row])
+            .map(|(oid, name)| (oid.parse().unwrap(), name.as_bytes().to_vec()))
+            .collect();
+        let prefix = Oid::new(NS_MODULE_NAME.to_vec())
+            .unwrap()
+            .child(&[0])
+            .unwrap();
+        let subtrees = crate::metrics::Layout::default_layout().subtrees(true);
+        let found = registered_inside(&prefix, &rows, &subtrees);
+        assert_eq!(
+            found,
+            [(
+                ".1.3.6.1.4.1.20267.400.1".parse::<Oid>().unwrap(),
+                127,
+                captured[1].1.to_string()
+            )]
+        );
+        // Without it, nothing; at our own point but another priority, it is
+        // named; a row cut short is skipped.
+        assert!(registered_inside(&prefix, &rows[2..], &subtrees).is_empty());
+        let higher: Vec<(Oid, Vec<u8>)> = vec![(
+            ".1.3.6.1.4.1.8072.1.2.1.1.4.0.8.1.3.6.1.4.1.20267.400.1"
+                .parse()
+                .unwrap(),
+            b"AgentX subagent 9".to_vec(),
+        )];
+        assert_eq!(registered_inside(&prefix, &higher, &subtrees).len(), 1);
+        let cut: Vec<(Oid, Vec<u8>)> = vec![(
+            ".1.3.6.1.4.1.8072.1.2.1.1.4.0.9.1.3.6.1.4.1.20267.400"
+                .parse()
+                .unwrap(),
+            Vec::new(),
+        )];
+        assert!(registered_inside(&prefix, &cut, &subtrees).is_empty());
     }
 }

@@ -18,6 +18,18 @@ pub fn get_next(
     start: &Oid,
     timeout: Duration,
 ) -> Result<Option<Oid>, String> {
+    Ok(get_next_value(host, port, community, start, timeout)?.map(|(oid, _)| oid))
+}
+
+/// What follows `start` in the view, with its value when that is an
+/// OCTET STRING (empty otherwise): `None` at the end of the view.
+pub fn get_next_value(
+    host: &str,
+    port: u16,
+    community: &str,
+    start: &Oid,
+    timeout: Duration,
+) -> Result<Option<(Oid, Vec<u8>)>, String> {
     let socket = UdpSocket::bind(if host.contains(':') {
         "[::]:0"
     } else {
@@ -41,7 +53,7 @@ pub fn get_next(
         }
         _ => e.to_string(),
     })?;
-    read_response(&buf[..n], request_id)
+    read_response_value(&buf[..n], request_id)
 }
 
 /// `Message { version 1 (v2c), community, GetNextRequest { id, 0, 0,
@@ -189,7 +201,14 @@ fn read_oid(content: &[u8]) -> Result<Oid, String> {
 }
 
 /// The OID of the one varbind of a Response to `request_id`.
+#[cfg(test)]
 fn read_response(bytes: &[u8], request_id: i32) -> Result<Option<Oid>, String> {
+    Ok(read_response_value(bytes, request_id)?.map(|(oid, _)| oid))
+}
+
+/// The OID of the one varbind of a Response to `request_id`, and its value
+/// when that is an OCTET STRING.
+fn read_response_value(bytes: &[u8], request_id: i32) -> Result<Option<(Oid, Vec<u8>)>, String> {
     let mut message = Reader {
         data: Reader { data: bytes }.expect(0x30, "the message")?,
     };
@@ -219,10 +238,11 @@ fn read_response(bytes: &[u8], request_id: i32) -> Result<Option<Oid>, String> {
         data: list.expect(0x30, "the varbind")?,
     };
     let oid = read_oid(varbind.expect(0x06, "the name")?)?;
-    match varbind.tlv()?.0 {
+    match varbind.tlv()? {
         // noSuchObject, noSuchInstance, endOfMibView.
-        0x80..=0x82 => Ok(None),
-        _ => Ok(Some(oid)),
+        (0x80..=0x82, _) => Ok(None),
+        (0x04, text) => Ok(Some((oid, text.to_vec()))),
+        _ => Ok(Some((oid, Vec::new()))),
     }
 }
 
@@ -278,6 +298,14 @@ mod tests {
         assert_eq!(
             read_response(&response(7, 0, &next, &gauge), 7),
             Ok(Some(next.clone()))
+        );
+        assert_eq!(
+            read_response_value(&response(7, 0, &next, &tlv(0x04, b"AgentX")), 7),
+            Ok(Some((next.clone(), b"AgentX".to_vec())))
+        );
+        assert_eq!(
+            read_response_value(&response(7, 0, &next, &gauge), 7),
+            Ok(Some((next.clone(), Vec::new())))
         );
         let end = [0x82, 0x00];
         assert_eq!(read_response(&response(7, 0, &next, &end), 7), Ok(None));

@@ -651,10 +651,42 @@ impl DebianSnmpd {
              includeDir {include_dir}\n",
             socket.display()
         );
-        let conf_path = dir.path().join("snmpd.conf");
-        fs::write(&conf_path, &conf).unwrap();
-        let log = dir.path().join("snmpd.log");
-        let out = File::create(dir.path().join("snmpd.stdout")).unwrap();
+        fs::write(dir.path().join("snmpd.conf"), &conf).unwrap();
+        println!(
+            "snmpd on udp:127.0.0.1:{port}, AgentX {}, includeDir {include_dir}",
+            socket.display()
+        );
+        let mut snmpd = DebianSnmpd {
+            proc: None,
+            dir,
+            port,
+        };
+        snmpd.spawn();
+        snmpd
+    }
+
+    /// Stops it and starts it again on the same files and addresses, as
+    /// the package's scripts restart the system's snmpd: it reads the
+    /// drop-ins again and makes its AgentX socket anew, and subagents
+    /// that were registered connect again.
+    pub fn restart(&mut self) {
+        if let Some(mut proc) = self.proc.take() {
+            proc.terminate(Duration::from_secs(5));
+        }
+        // The private socket's directory stands for /var/agentx, which
+        // postinst opens (checked on /var/agentx itself, VarAgentx); snmpd
+        // applies agentXPerms' directory mode only to a directory it makes.
+        let _ = fs::remove_dir_all(self.socket().parent().unwrap());
+        println!("snmpd restarted on udp:127.0.0.1:{}", self.port);
+        self.spawn();
+    }
+
+    fn spawn(&mut self) {
+        let dir = self.dir.path();
+        let conf_path = dir.join("snmpd.conf");
+        let socket = self.socket();
+        let log = dir.join("snmpd.log");
+        let out = File::create(dir.join("snmpd.stdout")).unwrap();
         let mut cmd = Command::new("snmpd");
         cmd.arg("-f")
             .arg("-C")
@@ -666,45 +698,41 @@ impl DebianSnmpd {
             .arg("-Lf")
             .arg(&log)
             .arg("-p")
-            .arg(dir.path().join("snmpd.pid"))
-            .env("SNMP_PERSISTENT_DIR", &persist)
+            .arg(dir.join("snmpd.pid"))
+            .env("SNMP_PERSISTENT_DIR", dir.join("persist"))
             .env_remove("SNMPCONFPATH")
             .env_remove("MIBS")
             .env_remove("MIBDIRS")
-            .current_dir(dir.path())
+            .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(out.try_clone().unwrap())
             .stderr(out);
-        println!(
-            "snmpd on udp:127.0.0.1:{port}, AgentX {}, includeDir {include_dir}",
-            socket.display()
-        );
-        let mut snmpd = DebianSnmpd {
-            proc: Some(Proc::spawn(&mut cmd, "snmpd")),
-            dir,
-            port,
-        };
+        self.proc = Some(Proc::spawn(&mut cmd, "snmpd"));
         // snmpd makes its AgentX socket before it answers on UDP; a short
         // client timeout keeps the polling quick.
-        let probe = snmpd.numeric().timeout(Duration::from_millis(300));
+        let probe = self.numeric().timeout(Duration::from_millis(300));
         let ready = wait_until(Duration::from_secs(10), || {
-            snmpd.proc.as_mut().unwrap().is_running()
+            self.proc.as_mut().unwrap().is_running()
                 && socket.exists()
                 && probe.get(&[".1.3.6.1.2.1.1.3.0"]).success()
         });
         assert!(
             ready,
             "the private snmpd did not come up with its AgentX socket at {} \
-             (a drop-in in {include_dir} that moves the socket would do this):\n{conf}\n{}\n{}",
+             (a drop-in in the included directory that moves the socket would do this):\n{}\n{}\n{}",
             socket.display(),
-            fs::read_to_string(snmpd.dir.path().join("snmpd.stdout")).unwrap_or_default(),
-            snmpd.log()
+            fs::read_to_string(&conf_path).unwrap_or_default(),
+            fs::read_to_string(dir.join("snmpd.stdout")).unwrap_or_default(),
+            self.log()
         );
-        let uid = fs::metadata(format!("/proc/{}", snmpd.proc.as_ref().unwrap().pid()))
+        let uid = fs::metadata(format!("/proc/{}", self.proc.as_ref().unwrap().pid()))
             .unwrap()
             .uid();
-        assert_eq!(uid, snmpd_uid, "snmpd did not drop to {SNMPD_USER}");
-        snmpd
+        assert_eq!(
+            uid,
+            id_of("passwd", SNMPD_USER),
+            "snmpd did not drop to {SNMPD_USER}"
+        );
     }
 
     pub fn socket(&self) -> PathBuf {
