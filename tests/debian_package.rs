@@ -659,6 +659,14 @@ fn package_installs_serves_and_purges_cleanly() {
     // The events log's directory README.Debian names, made so that only
     // root may write it and the service's group read it.
     assert_meta("/var/log/puppet-events", "root", USER, 0o2750);
+    // The secret of key_names = "alias", one per installation: 32 random
+    // bytes in hex, readable by the service's group only.
+    assert_meta("/etc/redis-snmp/key-alias.secret", "root", USER, 0o640);
+    let secret = fs::read_to_string("/etc/redis-snmp/key-alias.secret").unwrap();
+    assert!(
+        secret.trim_end().len() == 64 && secret.trim_end().bytes().all(|b| b.is_ascii_hexdigit()),
+        "key-alias.secret is not 64 hex digits"
+    );
     let status = run_ok(BINARY, &["kick", "--status"]);
     assert!(
         status.starts_with("STARTED") && status.lines().count() == 1,
