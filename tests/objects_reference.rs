@@ -253,15 +253,8 @@ fn reference() -> String {
 #[test]
 fn the_object_reference_is_the_catalogues() {
     let generated = reference();
-    let path = root().join(PAGE);
-    if std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let shipped = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        shipped == generated,
-        "{PAGE} is not what the catalogue makes; regenerate: {REGENERATE}"
-    );
+    testkit::generated::check(&root().join(PAGE), &generated, true, REGENERATE)
+        .unwrap_or_else(|e| panic!("{e}"));
     // What a reader looks for is there: a legacy scalar, a 64-bit gauge, an
     // enumeration with its labels, a Valkey-only field, a notification.
     for expected in [

@@ -4,7 +4,6 @@
 //! quote.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The repository's root (the test programs run in it).
 pub fn repo() -> PathBuf {
@@ -15,32 +14,7 @@ pub fn repo() -> PathBuf {
 /// (and `write`) it is written instead. Otherwise the `diff -u` from the
 /// shipped file to the generated one, and how to regenerate.
 pub fn check(path: &Path, generated: &str, write: bool, regenerate: &str) -> Result<(), String> {
-    let shipped = std::fs::read_to_string(path).unwrap_or_default();
-    if shipped == generated {
-        return Ok(());
-    }
-    if write && std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        std::fs::write(path, generated).map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
-        return Ok(());
-    }
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let new = dir.path().join("generated");
-    std::fs::write(&new, generated).map_err(|e| e.to_string())?;
-    let diff = Command::new("diff")
-        .arg("-u")
-        .arg(path)
-        .arg(&new)
-        .output()
-        .map_err(|e| format!("running diff: {e}"))?;
-    Err(format!(
-        "{} is not what the catalogue generates:\n{}\nIf the catalogue is right, regenerate: {regenerate}",
-        path.display(),
-        String::from_utf8_lossy(&diff.stdout)
-    ))
+    testkit::generated::check(path, generated, write, regenerate)
 }
 
 /// The text of a MIB module of `mibs/`.

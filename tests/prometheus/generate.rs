@@ -20,7 +20,6 @@ use redis_snmp::metrics::{
 };
 use redis_snmp::smi::Syntax;
 use std::path::Path;
-use std::process::Command;
 
 /// How to regenerate, as a failing check says it.
 pub const REGENERATE: &str =
@@ -585,27 +584,5 @@ pub fn rules_test_yml(flavour: Flavour, rules: &Path) -> String {
 /// (`diff -u`) and how to regenerate. With `write` (and
 /// `REDIS_SNMP_WRITE_DOCS` set) the file is rewritten instead.
 pub fn check(path: &Path, generated: &str, write: bool) -> Result<(), String> {
-    let shipped = std::fs::read_to_string(path).unwrap_or_default();
-    if shipped == generated {
-        return Ok(());
-    }
-    if write && std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
-        std::fs::write(path, generated).map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
-        return Ok(());
-    }
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let new = dir.path().join("generated");
-    std::fs::write(&new, generated).map_err(|e| e.to_string())?;
-    let diff = Command::new("diff")
-        .arg("-u")
-        .arg(path)
-        .arg(&new)
-        .output()
-        .map_err(|e| format!("running diff: {e}"))?;
-    Err(format!(
-        "{} is not what the catalogue generates:\n{}\nIf the catalogue is right, regenerate: {REGENERATE}",
-        path.display(),
-        String::from_utf8_lossy(&diff.stdout)
-    ))
+    testkit::generated::check(path, generated, write, REGENERATE)
 }

@@ -18,6 +18,7 @@ pub mod agent;
 pub mod agent_config;
 pub mod figures;
 pub mod files;
+pub mod generated;
 pub mod hostile;
 pub mod kick;
 pub mod netns;
