@@ -44,21 +44,6 @@ fn alarm_rows(snmpd: &Snmpd) -> Vec<String> {
         .collect()
 }
 
-/// Sets maxmemory so that what Redis uses now is `percent` of it.
-fn use_percent_of_maxmemory(redis: &Redis, percent: u64) -> u64 {
-    let used: u64 = redis
-        .info_map()
-        .get("used_memory")
-        .and_then(|v| v.parse().ok())
-        .expect("used_memory");
-    let max = used * 100 / percent;
-    assert_eq!(
-        redis.cli(&["CONFIG", "SET", "maxmemory", &max.to_string()]),
-        "OK"
-    );
-    max
-}
-
 /// The value the agent serves for `redisMemUsedOfMax` of instance 1, in
 /// hundredths of a percent.
 fn used_of_max(snmpd: &Snmpd) -> Option<u64> {
@@ -103,7 +88,7 @@ fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
     assert!(alarm_rows(&snmpd).is_empty(), "{:?}", alarm_rows(&snmpd));
 
     // 95 %: beyond the trigger (9000) at two polls in a row.
-    use_percent_of_maxmemory(&redis, 95);
+    redis.use_percent_of_maxmemory(95);
     let line = &trapd.first("redisThresholdCrossed", Duration::from_secs(8));
     for expected in [
         "redisInstanceName.1 = STRING: cache",
@@ -138,7 +123,7 @@ fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
 
     // 87 %: between the rearm value and the trigger. Three polls later,
     // nothing more was sent, and the row shows the value now.
-    use_percent_of_maxmemory(&redis, 87);
+    redis.use_percent_of_maxmemory(87);
     assert!(wait_until(Duration::from_secs(5), || used_of_max(&snmpd)
         .is_some_and(|v| (8501..=8999).contains(&v))));
     std::thread::sleep(Duration::from_secs(3));
@@ -152,7 +137,7 @@ fn memory_above_maxmemory_raises_one_alarm_and_its_fall_rearms_it() {
     assert!((8501..=8999).contains(&now), "{rows:?}");
 
     // 10 %: rearmed, once; the row leaves.
-    use_percent_of_maxmemory(&redis, 10);
+    redis.use_percent_of_maxmemory(10);
     let line = &trapd.first("redisThresholdRearmed", Duration::from_secs(5));
     for expected in [
         "redisInstanceName.1 = STRING: cache",
@@ -292,7 +277,7 @@ fn an_instance_removed_by_a_reload_has_its_alarm_rearmed() {
         .redis("kept", &kept.address(), "")
         .redis("removed", &removed.address(), "")
         .start(dir.path());
-    use_percent_of_maxmemory(&removed, 95);
+    removed.use_percent_of_maxmemory(95);
     assert!(
         trapd
             .first("redisThresholdCrossed", Duration::from_secs(8))
@@ -339,7 +324,7 @@ fn a_reload_keeps_an_unchanged_alarm_refuses_a_broken_one_and_rearms_a_changed_o
             .table(alarm)
     };
     let mut agent = config(&memory_alarm(9000, 8500)).start(dir.path());
-    use_percent_of_maxmemory(&redis, 95);
+    redis.use_percent_of_maxmemory(95);
     assert!(
         wait_until(Duration::from_secs(8), || !trapd
             .received("redisThresholdCrossed")
@@ -428,7 +413,7 @@ fn many_alarms_crossing_together_send_at_most_the_ceiling_and_only_their_rearms(
         .table(&format!("[alarms]\ndefaults = false\n{alarms}"))
         .start(dir.path());
 
-    use_percent_of_maxmemory(&redis, 95);
+    redis.use_percent_of_maxmemory(95);
     assert!(
         wait_until(Duration::from_secs(8), || alarm_rows(&snmpd)
             .iter()
@@ -441,7 +426,7 @@ fn many_alarms_crossing_together_send_at_most_the_ceiling_and_only_their_rearms(
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(trapd.received("redisThresholdCrossed").len(), 5);
 
-    use_percent_of_maxmemory(&redis, 10);
+    redis.use_percent_of_maxmemory(10);
     assert!(
         wait_until(Duration::from_secs(8), || alarm_rows(&snmpd).is_empty()),
         "{:?}",

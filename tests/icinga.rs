@@ -360,20 +360,6 @@ fn run_nagios(command_line: &str, port: u16, index: u32) -> (i32, String) {
     )
 }
 
-/// Sets maxmemory so that what Redis uses now is `percent` of it.
-fn use_percent_of_maxmemory(redis: &Redis, percent: u64) {
-    let used: u64 = redis
-        .info_map()
-        .get("used_memory")
-        .and_then(|v| v.parse().ok())
-        .expect("used_memory");
-    let max = used * 100 / percent;
-    assert_eq!(
-        redis.cli(&["CONFIG", "SET", "maxmemory", &max.to_string()]),
-        "OK"
-    );
-}
-
 #[test]
 fn icinga2_reports_ok_then_critical_at_95_percent_of_maxmemory_and_never_unknown() {
     if skip_without_icinga(
@@ -384,7 +370,7 @@ fn icinga2_reports_ok_then_critical_at_95_percent_of_maxmemory_and_never_unknown
     let snmpd = Snmpd::start();
     let master = Redis::start();
     // Room for the replica's backlog and buffers, well below 85 %.
-    use_percent_of_maxmemory(&master, 10);
+    master.use_percent_of_maxmemory(10);
     let replica = Redis::start_with(&[&format!("replicaof 127.0.0.1 {}", master.port())]);
     assert!(wait_until(Duration::from_secs(10), || replica
         .info_map()
@@ -463,7 +449,7 @@ fn icinga2_reports_ok_then_critical_at_95_percent_of_maxmemory_and_never_unknown
     println!("all OK: {seen:#?}");
 
     // 95 % of maxmemory: the memory service turns CRITICAL.
-    use_percent_of_maxmemory(&master, 95);
+    master.use_percent_of_maxmemory(95);
     let critical = wait_until(Duration::from_secs(20), || {
         results(&perfdata)
             .iter()

@@ -223,6 +223,17 @@ impl Redis {
         stats
     }
 
+    /// Sets `maxmemory` so that what the server uses now is `percent` of
+    /// it; returns the value set.
+    pub fn use_percent_of_maxmemory(&self, percent: u64) -> u64 {
+        let max = self.info_map().u64("used_memory") * 100 / percent;
+        assert_eq!(
+            self.cli(&["CONFIG", "SET", "maxmemory", &max.to_string()]),
+            "OK"
+        );
+        max
+    }
+
     /// `INFO` parsed into `field → value`.
     pub fn info_map(&self) -> Info {
         Info::parse(&self.info())
