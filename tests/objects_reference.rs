@@ -252,9 +252,23 @@ fn reference() -> String {
 
 #[test]
 fn the_object_reference_is_the_catalogues() {
+    // Compared here, not by testkit's check with its `diff -u`: this test
+    // runs no program, so a plain `cargo test` runs it.
     let generated = reference();
-    testkit::generated::check(&root().join(PAGE), &generated, true, REGENERATE)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let path = root().join(PAGE);
+    if std::env::var_os("REDIS_SNMP_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let shipped = std::fs::read_to_string(&path).unwrap_or_default();
+    let first_difference = shipped
+        .lines()
+        .zip(generated.lines())
+        .position(|(a, b)| a != b)
+        .map_or_else(|| "its length".to_string(), |n| format!("line {}", n + 1));
+    assert!(
+        shipped == generated,
+        "{PAGE} is not what the catalogue makes (first difference: {first_difference}); regenerate: {REGENERATE}"
+    );
     // What a reader looks for is there: a legacy scalar, a 64-bit gauge, an
     // enumeration with its labels, a Valkey-only field, a notification.
     for expected in [
