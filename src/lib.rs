@@ -119,6 +119,7 @@ pub mod daemon;
 pub mod discovery;
 pub mod doctor;
 pub mod hub;
+pub mod judge;
 pub mod kick;
 pub mod logging;
 pub mod metrics;
