@@ -288,21 +288,18 @@ fn value_in(parts: &[Arc<Part>], oid: &Oid) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::NotifyConfig;
     use crate::metrics::{Layout, RedisEvent, Role};
-    use crate::notify::testing::sent;
+    use crate::notify::testing::{notifier_with, sent};
     use crate::redis::observation::RedisObservation;
 
-    /// A hub by `config`, sending on `tx`, over a store of its own.
-    fn hub_of(config: NotifyConfig, tx: mpsc::Sender<crate::agentx::session::Notification>) -> Hub {
+    /// A hub whose notifier is `notifier`, over a store of its own; its
+    /// judge and alarms by the notifier's settings.
+    fn hub_of(notifier: Notifier) -> Hub {
         let layout = Layout::default_layout();
         let store = Arc::new(Store::new(layout.object_oids()));
-        Hub::new(
-            store,
-            Notifier::new(config.clone(), layout.clone(), tx),
-            Judge::of(&config),
-            Alarms::new(&config.alarms, &layout),
-        )
+        let judge = Judge::of(notifier.config());
+        let alarms = Alarms::new(&notifier.config().alarms, &layout);
+        Hub::new(store, notifier, judge, alarms)
     }
 
     fn obs(up: bool, run_id: &str, role: &str) -> RedisObservation {
@@ -340,12 +337,10 @@ mod tests {
 
     #[test]
     fn a_forgotten_instance_leaves_no_baseline_and_no_rate_limit_and_its_readings_are_dropped() {
-        let (tx, mut rx) = mpsc::channel(100);
-        let config = NotifyConfig {
-            max_per_minute: 1,
-            ..NotifyConfig::default()
-        };
-        let mut hub = hub_of(config, tx);
+        let (notifier, mut rx) = notifier_with(|c| {
+            c.max_per_minute = 1;
+        });
+        let mut hub = hub_of(notifier);
         let up = obs(true, "a", "master");
         for index in [1, 2] {
             observed(&mut hub, index, &up);
@@ -369,13 +364,11 @@ mod tests {
 
     #[test]
     fn baseline_rate_limit_and_disabled() {
-        let (tx, mut rx) = mpsc::channel(100);
-        let config = NotifyConfig {
-            disabled: [RedisEvent::RoleChanged.into()].into_iter().collect(),
-            max_per_minute: 2,
-            ..NotifyConfig::default()
-        };
-        let mut hub = hub_of(config, tx);
+        let (notifier, mut rx) = notifier_with(|c| {
+            c.disabled = [RedisEvent::RoleChanged.into()].into_iter().collect();
+            c.max_per_minute = 2;
+        });
+        let mut hub = hub_of(notifier);
         let up = obs(true, "a", "master");
         observed(&mut hub, 1, &RedisObservation::down()); // baseline: silent
         for _ in 0..5 {
@@ -397,16 +390,14 @@ mod tests {
 
     #[test]
     fn alarm_notifications_carry_the_row_and_the_instance_name_and_pair_under_their_ceiling() {
-        let (tx, mut rx) = mpsc::channel(100);
         let layout = Layout::default_layout();
         // Raised at 90 % on one poll, rearmed at 85 %.
         let memory = || crate::alarms::memory_alarm(1);
-        let config = NotifyConfig {
-            max_per_minute: 1,
-            alarms: vec![memory()],
-            ..NotifyConfig::default()
-        };
-        let mut hub = hub_of(config, tx);
+        let (notifier, mut rx) = notifier_with(|c| {
+            c.max_per_minute = 1;
+            c.alarms = vec![memory()];
+        });
+        let mut hub = hub_of(notifier);
         let oid = |name: &str, suffix: &[u32]| {
             let def = crate::metrics::redis_objects()
                 .find(|o| o.name == name)
@@ -458,13 +449,11 @@ mod tests {
         );
         // A flood of raises: at most alarm_raises_per_minute a minute, and
         // a held raise holds its rearm back; the rest pair up.
-        let (tx, mut rx) = mpsc::channel(1000);
-        let config = NotifyConfig {
-            alarm_raises_per_minute: 2,
-            alarms: vec![memory()],
-            ..NotifyConfig::default()
-        };
-        let mut flooded = hub_of(config, tx);
+        let (notifier, mut rx) = notifier_with(|c| {
+            c.alarm_raises_per_minute = 2;
+            c.alarms = vec![memory()];
+        });
+        let mut flooded = hub_of(notifier);
         for _ in 0..10 {
             for hundredths in [9485, 8000] {
                 let part = vec![(oid("redisMemUsedOfMax", &[2]), Value::Gauge32(hundredths))];
@@ -482,12 +471,10 @@ mod tests {
         );
         assert!(flooded.notifier.holds_no_raise());
         // Disabled, it is not sent; the alarm is still judged.
-        let (tx, mut rx) = mpsc::channel(100);
-        let config = NotifyConfig {
-            disabled: [RedisEvent::ThresholdCrossed.into()].into_iter().collect(),
-            ..NotifyConfig::default()
-        };
-        let mut quiet = hub_of(config, tx);
+        let (notifier, mut rx) = notifier_with(|c| {
+            c.disabled = [RedisEvent::ThresholdCrossed.into()].into_iter().collect();
+        });
+        let mut quiet = hub_of(notifier);
         let part = vec![(oid("redisCliUsedOfMax", &[1]), Value::Gauge32(9900))];
         for _ in 0..2 {
             polled(&mut quiet, 1, part.clone());

@@ -284,6 +284,17 @@ fn oid_of(arcs: &[u32]) -> Oid {
 pub(crate) mod testing {
     use super::*;
 
+    /// A notifier by the default settings as `edit` changes them, and the
+    /// queue it sends on.
+    pub(crate) fn notifier_with(
+        edit: impl FnOnce(&mut NotifyConfig),
+    ) -> (Notifier, mpsc::Receiver<session::Notification>) {
+        let mut config = NotifyConfig::default();
+        edit(&mut config);
+        let (tx, rx) = mpsc::channel(1000);
+        (Notifier::new(config, Layout::default_layout(), tx), rx)
+    }
+
     /// The name of every notification queued so far.
     pub(crate) fn sent(rx: &mut mpsc::Receiver<session::Notification>) -> Vec<&'static str> {
         let layout = Layout::default_layout();
