@@ -1,4 +1,4 @@
-//! The hub: where every source's readings go. One task ([`Hub::run`])
+//! The hub: where every source's readings go. One task ([`Hub::start`])
 //! takes the one reading stream in turn: it stages a reading's parts in
 //! the store, has the judge ([`crate::judge`]) and the alarms
 //! ([`crate::alarms`]) say what is due, and, when something is, publishes
@@ -57,6 +57,9 @@ pub struct Hub {
     /// Instances removed from the configuration: their readings still on
     /// the stream are dropped (an index is never used again).
     forgotten: HashSet<u32>,
+    /// The parts of Puppet's last reading, as staged: what a notification
+    /// of the time passing carries.
+    puppet: Vec<Arc<Part>>,
 }
 
 /// What the hub's task is reached by: the reading stream, for the
@@ -107,6 +110,7 @@ impl Hub {
             judge,
             alarms,
             forgotten: HashSet::new(),
+            puppet: Vec::new(),
         }
     }
 
@@ -180,12 +184,12 @@ impl Hub {
                 // A flood of resource notifications that is over is
                 // counted in the log.
                 self.notifier.settle_resources();
-                // Staleness and the end of a run storm carry what the
-                // store holds of Puppet.
-                let store = &self.store;
+                // Staleness and the end of a run storm carry Puppet's
+                // values as last read.
+                let puppet = &self.puppet;
                 for (notification, about) in self.judge.due(&observation) {
                     self.notifier
-                        .send(notification, about, |oid| store.latest_value(oid));
+                        .send(notification, about, |oid| value_in(puppet, oid));
                 }
             }
             // A state of Puppet's files; new lines of its events log, each
@@ -196,6 +200,9 @@ impl Hub {
                 for (notification, about) in due {
                     self.notifier
                         .send(notification, about, |oid| value_in(&parts, oid));
+                }
+                if matches!(observation, Observation::Puppet { .. }) {
+                    self.puppet = parts;
                 }
             }
         }
@@ -480,5 +487,37 @@ mod tests {
             polled(&mut quiet, 1, part.clone());
         }
         assert!(sent(&mut rx).is_empty());
+    }
+
+    #[test]
+    fn a_tick_carries_puppets_values_as_last_read() {
+        use crate::metrics::{About, PuppetEvent};
+        use crate::puppet::observation::PuppetObservation;
+        let (notifier, mut rx) = notifier_with(|c| {
+            c.puppet_stale_after = std::time::Duration::from_secs(3600);
+        });
+        let mut hub = hub_of(notifier);
+        let layout = Layout::default_layout();
+        let carried = &PuppetEvent::AgentStale.def().objects[0];
+        let oid = layout.carried_oid(carried, About::PUPPET).unwrap();
+        let t = 1_795_336_000;
+        let seen = PuppetObservation {
+            last_run: Some(t),
+            status: Some(crate::puppet::RunStatus::Unchanged),
+            ..PuppetObservation::default()
+        };
+        hub.take(Reading {
+            parts: vec![(PartKey::Puppet, vec![(oid.clone(), Value::Integer(7))])],
+            observation: Observation::Puppet { seen, now: t },
+        });
+        for now in [t + 3599, t + 3601] {
+            hub.take(Reading {
+                parts: Vec::new(),
+                observation: Observation::PuppetTick { now },
+            });
+        }
+        let varbinds = rx.try_recv().unwrap();
+        assert!(varbinds.contains(&(oid, Value::Integer(7))), "{varbinds:?}");
+        assert!(rx.try_recv().is_err());
     }
 }

@@ -1,9 +1,9 @@
 //! Sending notifications: the switches, the rate limits and the varbinds.
 //!
-//! What is due is judged elsewhere ([`crate::judge`], and the agent's own
-//! thresholds in [`crate::alarms`]), as typed values ([`RedisEvent`],
-//! [`crate::metrics::PuppetEvent`], declared in the catalogue with their
-//! objects and limits: `metrics::notifications`). The hub ([`crate::hub`])
+//! What is due is judged elsewhere (the transitions of the sources, and
+//! the agent's own thresholds), as typed values
+//! ([`crate::metrics::RedisEvent`], [`crate::metrics::PuppetEvent`], declared in the catalogue with their
+//! objects and limits: `metrics::notifications`). The hub (`crate::hub`)
 //! then asks the notifier to send each with what it is [`About`] and the
 //! values of the reading that caused it, so a trap carries exactly what a
 //! GET returns. [`Notifier::send`] reads everything else from the
