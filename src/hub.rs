@@ -24,7 +24,7 @@ use crate::redis::poller::Poller;
 use crate::reload::Instances;
 use crate::smi::{unix_now, Value};
 use crate::snapshot::{Part, PartKey, Reading, Store};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -60,6 +60,9 @@ pub struct Hub {
     /// The parts of Puppet's last reading, as staged: what a notification
     /// of the time passing carries.
     puppet: Vec<Arc<Part>>,
+    /// The parts of each instance's last poll, as staged: the name an
+    /// alarm rearmed by a reload or a removal is sent with.
+    redis: HashMap<u32, Vec<Arc<Part>>>,
 }
 
 /// What the hub's task is reached by: the reading stream, for the
@@ -111,6 +114,7 @@ impl Hub {
             alarms,
             forgotten: HashSet::new(),
             puppet: Vec::new(),
+            redis: HashMap::new(),
         }
     }
 
@@ -179,6 +183,7 @@ impl Hub {
                         value_in(&parts, oid)
                     });
                 }
+                self.redis.insert(index, parts);
             }
             Observation::PuppetTick { .. } => {
                 // A flood of resource notifications that is over is
@@ -218,10 +223,10 @@ impl Hub {
         let rearmed = self.alarms.forget(index);
         self.judge.forget_redis(index);
         self.notifier.forget_redis(index);
-        let store = &self.store;
+        let parts = self.redis.remove(&index).unwrap_or_default();
         for event in rearmed {
             send_alarm(&mut self.notifier, index, &event, |oid| {
-                store.latest_value(oid)
+                value_in(&parts, oid)
             });
         }
         self.store.stage(PartKey::RedisInstance(index), Vec::new());
@@ -233,7 +238,7 @@ impl Hub {
     /// The alarms in force become `specs` (a reload, SIGHUP): see
     /// [`Alarms::reconfigure`]. An instance whose raised alarms were
     /// removed or changed has its rows of `redisAlarmTable` staged again at
-    /// once, then their rearms sent with its name as the store holds it.
+    /// once, then their rearms sent with its name as its last poll gave it.
     fn reconfigure_alarms(&mut self, specs: &[AlarmSpec]) {
         let changed = self.alarms.reconfigure(specs);
         if changed.is_empty() {
@@ -244,12 +249,10 @@ impl Hub {
                 .stage(PartKey::RedisAlarms(*index), evaluation.rows.clone());
         }
         self.store.rebuild();
-        let store = &self.store;
         for (index, evaluation) in changed {
+            let parts = self.redis.get(&index).map(Vec::as_slice).unwrap_or(&[]);
             for event in &evaluation.events {
-                send_alarm(&mut self.notifier, index, event, |oid| {
-                    store.latest_value(oid)
-                });
+                send_alarm(&mut self.notifier, index, event, |oid| value_in(parts, oid));
             }
         }
     }
@@ -519,5 +522,29 @@ mod tests {
         let varbinds = rx.try_recv().unwrap();
         assert!(varbinds.contains(&(oid, Value::Integer(7))), "{varbinds:?}");
         assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn a_removed_instance_has_its_alarm_rearmed_with_its_name_and_its_rows_gone() {
+        let layout = Layout::default_layout();
+        let (notifier, mut rx) = notifier_with(|c| {
+            c.alarms = vec![crate::alarms::memory_alarm(1)];
+        });
+        let mut hub = hub_of(notifier);
+        let oid = |name: &str| {
+            let def = crate::metrics::redis_objects()
+                .find(|o| o.name == name)
+                .unwrap();
+            layout.row_oid(def, &[3]).unwrap()
+        };
+        let name = (oid("redisInstanceName"), Value::text("cache"));
+        let used = (oid("redisMemUsedOfMax"), Value::Gauge32(9485));
+        polled(&mut hub, 3, vec![name.clone(), used]);
+        assert_eq!(sent(&mut rx), ["redisThresholdCrossed"]);
+        assert!(hub.store.latest_value(&name.0).is_some());
+        hub.forget_redis(3);
+        let rearm = rx.try_recv().unwrap();
+        assert!(rearm.contains(&name), "{rearm:?}");
+        assert!(hub.store.load().iter().all(|(o, _)| *o != name.0));
     }
 }
