@@ -256,7 +256,7 @@ impl Judge {
     /// read for the first time: the baseline, which judges no run but one
     /// still waiting for its report).
     pub fn puppet_due(&mut self, seen: &PuppetObservation, now_unix: i64) -> Vec<PuppetEvent> {
-        let stale = self.is_stale(seen.last_run, now_unix);
+        let stale = is_stale(self.stale_after, seen.last_run, now_unix);
         let min = self.min_run_interval;
         match self.puppet.as_mut() {
             None => {
@@ -300,14 +300,12 @@ impl Judge {
     /// within `puppet_min_run_interval`.
     pub fn puppet_tick_due(&mut self, now_unix: i64) -> Vec<PuppetEvent> {
         let mut due = Vec::new();
-        let Some(last_run) = self.puppet.as_ref().map(|known| known.last_run) else {
-            return due;
-        };
-        let stale = self.is_stale(last_run, now_unix);
+        let stale_after = self.stale_after;
         let min = i64::try_from(self.min_run_interval.as_secs()).unwrap_or(i64::MAX);
         let Some(known) = self.puppet.as_mut() else {
             return due;
         };
+        let stale = is_stale(stale_after, known.last_run, now_unix);
         if stale && !known.stale {
             due.push(PuppetEvent::AgentStale);
         }
@@ -324,11 +322,12 @@ impl Judge {
         }
         due
     }
+}
 
-    fn is_stale(&self, last_run: Option<i64>, now_unix: i64) -> bool {
-        let limit = i64::try_from(self.stale_after.as_secs()).unwrap_or(i64::MAX);
-        last_run.is_some_and(|t| now_unix.saturating_sub(t) > limit)
-    }
+/// Whether no run ended within `stale_after` of `now_unix`.
+fn is_stale(stale_after: Duration, last_run: Option<i64>, now_unix: i64) -> bool {
+    let limit = i64::try_from(stale_after.as_secs()).unwrap_or(i64::MAX);
+    last_run.is_some_and(|t| now_unix.saturating_sub(t) > limit)
 }
 
 /// The notifications due for a reading of Puppet's events log, each with
