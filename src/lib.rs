@@ -13,10 +13,10 @@
 //! file.
 //!
 //! ```text
-//!  Redis ──INFO…──▶ redis::poller ─┐ Reading { parts, observation }
-//!  Puppet files ──▶ puppet::watcher ┤
+//!  Redis ──INFO…──▶ redis::poller ─┐ one stream: Reading { parts, observation }
+//!  Puppet files ──▶ puppet::watcher ┤ (each source runs its own loop)
 //!  events.jsonl ──▶ puppet::events ─┴──────────▶ hub ─stage──▶ snapshot::Store ─swap─▶ Snapshot
-//!                                                 │                                       │ reads
+//!                                  (one task)    │ judge, alarms                          │ reads
 //!                                                 └─due?─▶ notify ─Notify─▶ agentx::session ◀─AgentX─▶ snmpd
 //!             metrics: the catalogue every step reads (objects, tables, enumerations, notifications)
 //! ```
@@ -49,7 +49,8 @@
 //!   parser ([`redis::info`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
-//!   ([`redis::observation`]), the poller ([`redis::poller`]), CLIENT LIST
+//!   ([`redis::observation`]), the poller ([`redis::poller`]: what is due
+//!   when, its own loop sending on the reading stream), CLIENT LIST
 //!   per name and user ([`redis::clients`]), the keys and streams an
 //!   operator names ([`redis::keys`]: bounded SCAN, pipelined checks,
 //!   aliases), and the server's TLS
@@ -57,21 +58,29 @@
 //!   [`redis::certificate_watch`]: looked at again, and how near its end).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read
 //!   safely, watched with inotify, and turned into PUPPET-AGENT-MIB rows
-//!   ([`puppet::objects`]) and observations; successive runs and their
+//!   ([`puppet::objects`]) and observations, sent on the reading stream
+//!   with the time passing between changes ([`puppet::watcher`]); successive runs and their
 //!   convergence ([`puppet::runs`]); its events log (`--logdest …jsonl`)
 //!   parsed line by line ([`puppet::events_log`]), tailed across rotation
 //!   and truncation ([`puppet::tail`]) while only root may write it
 //!   ([`puppet::trust`]) and followed on a thread of its own
 //!   ([`puppet::events`]).
-//! - [`notify`]: which transitions of a source are due as which typed
-//!   notification, with a baseline; sending one as its definition says
+//! - [`judge`]: which transitions of a source are due as which typed
+//!   notification, with a baseline; [`judge::Observation`], what the
+//!   reading stream carries of every source. Pure: no lock, no channel,
+//!   no I/O.
+//! - [`notify`]: sending a notification as its definition says
 //!   (switches, rate limits in `notify::limits`, varbinds), keyed by the
-//!   typed notification, never by its name.
+//!   typed notification, never by its name; it names no source.
 //! - [`alarms`]: the agent's own thresholds (`[[alarm]]`): each value a
 //!   poll produced judged against a trigger, a count and a rearm value,
-//!   the raised ones the rows of `redisAlarmTable`; [`notify`] runs it.
-//! - [`hub`]: takes every reading, stages its parts, and sends what is due
-//!   with the reading's own values; the polling and Puppet-following tasks.
+//!   the raised ones the rows of `redisAlarmTable`; the hub runs it.
+//! - [`hub`]: one task takes the reading stream in turn: stages each
+//!   reading's parts, has the judge and the alarms say what is due, and
+//!   sends it with the reading's own values; it owns the judge, the alarms
+//!   and the notifier, and forgets a removed instance (its readings still
+//!   on the stream dropped). Its [`hub::Hands`] start the pollers for
+//!   [`reload`].
 //! - [`config`]: the TOML file and the command line merged into one
 //!   validated configuration; [`cli`] holds the clap definition. Every
 //!   settings type lives here, the sources' too (`[[redis]]`,
@@ -89,7 +98,9 @@
 //!   instances matched by name (kept, restarted, removed, added at a new
 //!   index) and its alarms put in force (kept, or rearmed and started
 //!   again) without touching the AgentX session; what needs a restart is
-//!   said in the log. `main.rs` hands it the hub's tasks.
+//!   said in the log. It is handed [`reload::Instances`] (the hub's
+//!   `Hands`); `main.rs`'s supervisor runs it on SIGHUP and on discovery's
+//!   rescans.
 //! - [`kick`]: `redis-snmp kick`, the reacting half, run by snmptrapd as
 //!   a traphandle on the manager: a `Notify[kick -> ROLE]` event from a
 //!   known host runs Puppet on ROLE's hosts, detached, with loops stopped
@@ -119,6 +130,7 @@ pub mod daemon;
 pub mod discovery;
 pub mod doctor;
 pub mod hub;
+pub mod judge;
 pub mod kick;
 pub mod logging;
 pub mod metrics;

@@ -3,19 +3,20 @@
 
 use clap::Parser;
 use redis_snmp::agentx::session::{Session, SessionConfig};
+use redis_snmp::alarms::Alarms;
 use redis_snmp::cli::{Cli, Command};
 use redis_snmp::config::{Config, PASSWORD_ENV};
-use redis_snmp::hub::Hub;
+use redis_snmp::hub::{Hands, Hub};
+use redis_snmp::judge::Judge;
 use redis_snmp::notify::Notifier;
 use redis_snmp::puppet;
-use redis_snmp::redis::poller::Poller;
 use redis_snmp::secret;
 use redis_snmp::snapshot::Store;
 use redis_snmp::{daemon, discovery, doctor, logging, reload};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::signal::unix::{signal, SignalKind};
+use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
@@ -147,18 +148,10 @@ fn run_kick(cli: &Cli, args: &redis_snmp::cli::KickArgs) -> ExitCode {
 /// configuration as loaded; discovery (when on) adds to it at start-up, on
 /// each reload and every `[discovery] interval`.
 async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
-    let mut base = base;
     let config = discovery::discovered(base.clone(), false).await;
-    let (mut sigterm, mut sigint, mut sighup) = match (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::hangup()),
-    ) {
-        (Ok(term), Ok(int), Ok(hup)) => (term, int, hup),
-        _ => {
-            error!("cannot install signal handlers");
-            return ExitCode::FAILURE;
-        }
+    let Some(signals) = Signals::install() else {
+        error!("cannot install signal handlers");
+        return ExitCode::FAILURE;
     };
     let store = Arc::new(Store::new(config.layout.object_oids()));
     let shutdown = CancellationToken::new();
@@ -169,49 +162,19 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
     );
     // Notifications wait here while snmpd is away, up to this many.
     let (notify_tx, notify_rx) = tokio::sync::mpsc::channel(256);
-    let notifier = Notifier::new(
-        config.notifications.clone(),
-        config.layout.clone(),
-        notify_tx,
-    );
-    let hub = Arc::new(Hub::new(store.clone(), notifier));
-
-    let (for_start, for_forget, for_alarms, on_shutdown) =
-        (hub.clone(), hub.clone(), hub.clone(), shutdown.clone());
-    let mut running = reload::Running::start(
-        config.clone(),
-        Box::new(move |poller: Poller| {
-            tokio::spawn(for_start.clone().follow_redis(poller, on_shutdown.clone()))
-        }),
-        Box::new(move |index| for_forget.forget_redis(index)),
-        Box::new(move |specs| for_alarms.reconfigure_alarms(specs)),
-    );
-    if let Some(paths) = &config.puppet {
-        let options = puppet::WatcherOptions {
-            converge_runs: config.notifications.puppet_converge_runs,
-            ..Default::default()
-        };
-        let states = puppet::spawn_watcher_with(paths.clone(), options, shutdown.clone());
-        tokio::spawn(hub.clone().follow_puppet(
-            states,
+    let hub = Hub::new(
+        store.clone(),
+        Notifier::new(
+            config.notifications.clone(),
             config.layout.clone(),
-            config.notifications.puppet_stale_after,
-            config.notifications.puppet_min_run_interval,
-            shutdown.clone(),
-        ));
-    }
-    if let Some(events) = &config.puppet_events {
-        match puppet::events::spawn_events_follower(
-            events.clone(),
-            config.layout.clone(),
-            shutdown.clone(),
-        ) {
-            Ok(readings) => {
-                tokio::spawn(hub.clone().follow_puppet_events(readings, shutdown.clone()));
-            }
-            Err(e) => error!("cannot start following the Puppet events log: {e}"),
-        }
-    }
+            notify_tx,
+        ),
+        Judge::of(&config.notifications),
+        Alarms::new(&config.notifications.alarms, &config.layout),
+    );
+    let hands = hub.start(shutdown.clone());
+    start_puppet(&config, &hands, &shutdown);
+    let running = reload::Running::start(config.clone(), hands);
 
     let session_config = SessionConfig::new(
         config.agentx.clone(),
@@ -226,49 +189,13 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
         config.instances.len(),
         config.agentx
     );
-
-    let cli = Arc::new(cli);
-    let mut rescan = discovery::rescan_timer(&base);
-    loop {
-        tokio::select! {
-            _ = discovery::tick(&mut rescan) => {
-                // Applied only when the servers found changed: a reload
-                // that changes nothing would still say so in the log.
-                let wanted = discovery::discovered(base.clone(), true).await;
-                if wanted.instances != running.instances() {
-                    info!("discovery: the servers of this host changed");
-                    running.reload(Ok(wanted)).await;
-                }
-            }
-            _ = sigterm.recv() => {
-                info!("SIGTERM received");
-                break;
-            }
-            _ = sigint.recv() => {
-                info!("SIGINT received");
-                break;
-            }
-            _ = sighup.recv() => {
-                info!("SIGHUP received: reloading the configuration");
-                // Files are read off the runtime's thread, which runs the
-                // pollers and the session's reconnects, Pings and notifications.
-                let (cli, env_password) = (cli.clone(), env_password.clone());
-                let loaded = tokio::task::spawn_blocking(move || Config::load(&cli, env_password)).await;
-                match loaded {
-                    Ok(Ok(loaded)) => {
-                        base = loaded.clone();
-                        rescan = discovery::rescan_timer(&base);
-                        let wanted = discovery::discovered(loaded, false).await;
-                        running.reload(Ok(wanted)).await;
-                    }
-                    Ok(Err(e)) => {
-                        running.reload(Err(e)).await;
-                    }
-                    Err(e) => error!("reload refused: reading the configuration failed: {e}"),
-                }
-            }
-        }
-    }
+    let supervisor = Supervisor {
+        base,
+        cli: Arc::new(cli),
+        env_password,
+        running,
+    };
+    supervisor.serve(signals).await;
     shutdown.cancel();
     if tokio::time::timeout(Duration::from_secs(2), session_task)
         .await
@@ -277,4 +204,123 @@ async fn run(base: Config, cli: Cli, env_password: Option<String>) -> ExitCode {
         warn!("the AgentX session did not close within 2 s");
     }
     ExitCode::SUCCESS
+}
+
+/// Starts the Puppet side, when configured: the watcher of its files and
+/// the follower of its events log, each sending on the hub's stream.
+fn start_puppet(config: &Config, hands: &Hands, shutdown: &CancellationToken) {
+    if let Some(paths) = &config.puppet {
+        let options = puppet::WatcherOptions {
+            converge_runs: config.notifications.puppet_converge_runs,
+            ..Default::default()
+        };
+        let tick = puppet::watcher::tick_every(
+            config.notifications.puppet_stale_after,
+            config.notifications.puppet_min_run_interval,
+        );
+        puppet::watcher::spawn_readings(
+            paths.clone(),
+            options,
+            config.layout.clone(),
+            tick,
+            hands.readings(),
+            shutdown.clone(),
+        );
+    }
+    if let Some(events) = &config.puppet_events {
+        if let Err(e) = puppet::events::spawn_events_follower(
+            events.clone(),
+            config.layout.clone(),
+            hands.readings(),
+            shutdown.clone(),
+        ) {
+            error!("cannot start following the Puppet events log: {e}");
+        }
+    }
+}
+
+/// The signals the agent answers.
+struct Signals {
+    term: Signal,
+    int: Signal,
+    hup: Signal,
+}
+
+impl Signals {
+    fn install() -> Option<Signals> {
+        Some(Signals {
+            term: signal(SignalKind::terminate()).ok()?,
+            int: signal(SignalKind::interrupt()).ok()?,
+            hup: signal(SignalKind::hangup()).ok()?,
+        })
+    }
+}
+
+/// What a running agent changes without a restart: the Redis instances'
+/// tasks and the alarms, on SIGHUP and on discovery's rescans.
+struct Supervisor {
+    /// The configuration as loaded, before discovery adds to it.
+    base: Config,
+    cli: Arc<Cli>,
+    env_password: Option<String>,
+    running: reload::Running<Hands>,
+}
+
+impl Supervisor {
+    /// Until SIGTERM or SIGINT.
+    async fn serve(mut self, mut signals: Signals) {
+        let mut rescan = discovery::rescan_timer(&self.base);
+        loop {
+            tokio::select! {
+                _ = discovery::tick(&mut rescan) => {
+                    // Applied only when the servers found changed: a reload
+                    // that changes nothing would still say so in the log.
+                    let wanted = discovery::discovered(self.base.clone(), true).await;
+                    if wanted.instances != self.running.instances() {
+                        info!("discovery: the servers of this host changed");
+                        self.running.reload(Ok(wanted)).await;
+                    }
+                }
+                _ = signals.term.recv() => {
+                    info!("SIGTERM received");
+                    return;
+                }
+                _ = signals.int.recv() => {
+                    info!("SIGINT received");
+                    return;
+                }
+                _ = signals.hup.recv() => {
+                    info!("SIGHUP received: reloading the configuration");
+                    if self.reload().await {
+                        rescan = discovery::rescan_timer(&self.base);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Loads the configuration again and applies it; whether it loaded.
+    async fn reload(&mut self) -> bool {
+        // Files are read off the runtime's thread, which runs the
+        // pollers, the hub and the session's reconnects, Pings and
+        // notifications.
+        let (cli, env_password) = (self.cli.clone(), self.env_password.clone());
+        let loaded = tokio::task::spawn_blocking(move || Config::load(&cli, env_password)).await;
+        match loaded {
+            Ok(Ok(loaded)) => {
+                self.base = loaded.clone();
+                let wanted = discovery::discovered(loaded, false).await;
+                self.running.reload(Ok(wanted)).await;
+                true
+            }
+            Ok(Err(e)) => {
+                self.running.reload(Err(e)).await;
+                false
+            }
+            Err(e) => {
+                error!("reload refused: reading the configuration failed: {e}");
+                false
+            }
+        }
+    }
 }

@@ -21,15 +21,17 @@
 //! says a restart is needed for it. A file that does not load is
 //! refused whole: the configuration in force stays as it was.
 //!
-//! This module knows nothing of the hub: `main.rs` hands it how to start
-//! an instance's task and how to forget an instance (its parts of the
-//! snapshot, what the notifier remembers of it).
+//! This module knows nothing of the hub: it is handed [`Instances`], how
+//! to start an instance's task, forget an instance (its parts of the
+//! snapshot, what the judge and the notifier remember of it) and put
+//! alarms in force; the hub's `Hands` are that.
 
 use crate::alarms::{self, AlarmSpec};
 use crate::config::{Config, ConfigError, NotifyConfig, RedisInstance};
 use crate::redis::poller::Poller;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::future::Future;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 use tracing::{error, info, warn};
@@ -148,14 +150,18 @@ pub fn needing_restart(running: &Config, loaded: &Config) -> Vec<&'static str> {
     differ
 }
 
-/// Starts an instance's task.
-pub type Start = Box<dyn Fn(Poller) -> JoinHandle<()> + Send>;
-/// Forgets a removed instance: its parts of the snapshot, the notifier's
-/// memory of it.
-pub type Forget = Box<dyn Fn(u32) + Send>;
-/// Puts the alarms of the file read again in force (see
-/// [`crate::alarms::Alarms::reconfigure`]).
-pub type Reconfigure = Box<dyn Fn(&[AlarmSpec]) + Send>;
+/// What the running agent does for a reload.
+pub trait Instances {
+    /// Starts an instance's task.
+    fn start(&self, poller: Poller) -> JoinHandle<()>;
+    /// Forgets a removed instance, whose task has ended: its parts of the
+    /// snapshot, what is remembered of it; its raised alarms rearmed.
+    /// Done when the future is.
+    fn forget(&self, index: u32) -> impl Future<Output = ()>;
+    /// Puts the alarms of the file read again in force (see
+    /// [`crate::alarms::Alarms::reconfigure`]). Done when the future is.
+    fn reconfigure(&self, specs: &[AlarmSpec]) -> impl Future<Output = ()>;
+}
 
 struct Task {
     settings: PollSettings,
@@ -163,32 +169,23 @@ struct Task {
 }
 
 /// The configuration in force and the Redis instances' tasks.
-pub struct Running {
+pub struct Running<I: Instances> {
     config: Config,
     tasks: BTreeMap<u32, Task>,
     /// The index the next added instance gets; see [`plan`].
     next_index: u32,
-    start: Start,
-    forget: Forget,
-    reconfigure: Reconfigure,
+    instances: I,
 }
 
-impl Running {
+impl<I: Instances> Running<I> {
     /// Starts a task for each instance of `config`, at indexes 1, 2, … in
     /// the file's order.
-    pub fn start(
-        config: Config,
-        start: Start,
-        forget: Forget,
-        reconfigure: Reconfigure,
-    ) -> Running {
+    pub fn start(config: Config, instances: I) -> Running<I> {
         let mut running = Running {
             config,
             tasks: BTreeMap::new(),
             next_index: 1,
-            start,
-            forget,
-            reconfigure,
+            instances,
         };
         let wanted = PollSettings::of(&running.config);
         let changes = plan(&BTreeMap::new(), &wanted, &mut running.next_index);
@@ -232,7 +229,7 @@ impl Running {
                 }
                 Change::Removed { index, .. } => {
                     self.stop(*index).await;
-                    (self.forget)(*index);
+                    self.instances.forget(*index).await;
                 }
                 Change::Added { name, index } => self.spawn(*index, name, &wanted),
             }
@@ -244,7 +241,9 @@ impl Running {
             &loaded.notifications.alarms,
         );
         if !alarm_changes.is_empty() {
-            (self.reconfigure)(&loaded.notifications.alarms);
+            self.instances
+                .reconfigure(&loaded.notifications.alarms)
+                .await;
         }
         self.config.instances = loaded.instances;
         self.config.refresh = loaded.refresh;
@@ -282,13 +281,13 @@ impl Running {
             settings.refresh,
             settings.slow_refresh,
         );
-        let handle = (self.start)(poller);
+        let handle = self.instances.start(poller);
         self.tasks.insert(index, Task { settings, handle });
     }
 
-    /// Ends the task at `index` and waits until it has: aborted between
-    /// two of its awaits, it never stages a reading afterwards (the hub
-    /// stages a reading without awaiting).
+    /// Ends the task at `index` and waits until it has: it sends no
+    /// reading afterwards (what it sent before and the hub has not taken
+    /// yet, the hub drops once it has forgotten the instance).
     async fn stop(&mut self, index: u32) {
         if let Some(task) = self.tasks.remove(&index) {
             task.handle.abort();

@@ -45,12 +45,25 @@ pub enum PartKey {
 }
 
 /// What a source produces each time it looks: the parts of the snapshot it
-/// owns (an empty part removes one) and what it observed, for the
-/// notifier. The hub ([`crate::hub`]) takes it from there.
+/// owns (an empty part removes one) and what it observed, for judging.
+/// Every source sends its readings on the one stream the hub
+/// ([`crate::hub`]) takes them from; the stream's observation is the
+/// judge's `Observation`, which names every source's (`O` is a source's
+/// own while it builds the reading: the snapshot names no source).
 #[derive(Debug)]
 pub struct Reading<O> {
     pub parts: Vec<(PartKey, Part)>,
     pub observation: O,
+}
+
+impl<O> Reading<O> {
+    /// The same parts, with the observation as the stream carries it.
+    pub fn into_stream<S: From<O>>(self) -> Reading<S> {
+        Reading {
+            parts: self.parts,
+            observation: self.observation.into(),
+        }
+    }
 }
 
 /// What a GET finds.

@@ -56,7 +56,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // discovery (instances of this host) and logging.
     ("sources", &["redis", "puppet", "discovery", "logging"]),
     // Judge and send what the sources produce; restart them on SIGHUP.
-    ("consumers", &["notify", "reload"]),
+    ("consumers", &["judge", "notify", "reload"]),
     // Only the binary reaches them. `kick` is the manager's half (run by
     // snmptrapd), beside the agent rather than in its flow.
     ("wiring", &["hub", "doctor", "kick"]),

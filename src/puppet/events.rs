@@ -340,25 +340,29 @@ impl EventTable {
     }
 }
 
-/// Start following `config.path` on a thread of its own; the readings come
-/// out of the returned channel. The thread stops when `shutdown` fires (it
-/// looks at least every [`FALLBACK`]) or the receiver is dropped.
-pub fn spawn_events_follower(
+/// Start following `config.path` on a thread of its own; the readings are
+/// sent on `readings` (as the stream's observation, `O`). The thread stops
+/// when `shutdown` fires (it looks at least every [`FALLBACK`]) or the
+/// stream is gone.
+pub fn spawn_events_follower<O>(
     config: EventsConfig,
     layout: Layout,
+    readings: mpsc::Sender<Reading<O>>,
     shutdown: CancellationToken,
-) -> std::io::Result<mpsc::Receiver<Reading<EventsObservation>>> {
-    let (tx, rx) = mpsc::channel(16);
+) -> std::io::Result<()>
+where
+    O: From<EventsObservation> + Send + 'static,
+{
     std::thread::Builder::new()
         .name("puppet-events".into())
-        .spawn(move || follow(config, layout, tx, shutdown))?;
-    Ok(rx)
+        .spawn(move || follow(config, layout, readings, shutdown))?;
+    Ok(())
 }
 
-fn follow(
+fn follow<O: From<EventsObservation>>(
     config: EventsConfig,
     layout: Layout,
-    tx: mpsc::Sender<Reading<EventsObservation>>,
+    tx: mpsc::Sender<Reading<O>>,
     shutdown: CancellationToken,
 ) {
     let path = config.path.clone();
@@ -401,7 +405,7 @@ fn follow(
             watch.setup();
         }
         for reading in readings {
-            if tx.blocking_send(reading).is_err() {
+            if tx.blocking_send(reading.into_stream()).is_err() {
                 return;
             }
         }

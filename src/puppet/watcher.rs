@@ -43,9 +43,12 @@
 //! cancellation token fires or every receiver is dropped; the sender is
 //! then dropped, so `changed()` returns an error.
 
+use super::observation::PuppetObservation;
 use super::runs::RunHistory;
 use super::state::{permission_advice, FileStatus, Pairing, PuppetReader, PuppetState};
 use crate::config::{PuppetPaths, DEFAULT_CONVERGE_RUNS};
+use crate::metrics::Layout;
+use crate::snapshot::Reading;
 use futures_util::StreamExt;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -53,7 +56,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
@@ -115,6 +118,70 @@ pub fn spawn_watcher_with(
     let (tx, rx) = watch::channel(Arc::new(PuppetState::default()));
     tokio::spawn(run(paths, options, tx, shutdown));
     rx
+}
+
+/// What the Puppet side's readings observe: a new state of the files,
+/// read at `now`, or only the time passing (staleness and the end of a run
+/// storm are judged between changes too).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PuppetSeen {
+    State { seen: PuppetObservation, now: i64 },
+    Tick { now: i64 },
+}
+
+/// How often the time passing is sent: a quarter of the shorter of the
+/// staleness and run-storm thresholds, 1 to 30 s.
+pub fn tick_every(stale_after: Duration, min_run_interval: Duration) -> Duration {
+    (stale_after.min(min_run_interval) / 4).clamp(Duration::from_secs(1), Duration::from_secs(30))
+}
+
+/// Starts the watcher and sends its readings on `readings` (as the
+/// stream's observation, `O`): each new state as Puppet's part and its
+/// observation, and a [`PuppetSeen::Tick`] every `tick` meanwhile.
+pub fn spawn_readings<O>(
+    paths: PuppetPaths,
+    options: WatcherOptions,
+    layout: Layout,
+    tick: Duration,
+    readings: mpsc::Sender<Reading<O>>,
+    shutdown: CancellationToken,
+) where
+    O: From<PuppetSeen> + Send + 'static,
+{
+    let states = spawn_watcher_with(paths, options, shutdown.clone());
+    tokio::spawn(send_readings(states, layout, tick, readings, shutdown));
+}
+
+async fn send_readings<O: From<PuppetSeen>>(
+    mut states: watch::Receiver<Arc<PuppetState>>,
+    layout: Layout,
+    tick: Duration,
+    readings: mpsc::Sender<Reading<O>>,
+    shutdown: CancellationToken,
+) {
+    let mut tick = tokio::time::interval(tick);
+    // The channel's initial "nothing read yet" value counts as seen, so
+    // the first change is the first real read: the judge's baseline.
+    loop {
+        let reading = tokio::select! {
+            changed = states.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let state = states.borrow_and_update().clone();
+                let reading = super::objects::reading(&state, &layout);
+                Reading {
+                    parts: reading.parts,
+                    observation: PuppetSeen::State { seen: reading.observation, now: unix_now() },
+                }
+            }
+            _ = tick.tick() => Reading { parts: Vec::new(), observation: PuppetSeen::Tick { now: unix_now() } },
+            _ = shutdown.cancelled() => return,
+        };
+        if readings.send(reading.into_stream()).await.is_err() {
+            return;
+        }
+    }
 }
 
 async fn run(

@@ -1,6 +1,7 @@
-//! One task per Redis instance: every refresh interval, read INFO (with
-//! connect and response timeouts), and hand the instance's parts and what
-//! the poll observed to the hub, as a [`Reading`]. A failed poll publishes "down" and removes the instance's data, so
+//! One task per Redis instance ([`Poller::run`]): every refresh interval,
+//! read INFO (with connect and response timeouts), and send the instance's
+//! parts and what the poll observed ([`Polled`]) on the reading stream, as
+//! a [`Reading`]. A failed poll publishes "down" and removes the instance's data, so
 //! SNMP shows noSuchInstance rather than stale numbers. Errors are logged
 //! when they change, not on every poll, so their words must not change
 //! while the fault does not (`describe`). A connection the server closed
@@ -34,7 +35,17 @@ use crate::smi::unix_now;
 use crate::snapshot::{PartKey, Reading};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
+
+/// What a poll of one instance observed: the instance's number and what
+/// it saw, judged against the poll before.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Polled {
+    pub index: u32,
+    pub seen: RedisObservation,
+}
 
 /// One instance's poll: what is due when, over its [`Client`].
 pub struct Poller {
@@ -148,8 +159,31 @@ impl Poller {
         self.schedule.refresh
     }
 
+    /// Polls every refresh interval, each reading sent on `readings` (as
+    /// the stream's observation, `O`), until `shutdown` or the stream is
+    /// gone.
+    pub async fn run<O: From<Polled>>(
+        mut self,
+        readings: mpsc::Sender<Reading<O>>,
+        shutdown: CancellationToken,
+    ) {
+        let mut timer = tokio::time::interval(self.refresh());
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = timer.tick() => {
+                    let reading = self.poll().await.into_stream();
+                    if readings.send(reading).await.is_err() {
+                        return;
+                    }
+                }
+                _ = shutdown.cancelled() => return,
+            }
+        }
+    }
+
     /// Polls once: the instance's data and status parts, and what was seen.
-    pub async fn poll(&mut self) -> Reading<RedisObservation> {
+    pub async fn poll(&mut self) -> Reading<Polled> {
         let started = Instant::now();
         let outcome = self.read().await;
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
@@ -203,7 +237,10 @@ impl Poller {
                 (PartKey::RedisInstance(self.index), data),
                 (PartKey::RedisStatus(self.index), status),
             ],
-            observation,
+            observation: Polled {
+                index: self.index,
+                seen: observation,
+            },
         }
     }
 

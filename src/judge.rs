@@ -1,0 +1,621 @@
+//! Judging: which transitions of a source are worth a notification. Pure
+//! code: no lock, no channel, no I/O; the hub ([`crate::hub`]) owns the
+//! one [`Judge`] and hands it every [`Observation`] of the reading stream
+//! in turn.
+//!
+//! Each observation is compared with the last one of the same source: the
+//! first after start-up is the baseline and never fires. What is due comes
+//! out as typed notifications ([`RedisEvent`], [`PuppetEvent`], declared in
+//! the catalogue with their objects and limits), each with what it is
+//! [`About`]; sending them (switches, rate limits, varbinds) is
+//! [`crate::notify`]'s.
+
+use crate::config::NotifyConfig;
+use crate::metrics::{About, Notification, PuppetEvent, RedisEvent, PUPPET_SOURCE};
+use crate::puppet::events::{EventItem, EventsObservation};
+use crate::puppet::observation::PuppetObservation;
+use crate::puppet::watcher::PuppetSeen;
+use crate::puppet::RunStatus;
+use crate::redis::observation::RedisObservation;
+use crate::redis::poller::Polled;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// What a reading of the stream observed, whichever source it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Observation {
+    /// A poll of Redis instance `index`.
+    Redis { index: u32, seen: RedisObservation },
+    /// A new state of Puppet's files, read at `now` (UNIX seconds).
+    Puppet { seen: PuppetObservation, now: i64 },
+    /// New lines of Puppet's events log.
+    PuppetEvents(EventsObservation),
+    /// Time passing on the Puppet side: staleness and the end of a run
+    /// storm are judged between changes too.
+    PuppetTick { now: i64 },
+}
+
+impl From<Polled> for Observation {
+    fn from(polled: Polled) -> Self {
+        Observation::Redis {
+            index: polled.index,
+            seen: polled.seen,
+        }
+    }
+}
+
+impl From<PuppetSeen> for Observation {
+    fn from(seen: PuppetSeen) -> Self {
+        match seen {
+            PuppetSeen::State { seen, now } => Observation::Puppet { seen, now },
+            PuppetSeen::Tick { now } => Observation::PuppetTick { now },
+        }
+    }
+}
+
+impl From<EventsObservation> for Observation {
+    fn from(seen: EventsObservation) -> Self {
+        Observation::PuppetEvents(seen)
+    }
+}
+
+/// How many runs in a row, each ending less than `min_run_interval` after
+/// the one before, are a run storm: three. One run started by hand right
+/// after the agent's own is not a storm; a third quick one is a pattern
+/// (a kick loop, an `Exec` that re-runs Puppet).
+pub const STORM_QUICK_RUNS: u32 = 2;
+
+/// What the judge remembers of Puppet between observations.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct PuppetKnown {
+    last_run: Option<i64>,
+    status: Option<RunStatus>,
+    disabled: bool,
+    stale: bool,
+    /// `puppetNotConverging` was sent (or the baseline was already so) and
+    /// no run has changed nothing since.
+    not_converging: bool,
+    /// Runs in a row that ended less than `min_run_interval` after the one
+    /// before.
+    quick_runs: u32,
+    /// `puppetRunStorm` was sent and not cleared.
+    storm: bool,
+}
+
+/// The notifications due for a Puppet observation. A new run is one whose
+/// end time differs from the last judged one.
+fn puppet_transitions(
+    known: &PuppetKnown,
+    seen: &PuppetObservation,
+    min_run_interval: Duration,
+) -> Vec<PuppetEvent> {
+    let mut due = Vec::new();
+    if is_new_run(known, seen) {
+        match seen.status {
+            Some(RunStatus::Failed) => due.push(PuppetEvent::RunFailed),
+            Some(RunStatus::Changed) => due.push(PuppetEvent::RunChanged),
+            _ => {}
+        }
+        if seen.cached_catalog_used {
+            due.push(PuppetEvent::CachedCatalogUsed);
+        }
+        if known.status == Some(RunStatus::Failed)
+            && seen.status.is_some_and(|s| s != RunStatus::Failed)
+        {
+            due.push(PuppetEvent::RunRecovered);
+        }
+        if known.stale {
+            due.push(PuppetEvent::AgentStaleCleared);
+        }
+        match (known.not_converging, seen.not_converging) {
+            (false, true) => due.push(PuppetEvent::NotConverging),
+            (true, false) => due.push(PuppetEvent::Converged),
+            _ => {}
+        }
+        let quick = quick_runs(known, seen, min_run_interval);
+        if !known.storm && quick >= STORM_QUICK_RUNS {
+            due.push(PuppetEvent::RunStorm);
+        }
+        if known.storm && quick == 0 {
+            due.push(PuppetEvent::RunStormCleared);
+        }
+    }
+    match (known.disabled, seen.disabled) {
+        (false, true) => due.push(PuppetEvent::AgentDisabled),
+        (true, false) => due.push(PuppetEvent::AgentEnabled),
+        _ => {}
+    }
+    due
+}
+
+/// Whether `seen` is a run not judged yet, ready to be judged (its report
+/// is in, or was waited for).
+fn is_new_run(known: &PuppetKnown, seen: &PuppetObservation) -> bool {
+    seen.last_run.is_some() && seen.last_run != known.last_run && !seen.report_pending
+}
+
+/// The quick runs in a row once the new run `seen` is counted: one more if
+/// it ended less than `min_run_interval` after the run before, else none.
+fn quick_runs(known: &PuppetKnown, seen: &PuppetObservation, min_run_interval: Duration) -> u32 {
+    match seen.run_interval {
+        Some(secs) if secs < min_run_interval.as_secs() => known.quick_runs.saturating_add(1),
+        _ => 0,
+    }
+}
+
+/// The notifications due between two observations of one instance. `before`
+/// holds the last *known* values (kept while the instance was down), so a
+/// restart behind an outage still shows as a new run id.
+pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) -> Vec<RedisEvent> {
+    let mut due = Vec::new();
+    match (before.up, after.up) {
+        (true, false) => due.push(RedisEvent::InstanceDown),
+        (false, true) => due.push(RedisEvent::InstanceUp),
+        _ => {}
+    }
+    if matches!((&before.run_id, &after.run_id), (Some(a), Some(b)) if a != b) {
+        due.push(RedisEvent::Restarted);
+    }
+    if matches!((before.role, after.role), (Some(a), Some(b)) if a != b) {
+        due.push(RedisEvent::RoleChanged);
+    }
+    match (before.link_up(), after.link_up()) {
+        (Some(true), Some(false)) => due.push(RedisEvent::ReplicationLinkDown),
+        (Some(false), Some(true)) => due.push(RedisEvent::ReplicationLinkUp),
+        _ => {}
+    }
+    if before.persistence_failed == Some(false) && after.persistence_failed == Some(true) {
+        due.push(RedisEvent::PersistenceFailed);
+    }
+    match (before.certificate_expiring, after.certificate_expiring) {
+        (Some(false), Some(true)) => due.push(RedisEvent::CertificateExpiring),
+        (Some(true), Some(false)) => due.push(RedisEvent::CertificateExpiringCleared),
+        _ => {}
+    }
+    due
+}
+
+/// The baselines: what was judged of each source.
+#[derive(Debug, Clone, Default)]
+pub struct Judge {
+    /// `puppet_stale_after`: Puppet is stale when no run ended within it.
+    stale_after: Duration,
+    /// `puppet_min_run_interval`: a run ending sooner after the one before
+    /// is a quick one; none within it ends a run storm.
+    min_run_interval: Duration,
+    /// Last known observation per Redis instance.
+    redis: HashMap<u32, RedisObservation>,
+    /// What was judged of Puppet; `None` until the first observation.
+    puppet: Option<PuppetKnown>,
+}
+
+impl Judge {
+    /// A judge of Puppet's runs by `config`'s thresholds, with no baseline yet.
+    pub fn of(config: &NotifyConfig) -> Judge {
+        Judge {
+            stale_after: config.puppet_stale_after,
+            min_run_interval: config.puppet_min_run_interval,
+            ..Judge::default()
+        }
+    }
+
+    /// The notifications due for `observation`, each with what it is about
+    /// (alarms are judged apart, [`crate::alarms`]).
+    pub fn due(&mut self, observation: &Observation) -> Vec<(Notification, About)> {
+        match observation {
+            Observation::Redis { index, seen } => self
+                .redis_due(*index, seen)
+                .into_iter()
+                .map(|e| (e.into(), About::source(*index)))
+                .collect(),
+            Observation::Puppet { seen, now } => self
+                .puppet_due(seen, *now)
+                .into_iter()
+                .map(|e| (e.into(), About::PUPPET))
+                .collect(),
+            Observation::PuppetEvents(seen) => puppet_events_due(seen)
+                .into_iter()
+                .map(|(e, about)| (e.into(), about))
+                .collect(),
+            Observation::PuppetTick { now } => self
+                .puppet_tick_due(*now)
+                .into_iter()
+                .map(|e| (e.into(), About::PUPPET))
+                .collect(),
+        }
+    }
+
+    /// The notifications due now that instance `index` was polled.
+    pub fn redis_due(&mut self, index: u32, seen: &RedisObservation) -> Vec<RedisEvent> {
+        match self.redis.get_mut(&index) {
+            // The first observation is the baseline.
+            None => {
+                self.redis.insert(index, seen.clone());
+                Vec::new()
+            }
+            Some(known) => {
+                let due = redis_transitions(known, seen);
+                known.remember(seen);
+                due
+            }
+        }
+    }
+
+    /// Forgets instance `index`, removed from the configuration: its
+    /// baseline. Its index is never used again.
+    pub fn forget_redis(&mut self, index: u32) {
+        self.redis.remove(&index);
+    }
+
+    /// Whether instance `index` has a baseline.
+    pub fn knows_redis(&self, index: u32) -> bool {
+        self.redis.contains_key(&index)
+    }
+
+    /// The notifications due now that the Puppet files changed (or were
+    /// read for the first time: the baseline, which judges no run but one
+    /// still waiting for its report).
+    pub fn puppet_due(&mut self, seen: &PuppetObservation, now_unix: i64) -> Vec<PuppetEvent> {
+        let stale = is_stale(self.stale_after, seen.last_run, now_unix);
+        let min = self.min_run_interval;
+        match self.puppet.as_mut() {
+            None => {
+                self.puppet = Some(PuppetKnown {
+                    last_run: if seen.report_pending {
+                        None
+                    } else {
+                        seen.last_run
+                    },
+                    status: seen.status,
+                    disabled: seen.disabled,
+                    stale,
+                    // A loop already going at start-up is not news; its end is.
+                    not_converging: seen.not_converging && !seen.report_pending,
+                    quick_runs: 0,
+                    storm: false,
+                });
+                Vec::new()
+            }
+            Some(known) => {
+                let due = puppet_transitions(known, seen, min);
+                if is_new_run(known, seen) {
+                    known.quick_runs = quick_runs(known, seen, min);
+                    known.storm = known.quick_runs >= STORM_QUICK_RUNS
+                        || (known.storm && known.quick_runs > 0);
+                    known.not_converging = seen.not_converging;
+                }
+                if !seen.report_pending && seen.last_run.is_some() {
+                    known.last_run = seen.last_run;
+                    known.status = seen.status;
+                    known.stale = stale;
+                }
+                known.disabled = seen.disabled;
+                due
+            }
+        }
+    }
+
+    /// Called now and then: Puppet turns stale when no run ended within
+    /// `puppet_stale_after`, and a run storm is over when no run ended
+    /// within `puppet_min_run_interval`.
+    pub fn puppet_tick_due(&mut self, now_unix: i64) -> Vec<PuppetEvent> {
+        let mut due = Vec::new();
+        let stale_after = self.stale_after;
+        let min = i64::try_from(self.min_run_interval.as_secs()).unwrap_or(i64::MAX);
+        let Some(known) = self.puppet.as_mut() else {
+            return due;
+        };
+        let stale = is_stale(stale_after, known.last_run, now_unix);
+        if stale && !known.stale {
+            due.push(PuppetEvent::AgentStale);
+        }
+        known.stale = stale;
+        let quiet = known
+            .last_run
+            .is_some_and(|t| now_unix.saturating_sub(t) >= min);
+        if quiet {
+            known.quick_runs = 0;
+            if known.storm {
+                known.storm = false;
+                due.push(PuppetEvent::RunStormCleared);
+            }
+        }
+        due
+    }
+}
+
+/// Whether no run ended within `stale_after` of `now_unix`.
+fn is_stale(stale_after: Duration, last_run: Option<i64>, now_unix: i64) -> bool {
+    let limit = i64::try_from(stale_after.as_secs()).unwrap_or(i64::MAX);
+    last_run.is_some_and(|t| now_unix.saturating_sub(t) > limit)
+}
+
+/// The notifications due for a reading of Puppet's events log, each with
+/// what it is about: a resource event its row of `puppetEventTable`, the
+/// held-back count Puppet. The log's events are new by construction (it is
+/// followed from its end): there is no baseline. Flood control is the
+/// source's per-run budget ([`EventItem::Resource::within_budget`]), then,
+/// when sent, a ceiling per minute (`Limit::Resources`).
+pub fn puppet_events_due(seen: &EventsObservation) -> Vec<(PuppetEvent, About)> {
+    seen.items
+        .iter()
+        .filter_map(|item| match item {
+            EventItem::Resource {
+                index,
+                failed,
+                within_budget: true,
+            } => Some((
+                if *failed {
+                    PuppetEvent::ResourceFailed
+                } else {
+                    PuppetEvent::ResourceChanged
+                },
+                About::row(PUPPET_SOURCE, *index),
+            )),
+            EventItem::Resource { .. } => None,
+            EventItem::RunBoundary { .. } => {
+                Some((PuppetEvent::ResourceEventsHeldBack, About::PUPPET))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{LinkStatus, Role};
+
+    /// A judge and the names of what it found due so far, in order.
+    struct Judged {
+        judge: Judge,
+        due: Vec<&'static str>,
+    }
+
+    impl Judged {
+        fn new(settings: NotifyConfig) -> Judged {
+            Judged {
+                judge: Judge::of(&settings),
+                due: Vec::new(),
+            }
+        }
+
+        /// What the hub does with a new Puppet state.
+        fn observe(&mut self, seen: &PuppetObservation, now: i64) {
+            let due = self.judge.due(&Observation::Puppet {
+                seen: seen.clone(),
+                now,
+            });
+            self.due.extend(due.into_iter().map(|(n, _)| n.name()));
+        }
+
+        /// What the hub does on a Puppet tick.
+        fn tick(&mut self, now: i64) {
+            let due = self.judge.due(&Observation::PuppetTick { now });
+            self.due.extend(due.into_iter().map(|(n, _)| n.name()));
+        }
+
+        fn taken(&mut self) -> Vec<&'static str> {
+            std::mem::take(&mut self.due)
+        }
+    }
+
+    fn obs(
+        up: bool,
+        run_id: &str,
+        role: &str,
+        link: Option<&str>,
+        failed: Option<bool>,
+    ) -> RedisObservation {
+        RedisObservation {
+            up,
+            run_id: Some(run_id.into()),
+            role: Role::from_label(role),
+            link: link.and_then(LinkStatus::from_label),
+            persistence_failed: failed,
+            certificate_expiring: None,
+        }
+    }
+
+    #[test]
+    fn transitions_between_observations() {
+        use RedisEvent::*;
+        let master = obs(true, "a", "master", None, Some(false));
+        assert!(redis_transitions(&master, &master).is_empty());
+        assert_eq!(
+            redis_transitions(&master, &RedisObservation::down()),
+            [InstanceDown]
+        );
+        let restarted_as_replica = obs(true, "b", "slave", Some("up"), Some(false));
+        assert_eq!(
+            redis_transitions(
+                &obs(false, "a", "master", None, Some(false)),
+                &restarted_as_replica
+            ),
+            [InstanceUp, Restarted, RoleChanged]
+        );
+        let link_down = obs(true, "b", "slave", Some("down"), Some(false));
+        assert_eq!(
+            redis_transitions(&restarted_as_replica, &link_down),
+            [ReplicationLinkDown]
+        );
+        assert_eq!(
+            redis_transitions(&link_down, &restarted_as_replica),
+            [ReplicationLinkUp]
+        );
+        let failing = obs(true, "a", "master", None, Some(true));
+        assert_eq!(redis_transitions(&master, &failing), [PersistenceFailed]);
+        assert!(redis_transitions(&failing, &failing).is_empty());
+        // The certificate: falling under the warning, renewed beyond it.
+        let fine = RedisObservation {
+            certificate_expiring: Some(false),
+            ..master.clone()
+        };
+        let expiring = RedisObservation {
+            certificate_expiring: Some(true),
+            ..master.clone()
+        };
+        assert_eq!(redis_transitions(&fine, &expiring), [CertificateExpiring]);
+        assert!(redis_transitions(&expiring, &expiring).is_empty());
+        assert_eq!(
+            redis_transitions(&expiring, &fine),
+            [CertificateExpiringCleared]
+        );
+        // Unknown (no certificate seen yet, or down) is no transition.
+        assert!(redis_transitions(&master, &expiring).is_empty());
+        let mut known = expiring.clone();
+        known.remember(&RedisObservation::down());
+        assert_eq!(known.certificate_expiring, Some(true));
+    }
+
+    #[test]
+    fn known_values_survive_an_outage() {
+        let mut known = obs(true, "a", "master", None, Some(false));
+        known.remember(&RedisObservation::down());
+        assert!(!known.up);
+        assert_eq!(known.run_id.as_deref(), Some("a"));
+        let back = obs(true, "b", "master", None, Some(false));
+        assert_eq!(
+            redis_transitions(&known, &back),
+            [RedisEvent::InstanceUp, RedisEvent::Restarted]
+        );
+    }
+
+    fn run(last_run: i64, status: RunStatus) -> PuppetObservation {
+        PuppetObservation {
+            last_run: Some(last_run),
+            status: Some(status),
+            ..PuppetObservation::default()
+        }
+    }
+
+    #[test]
+    fn puppet_runs_disable_and_staleness() {
+        use crate::puppet::RunStatus::*;
+        let mut j = Judged::new(NotifyConfig {
+            puppet_stale_after: Duration::from_secs(3600),
+            ..NotifyConfig::default()
+        });
+        let t = 1_795_336_000;
+        j.observe(&run(t, Failed), t); // baseline: an old failure does not fire
+        j.observe(&run(t, Failed), t + 5); // same run again: nothing
+        let mut pending = run(t + 100, Changed);
+        pending.report_pending = true;
+        j.observe(&pending, t + 100); // waits for the report
+        j.observe(&run(t + 100, Changed), t + 101); // changed, and recovered
+        j.observe(&run(t + 200, Failed), t + 200);
+        let disabled = PuppetObservation {
+            disabled: true,
+            ..run(t + 200, Failed)
+        };
+        j.observe(&disabled, t + 201);
+        j.tick(t + 200 + 3599);
+        j.tick(t + 200 + 3601); // stale now
+        j.tick(t + 200 + 3700); // still stale: once only
+        j.observe(&run(t + 9000, Unchanged), t + 9000); // enabled, recovered, fresh
+        assert_eq!(
+            j.taken(),
+            [
+                "puppetRunChanged",
+                "puppetRunRecovered",
+                "puppetRunFailed",
+                "puppetAgentDisabled",
+                "puppetAgentStale",
+                "puppetRunRecovered",
+                "puppetAgentStaleCleared",
+                "puppetAgentEnabled",
+            ]
+        );
+    }
+
+    #[test]
+    fn runs_that_never_converge_and_run_storms() {
+        use crate::puppet::RunStatus::*;
+        let mut j = Judged::new(NotifyConfig {
+            puppet_min_run_interval: Duration::from_secs(60),
+            ..NotifyConfig::default()
+        });
+        // `interval` after the run before; `looping`: K changing runs in a row.
+        let run = |end: i64, interval: Option<u64>, looping: bool, status| PuppetObservation {
+            run_interval: interval,
+            not_converging: looping,
+            ..run(end, status)
+        };
+        let t = 1_795_336_000;
+        j.observe(&run(t, None, false, Changed), t); // baseline
+        j.observe(&run(t + 30, Some(30), false, Changed), t + 30); // one quick run
+        assert_eq!(j.taken(), ["puppetRunChanged"]);
+        let mut pending = run(t + 50, Some(20), true, Changed);
+        pending.report_pending = true;
+        j.observe(&pending, t + 50); // not judged before its report
+        assert!(j.taken().is_empty());
+        j.observe(&run(t + 50, Some(20), true, Changed), t + 51); // two quick: a storm, a loop
+        assert_eq!(
+            j.taken(),
+            ["puppetRunChanged", "puppetNotConverging", "puppetRunStorm"]
+        );
+        j.observe(&run(t + 70, Some(20), true, Changed), t + 70); // once each
+        j.tick(t + 100); // 30 s quiet: the storm goes on
+        assert_eq!(j.taken(), ["puppetRunChanged"]);
+        j.observe(&run(t + 90, Some(20), false, Unchanged), t + 90);
+        assert_eq!(j.taken(), ["puppetConverged"]);
+        j.tick(t + 149);
+        assert!(j.taken().is_empty());
+        j.tick(t + 150); // min_run_interval without a run
+        j.tick(t + 151);
+        assert_eq!(j.taken(), ["puppetRunStormCleared"]);
+        // Quick runs again after the quiet: the count starts over.
+        j.observe(&run(t + 200, Some(110), false, Unchanged), t + 200);
+        j.observe(&run(t + 210, Some(10), false, Unchanged), t + 210);
+        assert!(j.taken().is_empty());
+        j.observe(&run(t + 220, Some(10), false, Unchanged), t + 220);
+        assert_eq!(j.taken(), ["puppetRunStorm"]);
+        // A slow run ends it too, without waiting for the tick.
+        j.observe(&run(t + 400, Some(180), false, Unchanged), t + 400);
+        assert_eq!(j.taken(), ["puppetRunStormCleared"]);
+    }
+
+    #[test]
+    fn a_loop_going_at_start_up_is_the_baseline() {
+        let mut judge = Judge::of(&NotifyConfig::default());
+        let looping = PuppetObservation {
+            not_converging: true,
+            ..run(1000, RunStatus::Changed)
+        };
+        assert!(judge.puppet_due(&looping, 1000).is_empty());
+        let converged = run(1300 + 3600, RunStatus::Unchanged);
+        assert_eq!(
+            judge.puppet_due(&converged, 1300 + 3600),
+            [PuppetEvent::Converged]
+        );
+    }
+
+    #[test]
+    fn resource_events_within_budget_and_held_back_counts_are_due() {
+        let seen = EventsObservation {
+            items: vec![
+                EventItem::Resource {
+                    index: 7,
+                    failed: true,
+                    within_budget: true,
+                },
+                EventItem::Resource {
+                    index: 8,
+                    failed: false,
+                    within_budget: false,
+                },
+                EventItem::RunBoundary { held_back: 1 },
+            ],
+        };
+        let due = Judge::default().due(&Observation::PuppetEvents(seen));
+        assert_eq!(
+            due,
+            [
+                (
+                    Notification::from(PuppetEvent::ResourceFailed),
+                    About::row(PUPPET_SOURCE, 7)
+                ),
+                (PuppetEvent::ResourceEventsHeldBack.into(), About::PUPPET),
+            ]
+        );
+    }
+}
