@@ -515,12 +515,8 @@ fn parse_exposition(body: &str) -> (BTreeMap<String, String>, Vec<Sample>) {
 
 /// A numeric walk below `root`: OID → variable.
 fn walk(snmpd: &Snmpd, root: &str) -> BTreeMap<String, Var> {
-    let out = snmpd
-        .numeric()
-        .timeout(Duration::from_secs(5))
-        .bulkwalk(root);
-    assert!(out.success(), "{out}");
-    out.vars()
+    snmpd
+        .numeric_walk(root)
         .into_iter()
         .filter(|v| !v.is_exception())
         .map(|v| (v.name.clone(), v))

@@ -51,31 +51,8 @@ fn the_documented_acl_survives_puppets_rewrites_and_lets_only_the_agent_read() {
         );
     }
 
-    let script = repo_root().join("debian/examples/puppet-acl.sh");
-    let out = Command::new("sh")
-        .arg(&script)
-        .arg(
-            // The user by name, as an operator gives it.
-            String::from_utf8(
-                Command::new("id")
-                    .args(["-nu", AGENT_UID])
-                    .output()
-                    .unwrap()
-                    .stdout,
-            )
-            .unwrap()
-            .trim(),
-        )
-        .env("LASTRUNFILE", &summary)
-        .env("LASTRUNREPORT", &report)
-        .output()
-        .expect("running puppet-acl.sh");
-    assert!(
-        out.status.success(),
-        "puppet-acl.sh failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ran, said) = run_script(&summary, &report);
+    assert!(ran, "puppet-acl.sh failed: {said}");
     for file in [&summary, &report] {
         assert!(
             readable_by(AGENT_UID, file),
@@ -112,8 +89,10 @@ fn the_documented_acl_survives_puppets_rewrites_and_lets_only_the_agent_read() {
     assert!(text.contains("run 3"), "the report is not the last run's");
 }
 
-/// Runs the script as root, as its usage says, on the two paths.
-fn run_script(summary: &Path, report: &Path) -> std::process::Output {
+/// Runs the script as root, as its usage says, on the two paths, for the
+/// agent's user by name (as an operator gives it): whether it succeeded,
+/// and what it said (stdout then stderr).
+fn run_script(summary: &Path, report: &Path) -> (bool, String) {
     let user = String::from_utf8(
         Command::new("id")
             .args(["-nu", AGENT_UID])
@@ -122,13 +101,21 @@ fn run_script(summary: &Path, report: &Path) -> std::process::Output {
             .stdout,
     )
     .unwrap();
-    Command::new("sh")
+    let out = Command::new("sh")
         .arg(repo_root().join("debian/examples/puppet-acl.sh"))
         .arg(user.trim())
         .env("LASTRUNFILE", summary)
         .env("LASTRUNREPORT", report)
         .output()
-        .expect("running puppet-acl.sh")
+        .expect("running puppet-acl.sh");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
 /// getfacl's entries of `path` (without its comments), as getfacl reads
@@ -178,14 +165,9 @@ fn symlinks_in_puppets_directories_are_refused_and_their_targets_untouched() {
     let report = state.join("last_run_report.yaml");
     std::os::unix::fs::symlink(&secret, &report).unwrap();
 
-    let out = run_script(&summary, &report);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ran, text) = run_script(&summary, &report);
     assert!(
-        !out.status.success() && text.contains("is a symbolic link"),
+        !ran && text.contains("is a symbolic link"),
         "a report that is a symlink was not refused:\n{text}"
     );
     assert_eq!(
@@ -206,14 +188,9 @@ fn symlinks_in_puppets_directories_are_refused_and_their_targets_untouched() {
     std::os::unix::fs::symlink(&private, &linked).unwrap();
     std::fs::remove_file(&report).unwrap();
     write_file_mode(&report, "---\n", 0o640);
-    let out = run_script(&linked.join("last_run_summary.yaml"), &report);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ran, text) = run_script(&linked.join("last_run_summary.yaml"), &report);
     assert!(
-        !out.status.success() && text.contains("is a symbolic link"),
+        !ran && text.contains("is a symbolic link"),
         "a directory that is a symlink was not refused:\n{text}"
     );
     assert_eq!(
@@ -223,12 +200,7 @@ fn symlinks_in_puppets_directories_are_refused_and_their_targets_untouched() {
     );
 
     // Without links, the same paths are taken.
-    let out = run_script(&summary, &report);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ran, said) = run_script(&summary, &report);
+    assert!(ran, "{said}");
     assert!(readable_by(AGENT_UID, &report) && readable_by(AGENT_UID, &summary));
 }

@@ -500,23 +500,6 @@ fn a_fifo_as_password_file_under_the_units_sandbox() {
         |path| {
             chown_to(path, &user);
         },
-        |config| {
-            let launcher = sandbox.launcher();
-            let launcher: Vec<&str> = launcher.iter().map(String::as_str).collect();
-            let mut agent = Agent::start_through(
-                &launcher,
-                &[
-                    "-n",
-                    "-v",
-                    "--log",
-                    "stderr",
-                    "-c",
-                    config.to_str().unwrap(),
-                ],
-                &[],
-            );
-            agent.expect_registered(Duration::from_secs(10));
-            agent
-        },
+        |config| sandbox.start_agent(config),
     );
 }

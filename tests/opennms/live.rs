@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::io::{ErrorKind, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 use testkit::{Snmpd, Var};
 
 /// Sends commands, one per line, through one redis-cli connection.
@@ -71,12 +70,7 @@ pub fn load(port: u16, round: usize) {
 pub type Sample = BTreeMap<String, Var>;
 
 pub fn walk(snmpd: &Snmpd, root: &str) -> Vec<Var> {
-    let out = snmpd
-        .numeric()
-        .timeout(Duration::from_secs(5))
-        .bulkwalk(root);
-    assert!(out.success(), "{out}");
-    out.vars()
+    snmpd.numeric_walk(root)
 }
 
 pub fn sample(snmpd: &Snmpd) -> Sample {

@@ -323,6 +323,16 @@ impl Snmpd {
         seen
     }
 
+    /// A numeric bulk walk of `root` (5 s a request), which must succeed.
+    pub fn numeric_walk(&self, root: &str) -> Vec<Var> {
+        let out = self
+            .numeric()
+            .timeout(Duration::from_secs(5))
+            .bulkwalk(root);
+        assert!(out.success(), "{out}");
+        out.vars()
+    }
+
     /// A numeric bulk walk of `REDIS_ROOT.suffix`, as `oid = value` lines.
     pub fn redis_walk(&self, suffix: &str) -> Vec<String> {
         self.numeric()
