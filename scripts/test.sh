@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's test command: formatting, lints, doc tests and every unit and
+# The project's test command: formatting, lints, the API documentation, doc tests and every unit and
 # integration test (the integration tests start private redis-server and
 # snmpd instances on loopback; see tests/support, the harness), then a minute of
 # fuzzing per fuzz target (scripts/fuzz.sh).
@@ -24,6 +24,8 @@ step() {
 
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets --features system-tests -- -D warnings
+# The API documentation builds without a broken or private link.
+step env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --lib
 # Doc tests first, so that the last summary printed is the main run's.
 step cargo test --workspace --doc
 if cargo nextest --version >/dev/null 2>&1; then

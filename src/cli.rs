@@ -101,7 +101,7 @@ pub struct Settings {
     pub puppet: bool,
 
     /// Also poll the redis-server and valkey-server processes listening on
-    /// this host, found in /proc (as [discovery] local = true in the file).
+    /// this host, found in /proc (as `[discovery] local = true` in the file).
     #[arg(long)]
     pub discover: bool,
 }

@@ -235,8 +235,10 @@ impl Store {
         }
     }
 
-    /// The newest value at `oid`, staged or not: for notifications, which
-    /// must carry what the source just saw.
+    /// The newest value at `oid`, staged or not: the tests' view of what
+    /// a source staged before the rebuild shows it. (Notifications carry
+    /// the reading's own values, never a lookup here.)
+    #[cfg(test)]
     pub fn latest_value(&self, oid: &Oid) -> Option<Value> {
         self.lock_parts().values().find_map(|part| {
             let pos = part.binary_search_by(|(o, _)| o.cmp(oid)).ok()?;

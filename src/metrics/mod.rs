@@ -11,12 +11,12 @@
 
 //!
 //! The catalogue is split by what each part declares: the objects of
-//! REDIS-SERVER-MIB ([`redis_server`]) and of PUPPET-AGENT-MIB
-//! ([`puppet_agent`]) with their enumerations, the tables and their
-//! indexes ([`tables`]), each module as a whole ([`module`]), the one
-//! writer that puts a row's values at their OIDs ([`rows`]), the
-//! notifications ([`notifications`]), what OpenNMS collects ([`opennms`])
-//! and where a module's objects sit ([`layout`]). Everything is
+//! REDIS-SERVER-MIB (`redis_server`) and of PUPPET-AGENT-MIB
+//! (`puppet_agent`) with their enumerations, the tables and their
+//! indexes (`tables`), each module as a whole (`module`), the one
+//! writer that puts a row's values at their OIDs (`rows`), the
+//! notifications (`notifications`), what OpenNMS collects (`opennms`)
+//! and where a module's objects sit (`layout`). Everything is
 //! re-exported here, so a reader names `metrics::X` whatever file
 //! declares it.
 
@@ -534,7 +534,7 @@ pub struct ObjectDef {
     /// once, as users' RRD files are named after it. See [`Self::opennms_alias`].
     pub alias: Option<&'static str>,
     /// The enumeration of an `INTEGER { name(n), … }` object: every label
-    /// with its number (an [`enumeration!`]'s `LABELS`). Set for every
+    /// with its number (an `enumeration!`'s `LABELS`). Set for every
     /// object of [`Syntax::Enum`] and none other (a unit test checks it),
     /// so whoever needs an object's named numbers (the INFO reader, the
     /// MIB and OpenNMS tests) reads them here rather than linking them
@@ -551,7 +551,7 @@ impl ObjectDef {
         }
     }
 
-    /// This object with its enumeration (an [`enumeration!`]'s `LABELS`).
+    /// This object with its enumeration (an `enumeration!`'s `LABELS`).
     const fn enumerated(self, labels: &'static [(&'static str, i32)]) -> ObjectDef {
         ObjectDef {
             enumeration: Some(labels),

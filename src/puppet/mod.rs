@@ -1,11 +1,15 @@
 //! Puppet run state: readers for the files a Puppet 7 run leaves behind,
-//! and a watcher that re-reads them when a run finishes.
+//! a watcher that re-reads them when a run finishes, and the follower of
+//! Puppet's events log; both send their readings on the hub's one stream.
 //!
 //! ```text
 //!  last_run_summary.yaml ──▶ summary::parse_summary ─┐
 //!  last_run_report.yaml  ──▶ report::parse_report  ──┤
-//!  agent_disabled.lock   ──▶ locks::parse_disabled_lock ─▶ state::PuppetState ─▶ watch channel
-//!  agent_catalog_run.lock ─▶ locks::RunLock ──────────┘   (watcher: inotify on the directories)
+//!  agent_disabled.lock   ──▶ locks::parse_disabled_lock ─▶ state::PuppetState
+//!  agent_catalog_run.lock ─▶ locks::RunLock ──────────┘        │ (watcher: inotify on the directories)
+//!                                   objects::reading, observation ▼
+//!                                                  Reading ──▶ hub
+//!  events.jsonl ──▶ tail ──▶ events_log ──▶ events::EventTable ──▶ Reading ──▶ hub
 //! ```
 //!
 //! - [`summary`]: `last_run_summary.yaml`, the counts and times of the last
@@ -35,7 +39,12 @@
 //!   directory, a slow poll besides) and turns its lines into
 //!   `puppetEventTable` and readings for the hub, with the per-run budget
 //!   of resource notifications.
-//! - [`watcher`]: [`spawn_watcher`], which keeps a `watch` channel of
+//! - [`objects`]: a [`PuppetState`] as PUPPET-AGENT-MIB's rows (the
+//!   catalogue's row writer), and [`observation`]: what of it the judge
+//!   needs; together a reading ([`objects::reading`]).
+//! - [`watcher`]: [`watcher::spawn_readings`], the source's own loop: it
+//!   sends a reading for every new state and the time passing between
+//!   them; beneath it [`spawn_watcher`], which keeps a `watch` channel of
 //!   [`PuppetState`] current.
 //!
 //! The parsers are pure functions over bytes that never panic and refuse
