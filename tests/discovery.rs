@@ -816,3 +816,51 @@ fn escape_sequences_in_a_path_reach_no_terminal() {
         "{text}"
     );
 }
+
+/// Review M4's last step, after discovery: a server found on a unix socket
+/// in a sticky directory (as `/tmp`) stops, its socket goes with it, and
+/// `nobody` listens at the same path. Before, the poller connected to
+/// whatever answered there and sent it INFO on every poll; now every
+/// connection to a discovered server is first checked to be served by
+/// the user it was found running as (root here), and nothing is sent to
+/// anyone else's.
+#[test]
+fn a_discovered_socket_taken_over_after_a_restart_hears_nothing() {
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    testkit::unit::set_mode(dir.path(), 0o755);
+    let sticky = dir.path().join("tmp");
+    std::fs::create_dir(&sticky).unwrap();
+    testkit::unit::set_mode(&sticky, 0o1777);
+    let stem = format!("taken{}", std::process::id());
+    let socket = sticky.join(format!("{stem}.sock"));
+    let mut redis = Redis::start_with(&[
+        &format!("unixsocket {}", socket.display()),
+        "unixsocketperm 777",
+    ]);
+    let address = format!("unix:{}", socket.display());
+    let agent = AgentConfig::new(&snmpd)
+        .table(&format!(
+            "[discovery]\nlocal = true\ninterval = 0\naddresses = [{address:?}]\n"
+        ))
+        .start(dir.path());
+    let row = expect_polled(&snmpd, &address, &stem);
+
+    redis.stop();
+    assert!(!socket.exists(), "Redis left its socket behind");
+    let fakes = fakes_dir(dir.path(), "nobody", Some("nobody"));
+    let fake = Fake::start(
+        Some("nobody"),
+        &fakes.join("taken"),
+        &["unix", &hex(socket.to_str().unwrap().as_bytes())],
+    );
+    let mut seen = String::new();
+    let refused = wait_until(Duration::from_secs(15), || {
+        seen = cell(&snmpd, LAST_ERROR, row).text();
+        seen.contains("socket held by uid 65534") && seen.contains("nothing was sent")
+    });
+    assert!(refused, "row {row}: {seen:?}\n{}", agent.log());
+    assert_eq!(cell(&snmpd, STATE, row).value, "2", "not down");
+    assert_eq!(fake.heard(), "", "the agent spoke to nobody's socket");
+    assert!(!seen.contains("curl"), "{seen}");
+}

@@ -178,6 +178,12 @@ pub struct RedisInstance {
     /// each of [`DEFAULT_SERVER_USERS`] that exists, and root. Checked at
     /// load to name a user.
     pub server_user: Option<String>,
+    /// Set by discovery: the uid the server was found running as (or
+    /// listening as). Then every connection, password or not, is first
+    /// checked to be served by that user or root, since a socket path or
+    /// port discovery checked once may be another user's after a restart
+    /// (`redis::peer`).
+    pub found_running_as: Option<u32>,
     /// Connect and response timeout.
     pub timeout: Duration,
     pub tls: TlsFiles,
@@ -270,6 +276,7 @@ impl RedisInstance {
             username: None,
             password: None,
             server_user: None,
+            found_running_as: None,
             timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
             tls: TlsFiles::default(),
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
@@ -405,6 +412,7 @@ pub(super) fn instance_from_file(
         username: entry.username.clone(),
         password,
         server_user,
+        found_running_as: None,
         timeout: Duration::from_secs_f64(timeout_secs),
         tls,
         max_reply_bytes,

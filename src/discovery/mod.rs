@@ -108,6 +108,9 @@ pub struct Found {
     /// How it was found, for the log and the doctor: `pid 1234
     /// (valkey-server)` or `listening as uid 104`.
     pub how: String,
+    /// The user it runs as (or its socket listens as): every later
+    /// connection to it must be served by that user or root.
+    pub uid: u32,
 }
 
 /// A server process of a user discovery does not trust: listed, never
@@ -327,8 +330,8 @@ pub fn discover_in(proc: &Path, owners: &Owners, patterns: &[String]) -> Discove
         }
     }
     let mut discovery = Discovery::default();
-    // Each server: how it was found, its listening sockets.
-    let mut servers: Vec<(String, Vec<Listener>)> = Vec::new();
+    // Each server: how it was found, its user, its listening sockets.
+    let mut servers: Vec<(String, u32, Vec<Listener>)> = Vec::new();
     let mut claimed = BTreeSet::new();
     let Ok(entries) = std::fs::read_dir(proc) else {
         return discovery;
@@ -369,6 +372,7 @@ pub fn discover_in(proc: &Path, owners: &Owners, patterns: &[String]) -> Discove
             continue;
         };
         let how = format!("pid {pid} ({comm})");
+        let uid = owner.uid();
         let mut own = Vec::new();
         for fd in fds.take(MAX_FDS).flatten() {
             let Some(inode) = std::fs::read_link(fd.path())
@@ -426,7 +430,7 @@ pub fn discover_in(proc: &Path, owners: &Owners, patterns: &[String]) -> Discove
             }
             continue;
         }
-        servers.push((how, own));
+        servers.push((how, uid, own));
     }
     // Hidden servers: their users' listening TCP sockets no visible server
     // holds, one server per port.
@@ -450,32 +454,38 @@ pub fn discover_in(proc: &Path, owners: &Owners, patterns: &[String]) -> Discove
         {
             continue;
         }
-        servers.push((format!("listening as uid {uid}"), own));
+        servers.push((format!("listening as uid {uid}"), uid, own));
     }
-    let mut chosen: Vec<(String, RedisAddress)> = Vec::new();
-    for (how, own) in servers {
+    let mut chosen: Vec<(String, u32, RedisAddress)> = Vec::new();
+    for (how, uid, own) in servers {
         if let Some(address) = choose_address(&own) {
-            if wanted(patterns, &address.to_string()) && !chosen.iter().any(|(_, a)| *a == address)
+            if wanted(patterns, &address.to_string())
+                && !chosen.iter().any(|(_, _, a)| *a == address)
             {
-                chosen.push((how, address));
+                chosen.push((how, uid, address));
             }
         }
     }
-    chosen.sort_by_key(|(_, address)| address.to_string());
+    chosen.sort_by_key(|(_, _, address)| address.to_string());
     if chosen.len() > MAX_SERVERS {
         discovery.left_out = chosen.len() - MAX_SERVERS;
         chosen.truncate(MAX_SERVERS);
     }
     let mut short_count: HashMap<String, usize> = HashMap::new();
-    for (_, address) in &chosen {
+    for (_, _, address) in &chosen {
         *short_count.entry(names(address).0).or_default() += 1;
     }
     discovery.found = chosen
         .into_iter()
-        .map(|(how, address)| {
+        .map(|(how, uid, address)| {
             let (short, long) = names(&address);
             let name = if short_count[&short] > 1 { long } else { short };
-            Found { name, address, how }
+            Found {
+                name,
+                address,
+                how,
+                uid,
+            }
         })
         .collect();
     discovery.found.sort_by(|a, b| a.name.cmp(&b.name));
@@ -511,6 +521,7 @@ pub fn add_to(config: &mut Config, discovery: &Discovery) -> Vec<String> {
             continue;
         };
         let mut instance = RedisInstance::new(name, found.address.clone());
+        instance.found_running_as = Some(found.uid);
         // The newest slow command's arguments are keys and values: read
         // only where an operator configured the server.
         instance.slowlog_entries = false;
@@ -857,6 +868,7 @@ mod tests {
             name: name.into(),
             address: RedisAddress::parse(address).unwrap(),
             how: "test".into(),
+            uid: 104,
         };
         let discovery = Discovery {
             found: vec![

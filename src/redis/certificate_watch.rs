@@ -93,6 +93,7 @@ mod tests {
             username: None,
             password: None,
             server_user: None,
+            found_running_as: None,
             timeout: Duration::from_secs(1),
             tls: TlsFiles::default(),
             max_reply_bytes: 1 << 20,

@@ -153,6 +153,17 @@ fn server_certificate(
     }
 }
 
+/// What the peer check guards on a connection to `instance`, if anything:
+/// every byte to a discovered server, the password to a configured one.
+fn stake(instance: &RedisInstance) -> Option<peer::Stake> {
+    match instance.found_running_as {
+        Some(uid) => Some(peer::Stake::Discovered { uid }),
+        None => instance.password.as_ref().map(|_| peer::Stake::Password {
+            server_user: instance.server_user.clone(),
+        }),
+    }
+}
+
 async fn open(instance: &RedisInstance, budget: &ReplyBudget) -> Result<Connected, ConnectError> {
     budget.renew();
     let without_certificate = |connection| Connected {
@@ -162,8 +173,8 @@ async fn open(instance: &RedisInstance, budget: &ReplyBudget) -> Result<Connecte
     match &instance.address {
         RedisAddress::Tcp { host, port } => {
             let tcp = connect_tcp(host, *port).await?;
-            if instance.password.is_some() {
-                peer::check_tcp(&tcp, instance.server_user.as_deref()).await?;
+            if let Some(stake) = stake(instance) {
+                peer::check_tcp(&tcp, &stake).await?;
             }
             start(instance, tcp, budget).await.map(without_certificate)
         }
@@ -171,8 +182,8 @@ async fn open(instance: &RedisInstance, budget: &ReplyBudget) -> Result<Connecte
             let unix = UnixStream::connect(path)
                 .await
                 .map_err(|e| format!("cannot connect to {}: {e}", path.display()))?;
-            if instance.password.is_some() {
-                peer::check_unix(&unix, instance.server_user.as_deref()).await?;
+            if let Some(stake) = stake(instance) {
+                peer::check_unix(&unix, &stake).await?;
             }
             start(instance, unix, budget).await.map(without_certificate)
         }
@@ -438,6 +449,7 @@ mod tests {
             username: None,
             password: None,
             server_user: None,
+            found_running_as: None,
             timeout: Duration::from_secs(5),
             tls: TlsFiles::default(),
             max_reply_bytes: 1 << 20,

@@ -66,11 +66,8 @@ impl Owners {
     pub fn expected(server_user: Option<&str>) -> Result<Owners, String> {
         let users: Vec<(String, u32)> = match server_user {
             Some(name) => {
-                let uid = uid_of(name).ok_or_else(|| {
-                    format!(
-                        "there is no user named {name:?} (server_user): the password was not sent"
-                    )
-                })?;
+                let uid = uid_of(name)
+                    .ok_or_else(|| format!("there is no user named {name:?} (server_user)"))?;
                 vec![(name.to_string(), uid)]
             }
             None => DEFAULT_SERVER_USERS
@@ -110,55 +107,100 @@ impl Owners {
             Some(name) => format!("uid {uid} ({})", name.escape_debug()),
             None => format!("uid {uid}"),
         };
-        Err(format!(
-            "{what} held by {who}, not by {}: the password was not sent \
-             (server_user names the user the server runs as)",
-            self.names()
-        ))
+        Err(format!("{what} held by {who}, not by {}", self.names()))
     }
 }
 
-/// Before the password goes over `stream`: if it leads to this host, the
-/// server's end must be held by `server_user` (or a default user, or
-/// root). A connection to another host is not checked.
-pub async fn check_tcp(stream: &TcpStream, server_user: Option<&str>) -> Result<(), String> {
-    let not_sent = |e: std::io::Error| format!("{e}: the password was not sent");
-    let local = stream.local_addr().map_err(not_sent)?;
-    let peer = stream.peer_addr().map_err(not_sent)?;
+/// What a check guards, which decides whom it expects and the words
+/// that end its refusal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stake {
+    /// The password, checked before AUTH: the server's end must be held
+    /// by `server_user` (or, when it names no one, a default user), or
+    /// root.
+    Password { server_user: Option<String> },
+    /// Everything: a server discovery found running as `uid` is polled
+    /// only while that user (or root) still serves its address. After a
+    /// restart another user may hold the port, or a socket at the same
+    /// path in a sticky directory such as `/tmp`; discovery's checks were
+    /// of the server it found then.
+    Discovered { uid: u32 },
+}
+
+impl Stake {
+    /// Whom it expects (the user database may be remote: called off the
+    /// runtime's thread).
+    fn owners(&self) -> Result<Owners, String> {
+        match self {
+            Stake::Password { server_user } => Owners::expected(server_user.as_deref()),
+            Stake::Discovered { uid } => Ok(Owners {
+                users: vec![(
+                    user_name(*uid).unwrap_or_else(|| format!("uid {uid}")),
+                    *uid,
+                )]
+                .into_iter()
+                .filter(|(_, uid)| *uid != 0)
+                .collect(),
+            }),
+        }
+    }
+
+    fn refused(&self, why: impl std::fmt::Display) -> String {
+        match self {
+            Stake::Password { .. } => format!(
+                "{why}: the password was not sent \
+                 (server_user names the user the server runs as)"
+            ),
+            Stake::Discovered { .. } => format!(
+                "{why}: nothing was sent (a discovered server is polled only \
+                 while the user it was found running as serves it)"
+            ),
+        }
+    }
+}
+
+/// Before anything at `stake` goes over `stream`: if it leads to this
+/// host, the server's end must be held by whom the stake expects. A
+/// connection to another host is not checked.
+pub async fn check_tcp(stream: &TcpStream, stake: &Stake) -> Result<(), String> {
+    let (local, peer) = match (stream.local_addr(), stream.peer_addr()) {
+        (Ok(local), Ok(peer)) => (local, peer),
+        (Err(e), _) | (_, Err(e)) => return Err(stake.refused(e)),
+    };
     if !on_this_host(local, peer) {
         return Ok(());
     }
-    let server_user = server_user.map(str::to_string);
+    let owned = stake.clone();
     // The tables may be long and the user database may be remote (NSS):
     // off the runtime's thread.
     tokio::task::spawn_blocking(move || {
-        let owners = Owners::expected(server_user.as_deref())?;
+        let owners = owned.owners()?;
         for uid in server_end_uids(local, peer)? {
             owners.judge("port", uid)?;
         }
         Ok(())
     })
     .await
-    .map_err(|e| format!("checking who holds the port: {e}: the password was not sent"))?
+    .unwrap_or_else(|e| Err(format!("checking who holds the port: {e}")))
+    .map_err(|e| stake.refused(e))
 }
 
-/// Before the password goes over `stream`: the server must run as
-/// `server_user` (or a default user, or root).
-pub async fn check_unix(stream: &UnixStream, server_user: Option<&str>) -> Result<(), String> {
-    let uid = stream
-        .peer_cred()
-        .map_err(|e| {
-            format!(
-                "cannot tell who serves the socket (SO_PEERCRED): {e}: the password was not sent"
-            )
-        })?
-        .uid();
-    let server_user = server_user.map(str::to_string);
-    tokio::task::spawn_blocking(move || {
-        Owners::expected(server_user.as_deref())?.judge("socket", uid)
-    })
-    .await
-    .map_err(|e| format!("checking who serves the socket: {e}: the password was not sent"))?
+/// Before anything at `stake` goes over `stream`: the server must run as
+/// whom the stake expects.
+pub async fn check_unix(stream: &UnixStream, stake: &Stake) -> Result<(), String> {
+    let uid = match stream.peer_cred() {
+        Ok(credentials) => credentials.uid(),
+        Err(e) => {
+            return Err(stake.refused(format!(
+                "cannot tell who serves the socket (SO_PEERCRED): {e}"
+            )))
+        }
+    };
+    let owned = stake.clone();
+    tokio::task::spawn_blocking(move || owned.owners()?.judge("socket", uid))
+        .await
+        .unwrap_or_else(|e| Err(format!("checking who serves the socket: {e}")))
+        .map_err(|e| stake.refused(e))
 }
 
 /// Whether a connection from `local` to `peer` stays on this host: a
@@ -195,17 +237,14 @@ fn server_end_uids(local: SocketAddr, peer: SocketAddr) -> Result<Vec<u32>, Stri
             .map(|end| end.uid)
             .collect();
         if live.is_empty() {
-            return Err(
-                "the server closed the connection at once: the password was not sent".into(),
-            );
+            return Err("the server closed the connection at once".into());
         }
         return Ok(live);
     }
     // Not our local address in the words: its port changes with every
     // connection, and the poller says an error again when its text does.
     Err(format!(
-        "cannot find who holds the port: the server's end of the connection is not in {}: \
-         the password was not sent",
+        "cannot find who holds the port: the server's end of the connection is not in {}",
         TABLES.join(" or ")
     ))
 }
@@ -222,7 +261,7 @@ fn read_table(path: &Path, local: SocketAddr, peer: SocketAddr) -> Result<Vec<En
             Ok(Vec::new())
         }
         Err(e) => Err(format!(
-            "cannot read {} to see who holds the port: {e}: the password was not sent",
+            "cannot read {} to see who holds the port: {e}",
             path.display()
         )),
     }
@@ -395,13 +434,13 @@ mod tests {
                 && why.contains("not by redis, valkey or root"),
             "{why}"
         );
-        assert!(why.contains("password was not sent") && why.contains("server_user"));
+        assert!(
+            !why.contains("password"),
+            "the stake's words are added by the check: {why}"
+        );
         let root_only = Owners { users: Vec::new() };
         let why = root_only.judge("socket", 4_000_000).unwrap_err();
-        assert!(
-            why.starts_with("socket held by uid 4000000, not by root:"),
-            "{why}"
-        );
+        assert!(why == "socket held by uid 4000000, not by root", "{why}");
         // The same words on every poll.
         assert_eq!(why, root_only.judge("socket", 4_000_000).unwrap_err());
     }
@@ -412,13 +451,40 @@ mod tests {
         assert!(owners.users.is_empty() && owners.allows(0));
         assert_eq!(owners.names(), "root");
         let missing = Owners::expected(Some("no such user, surely")).unwrap_err();
-        assert!(missing.contains("password was not sent"), "{missing}");
+        assert!(missing.contains("no user named"), "{missing}");
     }
 
     /// The current user, by name, as `server_user`.
     fn me() -> String {
         // SAFETY: geteuid cannot fail.
         user_name(unsafe { libc::geteuid() }).expect("the current user has a name")
+    }
+
+    /// The password's stake with the current user as `server_user`.
+    fn mine() -> Stake {
+        Stake::Password {
+            server_user: Some(me()),
+        }
+    }
+
+    #[test]
+    fn a_discovered_server_is_expected_as_the_user_it_was_found_running_as() {
+        let stake = Stake::Discovered { uid: 65534 };
+        let owners = stake.owners().unwrap();
+        assert!(owners.judge("socket", 65534).is_ok() && owners.judge("socket", 0).is_ok());
+        let why = stake.refused(owners.judge("socket", 4_000_000).unwrap_err());
+        assert!(
+            why.starts_with("socket held by uid 4000000, not by ")
+                && why.contains("nothing was sent")
+                && !why.contains("password"),
+            "{why}"
+        );
+        // A uid without a name is named by its number.
+        let owners = Stake::Discovered { uid: 4_000_001 }.owners().unwrap();
+        assert!(owners
+            .judge("port", 1)
+            .unwrap_err()
+            .ends_with("not by uid 4000001 or root"));
     }
 
     /// A real connection on loopback: the server's end is found, and it is
@@ -439,10 +505,10 @@ mod tests {
                 .unwrap();
             // SAFETY: geteuid cannot fail.
             assert_eq!(uids, [unsafe { libc::geteuid() }], "{bind}");
-            check_tcp(&stream, Some(&me())).await.unwrap();
+            check_tcp(&stream, &mine()).await.unwrap();
             // Accepted now: still ours.
             let _accepted = listener.accept().await.unwrap();
-            check_tcp(&stream, Some(&me())).await.unwrap();
+            check_tcp(&stream, &mine()).await.unwrap();
         }
     }
 
@@ -452,6 +518,6 @@ mod tests {
         let path = dir.path().join("redis.sock");
         let _listener = tokio::net::UnixListener::bind(&path).unwrap();
         let stream = UnixStream::connect(&path).await.unwrap();
-        check_unix(&stream, Some(&me())).await.unwrap();
+        check_unix(&stream, &mine()).await.unwrap();
     }
 }
