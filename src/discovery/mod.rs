@@ -23,7 +23,11 @@
 //! this host's) is not taken; a unix socket is taken only when its path is
 //! printable, not a link, in directories no one else may write, and
 //! answered by the server itself. Whatever else a scan says (a path, a
-//! reason) is made printable before it is logged or shown.
+//! reason) is made printable before it is logged or shown. And since a
+//! port or path checked once may be another user's after the server
+//! stops, a discovered instance carries the user it was found running
+//! as (`found_running_as`), and every connection to it is first checked
+//! to be served by that user or root (`redis::peer::Stake::Discovered`).
 //!
 //! What discovery finds is trusted with nothing: no password or user is
 //! ever sent to a discovered server (one that needs AUTH shows as an
