@@ -5,7 +5,8 @@
 //! without +info, an unreadable report) gives its own FAIL line and fix,
 //! exit 1; `--json` says the same for scripts; no secret is printed; a
 //! server's error text is quoted as the server's, never given as the
-//! reason or the fix (issue 24).
+//! reason or the fix (issue 24); and what the doctor says of the agent's
+//! user is what the agent meets in the package unit's sandbox (issue 24).
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -493,4 +494,131 @@ fn a_subagent_registered_inside_our_tree_is_named() {
         gone,
         "the registration is still named after the stand-in ended"
     );
+}
+
+// ---------------------------------------------------------------------
+// Issue 24, "tested the way the package runs": the doctor, run as root
+// for the agent's user as documented, against what the agent meets in the
+// package unit's own sandbox (`testkit::unit`, read from
+// `debian/redis-snmp.service`: its user and group, `/proc` options,
+// read-only system, private `/tmp`, no capabilities; the test prints what
+// is applied and what is not). Each FAIL the doctor gives is a failure of
+// the sandboxed agent; its fix, applied as printed, mends both; and what
+// the doctor then calls fine, the sandboxed agent serves. Before, the
+// doctor read neither the password file's nor the TLS files' modes (root
+// reads them, the agent did not start), and read only permission bits, so
+// `puppet-acl.sh`'s ACL stayed a FAIL for a report the agent read.
+
+/// The fix under `check`'s FAIL line, when it is a command for root:
+/// run as printed (up to the parenthesis that explains it).
+fn apply_fix(text: &str, check: &str) {
+    let (_, fix) = failure(text, check);
+    let command = fix
+        .strip_prefix("as root: ")
+        .and_then(|f| f.split(" (").next())
+        .unwrap_or_else(|| panic!("{check}: the fix is no command: {fix}"));
+    let done = Command::new("sh").args(["-c", command]).status().unwrap();
+    assert!(done.success(), "{check}: {command}");
+}
+
+#[test]
+fn the_doctors_verdict_for_the_agents_user_is_what_the_agent_meets_under_the_unit() {
+    let sandbox = testkit::unit::UnitSandbox::of_the_package();
+    eprintln!("{}", sandbox.describe());
+    let user = sandbox.user().to_string();
+    let files = sandbox.files_dir(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    let password = format!("Unit{}Doctor", std::process::id());
+    let redis = Redis::start_with(&[&format!("requirepass {password}")]);
+    // AgentX over TCP: /tmp is private to the sandbox.
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().tcp());
+    let pw = files.path().join("redis.password");
+    write_file_mode(&pw, &format!("{password}\n"), 0o600);
+    let config = AgentConfig::new(&snmpd)
+        .table(&format!(
+            "[[redis]]\nname = \"main\"\naddress = \"127.0.0.1:{}\"\npassword_file = \"{}\"\n",
+            redis.port(),
+            pw.display()
+        ))
+        .table(&puppet_fixture_section(files.path(), "b_changed"))
+        .write(files.path());
+    testkit::unit::set_mode(&config, 0o644);
+    // Puppet writes its report for root alone.
+    let report = files.path().join("last_run_report.yaml");
+    testkit::unit::set_mode(&report, 0o640);
+    let conf = snmpd.config_path();
+
+    let before = doctor(&config, &conf, &["--user", &user]);
+    let (line, fix) = failure(&before.text, "redis main files");
+    assert!(
+        line.contains("password_file") && line.contains("mode 600"),
+        "{line}"
+    );
+    assert!(fix.starts_with("as root: chgrp "), "{fix}");
+    let (line, fix) = failure(&before.text, "puppet report");
+    assert!(line.contains("mode 640"), "{line}");
+    assert!(fix.contains("puppet-acl.sh"), "{fix}");
+    // The agent in the sandbox meets the first: it cannot start.
+    let (started, said) = sandbox.run(
+        testkit::agent_bin().to_str().unwrap(),
+        &["--check-config", "-c", config.to_str().unwrap()],
+    );
+    assert!(
+        !started,
+        "the sandboxed agent read {}: {said}",
+        pw.display()
+    );
+    assert!(
+        said.contains("password_file") && said.contains("ermission denied"),
+        "{said}"
+    );
+
+    // The doctor's fix for the password file, as printed; for the report
+    // what the shipped puppet-acl.sh does for the agent's user (an ACL:
+    // the bits stay 0640).
+    apply_fix(&before.text, "redis main files");
+    let acl = Command::new("setfacl")
+        .args(["-m", &format!("u:{user}:r")])
+        .arg(&report)
+        .status()
+        .unwrap();
+    assert!(acl.success(), "setfacl");
+    let after = doctor(&config, &conf, &["--user", &user]);
+    for check in ["redis main files", "puppet report"] {
+        assert!(
+            !after.text.contains(&format!("FAIL  {check}:")),
+            "{check} still fails:\n{}",
+            after.text
+        );
+    }
+    assert!(
+        after.text.contains(&format!(
+            "ok    redis main files: password_file readable by {user}"
+        )),
+        "{}",
+        after.text
+    );
+    assert!(
+        after.text.contains(&format!(
+            "ok    puppet report: {} is readable by {user}",
+            report.display()
+        )),
+        "{}",
+        after.text
+    );
+    assert!(!after.text.contains(&password), "{}", after.text);
+
+    // And the sandboxed agent serves what the doctor called fine: the
+    // instance up, the report read.
+    let agent = sandbox.start_agent(&config);
+    let numeric = snmpd.numeric();
+    let up = wait_until(Duration::from_secs(15), || {
+        numeric.get_one(&format!("{REDIS_ROOT}.3.1.1.4.1")).value == "1"
+    });
+    assert!(up, "redisInstanceState.1 is not up(1):\n{}", agent.log());
+    // puppetLastRunStatus changed(2) comes from the report only.
+    let status = wait_until(Duration::from_secs(10), || {
+        numeric.get_one(&format!("{PUPPET_ROOT}.1.3.0")).value == "2"
+    });
+    assert!(status, "the report was not read:\n{}", agent.log());
+    assert!(!agent.log().contains(&password));
 }

@@ -171,6 +171,10 @@ pub struct RedisInstance {
     pub address: RedisAddress,
     pub username: Option<String>,
     pub password: Option<Secret>,
+    /// Where the password was read from (`password_file`,
+    /// `--password-file`): the doctor checks that the agent's user may
+    /// read it.
+    pub password_file: Option<PathBuf>,
     /// `server_user`: the user the server runs as. The password is sent
     /// over TCP to this host (a loopback address, or the host's own) or
     /// over a unix socket only once the server's end of the connection is
@@ -247,6 +251,8 @@ pub struct KeyChecks {
     /// The key of the aliases' hash (alias mode only): without it, anyone
     /// who reads the tree could confirm a guessed name by hashing it.
     pub alias_secret: Option<Secret>,
+    /// Where that secret was read from.
+    pub alias_secret_file: Option<PathBuf>,
 }
 
 impl Default for KeyChecks {
@@ -262,6 +268,7 @@ impl Default for KeyChecks {
             memory: false,
             names: KeyNames::Name,
             alias_secret: None,
+            alias_secret_file: None,
         }
     }
 }
@@ -275,6 +282,7 @@ impl RedisInstance {
             address,
             username: None,
             password: None,
+            password_file: None,
             server_user: None,
             found_running_as: None,
             timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
@@ -411,6 +419,7 @@ pub(super) fn instance_from_file(
         address,
         username: entry.username.clone(),
         password,
+        password_file: entry.password_file.as_deref().map(absolute),
         server_user,
         found_running_as: None,
         timeout: Duration::from_secs_f64(timeout_secs),
@@ -556,12 +565,16 @@ pub(super) fn key_checks_from_file(
             ))
         }
     };
-    let alias_secret = match names {
-        KeyNames::Alias => Some(alias_secret(entry, key, warnings)?),
-        KeyNames::Name => None,
+    let (alias_secret, alias_secret_file) = match names {
+        KeyNames::Alias => {
+            let (secret, path) = alias_secret(entry, key, warnings)?;
+            (Some(secret), Some(path))
+        }
+        KeyNames::Name => (None, None),
     };
     Ok(KeyChecks {
         alias_secret,
+        alias_secret_file,
         entries,
         interval: Duration::from_secs(interval),
         rows: rows as usize,
@@ -581,7 +594,7 @@ fn alias_secret(
     entry: &FileInstance,
     key: &dyn Fn(&str) -> String,
     warnings: &mut Vec<String>,
-) -> Result<Secret, String> {
+) -> Result<(Secret, PathBuf), String> {
     let path = entry
         .key_alias_secret_file
         .as_deref()
@@ -610,7 +623,7 @@ fn alias_secret(
         ));
     }
     warnings.extend(secret::world_readable_warning(path));
-    Ok(Secret::new(line))
+    Ok((Secret::new(line), absolute(path)))
 }
 
 /// `path` made absolute against the directory the agent was started in:

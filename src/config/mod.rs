@@ -672,12 +672,14 @@ fn apply_command_line(
     }
     if let Some(password) = env_password.filter(|p| !p.is_empty()) {
         first.password = Some(Secret::new(password));
+        first.password_file = None;
     }
     if let Some(path) = &cli.settings.password_file {
         let (secret, warning) = secret::read_password_file(path)
             .map_err(|e| ConfigError::Invalid(format!("--password-file: {e}")))?;
         warnings.extend(warning);
         first.password = Some(secret);
+        first.password_file = Some(instance::absolute(path));
     }
     if let Some(password) = &cli.settings.password {
         warnings.push(
@@ -686,6 +688,7 @@ fn apply_command_line(
                 .to_string(),
         );
         first.password = Some(Secret::new(password.clone()));
+        first.password_file = None;
     }
     Ok(())
 }

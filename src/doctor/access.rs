@@ -1,8 +1,11 @@
-//! Whether a user may reach a path: the permission bits the kernel checks
-//! (search on every directory on the way, then read or write on the file),
-//! worked out for a user other than the one running the doctor. POSIX ACLs
-//! are not read: a path the bits refuse but an ACL allows is reported as
-//! refused, with the ACL named in the fix.
+//! Whether a user may reach a path, for a user other than the one running
+//! the doctor. Run as root (as documented), the doctor asks the kernel
+//! itself: a child process takes the user's ids and groups and calls
+//! `access(2)`, so POSIX ACLs (the shipped `puppet-acl.sh` grants the
+//! agent's user Puppet's files with `setfacl`) count as they do for the
+//! agent. The permission bits (search on every directory on the way, then
+//! read or write on the file) give the words of a refusal, and the answer
+//! when the doctor is not root and cannot take another user's ids.
 
 use std::ffi::CString;
 use std::os::unix::fs::MetadataExt;
@@ -73,6 +76,84 @@ pub fn may(user: &User, path: &Path, want: Want) -> Result<(), String> {
     if user.uid == 0 {
         return Ok(());
     }
+    let by_bits = by_bits(user, path, want);
+    match kernel_says(user, path, want) {
+        Some(true) => Ok(()),
+        Some(false) => by_bits.and_then(|()| {
+            Err(format!(
+                "{} may not {} {} (the permission bits allow it: an ACL or a security module \
+                 refuses it)",
+                user.name,
+                verb(want),
+                path.display()
+            ))
+        }),
+        None => by_bits,
+    }
+}
+
+fn verb(want: Want) -> &'static str {
+    match want {
+        Want::Read => "read",
+        Want::Write => "write to",
+    }
+}
+
+/// The kernel's own answer for `user`, when this process may take the
+/// user's ids (it is root): a forked child sets the user's groups, group
+/// and user, calls `access(2)` and exits with the answer. `None` when it
+/// cannot be asked.
+fn kernel_says(user: &User, path: &Path, want: Want) -> Option<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: a plain getter.
+    if unsafe { libc::geteuid() } != 0 {
+        return None;
+    }
+    // Everything the child needs is made before the fork: after it, the
+    // child only makes system calls (another thread may hold the
+    // allocator's lock).
+    let c_path = CString::new(path.as_os_str().as_bytes()).ok()?;
+    let groups: Vec<libc::gid_t> = user.groups.clone();
+    let mode = match want {
+        Want::Read => libc::R_OK,
+        Want::Write => libc::W_OK,
+    };
+    // SAFETY: the child calls only async-signal-safe functions on memory
+    // prepared above, and leaves with _exit.
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return None;
+        }
+        if pid == 0 {
+            let code = if libc::setgroups(groups.len(), groups.as_ptr()) != 0
+                || libc::setgid(user.gid) != 0
+                || libc::setuid(user.uid) != 0
+            {
+                2
+            } else if libc::access(c_path.as_ptr(), mode) == 0 {
+                0
+            } else {
+                1
+            };
+            libc::_exit(code);
+        }
+        let mut status = 0;
+        while libc::waitpid(pid, &mut status, 0) < 0 {
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return None;
+            }
+        }
+        match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+            (true, 0) => Some(true),
+            (true, 1) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// What the permission bits say, in the kernel's order.
+fn by_bits(user: &User, path: &Path, want: Want) -> Result<(), String> {
     let mut dirs: Vec<&Path> = path.ancestors().skip(1).collect();
     dirs.reverse();
     for dir in dirs.iter().filter(|d| !d.as_os_str().is_empty()) {
@@ -90,8 +171,8 @@ pub fn may(user: &User, path: &Path, want: Want) -> Result<(), String> {
     }
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let (bit, verb) = match want {
-        Want::Read => (0o4, "read"),
-        Want::Write => (0o2, "write to"),
+        Want::Read => (0o4, verb(want)),
+        Want::Write => (0o2, verb(want)),
     };
     if allowed(user, &meta, bit) {
         Ok(())
@@ -177,6 +258,46 @@ mod tests {
         };
         set(&file, 0o600);
         assert_eq!(may(&root, &file, Want::Read), Ok(()));
+    }
+
+    /// ACLs count as the kernel counts them, when the doctor is root (as
+    /// documented) and `setfacl` is there.
+    #[test]
+    fn an_acl_grants_and_refuses_as_for_the_agent() {
+        // SAFETY: a getter.
+        if unsafe { libc::geteuid() } != 0 || !Path::new("/usr/bin/setfacl").exists() {
+            eprintln!("skipped: needs root and setfacl (the acl package)");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let file = dir.path().join("last_run_report.yaml");
+        std::fs::write(&file, "x").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let user = stranger();
+        let setfacl = |entry: &str| {
+            let done = std::process::Command::new("/usr/bin/setfacl")
+                .args(["-m", entry])
+                .arg(&file)
+                .status()
+                .unwrap();
+            assert!(done.success(), "setfacl -m {entry}");
+        };
+        assert!(may(&user, &file, Want::Read)
+            .unwrap_err()
+            .contains("mode 640"));
+        // What puppet-acl.sh does for the agent's user.
+        setfacl(&format!("u:{}:r", user.uid));
+        assert_eq!(may(&user, &file, Want::Read), Ok(()));
+        assert!(may(&user, &file, Want::Write).is_err());
+        // The bits allow, an ACL refuses.
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        setfacl(&format!("u:{}:-", user.uid));
+        let why = may(&user, &file, Want::Read).unwrap_err();
+        assert!(
+            why.contains("an ACL or a security module refuses it"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub fn run(config: &Config, args: &DoctorArgs) -> Vec<Finding> {
                 )));
             }
             for instance in &config.instances {
+                findings.extend(instance_files(instance, &user));
                 runtime.block_on(redis_instance(instance, &mut findings));
             }
         }
@@ -703,6 +704,61 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
             .with_server_said(said(server_said)),
         );
     }
+}
+
+/// The files the agent reads for `instance` (its password, TLS files,
+/// the aliases' secret): readable by the agent's user, as the kernel
+/// says, or the agent fails at start-up or at every connection; the
+/// doctor, run as root, reads them whatever their mode.
+fn instance_files(instance: &RedisInstance, user: &User) -> Vec<Finding> {
+    let check = format!("redis {} files", instance.name);
+    let named = [
+        ("password_file", &instance.password_file),
+        ("tls_ca_file", &instance.tls.ca_file),
+        ("tls_cert_file", &instance.tls.cert_file),
+        ("tls_key_file", &instance.tls.key_file),
+        (
+            "key_alias_secret_file",
+            &instance.key_checks.alias_secret_file,
+        ),
+    ];
+    let group = crate::process::group_name(user.gid).unwrap_or_else(|| user.gid.to_string());
+    let mut readable = Vec::new();
+    let mut findings = Vec::new();
+    for (setting, path) in named {
+        let Some(path) = path else { continue };
+        let shown = crate::text::printable(&path.to_string_lossy());
+        match std::fs::symlink_metadata(path) {
+            Err(e) => findings.push(Finding::problem(
+                &check,
+                format!("{setting} {shown}: {e}"),
+                format!("put the file there, or name the right one in {setting}"),
+            )),
+            Ok(meta) if !meta.file_type().is_file() => findings.push(Finding::problem(
+                &check,
+                format!("{setting} {shown} is not a regular file"),
+                "the agent reads no link, FIFO or device: name the file itself",
+            )),
+            Ok(_) => match may(user, path, Want::Read) {
+                Ok(()) => readable.push(setting),
+                Err(why) => findings.push(Finding::problem(
+                    &check,
+                    format!("{setting}: {}", crate::text::printable(&why)),
+                    format!(
+                        "as root: chgrp {group} {shown} && chmod 0640 {shown} \
+                         (readable by root and the agent's group only)"
+                    ),
+                )),
+            },
+        }
+    }
+    if findings.is_empty() && !readable.is_empty() {
+        findings.push(Finding::ok(
+            check,
+            format!("{} readable by {}", readable.join(", "), user.name),
+        ));
+    }
+    findings
 }
 
 fn puppet_file(

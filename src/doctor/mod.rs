@@ -7,12 +7,14 @@
 //!  AgentX socket ─ reachable, and reachable by the agent's user
 //!        │
 //!  the view ───── snmpd asked over SNMP: is anything served under .400?
-//!  Redis ──────── each instance: reachable, authenticated, each command allowed
+//!  Redis ──────── each instance: its files (password, TLS, alias secret) readable
+//!                 by the agent's user; reachable, authenticated, each command allowed
 //!  Puppet ─────── its files readable by the agent's user
 //! ```
 //!
 //! - [`snmpd_conf`]: what snmpd's configuration files say.
-//! - [`access`]: whether a user may reach a path (search, read, write).
+//! - [`access`]: whether a user may reach a path (search, read, write),
+//!   as the kernel says for that user (ACLs count).
 //! - [`checks`]: the checks themselves, each a [`Finding`].
 //! - [`snmp_client`]: the one SNMPv2c GetNext the view check sends.
 //!

@@ -92,6 +92,7 @@ mod tests {
             address,
             username: None,
             password: None,
+            password_file: None,
             server_user: None,
             found_running_as: None,
             timeout: Duration::from_secs(1),

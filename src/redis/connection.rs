@@ -448,6 +448,7 @@ mod tests {
             },
             username: None,
             password: None,
+            password_file: None,
             server_user: None,
             found_running_as: None,
             timeout: Duration::from_secs(5),
