@@ -366,6 +366,20 @@ const REDIS_ALARM_ROW: [&str; 8] = [
     "redisAlarmRearm",
 ];
 
+/// The objects of a slow command notification: the instance's name and
+/// the entry's row of `redisSlowCommandTable`.
+const REDIS_SLOW_COMMAND_ROW: [&str; 9] = [
+    "redisInstanceName",
+    "redisScId",
+    "redisScTime",
+    "redisScDuration",
+    "redisScCommand",
+    "redisScClientAddr",
+    "redisScClientName",
+    "redisScArgs",
+    "redisScSkipped",
+];
+
 /// The objects of a resource notification: a row of `puppetEventTable`.
 const PUPPET_EVENT_ROW: [&str; 7] = [
     "puppetEventTime",
@@ -403,6 +417,9 @@ notifications! {
         ThresholdCrossed = 10 => "redisThresholdCrossed", Raise, Warning, REDIS_ALARM_ROW;
         /// An alarm rearmed.
         ThresholdRearmed = 11 => "redisThresholdRearmed", Rearm, Normal, REDIS_ALARM_ROW;
+        /// A new slow log entry over `slow_command_threshold`: about its
+        /// row of `redisSlowCommandTable` (`instance.number`).
+        SlowCommand = 12 => "redisSlowCommand", PerSource, Warning, REDIS_SLOW_COMMAND_ROW;
     }
 }
 
