@@ -33,8 +33,8 @@ use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
     redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
     KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField, SentinelField,
-    SlowCommandField, SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
-    MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    SlowCommandField, SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS,
+    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
