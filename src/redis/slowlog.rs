@@ -236,16 +236,40 @@ impl SlowlogWatch {
             return;
         };
         let newest = entries(&newest);
-        let count = self.to_ask(newest.first().map(|e| e.id), run_id);
+        let newest_id = newest.first().map(|e| e.id);
+        let count = self.to_ask(newest_id, run_id);
         let new = match count {
             0 => return,
             1 => newest,
             n => match client.optional("SLOWLOG", &["GET", &n.to_string()]).await {
                 Some(reply) => entries(&reply),
+                None if client.over_budget() => {
+                    // Asked again, the same reply would end the next
+                    // connection too: these entries are passed over.
+                    self.pass_over(newest_id);
+                    return;
+                }
                 None => return,
             },
         };
         self.take(new);
+    }
+
+    /// The new entries up to `newest` could not be read (their reply was
+    /// over `max_reply_bytes`): they count as skipped, said in the log.
+    fn pass_over(&mut self, newest: Option<u64>) {
+        let Some(seen) = self.seen.as_mut() else {
+            return;
+        };
+        let (Some(last), Some(now)) = (seen.newest, newest) else {
+            return;
+        };
+        seen.newest = Some(now.max(last));
+        warn!(
+            instance = %self.name,
+            "{} new slow log entries were passed over: their reply was longer than max_reply_bytes",
+            now.saturating_sub(last)
+        );
     }
 
     /// How many entries to ask for, now that the newest entry's id is
@@ -567,6 +591,18 @@ mod tests {
         assert_eq!(rows.len(), SLOW_COMMAND_ROWS);
         assert_eq!(rows.last().unwrap().number, MAX_READ as u32 + 1);
         assert_eq!(rows.last().unwrap().id, 301);
+    }
+
+    /// A read whose reply was over the budget is not asked again: the
+    /// entries are passed over, and the next ones read.
+    #[test]
+    fn entries_whose_reply_was_too_long_are_passed_over() {
+        let mut watch = SlowlogWatch::new(&instance(|i| i.slow_commands.threshold_usec = 0));
+        assert_eq!(watch.to_ask(Some(10), Some("r")), 0);
+        assert_eq!(watch.to_ask(Some(30), Some("r")), 20);
+        watch.pass_over(Some(30));
+        assert_eq!(watch.to_ask(Some(30), Some("r")), 0);
+        assert_eq!(watch.to_ask(Some(31), Some("r")), 1);
     }
 
     #[test]
