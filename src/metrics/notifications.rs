@@ -367,7 +367,9 @@ const REDIS_ALARM_ROW: [&str; 8] = [
 ];
 
 /// The objects of a slow command notification: the instance's name and
-/// the entry's row of `redisSlowCommandTable`.
+/// the entry's row of `redisSlowCommandTable`, the arguments last (a
+/// receiver that reads varbinds by position finds the others in place
+/// whether they are sent or not).
 const REDIS_SLOW_COMMAND_ROW: [&str; 9] = [
     "redisInstanceName",
     "redisScId",
@@ -376,8 +378,9 @@ const REDIS_SLOW_COMMAND_ROW: [&str; 9] = [
     "redisScCommand",
     "redisScClientAddr",
     "redisScClientName",
-    "redisScArgs",
     "redisScSkipped",
+    // Last: absent unless slow_command_args, it shifts no other's place.
+    "redisScArgs",
 ];
 
 /// The objects of a resource notification: a row of `puppetEventTable`.

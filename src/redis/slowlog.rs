@@ -212,7 +212,9 @@ impl SlowlogWatch {
         };
         SlowlogWatch {
             name: instance.name.clone(),
-            enabled: settings.enabled,
+            // Entries are read only where their arguments may be
+            // (`slowlog_entries`: false for discovered servers too).
+            enabled: settings.enabled && instance.slowlog_entries,
             threshold_usec: settings.threshold_usec,
             args,
             seen: None,
@@ -237,7 +239,7 @@ impl SlowlogWatch {
         };
         let newest = entries(&newest);
         let newest_id = newest.first().map(|e| e.id);
-        let count = self.to_ask(newest_id, run_id);
+        let count = self.count_new(newest_id, run_id);
         let new = match count {
             0 => return,
             1 => newest,
@@ -277,7 +279,7 @@ impl SlowlogWatch {
     /// when none is new. The first read, and the first of a server that
     /// restarted, is the baseline: its newest id is remembered, nothing
     /// is asked.
-    fn to_ask(&mut self, newest: Option<u64>, run_id: Option<&str>) -> u64 {
+    fn count_new(&mut self, newest: Option<u64>, run_id: Option<&str>) -> u64 {
         let run_id = run_id.map(str::to_string);
         let baseline = match &self.seen {
             None => true,
@@ -446,7 +448,7 @@ mod tests {
     /// What a poll does: the newest entry's id, then the entries asked
     /// for (the captured reply cut to as many as were asked).
     fn poll(watch: &mut SlowlogWatch, reply: &[SlowEntry], run_id: &str) -> u64 {
-        let count = watch.to_ask(reply.first().map(|e| e.id), Some(run_id));
+        let count = watch.count_new(reply.first().map(|e| e.id), Some(run_id));
         if count > 0 {
             watch.take(reply.iter().take(count as usize).cloned().collect());
         }
@@ -557,9 +559,9 @@ mod tests {
         assert_eq!(watch.rows().last().unwrap().id, 2);
         // Without a run_id, an id that went back is a restart too.
         let mut blind = SlowlogWatch::new(&instance(|_| {}));
-        assert_eq!(blind.to_ask(Some(9), None), 0);
-        assert_eq!(blind.to_ask(Some(1), None), 0);
-        assert_eq!(blind.to_ask(Some(3), None), 2);
+        assert_eq!(blind.count_new(Some(9), None), 0);
+        assert_eq!(blind.count_new(Some(1), None), 0);
+        assert_eq!(blind.count_new(Some(3), None), 2);
     }
 
     /// More arrive between two reads than one read takes: the first one
@@ -598,11 +600,11 @@ mod tests {
     #[test]
     fn entries_whose_reply_was_too_long_are_passed_over() {
         let mut watch = SlowlogWatch::new(&instance(|i| i.slow_commands.threshold_usec = 0));
-        assert_eq!(watch.to_ask(Some(10), Some("r")), 0);
-        assert_eq!(watch.to_ask(Some(30), Some("r")), 20);
+        assert_eq!(watch.count_new(Some(10), Some("r")), 0);
+        assert_eq!(watch.count_new(Some(30), Some("r")), 20);
         watch.pass_over(Some(30));
-        assert_eq!(watch.to_ask(Some(30), Some("r")), 0);
-        assert_eq!(watch.to_ask(Some(31), Some("r")), 1);
+        assert_eq!(watch.count_new(Some(30), Some("r")), 0);
+        assert_eq!(watch.count_new(Some(31), Some("r")), 1);
     }
 
     #[test]
@@ -654,6 +656,13 @@ mod tests {
         // Another installation's secret, other aliases.
         assert_ne!(alias("fedcba9876543210fedcba9876543210")[0], aliased[0]);
         assert_eq!(alias("0123456789abcdef0123456789abcdef")[0], aliased[0]);
+    }
+
+    #[test]
+    fn no_watch_where_entries_are_not_read() {
+        assert!(SlowlogWatch::new(&instance(|_| {})).enabled());
+        assert!(!SlowlogWatch::new(&instance(|i| i.slowlog_entries = false)).enabled());
+        assert!(!SlowlogWatch::new(&instance(|i| i.slow_commands.enabled = false)).enabled());
     }
 
     #[test]
