@@ -203,11 +203,21 @@ impl Judge {
     /// (alarms are judged apart, [`crate::alarms`]).
     pub fn due(&mut self, observation: &Observation) -> Vec<(Notification, About)> {
         match observation {
-            Observation::Redis { index, seen } => self
-                .redis_due(*index, seen)
-                .into_iter()
-                .map(|e| (e.into(), About::source(*index)))
-                .collect(),
+            Observation::Redis { index, seen } => {
+                let mut due: Vec<(Notification, About)> = self
+                    .redis_due(*index, seen)
+                    .into_iter()
+                    .map(|e| (e.into(), About::source(*index)))
+                    .collect();
+                // New slow log entries are new by construction (the
+                // poller's watch has its own baseline): each about its row.
+                due.extend(
+                    seen.slow_commands
+                        .iter()
+                        .map(|row| (RedisEvent::SlowCommand.into(), About::row(*index, *row))),
+                );
+                due
+            }
             Observation::Puppet { seen, now } => self
                 .puppet_due(seen, *now)
                 .into_iter()
@@ -413,7 +423,35 @@ mod tests {
             link: link.and_then(LinkStatus::from_label),
             persistence_failed: failed,
             certificate_expiring: None,
+            ..RedisObservation::default()
         }
+    }
+
+    /// Each slow log row a poll says is due is one redisSlowCommand about
+    /// that row of the instance, beside the poll's transitions.
+    #[test]
+    fn slow_commands_are_due_about_their_rows() {
+        let mut judge = Judge::default();
+        let first = obs(true, "a", "master", None, Some(false));
+        assert!(judge
+            .due(&Observation::Redis {
+                index: 2,
+                seen: first
+            })
+            .is_empty());
+        let seen = RedisObservation {
+            slow_commands: vec![7, 8],
+            ..obs(true, "b", "master", None, Some(false))
+        };
+        let due = judge.due(&Observation::Redis { index: 2, seen });
+        assert_eq!(
+            due,
+            [
+                (RedisEvent::Restarted.into(), About::source(2)),
+                (RedisEvent::SlowCommand.into(), About::row(2, 7)),
+                (RedisEvent::SlowCommand.into(), About::row(2, 8)),
+            ]
+        );
     }
 
     #[test]

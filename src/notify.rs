@@ -437,6 +437,19 @@ mod tests {
         assert_eq!(sent(&mut rx), ["redisInstanceUp"]);
     }
 
+    /// Slow commands, each about a row of its own, share their
+    /// instance's `max_per_minute`: a burst of slow entries is a few
+    /// notifications, not one per entry.
+    #[test]
+    fn slow_commands_are_rate_limited_per_instance() {
+        let (mut notifier, mut rx) = testing::notifier_with(|c| c.max_per_minute = 5);
+        for row in 1..=40 {
+            notifier.send(RedisEvent::SlowCommand, About::row(1, row), |_| None);
+        }
+        notifier.send(RedisEvent::SlowCommand, About::row(2, 1), |_| None);
+        assert_eq!(sent(&mut rx).len(), 6);
+    }
+
     #[test]
     fn varbinds_carry_the_values_given_at_the_objects_of_the_notification() {
         let (tx, mut rx) = mpsc::channel(10);

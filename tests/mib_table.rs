@@ -33,13 +33,14 @@ use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
     redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
     KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField, SentinelField,
-    SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
-    MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    SlowCommandField, SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS,
+    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceStatus};
 use redis_snmp::redis::replies::{sentinel_masters, LatencyEvent, SlowlogEntry, WatchedMaster};
+use redis_snmp::redis::slowlog::SlowRow;
 use redis_snmp::smi::{Syntax, Value};
 use std::collections::BTreeSet;
 
@@ -242,6 +243,17 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         // The agent's own alarms: the table's DESCRIPTION says where they
         // come from ([[alarm]]).
         Source::Alarm(_) => Vec::new(),
+        // A slow log entry: the command, then each element by its place.
+        Source::SlowCommand(field) => match field {
+            SlowCommandField::Id => vec!["SLOWLOG GET", "field 1"],
+            SlowCommandField::Time => vec!["field 2"],
+            SlowCommandField::Duration => vec!["field 3"],
+            SlowCommandField::Command => vec!["first argument"],
+            SlowCommandField::ClientAddress => vec!["field 5"],
+            SlowCommandField::ClientName => vec!["CLIENT SETNAME", "field 6"],
+            SlowCommandField::Arguments => vec!["slow_command_args", "key_names"],
+            SlowCommandField::Skipped => vec!["slowlog-max-len", "SLOWLOG RESET"],
+        },
     }
 }
 
@@ -341,6 +353,8 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         Source::StreamGroup(_) => None,
         // A count of the instance's, not a row's name.
         Source::Rows(_) => None,
+        // Indexed by the agent's own number: no name column.
+        Source::SlowCommand(_) => None,
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
@@ -528,6 +542,18 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         // A key check: a stream with a group, a key as long as an index
         // may be, and an exact name that is gone.
         keys: Some(key_report(&longest)),
+        // A slow log entry seen arriving, numbered as high as an index may be.
+        slow_commands: vec![SlowRow {
+            number: i32::MAX as u32,
+            id: 15,
+            unix_time: 1_795_362_836,
+            micros: 62_037,
+            command: "eval".into(),
+            client_address: Some("127.0.0.1:57032".into()),
+            client_name: Some("app-worker".into()),
+            args: Some("local 0".into()),
+            skipped: 3,
+        }],
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.
@@ -681,6 +707,7 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         8 | 9 => &["cert_expiry_warning", "redisInstanceCertExpiresIn"],
         10 => &["[[alarm]]", "redisAlarmTrigger", "count"],
         11 => &["redisAlarmRearm", "redisThresholdCrossed"],
+        12 => &["slow_command_threshold", "redisSlowCommandTable"],
         _ => return None,
     })
 }

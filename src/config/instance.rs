@@ -60,6 +60,16 @@ pub const DEFAULT_KEY_ALIAS_SECRET_FILE: &str = "/etc/redis-snmp/key-alias.secre
 /// bytes in hex).
 pub const MIN_KEY_ALIAS_SECRET_LEN: usize = 32;
 
+/// A new slow log entry this long or longer is sent as `redisSlowCommand`
+/// unless `slow_command_threshold` says otherwise: 100 ms, in µs. The
+/// server logs from its own `slowlog-log-slower-than` (10 ms by default);
+/// a notification is for the commands that stall every client of the
+/// single-threaded server noticeably, and 100 ms is the threshold Redis's
+/// own latency monitoring guide takes as its example.
+pub const DEFAULT_SLOW_COMMAND_USEC: u64 = 100_000;
+/// The largest `slow_command_threshold`: an hour, in µs.
+pub(super) const MAX_SLOW_COMMAND_USEC: u64 = 3_600_000_000;
+
 /// Whom a password may go to, when `server_user` names no one: each of
 /// these users that exists (Debian's redis-server and valkey-server run as
 /// them), and root. See [`RedisInstance::server_user`].
@@ -214,6 +224,34 @@ pub struct RedisInstance {
     /// The keys and streams an operator names (`check_keys` and its
     /// settings); no entries: off.
     pub key_checks: KeyChecks,
+    /// New slow log entries as rows and notifications (`slow_commands`
+    /// and its settings).
+    pub slow_commands: SlowCommands,
+}
+
+/// The `slow_commands` settings of one instance (issue 25): each new slow
+/// log entry becomes a row of `redisSlowCommandTable`, and one over the
+/// threshold a `redisSlowCommand` (see `redis::slowlog`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlowCommands {
+    /// `slow_commands`: watch the slow log (needs `slowlog_entries`).
+    pub enabled: bool,
+    /// `slow_command_threshold`: entries at least this long, in µs, are
+    /// notified; 0: every entry the server logs.
+    pub threshold_usec: u64,
+    /// `slow_command_args`: show the arguments (keys and values) after
+    /// the command's name; with `key_names = "alias"`, each as its alias.
+    pub args: bool,
+}
+
+impl Default for SlowCommands {
+    fn default() -> Self {
+        SlowCommands {
+            enabled: true,
+            threshold_usec: DEFAULT_SLOW_COMMAND_USEC,
+            args: false,
+        }
+    }
 }
 
 /// How `redisKeyTable` shows a key: by its name, or by an alias that
@@ -296,6 +334,7 @@ impl RedisInstance {
             client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
             slow_refresh: None,
             key_checks: KeyChecks::default(),
+            slow_commands: SlowCommands::default(),
         }
     }
 }
@@ -334,6 +373,10 @@ pub(super) struct FileInstance {
     /// `"name"` or `"alias"`.
     pub(super) key_names: Option<String>,
     pub(super) key_alias_secret_file: Option<PathBuf>,
+    pub(super) slow_commands: Option<bool>,
+    /// Microseconds.
+    pub(super) slow_command_threshold: Option<u64>,
+    pub(super) slow_command_args: Option<bool>,
 }
 
 /// A `slow_refresh`: not more often than the refresh (the costly parts are
@@ -411,6 +454,7 @@ pub(super) fn instance_from_file(
         ));
     }
     let key_checks = key_checks_from_file(entry, key, warnings)?;
+    let slow_commands = slow_commands_from_file(entry, key)?;
     Ok(RedisInstance {
         name: entry
             .name
@@ -433,6 +477,37 @@ pub(super) fn instance_from_file(
         client_list_rows,
         slow_refresh: entry.slow_refresh.map(Duration::from_secs),
         key_checks,
+        slow_commands,
+    })
+}
+
+/// The `slow_commands` settings of an entry. Reading entries shows their
+/// arguments to the agent's user: off with `slowlog_entries = false`,
+/// and asking for both is a contradiction, refused.
+pub(super) fn slow_commands_from_file(
+    entry: &FileInstance,
+    key: &dyn Fn(&str) -> String,
+) -> Result<SlowCommands, String> {
+    let entries = entry.slowlog_entries.unwrap_or(true);
+    if entry.slow_commands == Some(true) && !entries {
+        return Err(format!(
+            "{}: needs slowlog_entries, which is false",
+            key("slow_commands")
+        ));
+    }
+    let threshold_usec = entry
+        .slow_command_threshold
+        .unwrap_or(DEFAULT_SLOW_COMMAND_USEC);
+    if threshold_usec > MAX_SLOW_COMMAND_USEC {
+        return Err(format!(
+            "{}: {threshold_usec} is not between 0 and {MAX_SLOW_COMMAND_USEC} microseconds",
+            key("slow_command_threshold")
+        ));
+    }
+    Ok(SlowCommands {
+        enabled: entry.slow_commands.unwrap_or(true) && entries,
+        threshold_usec,
+        args: entry.slow_command_args.unwrap_or(false),
     })
 }
 

@@ -819,6 +819,45 @@ mod tests {
     }
 
     #[test]
+    fn slow_commands_settings_default_and_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load("[[redis]]\naddress = \"10.0.0.1:1\"\n").unwrap();
+        assert_eq!(config.instances[0].slow_commands, SlowCommands::default());
+        assert!(config.instances[0].slow_commands.enabled);
+        assert_eq!(config.instances[0].slow_commands.threshold_usec, 100_000);
+        assert!(!config.instances[0].slow_commands.args);
+        let config = load(
+            "[[redis]]\naddress = \"10.0.0.1:1\"\nslow_command_threshold = 0\nslow_command_args = true\n",
+        )
+        .unwrap();
+        let slow = &config.instances[0].slow_commands;
+        assert_eq!((slow.threshold_usec, slow.args), (0, true));
+        // No entries read, no watch.
+        let config =
+            load("[[redis]]\naddress = \"10.0.0.1:1\"\nslowlog_entries = false\n").unwrap();
+        assert!(!config.instances[0].slow_commands.enabled);
+        for (bad, key) in [
+            (
+                "slowlog_entries = false\nslow_commands = true",
+                "slow_commands",
+            ),
+            (
+                "slow_command_threshold = 3600000001",
+                "slow_command_threshold",
+            ),
+        ] {
+            let err = load(&format!("[[redis]]\naddress = \"10.0.0.1:1\"\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("redis[0].{key}")), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn slow_refresh_defaults_to_fifteen_refreshes_and_is_checked() {
         let config = Config::load(&cli(&["-r", "3"]), None).unwrap();
         assert_eq!(config.slow_refresh, Duration::from_secs(45));

@@ -201,6 +201,33 @@ pub enum Source {
     Alarm(AlarmField),
     /// What the row writer made of a poll's tables ([`write_rows`]).
     Rows(RowsField),
+    /// A column of `redisSlowCommandTable`: a slow log entry the agent
+    /// saw arrive (SLOWLOG GET, `crate::redis::slowlog`).
+    SlowCommand(SlowCommandField),
+}
+
+/// A column of `redisSlowCommandTable`, one row per slow log entry seen
+/// arriving (the newest [`SLOW_COMMAND_ROWS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowCommandField {
+    /// The entry's id in the server's slow log.
+    Id,
+    /// When the server logged it, UNIX seconds.
+    Time,
+    /// How long the command ran, µs.
+    Duration,
+    /// The command's name (its first argument, lower-cased).
+    Command,
+    /// The client's address (`ip:port`, or the socket path).
+    ClientAddress,
+    /// The client's name (CLIENT SETNAME), empty when it has none.
+    ClientName,
+    /// The command's arguments, only where `slow_command_args` is on.
+    Arguments,
+    /// Entries logged before this one since the last read that the agent
+    /// did not read (more arrived than one read takes, or the server
+    /// dropped them first).
+    Skipped,
 }
 
 /// What the row writer tells of the rows of one poll.

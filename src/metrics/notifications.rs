@@ -366,6 +366,23 @@ const REDIS_ALARM_ROW: [&str; 8] = [
     "redisAlarmRearm",
 ];
 
+/// The objects of a slow command notification: the instance's name and
+/// the entry's row of `redisSlowCommandTable`, the arguments last (a
+/// receiver that reads varbinds by position finds the others in place
+/// whether they are sent or not).
+const REDIS_SLOW_COMMAND_ROW: [&str; 9] = [
+    "redisInstanceName",
+    "redisScId",
+    "redisScTime",
+    "redisScDuration",
+    "redisScCommand",
+    "redisScClientAddr",
+    "redisScClientName",
+    "redisScSkipped",
+    // Last: absent unless slow_command_args, it shifts no other's place.
+    "redisScArgs",
+];
+
 /// The objects of a resource notification: a row of `puppetEventTable`.
 const PUPPET_EVENT_ROW: [&str; 7] = [
     "puppetEventTime",
@@ -403,6 +420,9 @@ notifications! {
         ThresholdCrossed = 10 => "redisThresholdCrossed", Raise, Warning, REDIS_ALARM_ROW;
         /// An alarm rearmed.
         ThresholdRearmed = 11 => "redisThresholdRearmed", Rearm, Normal, REDIS_ALARM_ROW;
+        /// A new slow log entry over `slow_command_threshold`: about its
+        /// row of `redisSlowCommandTable` (`instance.number`).
+        SlowCommand = 12 => "redisSlowCommand", PerSource, Warning, REDIS_SLOW_COMMAND_ROW;
     }
 }
 

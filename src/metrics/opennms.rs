@@ -88,6 +88,10 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; OpenNMS keeps them as the alarms of redisThresholdCrossed, cleared by redisThresholdRearmed, not as a time series.",
     },
+    NotCollected {
+        objects: SLOW_COMMAND_COLUMNS,
+        why: "redisSlowCommandTable (.400.3.28), the newest slow log entries the agent saw arrive: each row is one entry, seen once, and mostly text; the redisSlowCommand event carries each one over the threshold instead.",
+    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.

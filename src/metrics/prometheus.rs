@@ -62,4 +62,8 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; the shipped alert rules evaluate the same thresholds on the exporter's series instead.",
     },
+    NotCollected {
+        objects: SLOW_COMMAND_COLUMNS,
+        why: "redisSlowCommandTable (.400.3.28), the newest slow log entries the agent saw arrive: each row is one entry, seen once, and mostly text; redisSlowlogLen and redisSlowlogLastUsec give the series.",
+    },
 ];

@@ -615,6 +615,26 @@ pub const KEY_CHECK_COLUMNS: &[ObjectDef] = &[
     column("redisKcLastError", &[3, 24, 1, 7], DisplayString, Source::KeyCheck(KeyCheckField::LastError)),
 ];
 
+/// Rows of `redisSlowCommandTable` at most, per instance: the newest slow
+/// log entries the agent saw arrive.
+pub const SLOW_COMMAND_ROWS: usize = 32;
+
+/// `redisSlowCommandTable` (`redis.3.28`), INDEX { redisInstanceIndex,
+/// redisScNumber }: the slow log entries the agent saw arrive since it
+/// started (issue 25), the newest [`SLOW_COMMAND_ROWS`]; each one over
+/// the instance's `slow_command_threshold` is also a `redisSlowCommand`.
+#[rustfmt::skip]
+pub const SLOW_COMMAND_COLUMNS: &[ObjectDef] = &[
+    column("redisScId", &[3, 28, 1, 2], Gauge64, Source::SlowCommand(SlowCommandField::Id)),
+    column("redisScTime", &[3, 28, 1, 3], Gauge64, Source::SlowCommand(SlowCommandField::Time)).units("seconds"),
+    column("redisScDuration", &[3, 28, 1, 4], Gauge64, Source::SlowCommand(SlowCommandField::Duration)).units("microseconds"),
+    column("redisScCommand", &[3, 28, 1, 5], DisplayString, Source::SlowCommand(SlowCommandField::Command)),
+    column("redisScClientAddr", &[3, 28, 1, 6], DisplayString, Source::SlowCommand(SlowCommandField::ClientAddress)),
+    column("redisScClientName", &[3, 28, 1, 7], DisplayString, Source::SlowCommand(SlowCommandField::ClientName)),
+    column("redisScArgs", &[3, 28, 1, 8], DisplayString, Source::SlowCommand(SlowCommandField::Arguments)),
+    column("redisScSkipped", &[3, 28, 1, 9], Gauge32, Source::SlowCommand(SlowCommandField::Skipped)).units("entries"),
+];
+
 enumeration! {
     /// `redisCkType`: what TYPE says of a checked key. A named key that
     /// does not exist is none(8); a matched one that vanished has no row.

@@ -451,6 +451,21 @@ pub const KEY_CHECK_TABLE: TableDef = augmenting(
     KEY_CHECK_COLUMNS,
 );
 
+/// `redisSlowCommandTable`: the newest slow log entries seen arriving.
+#[rustfmt::skip]
+pub const SLOW_COMMAND_TABLE: TableDef = TableDef {
+    table: "redisSlowCommandTable",
+    entry: "redisSlowCommandEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisScNumber", min: 1 },
+    // The index numbers the entries as the agent reads them; its
+    // DESCRIPTION names no source.
+    rows_from: &[],
+    resource_type: "redisSlowCommand",
+    columns: SLOW_COMMAND_COLUMNS,
+    max_rows: Some(SLOW_COMMAND_ROWS),
+};
+
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
     INSTANCE_TABLE,
@@ -477,6 +492,7 @@ pub const TABLES: &[TableDef] = &[
     KEY_TABLE,
     STREAM_GROUP_TABLE,
     KEY_CHECK_TABLE,
+    SLOW_COMMAND_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

@@ -106,6 +106,7 @@ mod tests {
             client_list_rows: 50,
             slow_refresh: None,
             key_checks: Default::default(),
+            slow_commands: Default::default(),
         }
     }
 

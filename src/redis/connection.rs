@@ -462,6 +462,7 @@ mod tests {
             client_list_rows: 50,
             slow_refresh: None,
             key_checks: Default::default(),
+            slow_commands: Default::default(),
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let mut connection = match connect(&instance, &budget).await {

@@ -15,3 +15,4 @@ pub mod poller;
 pub mod readings;
 pub mod replies;
 pub mod rows;
+pub mod slowlog;

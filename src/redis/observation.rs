@@ -21,6 +21,10 @@ pub struct RedisObservation {
     /// Whether the certificate of a `rediss://` server ends within the
     /// instance's `cert_expiry_warning` (`None`: no certificate seen).
     pub certificate_expiring: Option<bool>,
+    /// The rows of `redisSlowCommandTable` this poll added that are over
+    /// the threshold: one `redisSlowCommand` each. Of this poll only,
+    /// never remembered.
+    pub slow_commands: Vec<u32>,
 }
 
 impl RedisObservation {
@@ -45,6 +49,7 @@ impl RedisObservation {
             link: label("master_link_status").and_then(LinkStatus::from_label),
             persistence_failed,
             certificate_expiring: None,
+            slow_commands: Vec::new(),
         }
     }
 

@@ -15,7 +15,9 @@
 //! served as last read in between. `CONFIG GET databases` is asked once
 //! per connection, and the connection lives as long as the server keeps it.
 //! `CLIENT LIST` and the key checks (`check_keys`, [`super::keys`]) run on
-//! cadences of their own.
+//! cadences of their own. With `slow_commands` (the default), every poll
+//! also asks `SLOWLOG GET 1`, and `SLOWLOG GET n` when new entries
+//! arrived ([`super::slowlog`]).
 //!
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
@@ -28,6 +30,7 @@ use super::keys::KeyCheck;
 use super::observation::RedisObservation;
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
 use super::replies;
+use super::slowlog::SlowlogWatch;
 use crate::config::RedisInstance;
 use crate::metrics::Layout;
 use crate::secret;
@@ -63,6 +66,8 @@ pub struct Poller {
     clients: ClientList,
     /// The keys an operator names (`check_keys`), on their own cadence.
     keys: KeyCheck,
+    /// New slow log entries (`slow_commands`), read on every poll.
+    slowlog: SlowlogWatch,
 }
 
 /// When to poll, and which polls read the costly parts: pure, judged on
@@ -143,6 +148,7 @@ impl Poller {
             certificate: CertificateWatch::new(&instance),
             clients: ClientList::new(&instance),
             keys: KeyCheck::new(&instance.key_checks),
+            slowlog: SlowlogWatch::new(&instance),
             client: Client::new(instance),
             schedule: Schedule::new(refresh, slow_refresh),
             slow: SlowParts::default(),
@@ -196,6 +202,7 @@ impl Poller {
         let observation = match &outcome {
             Ok((info, _)) => RedisObservation {
                 certificate_expiring: self.certificate.expiring(now),
+                slow_commands: self.slowlog.take_due(),
                 ..RedisObservation::from_info(info)
             },
             Err(_) => RedisObservation::down(),
@@ -305,6 +312,15 @@ impl Poller {
             extras.large_requests = slow.large_requests;
             extras.large_replies = slow.large_replies;
             extras.latency = slow.latency.clone();
+            // New slow log entries on every poll, not on the slow cadence:
+            // SLOWLOG GET 1 is O(1), and a notification a slow_refresh late
+            // is late (the cost: docs/configuration.md).
+            if self.slowlog.enabled() {
+                self.slowlog
+                    .read(&mut self.client, info.get("run_id").map(str::trim))
+                    .await;
+            }
+            extras.slow_commands = self.slowlog.rows();
         }
         self.schedule.polled(slow_due);
         let now = Instant::now();

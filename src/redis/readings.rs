@@ -6,11 +6,12 @@ use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
 use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
+use super::slowlog::SlowRow;
 use crate::metrics::{
     self, write_row, write_rows, write_scalars, Conversion, InfoRead, Layout, RowKey, RowsField,
     TableDef, CLIENT_NAME_TABLE, CLIENT_USER_TABLE, COMMAND_TABLE, ERROR_TABLE, INSTANCE_TABLE,
     KEYSPACE_TABLE, KEY_CHECK_TABLE, KEY_TABLE, LATENCY_TABLE, REPLICA_TABLE, SENTINEL_TABLE,
-    SLOWLOG_TABLE, STREAM_GROUP_TABLE,
+    SLOWLOG_TABLE, SLOW_COMMAND_TABLE, STREAM_GROUP_TABLE,
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -134,6 +135,8 @@ pub struct Extras {
     pub clients: Option<ClientAggregates>,
     /// The keys `check_keys` names (as last checked).
     pub keys: Option<KeyReport>,
+    /// The newest slow log entries seen arriving (`slow_commands`).
+    pub slow_commands: Vec<SlowRow>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -289,6 +292,13 @@ impl Rows<'_> {
         if let Some(report) = &extras.keys {
             self.keys(report, part);
         }
+        self.write(
+            &SLOW_COMMAND_TABLE,
+            &extras.slow_commands,
+            |r| RowKey::Number(index, r.number),
+            |r, f| r.value(f),
+            part,
+        );
     }
 
     /// The rows of `redisKeyTable`, `redisKeyStreamGroupTable` and the

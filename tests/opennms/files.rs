@@ -589,7 +589,8 @@ pub fn is_row_key(alias: &str) -> bool {
         | Source::Slowlog(_)
         | Source::Puppet(_)
         | Source::Rows(_)
-        | Source::Alarm(_) => false,
+        | Source::Alarm(_)
+        | Source::SlowCommand(_) => false,
     }
 }
 
