@@ -72,6 +72,9 @@ column_fields! {
     KeyCheckField => KeyCheck;
     RowsField => Rows;
     PuppetField => Puppet;
+    KeysizesField => Keysizes;
+    ThreadField => Thread;
+    ModuleField => Module;
 }
 
 impl Column for PuppetEventField {

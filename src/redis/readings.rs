@@ -12,6 +12,8 @@ use crate::metrics::{
     KEYSPACE_TABLE, KEY_CHECK_TABLE, KEY_TABLE, LATENCY_TABLE, REPLICA_TABLE, SENTINEL_TABLE,
     SLOWLOG_TABLE, STREAM_GROUP_TABLE,
 };
+use crate::metrics::{KEYSIZES_TABLE, MODULE_TABLE, THREAD_TABLE};
+use super::info_sections;
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
 
@@ -181,6 +183,29 @@ pub fn instance_part(
         &ERROR_TABLE,
         info.error_stats(),
         |r| RowKey::Name(index, &r.prefix),
+        |r, f| r.value(f, name),
+        &mut part,
+    );
+    let keysizes = info_sections::keysizes(info);
+    left_out += keysizes.unreadable;
+    left_out += rows.write(
+        &KEYSIZES_TABLE,
+        keysizes.rows,
+        |r| RowKey::Bucket(index, r.db, r.kind, r.bucket),
+        |r, f| r.value(f),
+        &mut part,
+    );
+    left_out += rows.write(
+        &THREAD_TABLE,
+        info_sections::threads(info),
+        |r| RowKey::Number(index, r.thread),
+        |r, f| r.value(f),
+        &mut part,
+    );
+    left_out += rows.write(
+        &MODULE_TABLE,
+        info_sections::modules(info),
+        |r| RowKey::Name(index, &r.name),
         |r, f| r.value(f, name),
         &mut part,
     );
