@@ -32,9 +32,10 @@ use mibtool::{repo_dir, Mib};
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
     redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
-    KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField, SentinelField,
-    SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
-    MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    KeysizesField, KeyspaceField, LatencyField, Layout, ModuleField, NotificationDef, ObjectDef,
+    ReplicaField, SentinelField, SlowlogField, Source, StreamGroupField, ThreadField,
+    INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
+    REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
@@ -132,7 +133,15 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         Source::Info { fields, .. } => fields.to_vec(),
         Source::Status(_) => Vec::new(),
         // The row lines whose rows the caps leave out, counted.
-        Source::Rows(_) => vec!["db<N>", "slave<N>", "cmdstat_<name>", "errorstat_<PREFIX>"],
+        Source::Rows(_) => vec![
+            "db<N>",
+            "slave<N>",
+            "cmdstat_<name>",
+            "errorstat_<PREFIX>",
+            "redisKeysizesTable",
+            "io_thread_<N>",
+            "module",
+        ],
         Source::Keyspace(field) => vec![
             "db<N>",
             match field {
@@ -236,6 +245,27 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             KeyCheckField::ScanCalls => vec!["SCAN", "check_keys_scan_calls"],
             KeyCheckField::CheckTime => vec!["check_keys_scan_time"],
             KeyCheckField::LastError => vec!["NOPERM", "max_reply_bytes"],
+        },
+        // Redis 8's tables: the line, and the field of it.
+        Source::Keysizes(field) => match field {
+            KeysizesField::Keys => vec!["="],
+            KeysizesField::MinSize => vec!["redisKzBucket"],
+            KeysizesField::Label => vec!["="],
+        },
+        Source::Thread(field) => match field {
+            ThreadField::Clients => vec!["clients"],
+            ThreadField::Reads => vec!["reads"],
+            ThreadField::Writes => vec!["writes"],
+        },
+        Source::Module(field) => match field {
+            ModuleField::Name => vec!["redisModName"],
+            ModuleField::Key => vec!["redisInstanceName", "redisModLabel"],
+            ModuleField::Version => vec!["ver"],
+            ModuleField::Api => vec!["api"],
+            ModuleField::Filters => vec!["filters"],
+            ModuleField::UsedBy => vec!["usedby"],
+            ModuleField::Using => vec!["using"],
+            ModuleField::Options => vec!["options"],
         },
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => Vec::new(),
@@ -341,6 +371,18 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         Source::StreamGroup(_) => None,
         // A count of the instance's, not a row's name.
         Source::Rows(_) => None,
+        Source::Module(field) => match field {
+            ModuleField::Name => Some(Index),
+            ModuleField::Key => Some(InstanceAndIndex),
+            ModuleField::Version
+            | ModuleField::Api
+            | ModuleField::Filters
+            | ModuleField::UsedBy
+            | ModuleField::Using
+            | ModuleField::Options => None,
+        },
+        // Indexed by numbers, no name.
+        Source::Keysizes(_) | Source::Thread(_) => None,
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)

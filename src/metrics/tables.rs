@@ -118,10 +118,9 @@ impl RowIndex {
                 suffix.extend(name.bytes().map(u32::from));
                 suffix
             }
-            (
-                RowIndex::InstanceDbTypeBucket { .. },
-                RowKey::Bucket(instance, db, kind, bucket),
-            ) => vec![instance, db, kind.number() as u32, bucket],
+            (RowIndex::InstanceDbTypeBucket { .. }, RowKey::Bucket(instance, db, kind, bucket)) => {
+                vec![instance, db, kind.number() as u32, bucket]
+            }
             _ => return None,
         };
         self.fits(&suffix).then_some(suffix)

@@ -4,6 +4,7 @@
 use super::certificate::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
+use super::info_sections;
 use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use crate::metrics::{
@@ -13,7 +14,6 @@ use crate::metrics::{
     SLOWLOG_TABLE, STREAM_GROUP_TABLE,
 };
 use crate::metrics::{KEYSIZES_TABLE, MODULE_TABLE, THREAD_TABLE};
-use super::info_sections;
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
 
