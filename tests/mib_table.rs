@@ -526,6 +526,10 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     let replica = fixture("7.0-replica-info.txt");
     // Valkey 9.1 adds a TLS section.
     let valkey = fixture("valkey-9.1-master-info.txt");
+    // Redis 8.2 adds Keysizes, Threads and a module; with the extremes of
+    // the keysizes index (the highest bucket, a high database).
+    let redis82 = fixture("8.2-master-info.txt")
+        + "db2147483647_distrib_hashes_items:0=1,8E=2\r\nio_thread_127:clients=1,reads=2,writes=3\r\n";
     // What the optional commands told of the master: CONFIG GET databases,
     // SLOWLOG LEN and GET 1, LATENCY LATEST (one event name as long as an
     // index may be, one longer: left out).
@@ -595,6 +599,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         (7, replica.as_str(), &Extras::default()),
         (3, SENTINEL_INFO, &sentinel_extras),
         (5, valkey.as_str(), &Extras::default()),
+        (9, redis82.as_str(), &Extras::default()),
     ] {
         let info = Info::parse(text);
         for (oid, value) in instance_part(index, &instance_name(index), &info, &layout, extras) {
