@@ -32,9 +32,10 @@ use mibtool::{repo_dir, Mib};
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
     redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
-    KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField, SentinelField,
-    SlowCommandField, SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS,
-    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    KeysizesField, KeyspaceField, LatencyField, Layout, ModuleField, NotificationDef, ObjectDef,
+    ReplicaField, SentinelField, SlowCommandField, SlowlogField, Source, StreamGroupField,
+    ThreadField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
+    REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
@@ -133,7 +134,15 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         Source::Info { fields, .. } => fields.to_vec(),
         Source::Status(_) => Vec::new(),
         // The row lines whose rows the caps leave out, counted.
-        Source::Rows(_) => vec!["db<N>", "slave<N>", "cmdstat_<name>", "errorstat_<PREFIX>"],
+        Source::Rows(_) => vec![
+            "db<N>",
+            "slave<N>",
+            "cmdstat_<name>",
+            "errorstat_<PREFIX>",
+            "redisKeysizesTable",
+            "io_thread_<N>",
+            "module",
+        ],
         Source::Keyspace(field) => vec![
             "db<N>",
             match field {
@@ -237,6 +246,27 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             KeyCheckField::ScanCalls => vec!["SCAN", "check_keys_scan_calls"],
             KeyCheckField::CheckTime => vec!["check_keys_scan_time"],
             KeyCheckField::LastError => vec!["NOPERM", "max_reply_bytes"],
+        },
+        // Redis 8's tables: the line, and the field of it.
+        Source::Keysizes(field) => match field {
+            KeysizesField::Keys => vec!["="],
+            KeysizesField::MinSize => vec!["redisKzBucket"],
+            KeysizesField::Label => vec!["="],
+        },
+        Source::Thread(field) => match field {
+            ThreadField::Clients => vec!["clients"],
+            ThreadField::Reads => vec!["reads"],
+            ThreadField::Writes => vec!["writes"],
+        },
+        Source::Module(field) => match field {
+            ModuleField::Name => vec!["redisModName"],
+            ModuleField::Key => vec!["redisInstanceName", "redisModLabel"],
+            ModuleField::Version => vec!["ver"],
+            ModuleField::Api => vec!["api"],
+            ModuleField::Filters => vec!["filters"],
+            ModuleField::UsedBy => vec!["usedby"],
+            ModuleField::Using => vec!["using"],
+            ModuleField::Options => vec!["options"],
         },
         // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
         Source::Puppet(_) => Vec::new(),
@@ -355,6 +385,18 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         Source::Rows(_) => None,
         // Indexed by the agent's own number: no name column.
         Source::SlowCommand(_) => None,
+        Source::Module(field) => match field {
+            ModuleField::Name => Some(Index),
+            ModuleField::Key => Some(InstanceAndIndex),
+            ModuleField::Version
+            | ModuleField::Api
+            | ModuleField::Filters
+            | ModuleField::UsedBy
+            | ModuleField::Using
+            | ModuleField::Options => None,
+        },
+        // Indexed by numbers, no name.
+        Source::Keysizes(_) | Source::Thread(_) => None,
         Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)
@@ -498,6 +540,10 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     let replica = fixture("7.0-replica-info.txt");
     // Valkey 9.1 adds a TLS section.
     let valkey = fixture("valkey-9.1-master-info.txt");
+    // Redis 8.2 adds Keysizes, Threads and a module; with the extremes of
+    // the keysizes index (the highest bucket, a high database).
+    let redis82 = fixture("8.2-master-info.txt")
+        + "db2147483647_distrib_hashes_items:0=1,8E=2\r\nio_thread_127:clients=1,reads=2,writes=3\r\n";
     // What the optional commands told of the master: CONFIG GET databases,
     // SLOWLOG LEN and GET 1, LATENCY LATEST (one event name as long as an
     // index may be, one longer: left out).
@@ -579,6 +625,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         (7, replica.as_str(), &Extras::default()),
         (3, SENTINEL_INFO, &sentinel_extras),
         (5, valkey.as_str(), &Extras::default()),
+        (9, redis82.as_str(), &Extras::default()),
     ] {
         let info = Info::parse(text);
         for (oid, value) in instance_part(index, &instance_name(index), &info, &layout, extras) {

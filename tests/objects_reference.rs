@@ -201,6 +201,9 @@ fn index_objects(index: RowIndex) -> Vec<&'static str> {
             vec!["redisInstanceIndex", parent, object]
         }
         RowIndex::Row { object, .. } => vec![object],
+        RowIndex::InstanceDbTypeBucket { db, kind, bucket } => {
+            vec!["redisInstanceIndex", db, kind, bucket]
+        }
     }
 }
 

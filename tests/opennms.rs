@@ -261,7 +261,9 @@ fn resource_types_store_rows_apart_and_label_them() {
             Some(RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. }) => {
                 sibling.is_some_and(is_row_key)
             }
-            Some(RowIndex::InstanceAndNumber { .. }) => sibling.is_none(),
+            Some(RowIndex::InstanceAndNumber { .. } | RowIndex::InstanceDbTypeBucket { .. }) => {
+                sibling.is_none()
+            }
             // PUPPET-AGENT-MIB's tables are not collected.
             Some(RowIndex::Row { .. }) | None => false,
         };
@@ -296,6 +298,9 @@ fn resource_types_store_rows_apart_and_label_them() {
         ("redisCkKey", key.as_str()),
         ("redisKgLabel", "config|get"),
         ("redisKgKey", key.as_str()),
+        ("redisKzLabel", "1K"),
+        ("redisModLabel", "config|get"),
+        ("redisModKey", key.as_str()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -309,6 +314,10 @@ fn resource_types_store_rows_apart_and_label_them() {
         let (index, must_show): (String, Vec<&str>) = match row_index(&t.name) {
             Some(RowIndex::Instance) => ("2".into(), vec!["sessions"]),
             Some(RowIndex::InstanceAndNumber { .. }) => ("2.5".into(), vec!["5", "2"]),
+            // Database 5, hashes(5), bucket 11 (from 1K).
+            Some(RowIndex::InstanceDbTypeBucket { .. }) => {
+                ("2.5.5.11".into(), vec!["db5", "type 5", "1K", "2"])
+            }
             Some(RowIndex::InstanceAndName { .. }) => (
                 format!("2.{}", string_index("config|get")),
                 vec!["config|get", "sessions"],

@@ -201,6 +201,13 @@ pub enum Source {
     Alarm(AlarmField),
     /// What the row writer made of a poll's tables ([`write_rows`]).
     Rows(RowsField),
+    /// A column of `redisKeysizesTable`, from Redis 8's Keysizes section
+    /// (`db<N>_distrib_<type>_<sizes|items>` lines).
+    Keysizes(KeysizesField),
+    /// A column of `redisThreadTable`, from the `io_thread_<N>` lines.
+    Thread(ThreadField),
+    /// A column of `redisModuleTable`, from the `module` lines.
+    Module(ModuleField),
     /// A column of `redisSlowCommandTable`: a slow log entry the agent
     /// saw arrive (SLOWLOG GET, `crate::redis::slowlog`).
     SlowCommand(SlowCommandField),
@@ -542,6 +549,42 @@ impl CommandField {
             | CommandField::Failed => 1,
         }
     }
+}
+
+/// A column of `redisKeysizesTable`: one bucket of one type's histogram
+/// of key sizes in one database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeysizesField {
+    /// How many keys the bucket holds.
+    Keys,
+    /// The smallest size the bucket holds (0, or a power of two).
+    MinSize,
+    /// The bucket as Redis writes it (`4M`).
+    Label,
+}
+
+/// A column of `redisThreadTable`: one `io_thread_<N>` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadField {
+    Clients,
+    Reads,
+    Writes,
+}
+
+/// A column of `redisModuleTable`: one `module` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleField {
+    /// The module's name, the row's index as a readable column.
+    Name,
+    /// The instance's name and the module's, escaped and joined by `.`
+    /// ([`row_key`]), for managers to store rows under.
+    Key,
+    Version,
+    Api,
+    Filters,
+    UsedBy,
+    Using,
+    Options,
 }
 
 /// One object of the MIB.

@@ -247,6 +247,10 @@ const fn carried(mib: Mib, name: &str) -> Carried {
                         RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. } => {
                             panic!("{}", name) // a column of a table indexed by a name
                         }
+                        // A bucket of a histogram: no notification is about one.
+                        RowIndex::InstanceDbTypeBucket { .. } => {
+                            panic!("{}", name) // a column of a table indexed by a bucket
+                        }
                     };
                     return Carried { object, suffix };
                 }

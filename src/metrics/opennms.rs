@@ -63,6 +63,9 @@ pub const COLLECTION_GROUPS: &[CollectionGroup] = &[
     group("redis-snmp-key-checks", "redisKeyCheckTable: what the key checks left out and cost", &[KEY_CHECK_COLUMNS]),
     group("redis-snmp-puppet", "PUPPET-AGENT-MIB scalars: the last Puppet run, the agent's state and the events log", &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS]),
     group("redis-snmp-puppet-runs", "PUPPET-AGENT-MIB: successive runs, how often and whether they converge", &[PUPPET_RUN_SCALARS]),
+    group("redis-snmp-keysizes", "redisKeysizesTable: Redis 8's histograms of key sizes, one row per instance, database, type and bucket", &[KEYSIZES_COLUMNS]),
+    group("redis-snmp-threads", "redisThreadTable: Redis 8's I/O threads", &[THREAD_COLUMNS]),
+    group("redis-snmp-modules", "redisModuleTable: the loaded modules", &[MODULE_COLUMNS]),
 ];
 
 /// Objects the data collection deliberately leaves out.
@@ -132,6 +135,9 @@ pub const RESOURCE_TYPES: &[ResourceType] = &[
     ResourceType { name: "redisClientUser", label: "Redis clients by user", resource_label: "${redisCuLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCuKey") },
     ResourceType { name: "redisKey", label: "Redis checked key", resource_label: "${redisCkLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCkKey") },
     ResourceType { name: "redisKeyStreamGroup", label: "Redis stream consumer group", resource_label: "${redisKgLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisKgKey") },
+    ResourceType { name: "redisKeysizes", label: "Redis key-size bucket", resource_label: "db${subIndex(1,1)} type ${subIndex(2,1)} from ${redisKzLabel} (instance ${subIndex(0,1)})", storage: Storage::Index },
+    ResourceType { name: "redisThread", label: "Redis I/O thread", resource_label: "thread ${subIndex(1,1)} (instance ${subIndex(0,1)})", storage: Storage::Index },
+    ResourceType { name: "redisModule", label: "Redis module", resource_label: "${redisModLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisModKey") },
 ];
 
 /// The `instance` of an object's `mibObj`: its table's resource type, or

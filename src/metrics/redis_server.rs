@@ -669,3 +669,51 @@ enumeration! {
         Odown = 3 => ["odown"],
     }
 }
+
+/// `redisKeysizesTable` (`redis.3.25`), INDEX { redisInstanceIndex,
+/// redisKzDb, redisKzType, redisKzBucket }: Redis 8's Keysizes section,
+/// one row per database, type and power-of-two bucket of key sizes.
+#[rustfmt::skip]
+pub const KEYSIZES_COLUMNS: &[ObjectDef] = &[
+    column("redisKzKeys", &[3, 25, 1, 4], Gauge64, Source::Keysizes(KeysizesField::Keys)).units("keys"),
+    column("redisKzMinSize", &[3, 25, 1, 5], Gauge64, Source::Keysizes(KeysizesField::MinSize)),
+    column("redisKzLabel", &[3, 25, 1, 6], DisplayString, Source::Keysizes(KeysizesField::Label)),
+];
+
+/// `redisThreadTable` (`redis.3.26`), INDEX { redisInstanceIndex,
+/// redisThrNumber }: Redis 8's Threads section, one row per I/O thread.
+#[rustfmt::skip]
+pub const THREAD_COLUMNS: &[ObjectDef] = &[
+    column("redisThrClients", &[3, 26, 1, 2], Gauge32, Source::Thread(ThreadField::Clients)).units("clients"),
+    column("redisThrReads", &[3, 26, 1, 3], Counter64, Source::Thread(ThreadField::Reads)).units("reads"),
+    column("redisThrWrites", &[3, 26, 1, 4], Counter64, Source::Thread(ThreadField::Writes)).units("writes"),
+];
+
+/// `redisModuleTable` (`redis.3.27`), INDEX { redisInstanceIndex,
+/// redisModName }: the Modules section, one row per loaded module.
+#[rustfmt::skip]
+pub const MODULE_COLUMNS: &[ObjectDef] = &[
+    column("redisModVersion", &[3, 27, 1, 2], Integer32, Source::Module(ModuleField::Version)),
+    column("redisModApi", &[3, 27, 1, 3], Integer32, Source::Module(ModuleField::Api)),
+    column("redisModFilters", &[3, 27, 1, 4], Gauge32, Source::Module(ModuleField::Filters)).units("filters"),
+    column("redisModUsedBy", &[3, 27, 1, 5], DisplayString, Source::Module(ModuleField::UsedBy)),
+    column("redisModUsing", &[3, 27, 1, 6], DisplayString, Source::Module(ModuleField::Using)),
+    column("redisModOptions", &[3, 27, 1, 7], DisplayString, Source::Module(ModuleField::Options)),
+    column("redisModLabel", &[3, 27, 1, 8], DisplayString, Source::Module(ModuleField::Name)),
+    column("redisModKey", &[3, 27, 1, 9], DisplayString, Source::Module(ModuleField::Key)),
+];
+
+enumeration! {
+    /// `redisKzType`: the types Redis 8's Keysizes section has a histogram
+    /// of, as the line names them (`db0_distrib_<label>_sizes` for strings,
+    /// in bytes; `_items` for the others, in elements). Numbered as
+    /// [`KeyType`] numbers the same types. A line of a type not here is
+    /// no row (counted in redisInstanceRowsLeftOut).
+    KeysizesType {
+        Strings = 1 => ["strings"],
+        Lists = 2 => ["lists"],
+        Sets = 3 => ["sets"],
+        Zsets = 4 => ["zsets"],
+        Hashes = 5 => ["hashes"],
+    }
+}

@@ -73,6 +73,9 @@ column_fields! {
     RowsField => Rows;
     PuppetField => Puppet;
     SlowCommandField => SlowCommand;
+    KeysizesField => Keysizes;
+    ThreadField => Thread;
+    ModuleField => Module;
 }
 
 impl Column for PuppetEventField {

@@ -12,6 +12,11 @@ pub const MAX_NAME_INDEX_LEN: usize = 64;
 /// OID, the row's OID stays within SNMP's 128 sub-identifiers.
 pub const MAX_SECOND_NAME_INDEX_LEN: usize = 32;
 
+/// The highest bucket of a key-size histogram (`redisKzBucket`,
+/// `Integer32 (0..64)`): bucket 0 holds the keys of size 0, bucket `b` the
+/// sizes from 2^(b-1) to 2^b - 1, so 64 buckets cover every `u64` size.
+pub const MAX_SIZE_BUCKET: u32 = 64;
+
 /// The largest number an index of `Integer32 (1..2147483647)` may be
 /// (`redisInstanceIndex`, `redisRpSlot`, `puppetResourceIndex`…).
 const MAX_INDEX_NUMBER: u32 = i32::MAX as u32;
@@ -39,6 +44,15 @@ pub enum RowIndex {
     /// An `Integer32 (1..max)` column of the entry's own alone
     /// (PUPPET-AGENT-MIB's tables: one agent per host, no instance).
     Row { object: &'static str, max: u32 },
+    /// `redisInstanceIndex` and three columns of the entry's own (columns
+    /// 1 to 3): a database number (`Integer32 (0..2147483647)`), a
+    /// [`KeysizesType`] and a bucket of sizes (`Integer32 (0..64)`:
+    /// [`MAX_SIZE_BUCKET`]).
+    InstanceDbTypeBucket {
+        db: &'static str,
+        kind: &'static str,
+        bucket: &'static str,
+    },
 }
 
 /// The key of one row, in the terms of its table's INDEX: what a row
@@ -56,17 +70,28 @@ pub enum RowKey<'a> {
     NameName(u32, &'a str, &'a str),
     /// A number of the row's own ([`RowIndex::Row`]).
     Row(u32),
+    /// An instance, a database, a type and a bucket
+    /// ([`RowIndex::InstanceDbTypeBucket`]).
+    Bucket(u32, u32, KeysizesType, u32),
 }
 
 impl RowIndex {
-    /// The entry's own index object, if it has one.
+    /// The entry's own index object, if it has one (the first, where it
+    /// has several: [`Self::own_objects`]).
     pub fn own_object(self) -> Option<&'static str> {
+        self.own_objects().first().copied()
+    }
+
+    /// The entry's own index objects, in the INDEX's order: its columns 1,
+    /// 2, ... (another table's object, as `parent`, is not its own).
+    pub fn own_objects(self) -> Vec<&'static str> {
         match self {
-            RowIndex::Instance => None,
+            RowIndex::Instance => Vec::new(),
             RowIndex::InstanceAndNumber { object, .. }
             | RowIndex::InstanceAndName { object }
             | RowIndex::InstanceNameAndName { object, .. }
-            | RowIndex::Row { object, .. } => Some(object),
+            | RowIndex::Row { object, .. } => vec![object],
+            RowIndex::InstanceDbTypeBucket { db, kind, bucket } => vec![db, kind, bucket],
         }
     }
 
@@ -93,6 +118,9 @@ impl RowIndex {
                 suffix.extend(name.bytes().map(u32::from));
                 suffix
             }
+            (RowIndex::InstanceDbTypeBucket { .. }, RowKey::Bucket(instance, db, kind, bucket)) => {
+                vec![instance, db, kind.number() as u32, bucket]
+            }
             _ => return None,
         };
         self.fits(&suffix).then_some(suffix)
@@ -118,6 +146,14 @@ impl RowIndex {
                     && len < rest.len()
                     && arcs_are_name(&suffix[1..len + 2], MAX_NAME_INDEX_LEN)
                     && arcs_are_name(&rest[len..], MAX_SECOND_NAME_INDEX_LEN)
+            }
+            (RowIndex::InstanceDbTypeBucket { .. }, [instance, db, kind, bucket]) => {
+                number(*instance, 1)
+                    && number(*db, 0)
+                    && KeysizesType::LABELS
+                        .iter()
+                        .any(|(_, n)| i64::from(*n) == i64::from(*kind))
+                    && *bucket <= MAX_SIZE_BUCKET
             }
             _ => false,
         }
@@ -466,6 +502,48 @@ pub const SLOW_COMMAND_TABLE: TableDef = TableDef {
     max_rows: Some(SLOW_COMMAND_ROWS),
 };
 
+/// `redisKeysizesTable`: at most 4,096 rows (Redis 8.2 writes at most 5
+/// types of 65 buckets for each database; 4,096 holds every bucket of 12
+/// databases, or the few buckets a real database fills of many more).
+#[rustfmt::skip]
+pub const KEYSIZES_TABLE: TableDef = TableDef {
+    table: "redisKeysizesTable",
+    entry: "redisKeysizesEntry",
+    augments: None,
+    index: RowIndex::InstanceDbTypeBucket { db: "redisKzDb", kind: "redisKzType", bucket: "redisKzBucket" },
+    rows_from: &["db<N>_distrib_<type>_sizes", "db<N>_distrib_<type>_items"],
+    resource_type: "redisKeysizes",
+    columns: KEYSIZES_COLUMNS,
+    max_rows: Some(4096),
+};
+
+/// `redisThreadTable`: at most 256 threads (Redis's io-threads takes at
+/// most 128).
+#[rustfmt::skip]
+pub const THREAD_TABLE: TableDef = TableDef {
+    table: "redisThreadTable",
+    entry: "redisThreadEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisThrNumber", min: 0 },
+    rows_from: &["io_thread_<N>"],
+    resource_type: "redisThread",
+    columns: THREAD_COLUMNS,
+    max_rows: Some(256),
+};
+
+/// `redisModuleTable`: at most 256 modules.
+#[rustfmt::skip]
+pub const MODULE_TABLE: TableDef = TableDef {
+    table: "redisModuleTable",
+    entry: "redisModuleEntry",
+    augments: None,
+    index: RowIndex::InstanceAndName { object: "redisModName" },
+    rows_from: &["module", "name"],
+    resource_type: "redisModule",
+    columns: MODULE_COLUMNS,
+    max_rows: Some(256),
+};
+
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
     INSTANCE_TABLE,
@@ -493,6 +571,9 @@ pub const TABLES: &[TableDef] = &[
     STREAM_GROUP_TABLE,
     KEY_CHECK_TABLE,
     SLOW_COMMAND_TABLE,
+    KEYSIZES_TABLE,
+    THREAD_TABLE,
+    MODULE_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

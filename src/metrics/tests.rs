@@ -292,6 +292,33 @@ fn suffixes_are_rows_of_their_index_and_nothing_else() {
         ),
         (PUPPET_EVENT_TABLE.index, RowKey::Row(max), Some(vec![max])),
         (PUPPET_EVENT_TABLE.index, RowKey::Row(0), None),
+        (
+            KEYSIZES_TABLE.index,
+            RowKey::Bucket(2, 0, KeysizesType::Hashes, 0),
+            Some(vec![2, 0, 5, 0]),
+        ),
+        (
+            KEYSIZES_TABLE.index,
+            RowKey::Bucket(1, max, KeysizesType::Strings, MAX_SIZE_BUCKET),
+            Some(vec![1, max, 1, 64]),
+        ),
+        (
+            KEYSIZES_TABLE.index,
+            RowKey::Bucket(1, 0, KeysizesType::Strings, MAX_SIZE_BUCKET + 1),
+            None,
+        ),
+        (
+            KEYSIZES_TABLE.index,
+            RowKey::Bucket(1, max + 1, KeysizesType::Lists, 1),
+            None,
+        ),
+        (KEYSIZES_TABLE.index, RowKey::Number(1, 1), None),
+        (THREAD_TABLE.index, RowKey::Number(1, 0), Some(vec![1, 0])),
+        (
+            MODULE_TABLE.index,
+            RowKey::Name(1, "vectorset"),
+            Some(vec![1, 9, 118, 101, 99, 116, 111, 114, 115, 101, 116]),
+        ),
     ];
     for (index, key, want) in cases {
         let got = index.suffix(*key);
@@ -302,6 +329,20 @@ fn suffixes_are_rows_of_their_index_and_nothing_else() {
     }
     assert!(!RowIndex::Instance.fits(&[max + 1]));
     assert!(!COMMAND_TABLE.index.fits(&[1, 1, 256]));
+    // A type the enumeration does not name, a bucket past 64, a part
+    // missing or one too many.
+    let keysizes = KEYSIZES_TABLE.index;
+    assert!(keysizes.fits(&[1, 0, 5, 64]));
+    for bad in [
+        &[1, 0, 0, 1][..],
+        &[1, 0, 6, 1],
+        &[1, 0, 1, 65],
+        &[0, 0, 1, 1],
+        &[1, 0, 1],
+        &[1, 0, 1, 1, 1],
+    ] {
+        assert!(!keysizes.fits(bad), "{bad:?}");
+    }
 }
 
 /// An object's enumeration is on its row of the catalogue: every

@@ -23,7 +23,9 @@
 //! - anything else (no colon, or nothing before it): counted in
 //!   [`Info::unreadable_lines`] and otherwise ignored.
 //!
-//! If a field name occurs twice, the first occurrence wins.
+//! If a field name occurs twice, the first occurrence wins, except for
+//! the names in [`REPEATED`], which Redis writes once per thing: every one
+//! is kept, in order ([`Info::every`]).
 //!
 //! # Storage
 //!
@@ -40,6 +42,10 @@
 
 use std::borrow::Cow;
 use std::fmt;
+
+/// Field names a server writes on several lines, one per thing: `module`
+/// (one line per loaded module, src/module.c `genModulesInfoString`).
+pub const REPEATED: &[&str] = &["module"];
 
 /// A parsed `INFO` reply.
 #[derive(Clone, Default, PartialEq)]
@@ -157,7 +163,7 @@ impl Info {
 
         // Stable sort, then keep the first of equal names.
         fields.sort_by(|a, b| a.0.cmp(b.0));
-        fields.dedup_by(|later, earlier| later.0 == earlier.0);
+        fields.dedup_by(|later, earlier| later.0 == earlier.0 && !REPEATED.contains(&later.0));
 
         let total = fields.iter().fold(0usize, |n, (k, v)| {
             n.saturating_add(k.len()).saturating_add(v.len())
@@ -207,6 +213,14 @@ impl Info {
             .ok()
             .and_then(|i| self.index.get(i))
             .map(|span| self.value_of(span))
+    }
+
+    /// The values of every line named `name`, in the reply's order: the
+    /// lines of a [`REPEATED`] name (for another name, its one value).
+    pub fn every<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.with_prefix(name)
+            .filter(|(rest, _)| rest.is_empty())
+            .map(|(_, value)| value)
     }
 
     /// Whether a field is present.
@@ -261,7 +275,7 @@ impl Info {
         &self.sections
     }
 
-    /// Number of distinct fields.
+    /// Number of fields (distinct, but for the lines of a [`REPEATED`] name).
     pub fn len(&self) -> usize {
         self.index.len()
     }

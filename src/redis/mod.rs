@@ -8,6 +8,7 @@ pub mod client;
 pub mod clients;
 pub mod connection;
 pub mod info;
+pub mod info_sections;
 pub mod keys;
 pub mod observation;
 pub mod peer;

@@ -4,6 +4,7 @@
 use super::certificate::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
+use super::info_sections;
 use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use super::slowlog::SlowRow;
@@ -13,6 +14,7 @@ use crate::metrics::{
     KEYSPACE_TABLE, KEY_CHECK_TABLE, KEY_TABLE, LATENCY_TABLE, REPLICA_TABLE, SENTINEL_TABLE,
     SLOWLOG_TABLE, SLOW_COMMAND_TABLE, STREAM_GROUP_TABLE,
 };
+use crate::metrics::{KEYSIZES_TABLE, MODULE_TABLE, THREAD_TABLE};
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
 
@@ -184,6 +186,29 @@ pub fn instance_part(
         &ERROR_TABLE,
         info.error_stats(),
         |r| RowKey::Name(index, &r.prefix),
+        |r, f| r.value(f, name),
+        &mut part,
+    );
+    let keysizes = info_sections::keysizes(info);
+    left_out += keysizes.unreadable;
+    left_out += rows.write(
+        &KEYSIZES_TABLE,
+        keysizes.rows,
+        |r| RowKey::Bucket(index, r.db, r.kind, r.bucket),
+        |r, f| r.value(f),
+        &mut part,
+    );
+    left_out += rows.write(
+        &THREAD_TABLE,
+        info_sections::threads(info),
+        |r| RowKey::Number(index, r.thread),
+        |r, f| r.value(f),
+        &mut part,
+    );
+    left_out += rows.write(
+        &MODULE_TABLE,
+        info_sections::modules(info),
+        |r| RowKey::Name(index, &r.name),
         |r, f| r.value(f, name),
         &mut part,
     );

@@ -6,13 +6,14 @@
 
 use super::clients::ClientGroup;
 use super::info::{CommandStatRow, ErrorStatRow, KeyspaceRow, ReplicaRow};
+use super::info_sections::{KeysizesRow, ModuleRow, ThreadRow};
 use super::keys::{GroupRow, KeyReport, KeyRow};
 use super::readings::{scaled, Extras, InstanceStatus};
 use super::replies::{LatencyEvent, WatchedMaster};
 use crate::metrics::{
     group_row_key, row_key, ClientField, CommandField, ErrorField, InstanceState, KeyCheckField,
-    KeyField, KeyspaceField, LatencyField, ReplicaField, SentinelField, SlowlogField, StatusField,
-    StreamGroupField,
+    KeyField, KeysizesField, KeyspaceField, LatencyField, ModuleField, ReplicaField, SentinelField,
+    SlowlogField, StatusField, StreamGroupField, ThreadField,
 };
 use crate::smi::{display_string, saturate_u32, Value};
 
@@ -225,6 +226,41 @@ impl InstanceStatus {
                 let left = certificate()?.1;
                 Value::Integer(left.clamp(i32::MIN.into(), i32::MAX.into()) as i32)
             }
+        })
+    }
+}
+
+impl KeysizesRow {
+    pub fn value(&self, field: KeysizesField) -> Option<Value> {
+        Some(match field {
+            KeysizesField::Keys => Value::Counter64(self.keys),
+            KeysizesField::MinSize => Value::Counter64(self.min_size),
+            KeysizesField::Label => display_string(&self.label),
+        })
+    }
+}
+
+impl ThreadRow {
+    pub fn value(&self, field: ThreadField) -> Option<Value> {
+        Some(match field {
+            ThreadField::Clients => gauge(self.clients?),
+            ThreadField::Reads => Value::Counter64(self.reads?),
+            ThreadField::Writes => Value::Counter64(self.writes?),
+        })
+    }
+}
+
+impl ModuleRow {
+    pub fn value(&self, field: ModuleField, instance: &str) -> Option<Value> {
+        Some(match field {
+            ModuleField::Name => display_string(&self.name),
+            ModuleField::Key => key(instance, &self.name),
+            ModuleField::Version => Value::Integer(self.version?),
+            ModuleField::Api => Value::Integer(self.api?),
+            ModuleField::Filters => gauge(self.filters?),
+            ModuleField::UsedBy => display_string(self.used_by.as_deref()?),
+            ModuleField::Using => display_string(self.using.as_deref()?),
+            ModuleField::Options => display_string(self.options.as_deref()?),
         })
     }
 }

@@ -10,11 +10,12 @@
 //! names kept over 32 characters are each module's own.
 
 use redis_snmp::metrics::{
-    puppet_objects, redis_objects, About, Conversion, Mib as NotifyMib, NotificationDef, ObjectDef,
-    RowIndex, Source, TableDef, DEFAULT_PUPPET_ROOT, DEFAULT_REDIS_ROOT, LEGACY_SCALARS,
-    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
-    PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS,
-    PUPPET_SOURCE, PUPPET_TABLES, REDIS_NOTIFICATIONS, TABLES,
+    puppet_objects, redis_objects, About, Conversion, KeysizesType, Mib as NotifyMib,
+    NotificationDef, ObjectDef, RowIndex, Source, TableDef, DEFAULT_PUPPET_ROOT,
+    DEFAULT_REDIS_ROOT, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
+    MAX_SIZE_BUCKET, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS, PUPPET_NOTIFICATIONS,
+    PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS, PUPPET_SOURCE, PUPPET_TABLES,
+    REDIS_NOTIFICATIONS, TABLES,
 };
 use redis_snmp::oid::Oid;
 use std::collections::BTreeSet;
@@ -145,6 +146,9 @@ pub enum IndexSyntax {
     Integer { min: i64, max: i64 },
     /// `DisplayString (SIZE (min..max))`, not IMPLIED.
     Text { min: i64, max: i64 },
+    /// `INTEGER { name(n), ... }`: these names and numbers (an
+    /// `enumeration!`'s `LABELS`).
+    Enum(&'static [(&'static str, i32)]),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -156,7 +160,8 @@ pub struct IndexObject {
 }
 
 pub enum Linkage {
-    /// INDEX { .. }; the last object is column 1 of the entry.
+    /// INDEX { .. }; the entry's own objects (the last, or the last
+    /// three of `redisKeysizesEntry`) are its columns 1, 2, ...
     Index(Vec<IndexObject>),
     /// AUGMENTS { row }.
     Augments(&'static str),
@@ -183,10 +188,15 @@ impl TableSpec {
         Ok(entry)
     }
 
-    /// The index objects that are columns of this entry.
+    /// The index objects that are columns of this entry, in the order of
+    /// its columns from 1: the catalogue's own objects of the row, or the
+    /// last of the INDEX (`redisInstanceIndex` of `redisInstanceEntry`).
     pub fn own_index(&self) -> Vec<IndexObject> {
         match &self.linkage {
-            Linkage::Index(objects) => objects.last().copied().into_iter().collect(),
+            Linkage::Index(objects) => {
+                let own = self.row_index.own_objects().len().max(1);
+                objects[objects.len().saturating_sub(own)..].to_vec()
+            }
             Linkage::Augments(_) => Vec::new(),
         }
     }
@@ -338,6 +348,32 @@ fn tables_of(tables: &'static [TableDef]) -> Vec<TableSpec> {
                     },
                     own(text(MAX_SECOND_NAME_INDEX_LEN)),
                 ]),
+                (None, RowIndex::InstanceDbTypeBucket { db, kind, bucket }) => {
+                    Linkage::Index(vec![
+                        INSTANCE_INDEX,
+                        IndexObject {
+                            name: db,
+                            syntax: IndexSyntax::Integer {
+                                min: 0,
+                                max: MAX_I32,
+                            },
+                            source: t.rows_from,
+                        },
+                        IndexObject {
+                            name: kind,
+                            syntax: IndexSyntax::Enum(KeysizesType::LABELS),
+                            source: &[],
+                        },
+                        IndexObject {
+                            name: bucket,
+                            syntax: IndexSyntax::Integer {
+                                min: 0,
+                                max: i64::from(MAX_SIZE_BUCKET),
+                            },
+                            source: &[],
+                        },
+                    ])
+                }
                 (None, RowIndex::Row { max, .. }) => {
                     Linkage::Index(vec![own(IndexSyntax::Integer {
                         min: 1,
@@ -462,6 +498,9 @@ pub fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::KeyCheck(_)
         | Source::Rows(_)
         | Source::SlowCommand(_)
-        | Source::Puppet(_) => None,
+        | Source::Puppet(_)
+        | Source::Keysizes(_)
+        | Source::Thread(_)
+        | Source::Module(_) => None,
     }
 }

@@ -357,10 +357,10 @@ pub fn unserved_problems(spec: &ModuleSpec, mib: &Mib) -> Vec<String> {
 // Tables and their indexes.
 
 /// Whether an index object's declared type is what the agent puts in OIDs.
-fn check_index_object(mib: &Mib, entry: &Oid, ix: &IndexObject) -> Result<(), String> {
+fn check_index_object(mib: &Mib, entry: &Oid, ix: &IndexObject, column: u32) -> Result<(), String> {
     let node = mib.nodes.get(ix.name).ok_or("not in the MIB")?;
-    if node.oid.parent().as_ref() != Some(entry) || node.oid.as_slice().last() != Some(&1) {
-        return Err(format!("at {}, not column 1 of {entry}", node.oid));
+    if node.oid.parent().as_ref() != Some(entry) || node.oid.as_slice().last() != Some(&column) {
+        return Err(format!("at {}, not column {column} of {entry}", node.oid));
     }
     if node.kind != "column" || node.access.as_deref() != Some("noaccess") {
         return Err(format!(
@@ -381,8 +381,19 @@ fn check_index_object(mib: &Mib, entry: &Oid, ix: &IndexObject) -> Result<(), St
             min,
             max,
         ),
+        // An enumeration has no range: its named numbers are checked.
+        IndexSyntax::Enum(labels) => {
+            if t.basetype != "Enumeration" {
+                return Err(format!(
+                    "must be an INTEGER enumeration; the MIB says {t:?}"
+                ));
+            }
+            check_named_numbers(labels, &named_numbers(ty))?;
+            (true, 0, 0)
+        }
     };
-    if !ok || ranges(ty) != [(min, max)] {
+    let range_ok = matches!(ix.syntax, IndexSyntax::Enum(_)) || ranges(ty) == [(min, max)];
+    if !ok || !range_ok {
         return Err(format!(
             "must be {:?} ({min}..{max}); the MIB says {t:?} {:?}",
             ix.syntax,
@@ -463,8 +474,8 @@ pub fn table_problems(spec: &ModuleSpec, mib: &Mib) -> Vec<String> {
             }
         }
         let own = table.own_index();
-        for ix in &own {
-            if let Err(e) = check_index_object(mib, &entry_oid, ix) {
+        for (ix, column) in own.iter().zip(1..) {
+            if let Err(e) = check_index_object(mib, &entry_oid, ix, column) {
                 problems.push(format!("{} (index of {}): {e}", ix.name, entry.name));
             }
         }
@@ -515,6 +526,13 @@ pub fn decode_index(mib: &Mib, row: &Node, suffix: &[u32]) -> Result<u32, String
         let t = mib.resolve(ty)?;
         let within = |v: i64| ranges(ty).iter().all(|(lo, hi)| (*lo..=*hi).contains(&v));
         match t.basetype.as_str() {
+            "Enumeration" => {
+                let (&v, tail) = rest.split_first().ok_or(format!("{name}: missing"))?;
+                if !named_numbers(ty).iter().any(|(_, n)| *n == i64::from(v)) {
+                    return Err(format!("{name} = {v} is none of {:?}", named_numbers(ty)));
+                }
+                rest = tail;
+            }
             "Integer32" => {
                 let (&v, tail) = rest.split_first().ok_or(format!("{name}: missing"))?;
                 if !within(i64::from(v)) || v > i32::MAX as u32 {

@@ -325,6 +325,11 @@ fn samples(table: &TableSpec) -> Vec<(Vec<u32>, bool)> {
                         }
                         v
                     }
+                    IndexSyntax::Enum(labels) => {
+                        let numbers = labels.iter().map(|(_, n)| *n as u32);
+                        let (lo, hi) = (numbers.clone().min().unwrap(), numbers.max().unwrap());
+                        vec![vec![lo], vec![hi], vec![hi + 1], vec![lo.saturating_sub(1)]]
+                    }
                     IndexSyntax::Text { min, max } => vec![
                         name(min as usize),
                         name(max as usize),

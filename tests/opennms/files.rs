@@ -581,7 +581,10 @@ pub fn is_row_key(alias: &str) -> bool {
         Source::ClientName(field) | Source::ClientUser(field) => field == ClientField::Key,
         Source::Key(field) => field == KeyField::Key,
         Source::StreamGroup(field) => field == StreamGroupField::Key,
-        Source::KeyCheck(_)
+        Source::Module(field) => field == metrics::ModuleField::Key,
+        Source::Keysizes(_)
+        | Source::Thread(_)
+        | Source::KeyCheck(_)
         | Source::Info { .. }
         | Source::Status(_)
         | Source::Keyspace(_)

@@ -144,6 +144,13 @@ pub fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) 
             (!reported)
                 .then(|| format!("`puppet apply` writes no {name} time (an agent's run does)"))
         }
+        // Redis 8's sections, and modules (none loaded here before Redis 8).
+        Source::Keysizes(_) => (!info.contains("_distrib_"))
+            .then(|| "no server here has INFO's Keysizes section (Redis 8+)".into()),
+        Source::Thread(_) => (!info.contains("io_thread_"))
+            .then(|| "no server here has INFO's Threads section (Redis 8+)".into()),
+        Source::Module(_) => (!info.lines().any(|l| l.starts_with("module:")))
+            .then(|| "no server here has a module loaded".into()),
         _ => None,
     }
 }
