@@ -88,6 +88,14 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; OpenNMS keeps them as the alarms of redisThresholdCrossed, cleared by redisThresholdRearmed, not as a time series.",
     },
+    NotCollected {
+        objects: BIG_KEY_COLUMNS,
+        why: "redisBigKeyTable (.400.3.31), the largest keys the big-key sampler has seen: its rows are ranks, which another key takes as sizes change, so a time series per row would mix keys.",
+    },
+    NotCollected {
+        objects: HOT_KEY_COLUMNS,
+        why: "redisHotKeyTable (.400.3.32), the keys HOTKEYS GET reports: its rows are ranks, which another key takes from one window to the next, so a time series per row would mix keys.",
+    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.

@@ -62,4 +62,12 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; the shipped alert rules evaluate the same thresholds on the exporter's series instead.",
     },
+    NotCollected {
+        objects: BIG_KEY_COLUMNS,
+        why: "redisBigKeyTable (.400.3.31), the largest keys the big-key sampler has seen: its rows are ranks, which another key takes as sizes change, so a series per row would mix keys (and a series per key name would grow without bound).",
+    },
+    NotCollected {
+        objects: HOT_KEY_COLUMNS,
+        why: "redisHotKeyTable (.400.3.32), the keys HOTKEYS GET reports: its rows are ranks, which another key takes from one window to the next, so a series per row would mix keys.",
+    },
 ];

@@ -72,6 +72,8 @@ column_fields! {
     KeyCheckField => KeyCheck;
     RowsField => Rows;
     PuppetField => Puppet;
+    BigKeyField => BigKey;
+    HotKeyField => HotKey;
 }
 
 impl Column for PuppetEventField {

@@ -314,7 +314,7 @@ fn length_command(kind: KeyType) -> Option<&'static str> {
 /// checks, restarts and builds; without the secret, a guessed name cannot
 /// be hashed to confirm it (an unkeyed hash could, by anyone who reads
 /// the tree).
-fn alias_hash(secret: &[u8], name: &[u8]) -> u64 {
+pub(super) fn alias_hash(secret: &[u8], name: &[u8]) -> u64 {
     let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret);
     let tag = ring::hmac::sign(&key, name);
     let mut first = [0u8; 8];
@@ -331,7 +331,7 @@ fn shown(alias: bool, name: &[u8]) -> bool {
 /// A server error's code (`NOPERM`, `WRONGTYPE`) when it is one: a word
 /// of capitals, as Redis makes them; anything else is a text that could
 /// carry a name, and is not shown.
-fn error_code(e: &redis::RedisError) -> &str {
+pub(super) fn error_code(e: &redis::RedisError) -> &str {
     match e.code() {
         Some(code)
             if (1..=32).contains(&code.len())

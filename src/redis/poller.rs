@@ -20,6 +20,7 @@
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
 
+use super::big_keys::BigKeyCheck;
 use super::certificate_watch::CertificateWatch;
 use super::client::{Client, Connect, PollError};
 use super::clients::ClientList;
@@ -63,6 +64,8 @@ pub struct Poller {
     clients: ClientList,
     /// The keys an operator names (`check_keys`), on their own cadence.
     keys: KeyCheck,
+    /// The big-key sampler and HOTKEYS GET (`big_keys`, `hot_keys`).
+    big_keys: BigKeyCheck,
 }
 
 /// When to poll, and which polls read the costly parts: pure, judged on
@@ -143,6 +146,7 @@ impl Poller {
             certificate: CertificateWatch::new(&instance),
             clients: ClientList::new(&instance),
             keys: KeyCheck::new(&instance.key_checks),
+            big_keys: BigKeyCheck::new(&instance.key_checks),
             client: Client::new(instance),
             schedule: Schedule::new(refresh, slow_refresh),
             slow: SlowParts::default(),
@@ -324,6 +328,13 @@ impl Poller {
             }
         }
         extras.keys = self.keys.latest();
+        if self.big_keys.due(Instant::now()) && self.client.is_connected() {
+            let dbs: Vec<u32> = info.keyspace().iter().map(|row| row.db).collect();
+            if let Err(lost) = self.big_keys.run(&mut self.client, &dbs).await {
+                debug!(instance = %self.status.name, "big keys: {}; connecting again at the next poll", lost.text);
+            }
+        }
+        extras.big_keys = self.big_keys.latest();
         Ok((info, extras))
     }
 
