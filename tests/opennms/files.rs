@@ -589,7 +589,9 @@ pub fn is_row_key(alias: &str) -> bool {
         | Source::Slowlog(_)
         | Source::Puppet(_)
         | Source::Rows(_)
-        | Source::Alarm(_) => false,
+        | Source::Alarm(_)
+        | Source::BigKey(_)
+        | Source::HotKey(_) => false,
     }
 }
 
