@@ -427,42 +427,62 @@ impl BigKeyCheck {
             }
             let seen = unix_now();
             for (i, name) in chunk.iter().enumerate() {
-                let kind = replies.get(1 + 2 * i).and_then(|r| r.as_ref().ok());
-                let bytes = replies.get(2 + 2 * i);
-                let kind = kind
-                    .and_then(text)
-                    .map(|t| KeyType::from_label(&t).unwrap_or(KeyType::Other));
-                match bytes {
-                    Some(Ok(value)) => match number(value) {
-                        Some(bytes) if kind != Some(KeyType::None) => {
-                            let key = Measured {
-                                name: name.clone(),
-                                kind,
-                                bytes,
-                                seen,
-                            };
-                            // The last sweep's rows show sizes as now.
-                            if let Some(top) = self.last.get_mut(&db) {
-                                top.update(&key, n);
-                            }
-                            self.sweep.found.entry(db).or_default().offer(key, n);
+                match reading(replies.get(1 + 2 * i), replies.get(2 + 2 * i)) {
+                    Reading::Size(kind, bytes) => {
+                        let key = Measured {
+                            name: name.clone(),
+                            kind,
+                            bytes,
+                            seen,
+                        };
+                        // The last sweep's rows show sizes as now.
+                        if let Some(top) = self.last.get_mut(&db) {
+                            top.update(&key, n);
                         }
-                        // Nil: gone since SCAN saw it.
-                        _ => {
-                            if let Some(top) = self.last.get_mut(&db) {
-                                top.forget(name);
-                            }
+                        self.sweep.found.entry(db).or_default().offer(key, n);
+                    }
+                    Reading::Gone => {
+                        if let Some(top) = self.last.get_mut(&db) {
+                            top.forget(name);
                         }
-                    },
-                    Some(Err(e)) => {
-                        let e = e.clone();
+                    }
+                    Reading::Refused(e) => {
                         report.error = self.error(instance, "MEMORY USAGE", &e);
                     }
-                    None => {}
+                    Reading::Nothing => {}
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// What the replies to `TYPE key` and `MEMORY USAGE key SAMPLES n` say.
+#[derive(Debug)]
+enum Reading {
+    Size(Option<KeyType>, u64),
+    /// Gone since SCAN saw it (TYPE none, MEMORY USAGE nil).
+    Gone,
+    Refused(redis::RedisError),
+    /// No reply (a pipeline cut short).
+    Nothing,
+}
+
+fn reading(
+    kind: Option<&redis::RedisResult<redis::Value>>,
+    usage: Option<&redis::RedisResult<redis::Value>>,
+) -> Reading {
+    let kind = kind
+        .and_then(|r| r.as_ref().ok())
+        .and_then(text)
+        .map(|t| KeyType::from_label(&t).unwrap_or(KeyType::Other));
+    match usage {
+        Some(Ok(value)) => match number(value) {
+            Some(bytes) if kind != Some(KeyType::None) => Reading::Size(kind, bytes),
+            _ => Reading::Gone,
+        },
+        Some(Err(e)) => Reading::Refused(e.clone()),
+        None => Reading::Nothing,
     }
 }
 
@@ -600,6 +620,41 @@ mod tests {
         c.asked = Some(now);
         assert!(!c.due(now + Duration::from_secs(299)));
         assert!(c.due(now + Duration::from_secs(300)));
+    }
+
+    /// A reply captured from a real server (tests/fixtures/redis/README.md).
+    fn fixture(name: &str) -> redis::RedisResult<redis::Value> {
+        let path = format!("{}/tests/fixtures/redis/{name}", env!("CARGO_MANIFEST_DIR"));
+        match redis::parse_redis_value(&std::fs::read(&path).unwrap()).unwrap() {
+            redis::Value::ServerError(e) => Err(e.into()),
+            value => Ok(value),
+        }
+    }
+
+    #[test]
+    fn real_type_and_memory_usage_replies() {
+        let hash = fixture("7.0-bigkeys-type-hash.resp");
+        let usage = fixture("7.0-bigkeys-memory-usage.resp");
+        assert!(matches!(
+            reading(Some(&hash), Some(&usage)),
+            Reading::Size(Some(KeyType::Hash), 76_496)
+        ));
+        // Deleted between SCAN and the measurement: nil, and TYPE none.
+        let gone = fixture("7.0-bigkeys-memory-usage-gone.resp");
+        assert!(matches!(reading(Some(&hash), Some(&gone)), Reading::Gone));
+        let none = fixture("7.0-bigkeys-type-gone.resp");
+        assert!(matches!(reading(Some(&none), Some(&usage)), Reading::Gone));
+        assert!(matches!(reading(None, None), Reading::Nothing));
+        // A refusal: in alias mode its code only, whatever its text says.
+        let refused = fixture("valkey-9.1-hotkeys-get.resp");
+        let Reading::Refused(e) = reading(Some(&hash), Some(&refused)) else {
+            panic!("not refused");
+        };
+        let mut c = check(KeyNames::Alias);
+        assert_eq!(
+            c.error("main", "MEMORY USAGE", &e),
+            "MEMORY USAGE: server error ERR"
+        );
     }
 
     #[test]

@@ -274,6 +274,18 @@ mod tests {
         );
     }
 
+    /// What the servers installed here answer (tests/fixtures/redis): an
+    /// error, which reads as no rows, never as keys.
+    #[test]
+    fn the_real_refusals_of_valkey_9_1_and_redis_8_2() {
+        for name in ["valkey-9.1-hotkeys-get.resp", "8.2-hotkeys-get.resp"] {
+            let path = format!("{}/tests/fixtures/redis/{name}", env!("CARGO_MANIFEST_DIR"));
+            let reply = redis::parse_redis_value(&std::fs::read(&path).unwrap()).unwrap();
+            assert!(matches!(reply, Value::ServerError(_)), "{reply:?}");
+            assert_eq!(hot_keys(&reply), None);
+        }
+    }
+
     #[test]
     fn garbage_and_floods_are_bounded() {
         assert_eq!(hot_keys(&Value::Int(3)), None);
