@@ -4,9 +4,11 @@
 //! the agent serves the largest keys of each database through a real
 //! snmpd, ranked, with their type, size and database; with
 //! `key_names = "alias"` no key name is in a walk of the whole module or
-//! in the agent's log. Hot keys (HOTKEYS GET) have no live test: no server
-//! that can be installed here has the command (Valkey 9.1.2 and Redis
-//! 8.2.3 answer "unknown command"; see src/redis/hot_keys.rs).
+//! in the agent's log. Hot keys from HOTKEYS GET have no live test: no
+//! server that can be installed here has the command (Valkey 9.1.2 and
+//! Redis 8.2.3 answer "unknown command"; see src/redis/hot_keys.rs); the
+//! fallback where it is missing, OBJECT FREQ of the sampled keys under an
+//! LFU `maxmemory-policy`, is tested on Redis 7.0.
 
 // Starts real servers and tools: built only with the `system-tests`
 // feature, which scripts/test.sh turns on.
@@ -222,5 +224,58 @@ fn aliases_keep_big_key_names_out_of_snmp_and_the_log() {
         assert!(!text.contains(name), "{name} in the walk");
         assert!(!log.contains(name), "{name} in the log:\n{log}");
     }
+    agent.stop();
+}
+
+/// Redis 7.0 has no HOTKEYS: under an LFU policy the agent ranks the keys
+/// it samples by OBJECT FREQ (with `lfu-log-factor 0` each access adds
+/// one to a key's counter, from 5 for a new key), and says the refusal of
+/// HOTKEYS GET once.
+#[test]
+fn without_hotkeys_the_lfu_counters_of_the_sampled_keys() {
+    let redis = Redis::start_with(&["maxmemory-policy allkeys-lfu", "lfu-log-factor 0"]);
+    fill(&redis);
+    redis.cli(&["-r", "100", "GET", "small:5"]);
+    redis.cli(&["-r", "20", "GET", "small:9"]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = agent(&snmpd, &redis, dir.path(), "hot_keys = true\n");
+    let hot = |column: u32| -> Vec<String> {
+        snmpd
+            .redis_walk(&format!("3.32.1.{column}"))
+            .into_iter()
+            .filter_map(|l| Some(l.split_once(" = ")?.1.trim_matches('"').to_string()))
+            .collect()
+    };
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            let names = hot(2);
+            // h:fields had 1500 HSETs: its counter is at the top (255).
+            names == ["h:fields", "small:5", "small:9", "db2:big"]
+        }),
+        "{:?}\n{}",
+        snmpd.redis_walk("3.32"),
+        agent.log()
+    );
+    let counters: Vec<u32> = hot(7).iter().map(|v| v.parse().unwrap()).collect();
+    assert!(
+        counters[0] >= 250 && counters[1] >= 100 && counters[2] >= 20 && counters[3] < 20,
+        "{counters:?}"
+    );
+    // Three of database 0, the one key of database 2.
+    assert_eq!(hot(3), ["0", "0", "0", "2"]);
+    // No HOTKEYS figures where the server has none.
+    let table = snmpd.redis_walk("3.32");
+    for column in ["4", "5", "6"] {
+        let prefix = format!("{REDIS_ROOT}.3.32.1.{column}.");
+        assert!(
+            !table.iter().any(|l| l.contains(&prefix)),
+            "{column}: {table:?}"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    let log = agent.log();
+    let refusals = log.lines().filter(|l| l.contains("HOTKEYS")).count();
+    assert_eq!(refusals, 1, "{log}");
     agent.stop();
 }

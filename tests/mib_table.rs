@@ -254,6 +254,7 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             HotKeyField::Qps => vec!["qps"],
             HotKeyField::CpuUsec => vec!["by-cpu-time-us"],
             HotKeyField::NetBytes => vec!["by-net-bytes"],
+            HotKeyField::LfuCounter => vec!["OBJECT FREQ", "maxmemory-policy"],
         },
     }
 }
@@ -901,6 +902,7 @@ fn big_key_report() -> redis_snmp::redis::big_keys::BigKeyReport {
                 qps: Some(1200),
                 cpu_usec: None,
                 net_bytes: None,
+                lfu: Some(12),
             },
         }],
         ..BigKeyReport::default()

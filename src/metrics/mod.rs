@@ -492,6 +492,8 @@ pub enum HotKeyField {
     CpuUsec,
     /// Redis 8.6's `by-net-bytes`.
     NetBytes,
+    /// OBJECT FREQ of a key the agent sampled (the LFU fallback).
+    LfuCounter,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -636,6 +636,7 @@ pub const HOT_KEY_COLUMNS: &[ObjectDef] = &[
     column("redisHkQps", &[3, 32, 1, 4], Gauge64, Source::HotKey(HotKeyField::Qps)).units("accesses per second"),
     column("redisHkCpuTime", &[3, 32, 1, 5], Gauge64, Source::HotKey(HotKeyField::CpuUsec)).units("microseconds"),
     column("redisHkNetBytes", &[3, 32, 1, 6], Gauge64, Source::HotKey(HotKeyField::NetBytes)).units("bytes"),
+    column("redisHkLfuCounter", &[3, 32, 1, 7], Gauge32, Source::HotKey(HotKeyField::LfuCounter)),
 ];
 
 enumeration! {

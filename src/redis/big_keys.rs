@@ -21,6 +21,12 @@
 //!   the last one's), names of at most [`MAX_KEY_NAME_BYTES`]; a longer
 //!   name is not measured, only counted.
 //!
+//! - Hot keys without HOTKEYS: with `hot_keys` and an LFU
+//!   `maxmemory_policy` (INFO says it), `OBJECT FREQ key` joins each key's
+//!   TYPE and MEMORY USAGE, and the most used keys sampled are kept like
+//!   the largest (`redisHotKeyTable`'s `redisHkLfuCounter`). None of the
+//!   three commands touches a key's LRU/LFU data.
+//!
 //! Key names can be secrets: with `key_names = "alias"` a key is shown as
 //! `b-<hash>` (64 bits of the same keyed HMAC as `check_keys`' aliases),
 //! and server errors by their code alone; no name reaches an OID, a value
@@ -29,7 +35,7 @@
 
 use super::client::{Client, Lost};
 use super::connection::describe;
-use super::hot_keys::{hot_keys, HotKeyRow};
+use super::hot_keys::{hot_keys, HotKey, HotKeyRow};
 use super::keys::{alias_hash, error_code, scan_reply, ScanBudget, MAX_KEY_NAME_BYTES};
 use super::replies::{number, text};
 use crate::config::{BigKeys, KeyChecks, KeyNames};
@@ -146,6 +152,9 @@ struct Sweep {
     cursor: u64,
     /// The largest keys this sweep has seen, per database.
     found: BTreeMap<u32, TopN>,
+    /// The most used keys by OBJECT FREQ (the LFU fallback of
+    /// `hot_keys`), per database; `bytes` holds the counter.
+    hot: BTreeMap<u32, TopN>,
 }
 
 /// Commands per measuring pipeline at most (two per key, and the SELECTs).
@@ -160,6 +169,10 @@ pub struct BigKeyCheck {
     sweep: Sweep,
     /// The last complete sweep's largest keys.
     last: BTreeMap<u32, TopN>,
+    /// And its most used keys (the LFU fallback).
+    hot_last: BTreeMap<u32, TopN>,
+    /// Whether this check asks OBJECT FREQ of the keys it measures.
+    frequencies: bool,
     latest: Option<BigKeyReport>,
     /// SCAN's COUNT is halved this many times (a reply over the budget).
     count_shift: u32,
@@ -180,6 +193,8 @@ impl BigKeyCheck {
             asked: None,
             sweep: Sweep::default(),
             last: BTreeMap::new(),
+            hot_last: BTreeMap::new(),
+            frequencies: false,
             latest: None,
             count_shift: 0,
             said: false,
@@ -230,24 +245,8 @@ impl BigKeyCheck {
     /// The rows to serve: each database's largest keys (this sweep's over
     /// the last one's), ranked largest first over all.
     fn rows(&self) -> Vec<BigKeyRow> {
-        let n = self.settings.rows;
-        let empty = TopN::default();
-        let mut all: Vec<(u32, Measured)> = Vec::new();
-        let dbs: std::collections::BTreeSet<u32> = self
-            .last
-            .keys()
-            .chain(self.sweep.found.keys())
-            .copied()
-            .collect();
-        for db in dbs {
-            let current = self.sweep.found.get(&db).unwrap_or(&empty);
-            let last = self.last.get(&db).unwrap_or(&empty);
-            for key in current.over(last, n).keys() {
-                all.push((db, key.clone()));
-            }
-        }
-        all.sort_by(|(da, a), (db, b)| (b.bytes, da).cmp(&(a.bytes, db)));
-        all.into_iter()
+        ranked(&self.sweep.found, &self.last, self.settings.rows)
+            .into_iter()
             .enumerate()
             .map(|(i, (db, key))| BigKeyRow {
                 rank: i as u32 + 1,
@@ -260,20 +259,47 @@ impl BigKeyCheck {
             .collect()
     }
 
+    /// The hot keys of the LFU fallback: each database's most used keys by
+    /// OBJECT FREQ, ranked over all.
+    fn lfu_rows(&self) -> Vec<HotKeyRow> {
+        ranked(&self.sweep.hot, &self.hot_last, self.settings.rows)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (db, key))| HotKeyRow {
+                rank: i as u32 + 1,
+                label: self.label(&key.name),
+                key: HotKey {
+                    name: key.name,
+                    db: Some(db),
+                    lfu: Some(key.bytes),
+                    ..HotKey::default()
+                },
+            })
+            .collect()
+    }
+
     /// One check over `client`; `dbs` are the databases INFO lists. A
     /// reply over the budget or a lost connection ends it (the last rows
     /// kept, with the error).
-    pub async fn run(&mut self, client: &mut Client, dbs: &[u32]) -> Result<(), Lost> {
+    /// `lfu`: the server's `maxmemory_policy` is an LFU one, so OBJECT
+    /// FREQ can stand in for a HOTKEYS it does not have.
+    pub async fn run(&mut self, client: &mut Client, dbs: &[u32], lfu: bool) -> Result<(), Lost> {
         let instance = client.instance().name.clone();
         let started = Instant::now();
         self.asked = Some(started);
         let mut report = BigKeyReport::default();
+        let mut answered = false;
         if self.settings.hot_keys {
             // Refused (no such command, or no grant): said once by the
             // client, not asked again on this connection.
-            if let Some(reply) = client.optional("HOTKEYS", &["GET"]).await {
-                report.hot = hot_keys(&reply)
-                    .unwrap_or_default()
+            if let Some(keys) = client
+                .optional("HOTKEYS", &["GET"])
+                .await
+                .as_ref()
+                .and_then(hot_keys)
+            {
+                answered = true;
+                report.hot = keys
                     .into_iter()
                     .enumerate()
                     .map(|(i, key)| HotKeyRow {
@@ -284,6 +310,13 @@ impl BigKeyCheck {
                     .collect();
             }
         }
+        // Without HOTKEYS, under an LFU policy, the sampled keys' OBJECT
+        // FREQ (what `redis-cli --hotkeys` reads, for every key).
+        self.frequencies = self.settings.hot_keys && self.settings.enabled && lfu && !answered;
+        if !self.frequencies {
+            self.sweep.hot.clear();
+            self.hot_last.clear();
+        }
         let outcome = if self.settings.enabled {
             self.check(&instance, client, dbs, started, &mut report)
                 .await
@@ -293,6 +326,9 @@ impl BigKeyCheck {
         match outcome {
             Ok(()) => {
                 report.rows = self.rows();
+                if self.frequencies {
+                    report.hot = self.lfu_rows();
+                }
                 self.latest = Some(report);
                 Ok(())
             }
@@ -373,6 +409,7 @@ impl BigKeyCheck {
             if next == 0 && self.next_db() {
                 // The sweep is complete: its keys are the last sweep's.
                 self.last = std::mem::take(&mut self.sweep.found);
+                self.hot_last = std::mem::take(&mut self.sweep.hot);
                 self.sweep = Sweep {
                     dbs: dbs.to_vec(),
                     ..Sweep::default()
@@ -417,7 +454,11 @@ impl BigKeyCheck {
                     .arg(name)
                     .arg("SAMPLES")
                     .arg(self.settings.samples);
+                if self.frequencies {
+                    pipe.cmd("OBJECT").arg("FREQ").arg(name);
+                }
             }
+            let stride = if self.frequencies { 3 } else { 2 };
             pipe.cmd("SELECT").arg(0);
             let replies = client.pipeline(&pipe).await?;
             if let Some(Err(e)) = replies.first() {
@@ -427,7 +468,8 @@ impl BigKeyCheck {
             }
             let seen = unix_now();
             for (i, name) in chunk.iter().enumerate() {
-                match reading(replies.get(1 + 2 * i), replies.get(2 + 2 * i)) {
+                let at = 1 + stride * i;
+                match reading(replies.get(at), replies.get(at + 1)) {
                     Reading::Size(kind, bytes) => {
                         let key = Measured {
                             name: name.clone(),
@@ -435,6 +477,17 @@ impl BigKeyCheck {
                             bytes,
                             seen,
                         };
+                        let freq = replies.get(at + 2).and_then(|r| r.as_ref().ok());
+                        if let Some(freq) = freq.filter(|_| self.frequencies).and_then(number) {
+                            let used = Measured {
+                                bytes: freq,
+                                ..key.clone()
+                            };
+                            if let Some(top) = self.hot_last.get_mut(&db) {
+                                top.update(&used, n);
+                            }
+                            self.sweep.hot.entry(db).or_default().offer(used, n);
+                        }
                         // The last sweep's rows show sizes as now.
                         if let Some(top) = self.last.get_mut(&db) {
                             top.update(&key, n);
@@ -442,8 +495,10 @@ impl BigKeyCheck {
                         self.sweep.found.entry(db).or_default().offer(key, n);
                     }
                     Reading::Gone => {
-                        if let Some(top) = self.last.get_mut(&db) {
-                            top.forget(name);
+                        for tops in [&mut self.last, &mut self.hot_last] {
+                            if let Some(top) = tops.get_mut(&db) {
+                                top.forget(name);
+                            }
                         }
                     }
                     Reading::Refused(e) => {
@@ -455,6 +510,25 @@ impl BigKeyCheck {
         }
         Ok(())
     }
+}
+
+/// Each database's `n` first of `current` over `last`, ranked by their
+/// measure (largest first) over all databases.
+fn ranked(
+    current: &BTreeMap<u32, TopN>,
+    last: &BTreeMap<u32, TopN>,
+    n: usize,
+) -> Vec<(u32, Measured)> {
+    let empty = TopN::default();
+    let dbs: std::collections::BTreeSet<u32> = last.keys().chain(current.keys()).copied().collect();
+    let mut all: Vec<(u32, Measured)> = Vec::new();
+    for db in dbs {
+        let now = current.get(&db).unwrap_or(&empty);
+        let before = last.get(&db).unwrap_or(&empty);
+        all.extend(now.over(before, n).keys().iter().map(|k| (db, k.clone())));
+    }
+    all.sort_by(|(da, a), (db, b)| (b.bytes, da).cmp(&(a.bytes, db)));
+    all
 }
 
 /// What the replies to `TYPE key` and `MEMORY USAGE key SAMPLES n` say.

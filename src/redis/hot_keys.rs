@@ -18,8 +18,10 @@
 //!   operator's, and `HOTKEYS START` is `@admin @dangerous`.
 //!
 //! Asked only with `hot_keys = true`, on the big-key cadence: a server
-//! without the command counts the refusal in its error statistics. Names
-//! are shown as `key_names` says, like the big keys'.
+//! without the command counts the refusal in its error statistics. Where
+//! it is refused under an LFU `maxmemory-policy`, `super::big_keys` fills
+//! the same table from OBJECT FREQ of the keys it samples. Names are shown
+//! as `key_names` says, like the big keys'.
 
 use super::replies::{items, number, text};
 use crate::metrics::HotKeyField;
@@ -42,6 +44,9 @@ pub struct HotKey {
     pub cpu_usec: Option<u64>,
     /// Redis 8.6's `by-net-bytes`.
     pub net_bytes: Option<u64>,
+    /// OBJECT FREQ, where the agent samples keys itself (no HOTKEYS, an
+    /// LFU `maxmemory-policy`; see `super::big_keys`).
+    pub lfu: Option<u64>,
 }
 
 /// The fields of a map, or of a RESP2 flat field/value array.
@@ -155,6 +160,7 @@ impl HotKeyRow {
             HotKeyField::Qps => SnmpValue::Counter64(self.key.qps?),
             HotKeyField::CpuUsec => SnmpValue::Counter64(self.key.cpu_usec?),
             HotKeyField::NetBytes => SnmpValue::Counter64(self.key.net_bytes?),
+            HotKeyField::LfuCounter => SnmpValue::Gauge32(u32::try_from(self.key.lfu?).ok()?),
         })
     }
 }

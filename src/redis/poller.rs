@@ -330,7 +330,10 @@ impl Poller {
         extras.keys = self.keys.latest();
         if self.big_keys.due(Instant::now()) && self.client.is_connected() {
             let dbs: Vec<u32> = info.keyspace().iter().map(|row| row.db).collect();
-            if let Err(lost) = self.big_keys.run(&mut self.client, &dbs).await {
+            let lfu = info
+                .get("maxmemory_policy")
+                .is_some_and(|policy| policy.contains("lfu"));
+            if let Err(lost) = self.big_keys.run(&mut self.client, &dbs, lfu).await {
                 debug!(instance = %self.status.name, "big keys: {}; connecting again at the next poll", lost.text);
             }
         }
