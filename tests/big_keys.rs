@@ -96,7 +96,11 @@ fn ranked_by_size(redis: Redis) {
     fill(&redis);
     let snmpd = Snmpd::start();
     let dir = tempfile::tempdir().unwrap();
-    let mut agent = agent(&snmpd, &redis, dir.path(), "");
+    // No notification of its own: a threshold on a key's size is an
+    // [[alarm]] on redisBkBytes (rank 1: the largest key).
+    let alarm = "\n[[alarm]]\nname = \"big-key\"\nobject = \"redisBkBytes\"\n\
+                 direction = \"above\"\ntrigger = 150000\nrearm = 100000\n";
+    let mut agent = agent(&snmpd, &redis, dir.path(), alarm);
     // Database 0's three largest and database 2's one, once the sweep
     // (604 keys at 150 a check, then database 2) has been round.
     let expected = ["blob:big", "db2:big", "h:fields", "blob:mid"];
@@ -140,6 +144,14 @@ fn ranked_by_size(redis: Redis) {
         let seen: u64 = seen.parse().unwrap();
         assert!(seen <= now && seen + 120 > now, "{seen} vs {now}");
     }
+
+    // blob:big (rank 1) is over the trigger: one alarm row, on rank 1.
+    let alarms = snmpd.redis_walk("3.23.1.4");
+    assert!(
+        alarms.len() == 1 && alarms[0].ends_with("\"redisBkBytes\""),
+        "{alarms:?}\n{}",
+        agent.log()
+    );
 
     // A key that grows takes its rank at a later check.
     set_big(&redis, 0, "small:7", 500_000);
