@@ -157,6 +157,11 @@ struct Sweep {
     hot: BTreeMap<u32, TopN>,
 }
 
+/// Keys kept per sweep (each database's largest, and as many most used)
+/// at most, all databases together: with names of at most
+/// [`MAX_KEY_NAME_BYTES`], a few megabytes at worst.
+const MAX_KEPT: usize = 1_000;
+
 /// Commands per measuring pipeline at most (two per key, and the SELECTs).
 const MEASURE_KEYS: usize = 100;
 
@@ -222,6 +227,13 @@ impl BigKeyCheck {
         }
     }
 
+    /// Keys kept per database: `big_keys_rows`, fewer where the databases
+    /// are so many that they would keep more than [`MAX_KEPT`] in all.
+    fn per_db(&self) -> usize {
+        let dbs = self.sweep.dbs.len().max(1);
+        self.settings.rows.min((MAX_KEPT / dbs).max(1))
+    }
+
     fn scan_count(&self) -> u32 {
         (self.settings.scan_count >> self.count_shift).max(1)
     }
@@ -245,7 +257,7 @@ impl BigKeyCheck {
     /// The rows to serve: each database's largest keys (this sweep's over
     /// the last one's), ranked largest first over all.
     fn rows(&self) -> Vec<BigKeyRow> {
-        ranked(&self.sweep.found, &self.last, self.settings.rows)
+        ranked(&self.sweep.found, &self.last, self.per_db())
             .into_iter()
             .enumerate()
             .map(|(i, (db, key))| BigKeyRow {
@@ -262,7 +274,7 @@ impl BigKeyCheck {
     /// The hot keys of the LFU fallback: each database's most used keys by
     /// OBJECT FREQ, ranked over all.
     fn lfu_rows(&self) -> Vec<HotKeyRow> {
-        ranked(&self.sweep.hot, &self.hot_last, self.settings.rows)
+        ranked(&self.sweep.hot, &self.hot_last, self.per_db())
             .into_iter()
             .enumerate()
             .map(|(i, (db, key))| HotKeyRow {
@@ -442,7 +454,7 @@ impl BigKeyCheck {
         names: Vec<Vec<u8>>,
         report: &mut BigKeyReport,
     ) -> Result<(), Lost> {
-        let n = self.settings.rows;
+        let n = self.per_db();
         for chunk in names.chunks(MEASURE_KEYS) {
             let mut pipe = redis::pipe();
             pipe.ignore_errors();
@@ -682,6 +694,17 @@ mod tests {
         let c = check(KeyNames::Name);
         assert_eq!(c.label(b"cart:\x1b[2J"), "cart:\\u{1b}[2J");
         assert_eq!(c.label(b"bin:\xff"), "bin:\\xff");
+    }
+
+    #[test]
+    fn many_databases_keep_fewer_keys_each() {
+        let mut c = check(KeyNames::Name);
+        c.settings.rows = 100;
+        assert_eq!(c.per_db(), 100);
+        c.sweep.dbs = (0..16).collect();
+        assert_eq!(c.per_db(), 62);
+        c.sweep.dbs = (0..5000).collect();
+        assert_eq!(c.per_db(), 1);
     }
 
     #[test]
