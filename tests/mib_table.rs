@@ -31,11 +31,11 @@ use mibtool::rules::{instance_of, mentions, Instance};
 use mibtool::{repo_dir, Mib};
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
-    redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
-    KeysizesField, KeyspaceField, LatencyField, Layout, ModuleField, NotificationDef, ObjectDef,
-    ReplicaField, SentinelField, SlowCommandField, SlowlogField, Source, StreamGroupField,
-    ThreadField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
-    REDIS_NOTIFICATIONS,
+    redis_objects, BigKeyField, ClientField, CommandField, Conversion, ErrorField, HotKeyField,
+    KeyCheckField, KeyField, KeysizesField, KeyspaceField, LatencyField, Layout, ModuleField,
+    NotificationDef, ObjectDef, ReplicaField, SentinelField, SlowCommandField, SlowlogField,
+    Source, StreamGroupField, ThreadField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
+    MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
@@ -284,6 +284,20 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             SlowCommandField::Arguments => vec!["slow_command_args", "key_names"],
             SlowCommandField::Skipped => vec!["slowlog-max-len", "SLOWLOG RESET"],
         },
+        Source::BigKey(field) => match field {
+            BigKeyField::Name => vec!["key_names"],
+            BigKeyField::Type => vec!["TYPE"],
+            BigKeyField::Bytes => vec!["MEMORY USAGE", "big_keys_samples"],
+            BigKeyField::Database | BigKeyField::Seen => Vec::new(),
+        },
+        Source::HotKey(field) => match field {
+            HotKeyField::Name => vec!["key_names"],
+            HotKeyField::Database => vec!["db"],
+            HotKeyField::Qps => vec!["qps"],
+            HotKeyField::CpuUsec => vec!["by-cpu-time-us"],
+            HotKeyField::NetBytes => vec!["by-net-bytes"],
+            HotKeyField::LfuCounter => vec!["OBJECT FREQ", "maxmemory-policy"],
+        },
     }
 }
 
@@ -404,7 +418,9 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         | Source::Slowlog(_)
         | Source::KeyCheck(_)
         | Source::Puppet(_)
-        | Source::Alarm(_) => None,
+        | Source::Alarm(_)
+        | Source::BigKey(_)
+        | Source::HotKey(_) => None,
     }
 }
 
@@ -600,6 +616,8 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             args: Some("local 0".into()),
             skipped: 3,
         }],
+        // The big-key sampler and HOTKEYS GET: a row of each.
+        big_keys: Some(big_key_report()),
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.
@@ -932,5 +950,35 @@ fn the_scaled_value_conventions_hold() {
             t.basetype == "Unsigned32" && t.derives_from("SNMPv2-SMI::Gauge32"),
             "{name}: {t:?}, the agent sends a Gauge32"
         );
+    }
+}
+
+/// A big key (in database 3) and a hot key, as the sampler serves them.
+fn big_key_report() -> redis_snmp::redis::big_keys::BigKeyReport {
+    use redis_snmp::metrics::KeyType;
+    use redis_snmp::redis::big_keys::{BigKeyReport, BigKeyRow};
+    use redis_snmp::redis::hot_keys::{HotKey, HotKeyRow};
+    BigKeyReport {
+        rows: vec![BigKeyRow {
+            rank: 1,
+            label: "cart:big".into(),
+            kind: Some(KeyType::Hash),
+            bytes: 1 << 20,
+            db: 3,
+            seen: 1_795_362_836,
+        }],
+        hot: vec![HotKeyRow {
+            rank: 1,
+            label: "user:1".into(),
+            key: HotKey {
+                name: b"user:1".to_vec(),
+                db: Some(0),
+                qps: Some(1200),
+                cpu_usec: None,
+                net_bytes: None,
+                lfu: Some(12),
+            },
+        }],
+        ..BigKeyReport::default()
     }
 }

@@ -52,6 +52,16 @@ pub const DEFAULT_CHECK_KEYS_SCAN_MILLIS: u64 = 100;
 pub(super) const MAX_CHECK_KEYS: usize = 100;
 pub(super) const MAX_CHECK_KEY_LEN: usize = 1_024;
 
+/// The big-key sampler (`big_keys`, issue 25): off unless asked; how many
+/// of the largest keys it keeps per database, how often it runs (seconds),
+/// the SCAN calls and COUNT of one check, and MEMORY USAGE's SAMPLES.
+pub const DEFAULT_BIG_KEYS_ROWS: usize = 10;
+pub const DEFAULT_BIG_KEYS_SECS: u64 = 300;
+pub const DEFAULT_BIG_KEYS_SCAN_CALLS: u32 = 10;
+pub const DEFAULT_BIG_KEYS_SCAN_COUNT: u32 = 100;
+pub const DEFAULT_BIG_KEYS_SCAN_MILLIS: u64 = 100;
+pub const DEFAULT_BIG_KEYS_SAMPLES: u32 = 5;
+
 /// Where the secret that keys aliases (`key_names = "alias"`) is read
 /// from unless `key_alias_secret_file` says otherwise: one secret per
 /// installation, readable by the agent only.
@@ -291,6 +301,40 @@ pub struct KeyChecks {
     pub alias_secret: Option<Secret>,
     /// Where that secret was read from.
     pub alias_secret_file: Option<PathBuf>,
+    /// The big-key sampler; shows names as `names` says.
+    pub big_keys: BigKeys,
+}
+
+/// The big-key sampler's settings (`big_keys` and `big_keys_*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BigKeys {
+    pub enabled: bool,
+    /// The largest keys kept per database.
+    pub rows: usize,
+    pub interval: Duration,
+    pub scan_calls: u32,
+    pub scan_count: u32,
+    pub scan_time: Duration,
+    /// `MEMORY USAGE … SAMPLES n`: nested values looked at per key.
+    pub samples: u32,
+    /// Whether to ask `HOTKEYS GET` (Valkey with `hotkeys-top-k` set, or
+    /// Redis 8.6 after an operator's `HOTKEYS START`).
+    pub hot_keys: bool,
+}
+
+impl Default for BigKeys {
+    fn default() -> Self {
+        BigKeys {
+            enabled: false,
+            rows: DEFAULT_BIG_KEYS_ROWS,
+            interval: Duration::from_secs(DEFAULT_BIG_KEYS_SECS),
+            scan_calls: DEFAULT_BIG_KEYS_SCAN_CALLS,
+            scan_count: DEFAULT_BIG_KEYS_SCAN_COUNT,
+            scan_time: Duration::from_millis(DEFAULT_BIG_KEYS_SCAN_MILLIS),
+            samples: DEFAULT_BIG_KEYS_SAMPLES,
+            hot_keys: false,
+        }
+    }
 }
 
 impl Default for KeyChecks {
@@ -307,6 +351,7 @@ impl Default for KeyChecks {
             names: KeyNames::Name,
             alias_secret: None,
             alias_secret_file: None,
+            big_keys: BigKeys::default(),
         }
     }
 }
@@ -377,6 +422,15 @@ pub(super) struct FileInstance {
     /// Microseconds.
     pub(super) slow_command_threshold: Option<u64>,
     pub(super) slow_command_args: Option<bool>,
+    pub(super) big_keys: Option<bool>,
+    pub(super) big_keys_rows: Option<usize>,
+    pub(super) big_keys_interval: Option<u64>,
+    pub(super) big_keys_scan_calls: Option<u32>,
+    pub(super) big_keys_scan_count: Option<u32>,
+    /// Milliseconds.
+    pub(super) big_keys_scan_time: Option<u64>,
+    pub(super) big_keys_samples: Option<u32>,
+    pub(super) hot_keys: Option<bool>,
 }
 
 /// A `slow_refresh`: not more often than the refresh (the costly parts are
@@ -647,7 +701,55 @@ pub(super) fn key_checks_from_file(
         }
         KeyNames::Name => (None, None),
     };
+    let big_keys = BigKeys {
+        enabled: entry.big_keys.unwrap_or(false),
+        rows: within(
+            "big_keys_rows",
+            entry.big_keys_rows.map(|n| n as u64),
+            DEFAULT_BIG_KEYS_ROWS as u64,
+            1..=100,
+            "rows",
+        )? as usize,
+        interval: Duration::from_secs(within(
+            "big_keys_interval",
+            entry.big_keys_interval,
+            DEFAULT_BIG_KEYS_SECS,
+            1..=86_400,
+            "seconds",
+        )?),
+        scan_calls: within(
+            "big_keys_scan_calls",
+            entry.big_keys_scan_calls.map(u64::from),
+            u64::from(DEFAULT_BIG_KEYS_SCAN_CALLS),
+            1..=10_000,
+            "calls",
+        )? as u32,
+        scan_count: within(
+            "big_keys_scan_count",
+            entry.big_keys_scan_count.map(u64::from),
+            u64::from(DEFAULT_BIG_KEYS_SCAN_COUNT),
+            10..=10_000,
+            "keys",
+        )? as u32,
+        scan_time: Duration::from_millis(within(
+            "big_keys_scan_time",
+            entry.big_keys_scan_time,
+            DEFAULT_BIG_KEYS_SCAN_MILLIS,
+            1..=60_000,
+            "milliseconds",
+        )?),
+        // SAMPLES 0 would walk every nested value of a huge key.
+        samples: within(
+            "big_keys_samples",
+            entry.big_keys_samples.map(u64::from),
+            u64::from(DEFAULT_BIG_KEYS_SAMPLES),
+            1..=1_000,
+            "values",
+        )? as u32,
+        hot_keys: entry.hot_keys.unwrap_or(false),
+    };
     Ok(KeyChecks {
+        big_keys,
         alias_secret,
         alias_secret_file,
         entries,

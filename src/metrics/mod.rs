@@ -193,6 +193,10 @@ pub enum Source {
     StreamGroup(StreamGroupField),
     /// A column of `redisKeyCheckTable`: how the last key check went.
     KeyCheck(KeyCheckField),
+    /// A column of `redisBigKeyTable`: the big-key sampler (`big_keys`).
+    BigKey(BigKeyField),
+    /// A column of `redisHotKeyTable`: HOTKEYS GET (`hot_keys`).
+    HotKey(HotKeyField),
     /// An object of PUPPET-AGENT-MIB (below the Puppet root), from the
     /// agent's run summary, run report and lock files.
     Puppet(PuppetField),
@@ -491,6 +495,39 @@ pub enum KeyCheckField {
     CheckTime,
     /// Why the last check failed in part (NOPERM on SCAN…), empty when not.
     LastError,
+}
+
+/// A column of `redisBigKeyTable`: one of the largest keys the big-key
+/// sampler has seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BigKeyField {
+    /// The name (escaped) or its alias, as `key_names` says.
+    Name,
+    /// [`KeyType`], from TYPE.
+    Type,
+    /// MEMORY USAGE … SAMPLES, in bytes.
+    Bytes,
+    /// The database it is in.
+    Database,
+    /// UNIX time of its measurement.
+    Seen,
+}
+
+/// A column of `redisHotKeyTable`: a key HOTKEYS GET reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HotKeyField {
+    /// The name (escaped) or its alias, as `key_names` says.
+    Name,
+    /// Valkey's `db`.
+    Database,
+    /// Valkey's `qps`.
+    Qps,
+    /// Redis 8.6's `by-cpu-time-us`.
+    CpuUsec,
+    /// Redis 8.6's `by-net-bytes`.
+    NetBytes,
+    /// OBJECT FREQ of a key the agent sampled (the LFU fallback).
+    LfuCounter,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

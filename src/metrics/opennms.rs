@@ -95,6 +95,14 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: SLOW_COMMAND_COLUMNS,
         why: "redisSlowCommandTable (.400.3.28), the newest slow log entries the agent saw arrive: each row is one entry, seen once, and mostly text; the redisSlowCommand event carries each one over the threshold instead.",
     },
+    NotCollected {
+        objects: BIG_KEY_COLUMNS,
+        why: "redisBigKeyTable (.400.3.31), the largest keys the big-key sampler has seen: its rows are ranks, which another key takes as sizes change, so a time series per row would mix keys.",
+    },
+    NotCollected {
+        objects: HOT_KEY_COLUMNS,
+        why: "redisHotKeyTable (.400.3.32), the keys HOTKEYS GET reports: its rows are ranks, which another key takes from one window to the next, so a time series per row would mix keys.",
+    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.

@@ -67,4 +67,12 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
         objects: SLOW_COMMAND_COLUMNS,
         why: "redisSlowCommandTable (.400.3.28), the newest slow log entries the agent saw arrive: each row is one entry, seen once, and mostly text; redisSlowlogLen and redisSlowlogLastUsec give the series.",
     },
+    NotCollected {
+        objects: BIG_KEY_COLUMNS,
+        why: "redisBigKeyTable (.400.3.31), the largest keys the big-key sampler has seen: its rows are ranks, which another key takes as sizes change, so a series per row would mix keys (and a series per key name would grow without bound).",
+    },
+    NotCollected {
+        objects: HOT_KEY_COLUMNS,
+        why: "redisHotKeyTable (.400.3.32), the keys HOTKEYS GET reports: its rows are ranks, which another key takes from one window to the next, so a series per row would mix keys.",
+    },
 ];

@@ -635,6 +635,30 @@ pub const SLOW_COMMAND_COLUMNS: &[ObjectDef] = &[
     column("redisScSkipped", &[3, 28, 1, 9], Gauge32, Source::SlowCommand(SlowCommandField::Skipped)).units("entries"),
 ];
 
+/// `redisBigKeyTable` (`redis.3.31`), INDEX { redisInstanceIndex,
+/// redisBkRank }: the largest keys of each database the big-key sampler
+/// has seen (issue 25), ranked over all databases.
+#[rustfmt::skip]
+pub const BIG_KEY_COLUMNS: &[ObjectDef] = &[
+    column("redisBkName", &[3, 31, 1, 2], DisplayString, Source::BigKey(BigKeyField::Name)),
+    column("redisBkType", &[3, 31, 1, 3], Enum, Source::BigKey(BigKeyField::Type)).enumerated(KeyType::LABELS),
+    column("redisBkBytes", &[3, 31, 1, 4], Gauge64, Source::BigKey(BigKeyField::Bytes)).units("bytes"),
+    column("redisBkDatabase", &[3, 31, 1, 5], Gauge32, Source::BigKey(BigKeyField::Database)),
+    column("redisBkSeen", &[3, 31, 1, 6], Gauge64, Source::BigKey(BigKeyField::Seen)).units("seconds"),
+];
+
+/// `redisHotKeyTable` (`redis.3.32`), INDEX { redisInstanceIndex,
+/// redisHkRank }: the keys `HOTKEYS GET` reports, hottest first.
+#[rustfmt::skip]
+pub const HOT_KEY_COLUMNS: &[ObjectDef] = &[
+    column("redisHkName", &[3, 32, 1, 2], DisplayString, Source::HotKey(HotKeyField::Name)),
+    column("redisHkDatabase", &[3, 32, 1, 3], Gauge32, Source::HotKey(HotKeyField::Database)),
+    column("redisHkQps", &[3, 32, 1, 4], Gauge64, Source::HotKey(HotKeyField::Qps)).units("accesses per second"),
+    column("redisHkCpuTime", &[3, 32, 1, 5], Gauge64, Source::HotKey(HotKeyField::CpuUsec)).units("microseconds"),
+    column("redisHkNetBytes", &[3, 32, 1, 6], Gauge64, Source::HotKey(HotKeyField::NetBytes)).units("bytes"),
+    column("redisHkLfuCounter", &[3, 32, 1, 7], Gauge32, Source::HotKey(HotKeyField::LfuCounter)),
+];
+
 enumeration! {
     /// `redisCkType`: what TYPE says of a checked key. A named key that
     /// does not exist is none(8); a matched one that vanished has no row.

@@ -76,6 +76,8 @@ column_fields! {
     KeysizesField => Keysizes;
     ThreadField => Thread;
     ModuleField => Module;
+    BigKeyField => BigKey;
+    HotKeyField => HotKey;
 }
 
 impl Column for PuppetEventField {

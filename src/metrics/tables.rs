@@ -544,6 +544,33 @@ pub const MODULE_TABLE: TableDef = TableDef {
     max_rows: Some(256),
 };
 
+/// `redisBigKeyTable`: `big_keys_rows` per database, at most this many in
+/// all.
+#[rustfmt::skip]
+pub const BIG_KEY_TABLE: TableDef = TableDef {
+    table: "redisBigKeyTable",
+    entry: "redisBigKeyEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisBkRank", min: 1 },
+    rows_from: &[],
+    resource_type: "redisBigKey",
+    columns: BIG_KEY_COLUMNS,
+    max_rows: Some(1000),
+};
+
+/// `redisHotKeyTable`: the reply's own cap (`MAX_HOT_KEYS`) bounds it.
+#[rustfmt::skip]
+pub const HOT_KEY_TABLE: TableDef = TableDef {
+    table: "redisHotKeyTable",
+    entry: "redisHotKeyEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisHkRank", min: 1 },
+    rows_from: &[],
+    resource_type: "redisHotKey",
+    columns: HOT_KEY_COLUMNS,
+    max_rows: Some(100),
+};
+
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
     INSTANCE_TABLE,
@@ -574,6 +601,8 @@ pub const TABLES: &[TableDef] = &[
     KEYSIZES_TABLE,
     THREAD_TABLE,
     MODULE_TABLE,
+    BIG_KEY_TABLE,
+    HOT_KEY_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

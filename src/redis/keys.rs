@@ -331,7 +331,7 @@ fn shown(alias: bool, name: &[u8]) -> bool {
 /// A server error's code (`NOPERM`, `WRONGTYPE`) when it is one: a word
 /// of capitals, as Redis makes them; anything else is a text that could
 /// carry a name, and is not shown.
-fn error_code(e: &redis::RedisError) -> &str {
+pub(super) fn error_code(e: &redis::RedisError) -> &str {
     match e.code() {
         Some(code)
             if (1..=32).contains(&code.len())

@@ -1,12 +1,14 @@
 //! Reading Redis: the client (connection, reply budget, refusals), the
 //! parsers of its replies, and the poller that decides what is due.
 
+pub mod big_keys;
 pub mod budget;
 pub mod certificate;
 pub mod certificate_watch;
 pub mod client;
 pub mod clients;
 pub mod connection;
+pub mod hot_keys;
 pub mod info;
 pub mod info_sections;
 pub mod keys;

@@ -22,6 +22,7 @@
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
 
+use super::big_keys::BigKeyCheck;
 use super::certificate_watch::CertificateWatch;
 use super::client::{Client, Connect, PollError};
 use super::clients::ClientList;
@@ -68,6 +69,8 @@ pub struct Poller {
     keys: KeyCheck,
     /// New slow log entries (`slow_commands`), read on every poll.
     slowlog: SlowlogWatch,
+    /// The big-key sampler and HOTKEYS GET (`big_keys`, `hot_keys`).
+    big_keys: BigKeyCheck,
 }
 
 /// When to poll, and which polls read the costly parts: pure, judged on
@@ -149,6 +152,7 @@ impl Poller {
             clients: ClientList::new(&instance),
             keys: KeyCheck::new(&instance.key_checks),
             slowlog: SlowlogWatch::new(&instance),
+            big_keys: BigKeyCheck::new(&instance.key_checks),
             client: Client::new(instance),
             schedule: Schedule::new(refresh, slow_refresh),
             slow: SlowParts::default(),
@@ -340,6 +344,16 @@ impl Poller {
             }
         }
         extras.keys = self.keys.latest();
+        if self.big_keys.due(Instant::now()) && self.client.is_connected() {
+            let dbs: Vec<u32> = info.keyspace().iter().map(|row| row.db).collect();
+            let lfu = info
+                .get("maxmemory_policy")
+                .is_some_and(|policy| policy.contains("lfu"));
+            if let Err(lost) = self.big_keys.run(&mut self.client, &dbs, lfu).await {
+                debug!(instance = %self.status.name, "big keys: {}; connecting again at the next poll", lost.text);
+            }
+        }
+        extras.big_keys = self.big_keys.latest();
         Ok((info, extras))
     }
 

@@ -1,6 +1,7 @@
 //! Turns what a poll learned (INFO, the instance's health) into snapshot
 //! parts, following the table in [`crate::metrics`].
 
+use super::big_keys::BigKeyReport;
 use super::certificate::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
@@ -14,6 +15,7 @@ use crate::metrics::{
     KEYSPACE_TABLE, KEY_CHECK_TABLE, KEY_TABLE, LATENCY_TABLE, REPLICA_TABLE, SENTINEL_TABLE,
     SLOWLOG_TABLE, SLOW_COMMAND_TABLE, STREAM_GROUP_TABLE,
 };
+use crate::metrics::{BIG_KEY_TABLE, HOT_KEY_TABLE};
 use crate::metrics::{KEYSIZES_TABLE, MODULE_TABLE, THREAD_TABLE};
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
@@ -139,6 +141,8 @@ pub struct Extras {
     pub keys: Option<KeyReport>,
     /// The newest slow log entries seen arriving (`slow_commands`).
     pub slow_commands: Vec<SlowRow>,
+    /// The big-key sampler's and HOTKEYS GET's rows (as last asked).
+    pub big_keys: Option<BigKeyReport>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -324,6 +328,22 @@ impl Rows<'_> {
             |r, f| r.value(f),
             part,
         );
+        if let Some(report) = &extras.big_keys {
+            self.write(
+                &BIG_KEY_TABLE,
+                &report.rows,
+                |r| RowKey::Number(index, r.rank),
+                |r, f| r.value(f),
+                part,
+            );
+            self.write(
+                &HOT_KEY_TABLE,
+                &report.hot,
+                |r| RowKey::Number(index, r.rank),
+                |r, f| r.value(f),
+                part,
+            );
+        }
     }
 
     /// The rows of `redisKeyTable`, `redisKeyStreamGroupTable` and the

@@ -501,6 +501,8 @@ pub fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Puppet(_)
         | Source::Keysizes(_)
         | Source::Thread(_)
-        | Source::Module(_) => None,
+        | Source::Module(_)
+        | Source::BigKey(_)
+        | Source::HotKey(_) => None,
     }
 }

@@ -593,7 +593,9 @@ pub fn is_row_key(alias: &str) -> bool {
         | Source::Puppet(_)
         | Source::Rows(_)
         | Source::Alarm(_)
-        | Source::SlowCommand(_) => false,
+        | Source::SlowCommand(_)
+        | Source::BigKey(_)
+        | Source::HotKey(_) => false,
     }
 }
 
