@@ -32,9 +32,9 @@ use mibtool::{repo_dir, Mib};
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
     redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
-    KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField, SentinelField,
-    SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
-    MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField,
+    SentinelEventField, SentinelField, SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY,
+    LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
@@ -242,6 +242,21 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         // The agent's own alarms: the table's DESCRIPTION says where they
         // come from ([[alarm]]).
         Source::Alarm(_) => Vec::new(),
+        // What a sentinel's masters did, as the agent saw it: the
+        // command and the field each column follows.
+        Source::SentinelEvent(field) => {
+            let masters = "SENTINEL MASTERS";
+            match field {
+                SentinelEventField::Time => vec!["UNIX time"],
+                SentinelEventField::Kind => vec!["o_down", "config-epoch", "CKQUORUM"],
+                SentinelEventField::Master => vec![masters, "name"],
+                SentinelEventField::Address | SentinelEventField::OldAddress => vec!["ip"],
+                SentinelEventField::Port | SentinelEventField::OldPort => vec!["port"],
+                SentinelEventField::Epoch => vec![masters, "config-epoch"],
+                SentinelEventField::OldEpoch => vec!["configuration epoch"],
+                SentinelEventField::Quorum => vec!["SENTINEL CKQUORUM", "+sentinel|ckquorum"],
+            }
+        }
     }
 }
 
@@ -348,7 +363,8 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         | Source::Slowlog(_)
         | Source::KeyCheck(_)
         | Source::Puppet(_)
-        | Source::Alarm(_) => None,
+        | Source::Alarm(_)
+        | Source::SentinelEvent(_) => None,
     }
 }
 

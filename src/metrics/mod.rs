@@ -201,6 +201,32 @@ pub enum Source {
     Alarm(AlarmField),
     /// What the row writer made of a poll's tables ([`write_rows`]).
     Rows(RowsField),
+    /// A column of `redisSentinelEventTable`: what a sentinel's masters
+    /// did between two polls, as the agent saw it (`crate::redis::failover`).
+    SentinelEvent(SentinelEventField),
+}
+
+/// A column of `redisSentinelEventTable`, one row per event the agent saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentinelEventField {
+    /// When the agent saw it, in UNIX seconds.
+    Time,
+    /// [`SentinelEventKind`].
+    Kind,
+    /// The master's name in the sentinel's configuration.
+    Master,
+    /// The master's address after the event.
+    Address,
+    Port,
+    /// Its address before (a failover), or as last seen.
+    OldAddress,
+    OldPort,
+    /// Its configuration epoch after the event.
+    Epoch,
+    /// Its configuration epoch before.
+    OldEpoch,
+    /// What SENTINEL CKQUORUM answered.
+    Quorum,
 }
 
 /// What the row writer tells of the rows of one poll.

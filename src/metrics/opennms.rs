@@ -88,6 +88,10 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; OpenNMS keeps them as the alarms of redisThresholdCrossed, cleared by redisThresholdRearmed, not as a time series.",
     },
+    NotCollected {
+        objects: SENTINEL_EVENT_COLUMNS,
+        why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; the redisFailover and redisSentinel* events carry them instead.",
+    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.

@@ -62,4 +62,8 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; the shipped alert rules evaluate the same thresholds on the exporter's series instead.",
     },
+    NotCollected {
+        objects: SENTINEL_EVENT_COLUMNS,
+        why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; redisSntState and redisSntAddress are the series, the notifications the events.",
+    },
 ];

@@ -72,6 +72,7 @@ column_fields! {
     KeyCheckField => KeyCheck;
     RowsField => Rows;
     PuppetField => Puppet;
+    SentinelEventField => SentinelEvent;
 }
 
 impl Column for PuppetEventField {

@@ -451,6 +451,20 @@ pub const KEY_CHECK_TABLE: TableDef = augmenting(
     KEY_CHECK_COLUMNS,
 );
 
+/// `redisSentinelEventTable`: the failover watch's own cap
+/// (`crate::redis::failover::MAX_EVENTS` a sentinel) bounds it.
+#[rustfmt::skip]
+pub const SENTINEL_EVENT_TABLE: TableDef = TableDef {
+    table: "redisSentinelEventTable",
+    entry: "redisSentinelEventEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisSeIndex", min: 1 },
+    rows_from: &[],
+    resource_type: "redisSentinelEvent",
+    columns: SENTINEL_EVENT_COLUMNS,
+    max_rows: None,
+};
+
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
     INSTANCE_TABLE,
@@ -477,6 +491,7 @@ pub const TABLES: &[TableDef] = &[
     KEY_TABLE,
     STREAM_GROUP_TABLE,
     KEY_CHECK_TABLE,
+    SENTINEL_EVENT_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

@@ -7,6 +7,7 @@ pub mod certificate_watch;
 pub mod client;
 pub mod clients;
 pub mod connection;
+pub mod failover;
 pub mod info;
 pub mod keys;
 pub mod observation;

@@ -3,8 +3,9 @@
 //! ([`crate::metrics`]), so a value the table does not know is unknown
 //! here too, never a guess.
 
+use super::failover::SentinelNews;
 use super::info::Info;
-use crate::metrics::{LinkStatus, OkErr, Role};
+use crate::metrics::{ClusterState, LinkStatus, OkErr, Role};
 
 /// Fields are `None` when the poll could not tell (the instance is down,
 /// the server does not report them, or reports a value the table does not
@@ -21,6 +22,15 @@ pub struct RedisObservation {
     /// Whether the certificate of a `rediss://` server ends within the
     /// instance's `cert_expiry_warning` (`None`: no certificate seen).
     pub certificate_expiring: Option<bool>,
+    /// A cluster node's `cluster_state` (CLUSTER INFO).
+    pub cluster_state: Option<ClusterState>,
+    /// Whether a cluster node sees slots in pfail or fail
+    /// (`cluster_slots_pfail` + `cluster_slots_fail` above 0).
+    pub slots_failing: Option<bool>,
+    /// What a sentinel's masters did since the last poll, each about its
+    /// row of `redisSentinelEventTable` ([`super::failover`], which judged
+    /// them): news, not state, so never remembered.
+    pub sentinel_events: Vec<SentinelNews>,
 }
 
 impl RedisObservation {
@@ -45,6 +55,9 @@ impl RedisObservation {
             link: label("master_link_status").and_then(LinkStatus::from_label),
             persistence_failed,
             certificate_expiring: None,
+            cluster_state: label("cluster_state").and_then(ClusterState::from_label),
+            slots_failing: slots_failing(info),
+            sentinel_events: Vec::new(),
         }
     }
 
@@ -78,6 +91,24 @@ impl RedisObservation {
         if seen.certificate_expiring.is_some() {
             self.certificate_expiring = seen.certificate_expiring;
         }
+        if seen.cluster_state.is_some() {
+            self.cluster_state = seen.cluster_state;
+        }
+        if seen.slots_failing.is_some() {
+            self.slots_failing = seen.slots_failing;
+        }
+    }
+}
+
+/// Whether CLUSTER INFO counts slots in pfail or fail; `None` when it
+/// says neither (not a cluster node, CLUSTER INFO refused).
+fn slots_failing(info: &Info) -> Option<bool> {
+    match (
+        info.u64(&["cluster_slots_pfail"]),
+        info.u64(&["cluster_slots_fail"]),
+    ) {
+        (None, None) => None,
+        (pfail, fail) => Some(pfail.unwrap_or(0) > 0 || fail.unwrap_or(0) > 0),
     }
 }
 

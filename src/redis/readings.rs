@@ -3,9 +3,11 @@
 
 use super::certificate::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
+use super::failover::{EventRow, SentinelNews};
 use super::info::{Info, KeyspaceRow};
 use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
+use crate::metrics::SENTINEL_EVENT_TABLE;
 use crate::metrics::{
     self, write_row, write_rows, write_scalars, Conversion, InfoRead, Layout, RowKey, RowsField,
     TableDef, CLIENT_NAME_TABLE, CLIENT_USER_TABLE, COMMAND_TABLE, ERROR_TABLE, INSTANCE_TABLE,
@@ -134,6 +136,11 @@ pub struct Extras {
     pub clients: Option<ClientAggregates>,
     /// The keys `check_keys` names (as last checked).
     pub keys: Option<KeyReport>,
+    /// The rows of `redisSentinelEventTable` (a sentinel's, kept by its
+    /// failover watch).
+    pub sentinel_events: Vec<EventRow>,
+    /// The events of this poll among them, for the judge.
+    pub sentinel_news: Vec<SentinelNews>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -289,6 +296,13 @@ impl Rows<'_> {
         if let Some(report) = &extras.keys {
             self.keys(report, part);
         }
+        self.write(
+            &SENTINEL_EVENT_TABLE,
+            &extras.sentinel_events,
+            |e| RowKey::Number(index, e.number),
+            |e, f| e.value(f),
+            part,
+        );
     }
 
     /// The rows of `redisKeyTable`, `redisKeyStreamGroupTable` and the
@@ -595,6 +609,7 @@ mod tests {
             replicas: Some(2),
             other_sentinels: Some(1),
             quorum: Some(2),
+            config_epoch: Some(1),
         };
         let extras = Extras {
             sentinel_masters: vec![master],

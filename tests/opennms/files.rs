@@ -33,6 +33,13 @@ pub const CLEARED_BY: &[(&str, &str)] = &[
     ("redisInstanceDown", "redisInstanceUp"),
     ("redisReplicationLinkDown", "redisReplicationLinkUp"),
     ("redisThresholdCrossed", "redisThresholdRearmed"),
+    ("redisSentinelMasterDown", "redisSentinelMasterUp"),
+    ("redisSentinelQuorumLost", "redisSentinelQuorumReached"),
+    ("redisClusterStateFail", "redisClusterStateOk"),
+    (
+        "redisClusterSlotsFailing",
+        "redisClusterSlotsFailingCleared",
+    ),
     ("puppetRunFailed", "puppetRunRecovered"),
     ("puppetAgentStale", "puppetAgentStaleCleared"),
     ("puppetAgentDisabled", "puppetAgentEnabled"),
@@ -589,7 +596,8 @@ pub fn is_row_key(alias: &str) -> bool {
         | Source::Slowlog(_)
         | Source::Puppet(_)
         | Source::Rows(_)
-        | Source::Alarm(_) => false,
+        | Source::Alarm(_)
+        | Source::SentinelEvent(_) => false,
     }
 }
 
