@@ -350,7 +350,9 @@ impl Poller {
         if !self.failover.ask_quorum() || masters.is_empty() {
             return Vec::new();
         }
+        // Each answer on its own: NOQUORUM is an error reply, and an answer.
         let mut pipe = redis::pipe();
+        pipe.ignore_errors();
         for master in masters.iter().take(MAX_QUORUM_CHECKS) {
             pipe.cmd("SENTINEL").arg("CKQUORUM").arg(&master.name);
         }
