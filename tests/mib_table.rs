@@ -554,6 +554,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             watched_master(&longest, "s_down,master"),
             watched_master(&too_long, "master"),
         ],
+        sentinel_events: sentinel_events(),
         ..Extras::default()
     };
     let status = InstanceStatus {
@@ -680,6 +681,52 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The rows of redisSentinelEventTable a failover watch keeps of two
+/// polls: a master down and failed over (old and new address and epoch),
+/// its quorum lost, as `redis::failover` makes them.
+fn sentinel_events() -> Vec<redis_snmp::redis::failover::EventRow> {
+    use redis_snmp::redis::failover::{FailoverWatch, MasterSeen, Quorum};
+    let seen = |port: u64, epoch: u64, odown: bool, quorum: Quorum| MasterSeen {
+        name: "mymaster".into(),
+        ip: Some("127.0.0.1".into()),
+        port: Some(port),
+        epoch: Some(epoch),
+        odown: Some(odown),
+        quorum: Some(quorum),
+    };
+    let mut watch = FailoverWatch::new();
+    watch.observe(
+        &[seen(
+            6379,
+            1,
+            false,
+            Quorum::Reachable("OK 3 usable Sentinels".into()),
+        )],
+        1_795_362_800,
+    );
+    watch.observe(
+        &[seen(
+            6379,
+            1,
+            true,
+            Quorum::Reachable("OK 3 usable Sentinels".into()),
+        )],
+        1_795_362_801,
+    );
+    watch.observe(
+        &[seen(
+            6380,
+            2,
+            false,
+            Quorum::Unreachable("NOQUORUM 2 usable Sentinels".into()),
+        )],
+        1_795_362_802,
+    );
+    let rows = watch.rows();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    rows
+}
+
 // ---------------------------------------------------------------------------
 // Notifications.
 
@@ -697,6 +744,15 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         8 | 9 => &["cert_expiry_warning", "redisInstanceCertExpiresIn"],
         10 => &["[[alarm]]", "redisAlarmTrigger", "count"],
         11 => &["redisAlarmRearm", "redisThresholdCrossed"],
+        15 => &["SENTINEL MASTERS", "address", "configuration epoch"],
+        16 => &["o_down", "odown", "redisSentinelMasterUp"],
+        17 => &["objectively down", "redisSentinelMasterDown"],
+        18 => &["SENTINEL CKQUORUM", "NOQUORUM", "OK"],
+        19 => &["SENTINEL CKQUORUM", "NOQUORUM", "OK"],
+        20 => &["cluster_state", "ok", "fail"],
+        21 => &["cluster_state", "ok", "fail"],
+        22 => &["cluster_slots_pfail", "cluster_slots_fail"],
+        23 => &["cluster_slots_pfail", "cluster_slots_fail"],
         _ => return None,
     })
 }
