@@ -16,6 +16,8 @@
 //! per connection, and the connection lives as long as the server keeps it.
 //! `CLIENT LIST` and the key checks (`check_keys`, [`super::keys`]) run on
 //! cadences of their own.
+//! On a sentinel, each poll asks `SENTINEL MASTERS` and, for each master,
+//! `SENTINEL CKQUORUM` (one pipeline; [`super::failover`] judges them).
 //!
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
