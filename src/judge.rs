@@ -172,6 +172,19 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
         (Some(true), Some(false)) => due.push(RedisEvent::CertificateExpiringCleared),
         _ => {}
     }
+    use crate::metrics::ClusterState;
+    match (before.cluster_state, after.cluster_state) {
+        (Some(ClusterState::Ok), Some(ClusterState::Fail)) => {
+            due.push(RedisEvent::ClusterStateFail)
+        }
+        (Some(ClusterState::Fail), Some(ClusterState::Ok)) => due.push(RedisEvent::ClusterStateOk),
+        _ => {}
+    }
+    match (before.slots_failing, after.slots_failing) {
+        (Some(false), Some(true)) => due.push(RedisEvent::ClusterSlotsFailing),
+        (Some(true), Some(false)) => due.push(RedisEvent::ClusterSlotsFailingCleared),
+        _ => {}
+    }
     due
 }
 
@@ -215,6 +228,14 @@ impl Judge {
                     seen.slow_commands
                         .iter()
                         .map(|row| (RedisEvent::SlowCommand.into(), About::row(*index, *row))),
+                );
+                // A sentinel's masters, judged by the poll's failover
+                // watch (its baseline is its own first poll): each about
+                // its row of redisSentinelEventTable.
+                due.extend(
+                    seen.sentinel_events
+                        .iter()
+                        .map(|n| (n.event().into(), About::row(*index, n.row))),
                 );
                 due
             }
@@ -503,6 +524,75 @@ mod tests {
         let mut known = expiring.clone();
         known.remember(&RedisObservation::down());
         assert_eq!(known.certificate_expiring, Some(true));
+    }
+
+    #[test]
+    fn cluster_state_and_failing_slots_each_with_its_clear() {
+        use crate::metrics::ClusterState;
+        use RedisEvent::*;
+        let node = |state: &str, pfail: u64, fail: u64| {
+            let info = crate::redis::info::Info::parse(&format!(
+                "cluster_enabled:1\r\ncluster_state:{state}\r\ncluster_slots_pfail:{pfail}\r\ncluster_slots_fail:{fail}\r\n"
+            ));
+            RedisObservation::from_info(&info)
+        };
+        let ok = node("ok", 0, 0);
+        assert_eq!(ok.cluster_state, Some(ClusterState::Ok));
+        assert_eq!(ok.slots_failing, Some(false));
+        let pfail = node("ok", 5461, 0);
+        assert_eq!(redis_transitions(&ok, &pfail), [ClusterSlotsFailing]);
+        let failed = node("fail", 0, 5461);
+        // pfail became fail: the same slots, still failing.
+        assert_eq!(redis_transitions(&pfail, &failed), [ClusterStateFail]);
+        assert_eq!(
+            redis_transitions(&failed, &ok),
+            [ClusterStateOk, ClusterSlotsFailingCleared]
+        );
+        // A node that is no cluster node, or down, tells nothing.
+        assert!(redis_transitions(&ok, &obs(true, "a", "master", None, None)).is_empty());
+        let mut known = failed.clone();
+        known.remember(&RedisObservation::down());
+        assert_eq!(
+            redis_transitions(&known, &ok),
+            [InstanceUp, ClusterStateOk, ClusterSlotsFailingCleared]
+        );
+        // The first poll is the baseline: a cluster failing at start-up is not news.
+        let mut judge = Judge::default();
+        assert!(judge.redis_due(1, &failed).is_empty());
+        assert_eq!(
+            judge.redis_due(1, &ok),
+            [ClusterStateOk, ClusterSlotsFailingCleared]
+        );
+    }
+
+    #[test]
+    fn a_sentinels_events_are_each_about_their_row() {
+        use crate::metrics::SentinelEventKind;
+        use crate::redis::failover::SentinelNews;
+        let mut judge = Judge::default();
+        let seen = RedisObservation {
+            sentinel_events: vec![
+                SentinelNews {
+                    kind: SentinelEventKind::Failover,
+                    row: 7,
+                },
+                SentinelNews {
+                    kind: SentinelEventKind::QuorumLost,
+                    row: 8,
+                },
+            ],
+            ..obs(true, "s", "master", None, None)
+        };
+        // Judged by the poller's watch, whose first poll is its baseline:
+        // the judge's own first observation does not hold them back.
+        let due = judge.due(&Observation::Redis { index: 3, seen });
+        assert_eq!(
+            due,
+            [
+                (RedisEvent::Failover.into(), About::row(3, 7)),
+                (RedisEvent::SentinelQuorumLost.into(), About::row(3, 8)),
+            ]
+        );
     }
 
     #[test]

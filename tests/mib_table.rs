@@ -33,9 +33,9 @@ use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
     redis_objects, BigKeyField, ClientField, CommandField, Conversion, ErrorField, HotKeyField,
     KeyCheckField, KeyField, KeysizesField, KeyspaceField, LatencyField, Layout, ModuleField,
-    NotificationDef, ObjectDef, ReplicaField, SentinelField, SlowCommandField, SlowlogField,
-    Source, StreamGroupField, ThreadField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
-    MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    NotificationDef, ObjectDef, ReplicaField, SentinelEventField, SentinelField, SlowCommandField,
+    SlowlogField, Source, StreamGroupField, ThreadField, INSTANCE_ENTRY, LEGACY_SCALARS,
+    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::info::Info;
@@ -298,6 +298,21 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             HotKeyField::NetBytes => vec!["by-net-bytes"],
             HotKeyField::LfuCounter => vec!["OBJECT FREQ", "maxmemory-policy"],
         },
+        // What a sentinel's masters did, as the agent saw it: the
+        // command and the field each column follows.
+        Source::SentinelEvent(field) => {
+            let masters = "SENTINEL MASTERS";
+            match field {
+                SentinelEventField::Time => vec!["UNIX time"],
+                SentinelEventField::Kind => vec!["o_down", "config-epoch", "CKQUORUM"],
+                SentinelEventField::Master => vec![masters, "name"],
+                SentinelEventField::Address | SentinelEventField::OldAddress => vec!["ip"],
+                SentinelEventField::Port | SentinelEventField::OldPort => vec!["port"],
+                SentinelEventField::Epoch => vec![masters, "config-epoch"],
+                SentinelEventField::OldEpoch => vec!["configuration epoch"],
+                SentinelEventField::Quorum => vec!["SENTINEL CKQUORUM", "+sentinel|ckquorum"],
+            }
+        }
     }
 }
 
@@ -420,7 +435,8 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         | Source::Puppet(_)
         | Source::Alarm(_)
         | Source::BigKey(_)
-        | Source::HotKey(_) => None,
+        | Source::HotKey(_)
+        | Source::SentinelEvent(_) => None,
     }
 }
 
@@ -628,6 +644,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
             watched_master(&longest, "s_down,master"),
             watched_master(&too_long, "master"),
         ],
+        sentinel_events: sentinel_events(),
         ..Extras::default()
     };
     let status = InstanceStatus {
@@ -755,6 +772,52 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The rows of redisSentinelEventTable a failover watch keeps of two
+/// polls: a master down and failed over (old and new address and epoch),
+/// its quorum lost, as `redis::failover` makes them.
+fn sentinel_events() -> Vec<redis_snmp::redis::failover::EventRow> {
+    use redis_snmp::redis::failover::{FailoverWatch, MasterSeen, Quorum};
+    let seen = |port: u64, epoch: u64, odown: bool, quorum: Quorum| MasterSeen {
+        name: "mymaster".into(),
+        ip: Some("127.0.0.1".into()),
+        port: Some(port),
+        epoch: Some(epoch),
+        odown: Some(odown),
+        quorum: Some(quorum),
+    };
+    let mut watch = FailoverWatch::new();
+    watch.observe(
+        &[seen(
+            6379,
+            1,
+            false,
+            Quorum::Reachable("OK 3 usable Sentinels".into()),
+        )],
+        1_795_362_800,
+    );
+    watch.observe(
+        &[seen(
+            6379,
+            1,
+            true,
+            Quorum::Reachable("OK 3 usable Sentinels".into()),
+        )],
+        1_795_362_801,
+    );
+    watch.observe(
+        &[seen(
+            6380,
+            2,
+            false,
+            Quorum::Unreachable("NOQUORUM 2 usable Sentinels".into()),
+        )],
+        1_795_362_802,
+    );
+    let rows = watch.rows();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    rows
+}
+
 // ---------------------------------------------------------------------------
 // Notifications.
 
@@ -773,6 +836,15 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         10 => &["[[alarm]]", "redisAlarmTrigger", "count"],
         11 => &["redisAlarmRearm", "redisThresholdCrossed"],
         12 => &["slow_command_threshold", "redisSlowCommandTable"],
+        15 => &["SENTINEL MASTERS", "address", "configuration epoch"],
+        16 => &["o_down", "odown", "redisSentinelMasterUp"],
+        17 => &["objectively down", "redisSentinelMasterDown"],
+        18 => &["SENTINEL CKQUORUM", "NOQUORUM", "OK"],
+        19 => &["SENTINEL CKQUORUM", "NOQUORUM", "OK"],
+        20 => &["cluster_state", "ok", "fail"],
+        21 => &["cluster_state", "ok", "fail"],
+        22 => &["cluster_slots_pfail", "cluster_slots_fail"],
+        23 => &["cluster_slots_pfail", "cluster_slots_fail"],
         _ => return None,
     })
 }

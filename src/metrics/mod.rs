@@ -215,6 +215,9 @@ pub enum Source {
     /// A column of `redisSlowCommandTable`: a slow log entry the agent
     /// saw arrive (SLOWLOG GET, `crate::redis::slowlog`).
     SlowCommand(SlowCommandField),
+    /// A column of `redisSentinelEventTable`: what a sentinel's masters
+    /// did between two polls, as the agent saw it (`crate::redis::failover`).
+    SentinelEvent(SentinelEventField),
 }
 
 /// A column of `redisSlowCommandTable`, one row per slow log entry seen
@@ -239,6 +242,29 @@ pub enum SlowCommandField {
     /// did not read (more arrived than one read takes, or the server
     /// dropped them first).
     Skipped,
+}
+
+/// A column of `redisSentinelEventTable`, one row per event the agent saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentinelEventField {
+    /// When the agent saw it, in UNIX seconds.
+    Time,
+    /// [`SentinelEventKind`].
+    Kind,
+    /// The master's name in the sentinel's configuration.
+    Master,
+    /// The master's address after the event.
+    Address,
+    Port,
+    /// Its address before (a failover), or as last seen.
+    OldAddress,
+    OldPort,
+    /// Its configuration epoch after the event.
+    Epoch,
+    /// Its configuration epoch before.
+    OldEpoch,
+    /// What SENTINEL CKQUORUM answered.
+    Quorum,
 }
 
 /// What the row writer tells of the rows of one poll.

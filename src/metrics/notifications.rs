@@ -387,6 +387,48 @@ const REDIS_SLOW_COMMAND_ROW: [&str; 9] = [
     "redisScArgs",
 ];
 
+/// The objects of `redisFailover`: the sentinel's name and the event's
+/// row of `redisSentinelEventTable`, with the master's old and new
+/// addresses and epochs.
+const SENTINEL_FAILOVER_ROW: [&str; 8] = [
+    "redisInstanceName",
+    "redisSeMaster",
+    "redisSeOldAddress",
+    "redisSeOldPort",
+    "redisSeAddress",
+    "redisSePort",
+    "redisSeOldEpoch",
+    "redisSeEpoch",
+];
+
+/// The objects of a master objectively down or back.
+const SENTINEL_MASTER_ROW: [&str; 4] = [
+    "redisInstanceName",
+    "redisSeMaster",
+    "redisSeAddress",
+    "redisSePort",
+];
+
+/// The objects of a master's quorum lost or reached: with CKQUORUM's words.
+const SENTINEL_QUORUM_ROW: [&str; 5] = [
+    "redisInstanceName",
+    "redisSeMaster",
+    "redisSeAddress",
+    "redisSePort",
+    "redisSeQuorum",
+];
+
+/// The objects of a cluster node's state and slots notifications.
+const CLUSTER_STATE: [&str; 7] = [
+    "redisInstanceName",
+    "redisInstanceAddress",
+    "redisClusterState",
+    "redisClusterSlotsAsgn",
+    "redisClusterSlotsOk",
+    "redisClusterSlotsPfail",
+    "redisClusterSlotsFail",
+];
+
 /// The objects of a resource notification: a row of `puppetEventTable`.
 const PUPPET_EVENT_ROW: [&str; 7] = [
     "puppetEventTime",
@@ -427,6 +469,21 @@ notifications! {
         /// A new slow log entry over `slow_command_threshold`: about its
         /// row of `redisSlowCommandTable` (`instance.number`).
         SlowCommand = 12 => "redisSlowCommand", PerSource, Warning, REDIS_SLOW_COMMAND_ROW;
+        /// A sentinel's master moved (a new address or configuration
+        /// epoch): about its row of `redisSentinelEventTable`, as are the
+        /// four after it (`crate::redis::failover`).
+        Failover = 15 => "redisFailover", PerSource, Major, SENTINEL_FAILOVER_ROW;
+        SentinelMasterDown = 16 => "redisSentinelMasterDown", PerSource, Critical, SENTINEL_MASTER_ROW;
+        SentinelMasterUp = 17 => "redisSentinelMasterUp", PerSource, Normal, SENTINEL_MASTER_ROW;
+        SentinelQuorumLost = 18 => "redisSentinelQuorumLost", PerSource, Major, SENTINEL_QUORUM_ROW;
+        SentinelQuorumReached = 19 => "redisSentinelQuorumReached", PerSource, Normal, SENTINEL_QUORUM_ROW;
+        /// A cluster node's `cluster_state` (CLUSTER INFO) went to fail.
+        ClusterStateFail = 20 => "redisClusterStateFail", PerSource, Critical, CLUSTER_STATE;
+        ClusterStateOk = 21 => "redisClusterStateOk", PerSource, Normal, CLUSTER_STATE;
+        /// Slots in pfail or fail (`cluster_slots_pfail`,
+        /// `cluster_slots_fail`) went from none to some.
+        ClusterSlotsFailing = 22 => "redisClusterSlotsFailing", PerSource, Major, CLUSTER_STATE;
+        ClusterSlotsFailingCleared = 23 => "redisClusterSlotsFailingCleared", PerSource, Normal, CLUSTER_STATE;
     }
 }
 

@@ -103,6 +103,10 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: HOT_KEY_COLUMNS,
         why: "redisHotKeyTable (.400.3.32), the keys HOTKEYS GET reports: its rows are ranks, which another key takes from one window to the next, so a time series per row would mix keys.",
     },
+    NotCollected {
+        objects: SENTINEL_EVENT_COLUMNS,
+        why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; the redisFailover and redisSentinel* events carry them instead.",
+    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.

@@ -75,4 +75,8 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
         objects: HOT_KEY_COLUMNS,
         why: "redisHotKeyTable (.400.3.32), the keys HOTKEYS GET reports: its rows are ranks, which another key takes from one window to the next, so a series per row would mix keys.",
     },
+    NotCollected {
+        objects: SENTINEL_EVENT_COLUMNS,
+        why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; redisSntState and redisSntAddress are the series, the notifications the events.",
+    },
 ];

@@ -685,6 +685,38 @@ enumeration! {
     }
 }
 
+/// `redisSentinelEventTable` (`redis.3.30`), INDEX { redisInstanceIndex,
+/// redisSeIndex }: what the masters a sentinel watches did between two
+/// polls (a failover, objectively down and back, the quorum lost and
+/// reached), the last [`crate::redis::failover`]'s cap of them. The
+/// notifications of a sentinel's masters carry their row: the master's
+/// name and both its addresses, which `redisSentinelTable` (indexed by
+/// the name, and holding only the present) cannot.
+#[rustfmt::skip]
+pub const SENTINEL_EVENT_COLUMNS: &[ObjectDef] = &[
+    column("redisSeTime", &[3, 30, 1, 2], Gauge64, Source::SentinelEvent(SentinelEventField::Time)).units("seconds"),
+    column("redisSeKind", &[3, 30, 1, 3], Enum, Source::SentinelEvent(SentinelEventField::Kind)).enumerated(SentinelEventKind::LABELS),
+    column("redisSeMaster", &[3, 30, 1, 4], DisplayString, Source::SentinelEvent(SentinelEventField::Master)),
+    column("redisSeAddress", &[3, 30, 1, 5], DisplayString, Source::SentinelEvent(SentinelEventField::Address)),
+    column("redisSePort", &[3, 30, 1, 6], Gauge32, Source::SentinelEvent(SentinelEventField::Port)),
+    column("redisSeOldAddress", &[3, 30, 1, 7], DisplayString, Source::SentinelEvent(SentinelEventField::OldAddress)),
+    column("redisSeOldPort", &[3, 30, 1, 8], Gauge32, Source::SentinelEvent(SentinelEventField::OldPort)),
+    column("redisSeEpoch", &[3, 30, 1, 9], Gauge64, Source::SentinelEvent(SentinelEventField::Epoch)),
+    column("redisSeOldEpoch", &[3, 30, 1, 10], Gauge64, Source::SentinelEvent(SentinelEventField::OldEpoch)),
+    column("redisSeQuorum", &[3, 30, 1, 11], DisplayString, Source::SentinelEvent(SentinelEventField::Quorum)),
+];
+
+enumeration! {
+    /// `redisSeKind`: what a sentinel's master did.
+    SentinelEventKind {
+        Failover = 1 => ["failover"],
+        MasterDown = 2 => ["masterDown"],
+        MasterUp = 3 => ["masterUp"],
+        QuorumLost = 4 => ["quorumLost"],
+        QuorumReached = 5 => ["quorumReached"],
+    }
+}
+
 enumeration! {
     /// `redisSntState`: a watched master as its flags say.
     SentinelState {

@@ -78,6 +78,7 @@ column_fields! {
     ModuleField => Module;
     BigKeyField => BigKey;
     HotKeyField => HotKey;
+    SentinelEventField => SentinelEvent;
 }
 
 impl Column for PuppetEventField {

@@ -571,6 +571,20 @@ pub const HOT_KEY_TABLE: TableDef = TableDef {
     max_rows: Some(100),
 };
 
+/// `redisSentinelEventTable`: the failover watch's own cap
+/// (`crate::redis::failover::MAX_EVENTS` a sentinel) bounds it.
+#[rustfmt::skip]
+pub const SENTINEL_EVENT_TABLE: TableDef = TableDef {
+    table: "redisSentinelEventTable",
+    entry: "redisSentinelEventEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisSeIndex", min: 1 },
+    rows_from: &[],
+    resource_type: "redisSentinelEvent",
+    columns: SENTINEL_EVENT_COLUMNS,
+    max_rows: None,
+};
+
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
     INSTANCE_TABLE,
@@ -603,6 +617,7 @@ pub const TABLES: &[TableDef] = &[
     MODULE_TABLE,
     BIG_KEY_TABLE,
     HOT_KEY_TABLE,
+    SENTINEL_EVENT_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

@@ -8,6 +8,7 @@ pub mod certificate_watch;
 pub mod client;
 pub mod clients;
 pub mod connection;
+pub mod failover;
 pub mod hot_keys;
 pub mod info;
 pub mod info_sections;

@@ -3,8 +3,9 @@
 //! ([`crate::metrics`]), so a value the table does not know is unknown
 //! here too, never a guess.
 
+use super::failover::SentinelNews;
 use super::info::Info;
-use crate::metrics::{LinkStatus, OkErr, Role};
+use crate::metrics::{ClusterState, LinkStatus, OkErr, Role};
 
 /// Fields are `None` when the poll could not tell (the instance is down,
 /// the server does not report them, or reports a value the table does not
@@ -25,6 +26,15 @@ pub struct RedisObservation {
     /// the threshold: one `redisSlowCommand` each. Of this poll only,
     /// never remembered.
     pub slow_commands: Vec<u32>,
+    /// A cluster node's `cluster_state` (CLUSTER INFO).
+    pub cluster_state: Option<ClusterState>,
+    /// Whether a cluster node sees slots in pfail or fail
+    /// (`cluster_slots_pfail` + `cluster_slots_fail` above 0).
+    pub slots_failing: Option<bool>,
+    /// What a sentinel's masters did since the last poll, each about its
+    /// row of `redisSentinelEventTable` ([`super::failover`], which judged
+    /// them): news, not state, so never remembered.
+    pub sentinel_events: Vec<SentinelNews>,
 }
 
 impl RedisObservation {
@@ -50,6 +60,9 @@ impl RedisObservation {
             persistence_failed,
             certificate_expiring: None,
             slow_commands: Vec::new(),
+            cluster_state: label("cluster_state").and_then(ClusterState::from_label),
+            slots_failing: slots_failing(info),
+            sentinel_events: Vec::new(),
         }
     }
 
@@ -83,6 +96,24 @@ impl RedisObservation {
         if seen.certificate_expiring.is_some() {
             self.certificate_expiring = seen.certificate_expiring;
         }
+        if seen.cluster_state.is_some() {
+            self.cluster_state = seen.cluster_state;
+        }
+        if seen.slots_failing.is_some() {
+            self.slots_failing = seen.slots_failing;
+        }
+    }
+}
+
+/// Whether CLUSTER INFO counts slots in pfail or fail; `None` when it
+/// says neither (not a cluster node, CLUSTER INFO refused).
+fn slots_failing(info: &Info) -> Option<bool> {
+    match (
+        info.u64(&["cluster_slots_pfail"]),
+        info.u64(&["cluster_slots_fail"]),
+    ) {
+        (None, None) => None,
+        (pfail, fail) => Some(pfail.unwrap_or(0) > 0 || fail.unwrap_or(0) > 0),
     }
 }
 

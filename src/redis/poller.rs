@@ -17,7 +17,8 @@
 //! `CLIENT LIST` and the key checks (`check_keys`, [`super::keys`]) run on
 //! cadences of their own. With `slow_commands` (the default), every poll
 //! also asks `SLOWLOG GET 1`, and `SLOWLOG GET n` when new entries
-//! arrived ([`super::slowlog`]).
+//! arrived ([`super::slowlog`]). On a sentinel, each poll asks `SENTINEL MASTERS` and, for each master,
+//! `SENTINEL CKQUORUM` (one pipeline; [`super::failover`] judges them).
 //!
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
@@ -26,6 +27,7 @@ use super::big_keys::BigKeyCheck;
 use super::certificate_watch::CertificateWatch;
 use super::client::{Client, Connect, PollError};
 use super::clients::ClientList;
+use super::failover::{quorum_reply, FailoverWatch, MasterSeen, Quorum, MAX_QUORUM_CHECKS};
 use super::info::Info;
 use super::keys::KeyCheck;
 use super::observation::RedisObservation;
@@ -71,6 +73,8 @@ pub struct Poller {
     slowlog: SlowlogWatch,
     /// The big-key sampler and HOTKEYS GET (`big_keys`, `hot_keys`).
     big_keys: BigKeyCheck,
+    /// A sentinel's masters as the polls saw them: failover events.
+    failover: FailoverWatch,
 }
 
 /// When to poll, and which polls read the costly parts: pure, judged on
@@ -153,6 +157,7 @@ impl Poller {
             keys: KeyCheck::new(&instance.key_checks),
             slowlog: SlowlogWatch::new(&instance),
             big_keys: BigKeyCheck::new(&instance.key_checks),
+            failover: FailoverWatch::new(),
             client: Client::new(instance),
             schedule: Schedule::new(refresh, slow_refresh),
             slow: SlowParts::default(),
@@ -204,9 +209,10 @@ impl Poller {
         let now = unix_now();
         self.status.certificate = self.certificate.status(now);
         let observation = match &outcome {
-            Ok((info, _)) => RedisObservation {
+            Ok((info, extras)) => RedisObservation {
                 certificate_expiring: self.certificate.expiring(now),
                 slow_commands: self.slowlog.take_due(),
+                sentinel_events: extras.sentinel_news.clone(),
                 ..RedisObservation::from_info(info)
             },
             Err(_) => RedisObservation::down(),
@@ -289,6 +295,7 @@ impl Poller {
         if let Connect::New(certificate) = self.client.connect().await? {
             self.certificate.connected(&self.status.name, certificate);
             self.schedule.new_connection();
+            self.failover.new_connection();
             self.slow = SlowParts::default();
         }
         let slow_due = self.schedule.slow_due();
@@ -301,6 +308,15 @@ impl Poller {
                 Some(reply) => replies::sentinel_masters(&reply),
                 None => replies::masters_from_info(&info),
             };
+            let quorum = self.ask_quorum(&extras.sentinel_masters).await;
+            let seen: Vec<MasterSeen> = extras
+                .sentinel_masters
+                .iter()
+                .zip(quorum.into_iter().chain(std::iter::repeat(None)))
+                .map(|(master, quorum)| MasterSeen::of(master, quorum))
+                .collect();
+            extras.sentinel_news = self.failover.observe(&seen, unix_now());
+            extras.sentinel_events = self.failover.rows();
         } else {
             // Without CONFIG GET (the least-privilege user has none: it
             // would read requirepass too), rows are kept for every database
@@ -355,6 +371,46 @@ impl Poller {
         }
         extras.big_keys = self.big_keys.latest();
         Ok((info, extras))
+    }
+
+    /// SENTINEL CKQUORUM of each master (the first [`MAX_QUORUM_CHECKS`]),
+    /// in one pipeline, each answer in the masters' order (`None`: not
+    /// known). A refusal (an ACL without `+sentinel|ckquorum`) is said
+    /// once and not asked again on this connection.
+    async fn ask_quorum(&mut self, masters: &[replies::WatchedMaster]) -> Vec<Option<Quorum>> {
+        if !self.failover.ask_quorum() || masters.is_empty() {
+            return Vec::new();
+        }
+        // Each answer on its own: NOQUORUM is an error reply, and an answer.
+        let mut pipe = redis::pipe();
+        pipe.ignore_errors();
+        for master in masters.iter().take(MAX_QUORUM_CHECKS) {
+            pipe.cmd("SENTINEL").arg("CKQUORUM").arg(&master.name);
+        }
+        let replies = match self.client.pipeline(&pipe).await {
+            Ok(replies) => replies,
+            Err(lost) => {
+                debug!(instance = %self.status.name, "SENTINEL CKQUORUM: {}; connecting again at the next poll", lost.text);
+                return Vec::new();
+            }
+        };
+        let mut answers = Vec::with_capacity(replies.len());
+        for reply in &replies {
+            match quorum_reply(reply) {
+                Ok(answer) => answers.push(answer),
+                Err(refusal) => {
+                    if self.failover.quorum_refused() {
+                        info!(
+                            instance = %self.status.name,
+                            "Redis refuses SENTINEL CKQUORUM ({}); no quorum notifications from it, the other events still come",
+                            crate::text::printable(&refusal)
+                        );
+                    }
+                    return Vec::new();
+                }
+            }
+        }
+        answers
     }
 
     /// The costly optional commands, on the slow cadence: SLOWLOG, Valkey's

@@ -4,11 +4,13 @@
 use super::big_keys::BigKeyReport;
 use super::certificate::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
+use super::failover::{EventRow, SentinelNews};
 use super::info::{Info, KeyspaceRow};
 use super::info_sections;
 use super::keys::KeyReport;
 use super::replies::{LatencyEvent, SlowlogEntry, WatchedMaster};
 use super::slowlog::SlowRow;
+use crate::metrics::SENTINEL_EVENT_TABLE;
 use crate::metrics::{
     self, write_row, write_rows, write_scalars, Conversion, InfoRead, Layout, RowKey, RowsField,
     TableDef, CLIENT_NAME_TABLE, CLIENT_USER_TABLE, COMMAND_TABLE, ERROR_TABLE, INSTANCE_TABLE,
@@ -143,6 +145,11 @@ pub struct Extras {
     pub slow_commands: Vec<SlowRow>,
     /// The big-key sampler's and HOTKEYS GET's rows (as last asked).
     pub big_keys: Option<BigKeyReport>,
+    /// The rows of `redisSentinelEventTable` (a sentinel's, kept by its
+    /// failover watch).
+    pub sentinel_events: Vec<EventRow>,
+    /// The events of this poll among them, for the judge.
+    pub sentinel_news: Vec<SentinelNews>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -344,6 +351,13 @@ impl Rows<'_> {
                 part,
             );
         }
+        self.write(
+            &SENTINEL_EVENT_TABLE,
+            &extras.sentinel_events,
+            |e| RowKey::Number(index, e.number),
+            |e, f| e.value(f),
+            part,
+        );
     }
 
     /// The rows of `redisKeyTable`, `redisKeyStreamGroupTable` and the
@@ -650,6 +664,7 @@ mod tests {
             replicas: Some(2),
             other_sentinels: Some(1),
             quorum: Some(2),
+            config_epoch: Some(1),
         };
         let extras = Extras {
             sentinel_masters: vec![master],

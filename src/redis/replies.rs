@@ -37,6 +37,8 @@ pub struct WatchedMaster {
     /// Sentinels watching it besides this one.
     pub other_sentinels: Option<u64>,
     pub quorum: Option<u64>,
+    /// `config-epoch`: bumped by each failover (SENTINEL MASTERS only).
+    pub config_epoch: Option<u64>,
 }
 
 /// A watched master's state from its flags: objectively down beats
@@ -136,6 +138,7 @@ pub fn sentinel_masters(reply: &Value) -> Vec<WatchedMaster> {
                 replicas: number("num-slaves"),
                 other_sentinels: number("num-other-sentinels"),
                 quorum: number("quorum"),
+                config_epoch: number("config-epoch"),
                 flags,
             })
         })
@@ -165,6 +168,7 @@ pub fn masters_from_info(info: &super::info::Info) -> Vec<WatchedMaster> {
                 replicas: number("slaves"),
                 other_sentinels: number("sentinels").map(|n| n.saturating_sub(1)),
                 quorum: None,
+                config_epoch: None,
             })
         })
         .collect()

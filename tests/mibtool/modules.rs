@@ -503,6 +503,7 @@ pub fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Thread(_)
         | Source::Module(_)
         | Source::BigKey(_)
-        | Source::HotKey(_) => None,
+        | Source::HotKey(_)
+        | Source::SentinelEvent(_) => None,
     }
 }

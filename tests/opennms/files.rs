@@ -33,6 +33,13 @@ pub const CLEARED_BY: &[(&str, &str)] = &[
     ("redisInstanceDown", "redisInstanceUp"),
     ("redisReplicationLinkDown", "redisReplicationLinkUp"),
     ("redisThresholdCrossed", "redisThresholdRearmed"),
+    ("redisSentinelMasterDown", "redisSentinelMasterUp"),
+    ("redisSentinelQuorumLost", "redisSentinelQuorumReached"),
+    ("redisClusterStateFail", "redisClusterStateOk"),
+    (
+        "redisClusterSlotsFailing",
+        "redisClusterSlotsFailingCleared",
+    ),
     ("puppetRunFailed", "puppetRunRecovered"),
     ("puppetAgentStale", "puppetAgentStaleCleared"),
     ("puppetAgentDisabled", "puppetAgentEnabled"),
@@ -595,7 +602,8 @@ pub fn is_row_key(alias: &str) -> bool {
         | Source::Alarm(_)
         | Source::SlowCommand(_)
         | Source::BigKey(_)
-        | Source::HotKey(_) => false,
+        | Source::HotKey(_)
+        | Source::SentinelEvent(_) => false,
     }
 }
 
