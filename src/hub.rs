@@ -320,6 +320,7 @@ mod tests {
             link: None,
             persistence_failed: Some(false),
             certificate_expiring: None,
+            acl_burst: None,
         }
     }
 

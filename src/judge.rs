@@ -172,6 +172,11 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
         (Some(true), Some(false)) => due.push(RedisEvent::CertificateExpiringCleared),
         _ => {}
     }
+    match (before.acl_burst, after.acl_burst) {
+        (Some(false), Some(true)) => due.push(RedisEvent::AuthFailureBurst),
+        (Some(true), Some(false)) => due.push(RedisEvent::AuthFailureBurstCleared),
+        _ => {}
+    }
     due
 }
 
@@ -413,6 +418,7 @@ mod tests {
             link: link.and_then(LinkStatus::from_label),
             persistence_failed: failed,
             certificate_expiring: None,
+            acl_burst: None,
         }
     }
 

@@ -52,6 +52,14 @@ pub const DEFAULT_CHECK_KEYS_SCAN_MILLIS: u64 = 100;
 pub(super) const MAX_CHECK_KEYS: usize = 100;
 pub(super) const MAX_CHECK_KEY_LEN: usize = 1_024;
 
+/// `redisAuthFailureBurst`: more than this many ACL refusals within
+/// `acl_burst_window` is a burst. Ten in a minute: more than a client
+/// retrying a mistyped password by hand, fewer than a misconfigured pool
+/// or a guesser makes.
+pub const DEFAULT_ACL_BURST_REFUSALS: u64 = 10;
+/// The window of `acl_burst_refusals`, in seconds.
+pub const DEFAULT_ACL_BURST_WINDOW_SECS: u64 = 60;
+
 /// Where the secret that keys aliases (`key_names = "alias"`) is read
 /// from unless `key_alias_secret_file` says otherwise: one secret per
 /// installation, readable by the agent only.
@@ -204,6 +212,11 @@ pub struct RedisInstance {
     /// The keys and streams an operator names (`check_keys` and its
     /// settings); no entries: off.
     pub key_checks: KeyChecks,
+    /// Whether to read `ACL LOG` (`redisAclRefusalTable`, bursts).
+    pub acl_log: bool,
+    /// More refusals than this within `acl_burst_window` are a burst.
+    pub acl_burst_refusals: u64,
+    pub acl_burst_window: Duration,
 }
 
 /// How `redisKeyTable` shows a key: by its name, or by an alias that
@@ -281,6 +294,9 @@ impl RedisInstance {
             client_list_rows: DEFAULT_CLIENT_LIST_ROWS,
             slow_refresh: None,
             key_checks: KeyChecks::default(),
+            acl_log: true,
+            acl_burst_refusals: DEFAULT_ACL_BURST_REFUSALS,
+            acl_burst_window: Duration::from_secs(DEFAULT_ACL_BURST_WINDOW_SECS),
         }
     }
 }
@@ -319,6 +335,9 @@ pub(super) struct FileInstance {
     /// `"name"` or `"alias"`.
     pub(super) key_names: Option<String>,
     pub(super) key_alias_secret_file: Option<PathBuf>,
+    pub(super) acl_log: Option<bool>,
+    pub(super) acl_burst_refusals: Option<u64>,
+    pub(super) acl_burst_window: Option<u64>,
 }
 
 /// A `slow_refresh`: not more often than the refresh (the costly parts are
@@ -396,6 +415,17 @@ pub(super) fn instance_from_file(
         ));
     }
     let key_checks = key_checks_from_file(entry, key, warnings)?;
+    let acl_burst_window = seconds(
+        "acl_burst_window",
+        entry.acl_burst_window,
+        DEFAULT_ACL_BURST_WINDOW_SECS,
+    )?;
+    if acl_burst_window > Duration::from_secs(86_400) {
+        return Err(format!(
+            "{}: more than 86400 seconds",
+            key("acl_burst_window")
+        ));
+    }
     Ok(RedisInstance {
         name: entry
             .name
@@ -416,6 +446,11 @@ pub(super) fn instance_from_file(
         client_list_rows,
         slow_refresh: entry.slow_refresh.map(Duration::from_secs),
         key_checks,
+        acl_log: entry.acl_log.unwrap_or(true),
+        acl_burst_refusals: entry
+            .acl_burst_refusals
+            .unwrap_or(DEFAULT_ACL_BURST_REFUSALS),
+        acl_burst_window,
     })
 }
 

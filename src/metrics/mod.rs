@@ -201,6 +201,9 @@ pub enum Source {
     Alarm(AlarmField),
     /// What the row writer made of a poll's tables ([`write_rows`]).
     Rows(RowsField),
+    /// A column of `redisAclRefusalTable` or `redisAclTable`: ACL LOG
+    /// aggregated, and the refusals counted (`crate::redis::acl_log`).
+    Acl(AclField),
 }
 
 /// What the row writer tells of the rows of one poll.
@@ -660,6 +663,36 @@ const fn status(
 /// The number a named value has in one of the enumerations above.
 pub fn enum_number(names: &[(&str, i32)], name: &str) -> Option<i32> {
     names.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// A column of `redisAclRefusalTable` (one row per reason, user and
+/// client address of ACL LOG) or of `redisAclTable` (one row per
+/// instance: the refusals counted and the burst's settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AclField {
+    /// [`AclReason`]: why the server refused.
+    Reason,
+    /// The user (for a failed AUTH, the name the client gave).
+    User,
+    /// The client's host (`addr=` without its port).
+    Address,
+    /// The refusals the log holds for the row (its entries' counts).
+    Count,
+    /// When the newest of them was, UNIX seconds.
+    LastSeen,
+    /// The instance's name and the row's number, escaped and joined by
+    /// `.` ([`row_key`]), for managers to store rows under.
+    Key,
+    /// Refusals that arrived within the burst window.
+    Recent,
+    /// Refusals counted since the agent started.
+    Counted,
+    /// `acl_burst_refusals`: more than this within the window is a burst.
+    Threshold,
+    /// `acl_burst_window`, in seconds.
+    Window,
+    /// Rows of `redisAclRefusalTable` the cap left out.
+    RowsLeftOut,
 }
 
 #[cfg(test)]

@@ -403,6 +403,12 @@ notifications! {
         ThresholdCrossed = 10 => "redisThresholdCrossed", Raise, Warning, REDIS_ALARM_ROW;
         /// An alarm rearmed.
         ThresholdRearmed = 11 => "redisThresholdRearmed", Rearm, Normal, REDIS_ALARM_ROW;
+        /// More than `acl_burst_refusals` refusals (ACL LOG) within
+        /// `acl_burst_window` (`crate::redis::acl_log::BurstJudge`).
+        AuthFailureBurst = 13 => "redisAuthFailureBurst", PerSource, Warning,
+            ["redisInstanceName", "redisInstanceAddress", "redisAclRecent", "redisAclThreshold", "redisAclWindow"];
+        AuthFailureBurstCleared = 14 => "redisAuthFailureBurstCleared", PerSource, Normal,
+            ["redisInstanceName", "redisInstanceAddress", "redisAclRecent", "redisAclThreshold", "redisAclWindow"];
     }
 }
 

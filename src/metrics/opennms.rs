@@ -63,6 +63,8 @@ pub const COLLECTION_GROUPS: &[CollectionGroup] = &[
     group("redis-snmp-key-checks", "redisKeyCheckTable: what the key checks left out and cost", &[KEY_CHECK_COLUMNS]),
     group("redis-snmp-puppet", "PUPPET-AGENT-MIB scalars: the last Puppet run, the agent's state and the events log", &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS]),
     group("redis-snmp-puppet-runs", "PUPPET-AGENT-MIB: successive runs, how often and whether they converge", &[PUPPET_RUN_SCALARS]),
+    group("redis-snmp-acl", "redisAclTable: the ACL refusals counted (ACL LOG) and the burst's settings", &[ACL_COLUMNS]),
+    group("redis-snmp-acl-refusals", "redisAclRefusalTable: ACL LOG per reason, user and client address", &[ACL_REFUSAL_COLUMNS]),
 ];
 
 /// Objects the data collection deliberately leaves out.
@@ -128,6 +130,7 @@ pub const RESOURCE_TYPES: &[ResourceType] = &[
     ResourceType { name: "redisClientUser", label: "Redis clients by user", resource_label: "${redisCuLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCuKey") },
     ResourceType { name: "redisKey", label: "Redis checked key", resource_label: "${redisCkLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCkKey") },
     ResourceType { name: "redisKeyStreamGroup", label: "Redis stream consumer group", resource_label: "${redisKgLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisKgKey") },
+    ResourceType { name: "redisAclRefusal", label: "Redis ACL refusals", resource_label: "${redisArUser} from ${redisArAddress} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisArKey") },
 ];
 
 /// The `instance` of an object's `mibObj`: its table's resource type, or

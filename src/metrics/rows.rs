@@ -72,6 +72,7 @@ column_fields! {
     KeyCheckField => KeyCheck;
     RowsField => Rows;
     PuppetField => Puppet;
+    AclField => Acl;
 }
 
 impl Column for PuppetEventField {

@@ -451,6 +451,22 @@ pub const KEY_CHECK_TABLE: TableDef = augmenting(
     KEY_CHECK_COLUMNS,
 );
 
+/// `redisAclRefusalTable`: ACL LOG per reason, user and client address;
+/// the log is read 128 entries at most, and at most 100 rows are served.
+#[rustfmt::skip]
+pub const ACL_REFUSAL_TABLE: TableDef = TableDef {
+    table: "redisAclRefusalTable",
+    entry: "redisAclRefusalEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisArNumber", min: 1 },
+    rows_from: &["ACL LOG"],
+    resource_type: "redisAclRefusal",
+    columns: ACL_REFUSAL_COLUMNS,
+    max_rows: Some(100),
+};
+
+pub const ACL_TABLE: TableDef = augmenting("redisAclTable", "redisAclEntry", ACL_COLUMNS);
+
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
     INSTANCE_TABLE,
@@ -477,6 +493,8 @@ pub const TABLES: &[TableDef] = &[
     KEY_TABLE,
     STREAM_GROUP_TABLE,
     KEY_CHECK_TABLE,
+    ACL_REFUSAL_TABLE,
+    ACL_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

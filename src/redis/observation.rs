@@ -21,6 +21,8 @@ pub struct RedisObservation {
     /// Whether the certificate of a `rediss://` server ends within the
     /// instance's `cert_expiry_warning` (`None`: no certificate seen).
     pub certificate_expiring: Option<bool>,
+    /// Whether ACL refusals come in a burst (`None`: ACL LOG not read).
+    pub acl_burst: Option<bool>,
 }
 
 impl RedisObservation {
@@ -45,6 +47,7 @@ impl RedisObservation {
             link: label("master_link_status").and_then(LinkStatus::from_label),
             persistence_failed,
             certificate_expiring: None,
+            acl_burst: None,
         }
     }
 
@@ -77,6 +80,9 @@ impl RedisObservation {
         }
         if seen.certificate_expiring.is_some() {
             self.certificate_expiring = seen.certificate_expiring;
+        }
+        if seen.acl_burst.is_some() {
+            self.acl_burst = seen.acl_burst;
         }
     }
 }

@@ -20,6 +20,7 @@
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
 
+use super::acl_log::AclWatch;
 use super::certificate_watch::CertificateWatch;
 use super::client::{Client, Connect, PollError};
 use super::clients::ClientList;
@@ -63,6 +64,8 @@ pub struct Poller {
     clients: ClientList,
     /// The keys an operator names (`check_keys`), on their own cadence.
     keys: KeyCheck,
+    /// ACL LOG, at every poll (issue 25 item 4).
+    acl: AclWatch,
 }
 
 /// When to poll, and which polls read the costly parts: pure, judged on
@@ -143,6 +146,11 @@ impl Poller {
             certificate: CertificateWatch::new(&instance),
             clients: ClientList::new(&instance),
             keys: KeyCheck::new(&instance.key_checks),
+            acl: AclWatch::new(
+                instance.acl_log,
+                instance.acl_burst_refusals,
+                instance.acl_burst_window,
+            ),
             client: Client::new(instance),
             schedule: Schedule::new(refresh, slow_refresh),
             slow: SlowParts::default(),
@@ -196,6 +204,7 @@ impl Poller {
         let observation = match &outcome {
             Ok((info, _)) => RedisObservation {
                 certificate_expiring: self.certificate.expiring(now),
+                acl_burst: self.acl.burst(),
                 ..RedisObservation::from_info(info)
             },
             Err(_) => RedisObservation::down(),
@@ -324,6 +333,11 @@ impl Poller {
             }
         }
         extras.keys = self.keys.latest();
+        if self.client.is_connected() {
+            let now_ms = unix_now().saturating_mul(1000);
+            self.acl.read(&mut self.client, now_ms).await;
+        }
+        extras.acl = self.acl.report();
         Ok((info, extras))
     }
 

@@ -134,6 +134,8 @@ pub struct Extras {
     pub clients: Option<ClientAggregates>,
     /// The keys `check_keys` names (as last checked).
     pub keys: Option<KeyReport>,
+    /// ACL LOG aggregated, and the refusals counted.
+    pub acl: Option<super::acl_log::AclReport>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -288,6 +290,26 @@ impl Rows<'_> {
         }
         if let Some(report) = &extras.keys {
             self.keys(report, part);
+        }
+        if let Some(acl) = &extras.acl {
+            let left_out = self.write(
+                &metrics::ACL_REFUSAL_TABLE,
+                &acl.rows,
+                |r| RowKey::Number(index, r.number),
+                |r, f| r.value(f, name),
+                part,
+            );
+            let acl = super::acl_log::AclReport {
+                left_out: acl.left_out.saturating_add(left_out),
+                ..acl.clone()
+            };
+            write_row(
+                &metrics::ACL_TABLE,
+                RowKey::Instance(index),
+                self.layout,
+                part,
+                |f| acl.value(f),
+            );
         }
     }
 
