@@ -321,6 +321,7 @@ mod tests {
             persistence_failed: Some(false),
             certificate_expiring: None,
             acl_burst: None,
+            acl_newest_row: None,
         }
     }
 

@@ -180,6 +180,18 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
     due
 }
 
+/// What a notification of instance `index` is about: the instance, or,
+/// for a burst of ACL refusals, the newest row of its
+/// `redisAclRefusalTable` (who was refused last), when it has one.
+fn redis_about(event: RedisEvent, index: u32, seen: &RedisObservation) -> About {
+    match (event, seen.acl_newest_row) {
+        (RedisEvent::AuthFailureBurst | RedisEvent::AuthFailureBurstCleared, Some(row)) => {
+            About::row(index, row)
+        }
+        _ => About::source(index),
+    }
+}
+
 /// The baselines: what was judged of each source.
 #[derive(Debug, Clone, Default)]
 pub struct Judge {
@@ -211,7 +223,7 @@ impl Judge {
             Observation::Redis { index, seen } => self
                 .redis_due(*index, seen)
                 .into_iter()
-                .map(|e| (e.into(), About::source(*index)))
+                .map(|e| (e.into(), redis_about(e, *index, seen)))
                 .collect(),
             Observation::Puppet { seen, now } => self
                 .puppet_due(seen, *now)
@@ -419,6 +431,7 @@ mod tests {
             persistence_failed: failed,
             certificate_expiring: None,
             acl_burst: None,
+            acl_newest_row: None,
         }
     }
 

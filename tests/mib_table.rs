@@ -31,12 +31,13 @@ use mibtool::rules::{instance_of, mentions, Instance};
 use mibtool::{repo_dir, Mib};
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
-    redis_objects, ClientField, CommandField, Conversion, ErrorField, KeyCheckField, KeyField,
-    KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField, SentinelField,
-    SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN,
-    MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    redis_objects, AclField, ClientField, CommandField, Conversion, ErrorField, KeyCheckField,
+    KeyField, KeyspaceField, LatencyField, Layout, NotificationDef, ObjectDef, ReplicaField,
+    SentinelField, SlowlogField, Source, StreamGroupField, INSTANCE_ENTRY, LEGACY_SCALARS,
+    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
+use redis_snmp::redis::acl_log::AclReport;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceStatus};
 use redis_snmp::redis::replies::{sentinel_masters, LatencyEvent, SlowlogEntry, WatchedMaster};
@@ -242,6 +243,14 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         // The agent's own alarms: the table's DESCRIPTION says where they
         // come from ([[alarm]]).
         Source::Alarm(_) => Vec::new(),
+        Source::Acl(field) => match field {
+            AclField::Reason => vec!["ACL LOG", "reason"],
+            AclField::User => vec!["user"],
+            AclField::Address => vec!["addr=", "client-info"],
+            AclField::Count => vec!["count"],
+            AclField::LastSeen => vec!["timestamp-last-updated", "age-seconds"],
+            AclField::Key => vec!["instance's name"],
+        },
     }
 }
 
@@ -349,6 +358,9 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         | Source::KeyCheck(_)
         | Source::Puppet(_)
         | Source::Alarm(_) => None,
+        // Indexed by a number (a hash of the row's reason, user and
+        // address), not by a name.
+        Source::Acl(_) => None,
     }
 }
 
@@ -528,6 +540,26 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         // A key check: a stream with a group, a key as long as an index
         // may be, and an exact name that is gone.
         keys: Some(key_report(&longest)),
+        // ACL LOG of a real Redis 8.2, aggregated: its row numbers are
+        // hashes anywhere in 1..=2147483647.
+        acl: Some(AclReport {
+            rows: redis_snmp::redis::acl_log::aggregate(
+                &redis_snmp::redis::acl_log::parse(
+                    &redis::parse_redis_value(
+                        &std::fs::read(concat!(
+                            env!("CARGO_MANIFEST_DIR"),
+                            "/tests/fixtures/redis/8.2-acl-log.resp"
+                        ))
+                        .unwrap(),
+                    )
+                    .unwrap(),
+                ),
+                100,
+                0,
+            )
+            .0,
+            left_out: 0,
+        }),
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.
@@ -681,6 +713,8 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         8 | 9 => &["cert_expiry_warning", "redisInstanceCertExpiresIn"],
         10 => &["[[alarm]]", "redisAlarmTrigger", "count"],
         11 => &["redisAlarmRearm", "redisThresholdCrossed"],
+        13 => &["ACL LOG", "acl_burst_refusals", "acl_burst_window"],
+        14 => &["acl_burst_window", "redisAuthFailureBurst"],
         _ => return None,
     })
 }

@@ -201,8 +201,8 @@ pub enum Source {
     Alarm(AlarmField),
     /// What the row writer made of a poll's tables ([`write_rows`]).
     Rows(RowsField),
-    /// A column of `redisAclRefusalTable` or `redisAclTable`: ACL LOG
-    /// aggregated, and the refusals counted (`crate::redis::acl_log`).
+    /// A column of `redisAclRefusalTable`: ACL LOG aggregated
+    /// (`crate::redis::acl_log`).
     Acl(AclField),
 }
 
@@ -665,9 +665,8 @@ pub fn enum_number(names: &[(&str, i32)], name: &str) -> Option<i32> {
     names.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
-/// A column of `redisAclRefusalTable` (one row per reason, user and
-/// client address of ACL LOG) or of `redisAclTable` (one row per
-/// instance: the refusals counted and the burst's settings).
+/// A column of `redisAclRefusalTable`: one row per reason, user and
+/// client address of ACL LOG.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AclField {
     /// [`AclReason`]: why the server refused.
@@ -683,16 +682,6 @@ pub enum AclField {
     /// The instance's name and the row's number, escaped and joined by
     /// `.` ([`row_key`]), for managers to store rows under.
     Key,
-    /// Refusals that arrived within the burst window.
-    Recent,
-    /// Refusals counted since the agent started.
-    Counted,
-    /// `acl_burst_refusals`: more than this within the window is a burst.
-    Threshold,
-    /// `acl_burst_window`, in seconds.
-    Window,
-    /// Rows of `redisAclRefusalTable` the cap left out.
-    RowsLeftOut,
 }
 
 #[cfg(test)]

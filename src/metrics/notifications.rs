@@ -377,6 +377,18 @@ const PUPPET_EVENT_ROW: [&str; 7] = [
     "puppetEventConfigVersion",
 ];
 
+/// The objects of an ACL refusal notification: the instance's name and
+/// address, and the newest row of `redisAclRefusalTable`.
+const ACL_REFUSAL_ROW: [&str; 7] = [
+    "redisInstanceName",
+    "redisInstanceAddress",
+    "redisArReason",
+    "redisArUser",
+    "redisArAddress",
+    "redisArCount",
+    "redisArLastSeen",
+];
+
 notifications! {
     /// A notification of REDIS-SERVER-MIB, about a configured instance.
     Redis: RedisEvent {
@@ -404,11 +416,10 @@ notifications! {
         /// An alarm rearmed.
         ThresholdRearmed = 11 => "redisThresholdRearmed", Rearm, Normal, REDIS_ALARM_ROW;
         /// More than `acl_burst_refusals` refusals (ACL LOG) within
-        /// `acl_burst_window` (`crate::redis::acl_log::BurstJudge`).
-        AuthFailureBurst = 13 => "redisAuthFailureBurst", PerSource, Warning,
-            ["redisInstanceName", "redisInstanceAddress", "redisAclRecent", "redisAclThreshold", "redisAclWindow"];
-        AuthFailureBurstCleared = 14 => "redisAuthFailureBurstCleared", PerSource, Normal,
-            ["redisInstanceName", "redisInstanceAddress", "redisAclRecent", "redisAclThreshold", "redisAclWindow"];
+        /// `acl_burst_window` (`crate::redis::acl_log::BurstJudge`): about
+        /// the newest row of `redisAclRefusalTable`.
+        AuthFailureBurst = 13 => "redisAuthFailureBurst", PerSource, Warning, ACL_REFUSAL_ROW;
+        AuthFailureBurstCleared = 14 => "redisAuthFailureBurstCleared", PerSource, Normal, ACL_REFUSAL_ROW;
     }
 }
 

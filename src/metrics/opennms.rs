@@ -63,7 +63,6 @@ pub const COLLECTION_GROUPS: &[CollectionGroup] = &[
     group("redis-snmp-key-checks", "redisKeyCheckTable: what the key checks left out and cost", &[KEY_CHECK_COLUMNS]),
     group("redis-snmp-puppet", "PUPPET-AGENT-MIB scalars: the last Puppet run, the agent's state and the events log", &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS]),
     group("redis-snmp-puppet-runs", "PUPPET-AGENT-MIB: successive runs, how often and whether they converge", &[PUPPET_RUN_SCALARS]),
-    group("redis-snmp-acl", "redisAclTable: the ACL refusals counted (ACL LOG) and the burst's settings", &[ACL_COLUMNS]),
     group("redis-snmp-acl-refusals", "redisAclRefusalTable: ACL LOG per reason, user and client address", &[ACL_REFUSAL_COLUMNS]),
 ];
 

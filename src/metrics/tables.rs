@@ -452,7 +452,8 @@ pub const KEY_CHECK_TABLE: TableDef = augmenting(
 );
 
 /// `redisAclRefusalTable`: ACL LOG per reason, user and client address;
-/// the log is read 128 entries at most, and at most 100 rows are served.
+/// the log is read 128 entries at most, and at most 100 rows are served
+/// (the rest counted in `redisInstanceRowsLeftOut`).
 #[rustfmt::skip]
 pub const ACL_REFUSAL_TABLE: TableDef = TableDef {
     table: "redisAclRefusalTable",
@@ -464,8 +465,6 @@ pub const ACL_REFUSAL_TABLE: TableDef = TableDef {
     columns: ACL_REFUSAL_COLUMNS,
     max_rows: Some(100),
 };
-
-pub const ACL_TABLE: TableDef = augmenting("redisAclTable", "redisAclEntry", ACL_COLUMNS);
 
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
@@ -494,7 +493,6 @@ pub const TABLES: &[TableDef] = &[
     STREAM_GROUP_TABLE,
     KEY_CHECK_TABLE,
     ACL_REFUSAL_TABLE,
-    ACL_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

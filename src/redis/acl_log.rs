@@ -164,7 +164,7 @@ impl Entry {
         }
         let (count, reason_bytes) = (count?, reason?);
         let reason = AclReason::from_label(&String::from_utf8_lossy(&reason_bytes))
-            .unwrap_or(AclReason::Other);
+            .unwrap_or(AclReason::Unknown);
         let info_text = String::from_utf8_lossy(&info);
         let addr = client_field(&info_text, "addr").map(host_of).unwrap_or("");
         let id = entry_id.zip(created);
@@ -234,7 +234,6 @@ impl RefusalRow {
             AclField::Count => SnmpValue::Gauge32(saturate_u32(self.count)),
             AclField::LastSeen => SnmpValue::Counter64(self.last_seen),
             AclField::Key => display_string(&row_key(instance, &self.number.to_string())),
-            _ => return None,
         })
     }
 }
@@ -400,29 +399,11 @@ impl BurstJudge {
 /// What the agent serves of the ACL log of one instance.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AclReport {
+    /// Newest first.
     pub rows: Vec<RefusalRow>,
-    /// Rows the cap (or a row-number collision) left out.
+    /// Rows the cap (or a row-number collision) left out: counted in
+    /// `redisInstanceRowsLeftOut`.
     pub left_out: u64,
-    /// Refusals within the burst window.
-    pub recent: u64,
-    /// Refusals counted since the agent started (new ones only).
-    pub counted: u64,
-    pub threshold: u64,
-    pub window_secs: u64,
-}
-
-impl AclReport {
-    /// The instance's row of `redisAclStatusTable`.
-    pub fn value(&self, field: AclField) -> Option<SnmpValue> {
-        Some(match field {
-            AclField::Recent => SnmpValue::Gauge32(saturate_u32(self.recent)),
-            AclField::Counted => SnmpValue::Counter64(self.counted),
-            AclField::Threshold => SnmpValue::Gauge32(saturate_u32(self.threshold)),
-            AclField::Window => SnmpValue::Gauge32(saturate_u32(self.window_secs)),
-            AclField::RowsLeftOut => SnmpValue::Gauge32(saturate_u32(self.left_out)),
-            _ => return None,
-        })
-    }
 }
 
 /// The ACL log of one instance, asked at every poll: `ACL LOG 1` (one
@@ -434,6 +415,7 @@ pub struct AclWatch {
     /// The head entry's signature at the last whole read.
     head: Option<u64>,
     report: Option<AclReport>,
+    /// Refusals counted since the agent started, for the log.
     counted: u64,
     clock: Instant,
 }
@@ -493,11 +475,17 @@ impl AclWatch {
         }
         self.counted = self.counted.saturating_add(new);
         self.burst.observe(now_ms, new);
-        report.recent = self.burst.recent();
-        report.counted = self.counted;
-        report.threshold = self.burst.threshold;
-        report.window_secs = self.burst.window_ms / 1000;
         self.report = Some(report);
+    }
+
+    /// Refusals counted since the agent started, and within the window.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.counted, self.burst.recent())
+    }
+
+    /// The `redisArNumber` of the newest row, if any.
+    pub fn newest_row(&self) -> Option<u32> {
+        self.report.as_ref()?.rows.first().map(|r| r.number)
     }
 
     /// What to serve: `None` where the log is not read.
@@ -604,7 +592,7 @@ mod tests {
             [
                 (AclReason::Auth, "app", "10.0.0.1", 5, 9),
                 (AclReason::Auth, "app", "::1", 1, 4),
-                (AclReason::Other, "\\u{1b}[2Jx", "/run/redis.sock", 1, 3),
+                (AclReason::Unknown, "\\u{1b}[2Jx", "/run/redis.sock", 1, 3),
             ]
         );
         let (again, _) = aggregate(&parse(&reply), 10, 0);
@@ -712,6 +700,10 @@ mod tests {
         more[4].count += 3;
         watch.observe(Some(more), 0);
         assert_eq!(watch.burst(), Some(true));
-        assert_eq!(watch.report().unwrap().counted, 3);
+        assert_eq!(watch.counts(), (3, 3));
+        assert_eq!(
+            watch.newest_row(),
+            Some(watch.report().unwrap().rows[0].number)
+        );
     }
 }

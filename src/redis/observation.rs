@@ -23,6 +23,9 @@ pub struct RedisObservation {
     pub certificate_expiring: Option<bool>,
     /// Whether ACL refusals come in a burst (`None`: ACL LOG not read).
     pub acl_burst: Option<bool>,
+    /// The newest row of `redisAclRefusalTable` (its `redisArNumber`):
+    /// what a burst's notification is about.
+    pub acl_newest_row: Option<u32>,
 }
 
 impl RedisObservation {
@@ -48,6 +51,7 @@ impl RedisObservation {
             persistence_failed,
             certificate_expiring: None,
             acl_burst: None,
+            acl_newest_row: None,
         }
     }
 

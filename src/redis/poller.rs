@@ -205,6 +205,7 @@ impl Poller {
             Ok((info, _)) => RedisObservation {
                 certificate_expiring: self.certificate.expiring(now),
                 acl_burst: self.acl.burst(),
+                acl_newest_row: self.acl.newest_row(),
                 ..RedisObservation::from_info(info)
             },
             Err(_) => RedisObservation::down(),

@@ -186,6 +186,16 @@ pub fn instance_part(
         |r, f| r.value(f, name),
         &mut part,
     );
+    if let Some(acl) = &extras.acl {
+        left_out += acl.left_out;
+        left_out += rows.write(
+            &metrics::ACL_REFUSAL_TABLE,
+            &acl.rows,
+            |r| RowKey::Number(index, r.number),
+            |r, f| r.value(f, name),
+            &mut part,
+        );
+    }
     write_row(
         &INSTANCE_TABLE,
         RowKey::Instance(index),
@@ -290,26 +300,6 @@ impl Rows<'_> {
         }
         if let Some(report) = &extras.keys {
             self.keys(report, part);
-        }
-        if let Some(acl) = &extras.acl {
-            let left_out = self.write(
-                &metrics::ACL_REFUSAL_TABLE,
-                &acl.rows,
-                |r| RowKey::Number(index, r.number),
-                |r, f| r.value(f, name),
-                part,
-            );
-            let acl = super::acl_log::AclReport {
-                left_out: acl.left_out.saturating_add(left_out),
-                ..acl.clone()
-            };
-            write_row(
-                &metrics::ACL_TABLE,
-                RowKey::Instance(index),
-                self.layout,
-                part,
-                |f| acl.value(f),
-            );
         }
     }
 

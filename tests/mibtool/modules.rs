@@ -461,6 +461,7 @@ pub fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::StreamGroup(_)
         | Source::KeyCheck(_)
         | Source::Rows(_)
-        | Source::Puppet(_) => None,
+        | Source::Puppet(_)
+        | Source::Acl(_) => None,
     }
 }
