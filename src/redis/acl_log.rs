@@ -35,6 +35,7 @@
 //! counts nothing of what the log already holds.
 
 use super::client::Client;
+use super::clients::AGENT_CLIENT_NAME;
 use super::replies::{items, number, text};
 use crate::metrics::{fnv1a, row_key, AclField, AclReason, ACL_REFUSAL_TABLE};
 use crate::smi::{display_string, saturate_u32, Value as SnmpValue};
@@ -73,6 +74,10 @@ pub struct Entry {
     /// Everything but the age, hashed: changes with every new refusal
     /// that lands on this entry (the probe's signature).
     signature: u64,
+    /// Whether the last refused client was the agent itself (its
+    /// connection's name, `redis-snmp`): its own refusals (a grant left
+    /// out, asked once per connection) are served but never counted.
+    own: bool,
 }
 
 /// `text` made printable and at most [`MAX_TEXT_LEN`] bytes.
@@ -188,6 +193,7 @@ impl Entry {
             kind,
             row: hash(&[&reason_bytes, &user, addr.as_bytes()]),
             signature: hash(&signature),
+            own: client_field(&info_text, "name") == Some(AGENT_CLIENT_NAME),
         })
     }
 
@@ -320,7 +326,8 @@ impl Arrivals {
     /// last read did not. The first read counts none. An empty log (after
     /// `ACL LOG RESET`) counts none and is the new baseline.
     pub fn arrived(&mut self, entries: &[Entry]) -> u64 {
-        let now = Known::of(entries);
+        let others: Vec<Entry> = entries.iter().filter(|e| !e.own).cloned().collect();
+        let now = Known::of(&others);
         let new = match (&self.known, &now) {
             (Some(Known::ById(before)), Known::ById(after)) => after
                 .iter()
@@ -635,7 +642,12 @@ mod tests {
         // A restarted server reuses ids with another creation time: new.
         let mut restarted = with_id(3, 1);
         restarted.id = Some((3, 99_999));
-        assert_eq!(arrivals.arrived(&[restarted]), 1);
+        assert_eq!(arrivals.arrived(&[restarted.clone()]), 1);
+        // The agent's own refusals (its connection named redis-snmp) are
+        // not counted.
+        let mut own = with_id(4, 9);
+        own.own = true;
+        assert_eq!(arrivals.arrived(&[own, restarted]), 0);
     }
 
     #[test]
