@@ -129,7 +129,7 @@ pub const RESOURCE_TYPES: &[ResourceType] = &[
     ResourceType { name: "redisClientUser", label: "Redis clients by user", resource_label: "${redisCuLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCuKey") },
     ResourceType { name: "redisKey", label: "Redis checked key", resource_label: "${redisCkLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCkKey") },
     ResourceType { name: "redisKeyStreamGroup", label: "Redis stream consumer group", resource_label: "${redisKgLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisKgKey") },
-    ResourceType { name: "redisAclRefusal", label: "Redis ACL refusals", resource_label: "${redisArUser} from ${redisArAddress} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisArKey") },
+    ResourceType { name: "redisAclRefusal", label: "Redis ACL refusals", resource_label: "refusals ${subIndex(1,1)} (instance ${subIndex(0,1)})", storage: Storage::Index },
 ];
 
 /// The `instance` of an object's `mibObj`: its table's resource type, or

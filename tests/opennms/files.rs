@@ -9,7 +9,7 @@
 
 use super::loader;
 use redis_snmp::metrics::{
-    self, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout, NotificationDef,
+    self, AclField, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout, NotificationDef,
     ObjectDef, RowIndex, SentinelField, Source, StreamGroupField,
 };
 use redis_snmp::smi::Syntax;
@@ -581,6 +581,8 @@ pub fn is_row_key(alias: &str) -> bool {
         Source::ClientName(field) | Source::ClientUser(field) => field == ClientField::Key,
         Source::Key(field) => field == KeyField::Key,
         Source::StreamGroup(field) => field == StreamGroupField::Key,
+        // The instance's name and the row's number (a hash).
+        Source::Acl(field) => field == AclField::Key,
         Source::KeyCheck(_)
         | Source::Info { .. }
         | Source::Status(_)
