@@ -9,8 +9,8 @@
 
 use super::loader;
 use redis_snmp::metrics::{
-    self, AclField, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout, NotificationDef,
-    ObjectDef, RowIndex, SentinelField, Source, StreamGroupField,
+    self, AclField, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout,
+    NotificationDef, ObjectDef, RowIndex, SentinelField, Source, StreamGroupField,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::BTreeMap;
