@@ -14,6 +14,7 @@
 
 use std::time::{Duration, Instant};
 use testkit::redis::RespConn;
+use testkit::servers::ServerKind;
 use testkit::{repo_root, wait_until, Agent, Redis, Snmpd, Snmptrapd, REDIS_ROOT};
 
 /// `redisAclRefusalEntry`: `redisObjects 29 1`.
@@ -84,9 +85,24 @@ fn rows(snmpd: &Snmpd) -> Vec<(String, String, u64)> {
     rows
 }
 
+/// Debian's Redis 7.0: entries without `entry-id`, counted per kind.
 #[test]
 fn refusals_are_tabled_and_a_burst_is_sent_then_cleared() {
-    let redis = Redis::start();
+    refusals_tabled_burst_and_clear(ServerKind::Redis70);
+}
+
+/// Redis 8.2: entries with `entry-id`, counted per entry.
+#[test]
+fn refusals_are_tabled_and_a_burst_is_sent_then_cleared_on_redis_8_2() {
+    refusals_tabled_burst_and_clear(ServerKind::Redis82);
+}
+
+fn refusals_tabled_burst_and_clear(kind: ServerKind) {
+    let Some(binary) = kind.binary_or_skip("refusals_are_tabled_and_a_burst_is_sent_then_cleared")
+    else {
+        return;
+    };
+    let redis = Redis::start_binary(&binary, &[]);
     let mut acl = vec!["ACL".to_string()];
     acl.extend(documented_acl("snmp", "snmp-pw").into_iter().skip(1));
     let args: Vec<&str> = acl.iter().map(String::as_str).collect();
@@ -99,7 +115,7 @@ fn refusals_are_tabled_and_a_burst_is_sent_then_cleared() {
     // A user without +acl|log, on a server of its own (its refusals of
     // the commands it lacks would be in the first server's log, from an
     // unnamed connection): refused once, the rest still served.
-    let other = Redis::start();
+    let other = Redis::start_binary(&binary, &[]);
     other
         .command(&[
             "ACL",
