@@ -15,7 +15,8 @@
 //! served as last read in between. `CONFIG GET databases` is asked once
 //! per connection, and the connection lives as long as the server keeps it.
 //! `CLIENT LIST` and the key checks (`check_keys`, [`super::keys`]) run on
-//! cadences of their own.
+//! cadences of their own. `ACL LOG 1` is asked at every poll, and
+//! `ACL LOG 128` only when that newest entry changed ([`super::acl_log`]).
 //!
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
