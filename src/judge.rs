@@ -185,7 +185,24 @@ pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) ->
         (Some(true), Some(false)) => due.push(RedisEvent::ClusterSlotsFailingCleared),
         _ => {}
     }
+    match (before.acl_burst, after.acl_burst) {
+        (Some(false), Some(true)) => due.push(RedisEvent::AuthFailureBurst),
+        (Some(true), Some(false)) => due.push(RedisEvent::AuthFailureBurstCleared),
+        _ => {}
+    }
     due
+}
+
+/// What a notification of instance `index` is about: the instance, or,
+/// for a burst of ACL refusals, the newest row of its
+/// `redisAclRefusalTable` (who was refused last), when it has one.
+fn redis_about(event: RedisEvent, index: u32, seen: &RedisObservation) -> About {
+    match (event, seen.acl_newest_row) {
+        (RedisEvent::AuthFailureBurst | RedisEvent::AuthFailureBurstCleared, Some(row)) => {
+            About::row(index, row)
+        }
+        _ => About::source(index),
+    }
 }
 
 /// The baselines: what was judged of each source.
@@ -220,7 +237,7 @@ impl Judge {
                 let mut due: Vec<(Notification, About)> = self
                     .redis_due(*index, seen)
                     .into_iter()
-                    .map(|e| (e.into(), About::source(*index)))
+                    .map(|e| (e.into(), redis_about(e, *index, seen)))
                     .collect();
                 // New slow log entries are new by construction (the
                 // poller's watch has its own baseline): each about its row.

@@ -387,8 +387,8 @@ fn a_servers_error_text_is_quoted_as_its_own_never_advice() {
             .filter(|l| l.starts_with("FAIL  redis fake:"))
             .collect();
         // INFO answered: PING, SLOWLOG LEN, SLOWLOG GET, LATENCY LATEST,
-        // CLIENT SETNAME, CLIENT LIST refused; INFO refused: that one.
-        assert_eq!(fails.len(), if info { 6 } else { 1 }, "{}", out.text);
+        // CLIENT SETNAME, CLIENT LIST, ACL LOG refused; INFO refused: that one.
+        assert_eq!(fails.len(), if info { 7 } else { 1 }, "{}", out.text);
         let mut at = 0;
         for _ in &fails {
             let (line, said, fix) = failure_said(&out.text[at..], "redis fake");

@@ -31,13 +31,14 @@ use mibtool::rules::{instance_of, mentions, Instance};
 use mibtool::{repo_dir, Mib};
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
-    redis_objects, BigKeyField, ClientField, CommandField, Conversion, ErrorField, HotKeyField,
-    KeyCheckField, KeyField, KeysizesField, KeyspaceField, LatencyField, Layout, ModuleField,
-    NotificationDef, ObjectDef, ReplicaField, SentinelEventField, SentinelField, SlowCommandField,
-    SlowlogField, Source, StreamGroupField, ThreadField, INSTANCE_ENTRY, LEGACY_SCALARS,
-    MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    redis_objects, AclField, BigKeyField, ClientField, CommandField, Conversion, ErrorField,
+    HotKeyField, KeyCheckField, KeyField, KeysizesField, KeyspaceField, LatencyField, Layout,
+    ModuleField, NotificationDef, ObjectDef, ReplicaField, SentinelEventField, SentinelField,
+    SlowCommandField, SlowlogField, Source, StreamGroupField, ThreadField, INSTANCE_ENTRY,
+    LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
+use redis_snmp::redis::acl_log::AclReport;
 use redis_snmp::redis::info::Info;
 use redis_snmp::redis::readings::{instance_part, status_part, Extras, InstanceStatus};
 use redis_snmp::redis::replies::{sentinel_masters, LatencyEvent, SlowlogEntry, WatchedMaster};
@@ -313,6 +314,14 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 SentinelEventField::Quorum => vec!["SENTINEL CKQUORUM", "+sentinel|ckquorum"],
             }
         }
+        Source::Acl(field) => match field {
+            AclField::Reason => vec!["ACL LOG", "reason"],
+            AclField::User => vec!["user"],
+            AclField::Address => vec!["addr=", "client-info"],
+            AclField::Count => vec!["count"],
+            AclField::LastSeen => vec!["timestamp-last-updated", "age-seconds"],
+            AclField::Key => vec!["instance's name"],
+        },
     }
 }
 
@@ -437,6 +446,9 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
         | Source::BigKey(_)
         | Source::HotKey(_)
         | Source::SentinelEvent(_) => None,
+        // Indexed by a number (a hash of the row's reason, user and
+        // address), not by a name.
+        Source::Acl(_) => None,
     }
 }
 
@@ -634,6 +646,26 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         }],
         // The big-key sampler and HOTKEYS GET: a row of each.
         big_keys: Some(big_key_report()),
+        // ACL LOG of a real Redis 8.2, aggregated: its row numbers are
+        // hashes anywhere in 1..=2147483647.
+        acl: Some(AclReport {
+            rows: redis_snmp::redis::acl_log::aggregate(
+                &redis_snmp::redis::acl_log::parse(
+                    &redis::parse_redis_value(
+                        &std::fs::read(concat!(
+                            env!("CARGO_MANIFEST_DIR"),
+                            "/tests/fixtures/redis/8.2-acl-log.resp"
+                        ))
+                        .unwrap(),
+                    )
+                    .unwrap(),
+                ),
+                100,
+                0,
+            )
+            .0,
+            left_out: 0,
+        }),
         ..Extras::default()
     };
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.
@@ -836,6 +868,8 @@ fn transition_names(def: &NotificationDef) -> Option<&'static [&'static str]> {
         10 => &["[[alarm]]", "redisAlarmTrigger", "count"],
         11 => &["redisAlarmRearm", "redisThresholdCrossed"],
         12 => &["slow_command_threshold", "redisSlowCommandTable"],
+        13 => &["ACL LOG", "acl_burst_refusals", "acl_burst_window"],
+        14 => &["acl_burst_window", "redisAuthFailureBurst"],
         15 => &["SENTINEL MASTERS", "address", "configuration epoch"],
         16 => &["o_down", "odown", "redisSentinelMasterUp"],
         17 => &["objectively down", "redisSentinelMasterDown"],

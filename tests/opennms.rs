@@ -703,6 +703,8 @@ fn collect_and_draw(kind: ServerKind) {
         "events",
         ">",
     ]);
+    // A failed AUTH on main: a row of redisAclRefusalTable (ACL LOG).
+    let _ = main.command(&["AUTH", "nobody", "wrong"]);
     let key_checks = "check_keys = [\"jobs\", \"ev*\"]\ncheck_keys_interval = 1\n\
                       check_keys_memory = true\n";
     let agent = instances

@@ -61,6 +61,13 @@ pub const DEFAULT_BIG_KEYS_SCAN_CALLS: u32 = 10;
 pub const DEFAULT_BIG_KEYS_SCAN_COUNT: u32 = 100;
 pub const DEFAULT_BIG_KEYS_SCAN_MILLIS: u64 = 100;
 pub const DEFAULT_BIG_KEYS_SAMPLES: u32 = 5;
+/// `redisAuthFailureBurst`: more than this many ACL refusals within
+/// `acl_burst_window` is a burst. Ten in a minute: more than a client
+/// retrying a mistyped password by hand, fewer than a misconfigured pool
+/// or a guesser makes.
+pub const DEFAULT_ACL_BURST_REFUSALS: u64 = 10;
+/// The window of `acl_burst_refusals`, in seconds.
+pub const DEFAULT_ACL_BURST_WINDOW_SECS: u64 = 60;
 
 /// Where the secret that keys aliases (`key_names = "alias"`) is read
 /// from unless `key_alias_secret_file` says otherwise: one secret per
@@ -234,6 +241,11 @@ pub struct RedisInstance {
     /// The keys and streams an operator names (`check_keys` and its
     /// settings); no entries: off.
     pub key_checks: KeyChecks,
+    /// Whether to read `ACL LOG` (`redisAclRefusalTable`, bursts).
+    pub acl_log: bool,
+    /// More refusals than this within `acl_burst_window` are a burst.
+    pub acl_burst_refusals: u64,
+    pub acl_burst_window: Duration,
     /// New slow log entries as rows and notifications (`slow_commands`
     /// and its settings).
     pub slow_commands: SlowCommands,
@@ -380,6 +392,9 @@ impl RedisInstance {
             slow_refresh: None,
             key_checks: KeyChecks::default(),
             slow_commands: SlowCommands::default(),
+            acl_log: true,
+            acl_burst_refusals: DEFAULT_ACL_BURST_REFUSALS,
+            acl_burst_window: Duration::from_secs(DEFAULT_ACL_BURST_WINDOW_SECS),
         }
     }
 }
@@ -431,6 +446,9 @@ pub(super) struct FileInstance {
     pub(super) big_keys_scan_time: Option<u64>,
     pub(super) big_keys_samples: Option<u32>,
     pub(super) hot_keys: Option<bool>,
+    pub(super) acl_log: Option<bool>,
+    pub(super) acl_burst_refusals: Option<u64>,
+    pub(super) acl_burst_window: Option<u64>,
 }
 
 /// A `slow_refresh`: not more often than the refresh (the costly parts are
@@ -509,6 +527,17 @@ pub(super) fn instance_from_file(
     }
     let key_checks = key_checks_from_file(entry, key, warnings)?;
     let slow_commands = slow_commands_from_file(entry, key)?;
+    let acl_burst_window = seconds(
+        "acl_burst_window",
+        entry.acl_burst_window,
+        DEFAULT_ACL_BURST_WINDOW_SECS,
+    )?;
+    if acl_burst_window > Duration::from_secs(86_400) {
+        return Err(format!(
+            "{}: more than 86400 seconds",
+            key("acl_burst_window")
+        ));
+    }
     Ok(RedisInstance {
         name: entry
             .name
@@ -531,6 +560,11 @@ pub(super) fn instance_from_file(
         client_list_rows,
         slow_refresh: entry.slow_refresh.map(Duration::from_secs),
         key_checks,
+        acl_log: entry.acl_log.unwrap_or(true),
+        acl_burst_refusals: entry
+            .acl_burst_refusals
+            .unwrap_or(DEFAULT_ACL_BURST_REFUSALS),
+        acl_burst_window,
         slow_commands,
     })
 }

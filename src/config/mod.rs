@@ -1331,4 +1331,33 @@ mod tests {
             assert!(RedisAddress::parse(bad).is_err(), "{bad:?}");
         }
     }
+
+    #[test]
+    fn acl_log_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load("[[redis]]\naddress = \"10.0.0.1:1\"\n").unwrap();
+        let instance = &config.instances[0];
+        assert!(instance.acl_log);
+        assert_eq!(instance.acl_burst_refusals, 10);
+        assert_eq!(instance.acl_burst_window, Duration::from_secs(60));
+        let config = load(
+            "[[redis]]\naddress = \"10.0.0.1:1\"\nacl_log = false\n\
+             acl_burst_refusals = 0\nacl_burst_window = 3600\n",
+        )
+        .unwrap();
+        let instance = &config.instances[0];
+        assert!(!instance.acl_log);
+        assert_eq!(instance.acl_burst_refusals, 0);
+        assert_eq!(instance.acl_burst_window, Duration::from_secs(3600));
+        for bad in ["acl_burst_window = 0", "acl_burst_window = 86401"] {
+            let err = load(&format!("[[redis]]\naddress = \"10.0.0.1:1\"\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("redis[0].acl_burst_window"), "{bad}: {err}");
+        }
+    }
 }

@@ -557,6 +557,11 @@ const QUERIES: &[Query] = &[
         grant: "+client|list",
         role: Role::Any,
     },
+    Query {
+        args: &["ACL", "LOG", "1"],
+        grant: "+acl|log",
+        role: Role::Any,
+    },
 ];
 
 /// A Redis error told apart: what went wrong in our words, and what the
@@ -662,6 +667,7 @@ async fn redis_instance(instance: &RedisInstance, findings: &mut Vec<Finding>) {
         if !applies
             || (query.grant == "+slowlog|get" && !instance.slowlog_entries)
             || (query.grant == "+client|list" && !instance.client_list)
+            || (query.grant == "+acl|log" && !instance.acl_log)
         {
             continue;
         }

@@ -218,6 +218,9 @@ pub enum Source {
     /// A column of `redisSentinelEventTable`: what a sentinel's masters
     /// did between two polls, as the agent saw it (`crate::redis::failover`).
     SentinelEvent(SentinelEventField),
+    /// A column of `redisAclRefusalTable`: ACL LOG aggregated
+    /// (`crate::redis::acl_log`).
+    Acl(AclField),
 }
 
 /// A column of `redisSlowCommandTable`, one row per slow log entry seen
@@ -793,6 +796,25 @@ const fn status(
 /// The number a named value has in one of the enumerations above.
 pub fn enum_number(names: &[(&str, i32)], name: &str) -> Option<i32> {
     names.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// A column of `redisAclRefusalTable`: one row per reason, user and
+/// client address of ACL LOG.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AclField {
+    /// [`AclReason`]: why the server refused.
+    Reason,
+    /// The user (for a failed AUTH, the name the client gave).
+    User,
+    /// The client's host (`addr=` without its port).
+    Address,
+    /// The refusals the log holds for the row (its entries' counts).
+    Count,
+    /// When the newest of them was, UNIX seconds.
+    LastSeen,
+    /// The instance's name and the row's number, escaped and joined by
+    /// `.` ([`row_key`]), for managers to store rows under.
+    Key,
 }
 
 #[cfg(test)]

@@ -440,6 +440,18 @@ const PUPPET_EVENT_ROW: [&str; 7] = [
     "puppetEventConfigVersion",
 ];
 
+/// The objects of an ACL refusal notification: the instance's name and
+/// address, and the newest row of `redisAclRefusalTable`.
+const ACL_REFUSAL_ROW: [&str; 7] = [
+    "redisInstanceName",
+    "redisInstanceAddress",
+    "redisArReason",
+    "redisArUser",
+    "redisArAddress",
+    "redisArCount",
+    "redisArLastSeen",
+];
+
 notifications! {
     /// A notification of REDIS-SERVER-MIB, about a configured instance.
     Redis: RedisEvent {
@@ -469,6 +481,11 @@ notifications! {
         /// A new slow log entry over `slow_command_threshold`: about its
         /// row of `redisSlowCommandTable` (`instance.number`).
         SlowCommand = 12 => "redisSlowCommand", PerSource, Warning, REDIS_SLOW_COMMAND_ROW;
+        /// More than `acl_burst_refusals` refusals (ACL LOG) within
+        /// `acl_burst_window` (`crate::redis::acl_log::BurstJudge`): about
+        /// the newest row of `redisAclRefusalTable`.
+        AuthFailureBurst = 13 => "redisAuthFailureBurst", PerSource, Warning, ACL_REFUSAL_ROW;
+        AuthFailureBurstCleared = 14 => "redisAuthFailureBurstCleared", PerSource, Normal, ACL_REFUSAL_ROW;
         /// A sentinel's master moved (a new address or configuration
         /// epoch): about its row of `redisSentinelEventTable`, as are the
         /// four after it (`crate::redis::failover`).

@@ -66,6 +66,7 @@ pub const COLLECTION_GROUPS: &[CollectionGroup] = &[
     group("redis-snmp-keysizes", "redisKeysizesTable: Redis 8's histograms of key sizes, one row per instance, database, type and bucket", &[KEYSIZES_COLUMNS]),
     group("redis-snmp-threads", "redisThreadTable: Redis 8's I/O threads", &[THREAD_COLUMNS]),
     group("redis-snmp-modules", "redisModuleTable: the loaded modules", &[MODULE_COLUMNS]),
+    group("redis-snmp-acl-refusals", "redisAclRefusalTable: ACL LOG per reason, user and client address", &[ACL_REFUSAL_COLUMNS]),
 ];
 
 /// Objects the data collection deliberately leaves out.
@@ -150,6 +151,7 @@ pub const RESOURCE_TYPES: &[ResourceType] = &[
     ResourceType { name: "redisKeysizes", label: "Redis key-size bucket", resource_label: "db${subIndex(1,1)} type ${subIndex(2,1)} from ${redisKzLabel} (instance ${subIndex(0,1)})", storage: Storage::Index },
     ResourceType { name: "redisThread", label: "Redis I/O thread", resource_label: "thread ${subIndex(1,1)} (instance ${subIndex(0,1)})", storage: Storage::Index },
     ResourceType { name: "redisModule", label: "Redis module", resource_label: "${redisModLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisModKey") },
+    ResourceType { name: "redisAclRefusal", label: "Redis ACL refusals", resource_label: "refusals ${subIndex(1,1)} (instance ${subIndex(0,1)})", storage: Storage::Index },
 ];
 
 /// The `instance` of an object's `mibObj`: its table's resource type, or

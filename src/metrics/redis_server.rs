@@ -773,3 +773,29 @@ enumeration! {
         Hashes = 5 => ["hashes"],
     }
 }
+
+/// `redisAclRefusalTable` (`redis.3.29`), INDEX { redisInstanceIndex,
+/// redisArNumber }: ACL LOG aggregated per reason, user and client
+/// address (`crate::redis::acl_log`); the row's number is a hash of the
+/// three, the same at every read.
+#[rustfmt::skip]
+pub const ACL_REFUSAL_COLUMNS: &[ObjectDef] = &[
+    column("redisArReason", &[3, 29, 1, 2], Enum, Source::Acl(AclField::Reason)).enumerated(AclReason::LABELS),
+    column("redisArUser", &[3, 29, 1, 3], DisplayString, Source::Acl(AclField::User)),
+    column("redisArAddress", &[3, 29, 1, 4], DisplayString, Source::Acl(AclField::Address)),
+    column("redisArCount", &[3, 29, 1, 5], Gauge32, Source::Acl(AclField::Count)).units("refusals"),
+    column("redisArLastSeen", &[3, 29, 1, 6], Gauge64, Source::Acl(AclField::LastSeen)).units("seconds"),
+    column("redisArKey", &[3, 29, 1, 7], DisplayString, Source::Acl(AclField::Key)),
+];
+
+enumeration! {
+    /// `redisArReason`: ACL LOG's `reason` (redis/redis and valkey
+    /// `src/acl.c`, `aclCommand`): any other word is unknown(5).
+    AclReason {
+        Auth = 1 => ["auth"],
+        Command = 2 => ["command"],
+        Key = 3 => ["key"],
+        Channel = 4 => ["channel"],
+        Unknown = 5 => ["unknown"],
+    }
+}

@@ -79,6 +79,7 @@ column_fields! {
     BigKeyField => BigKey;
     HotKeyField => HotKey;
     SentinelEventField => SentinelEvent;
+    AclField => Acl;
 }
 
 impl Column for PuppetEventField {

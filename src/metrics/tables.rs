@@ -585,6 +585,21 @@ pub const SENTINEL_EVENT_TABLE: TableDef = TableDef {
     max_rows: None,
 };
 
+/// `redisAclRefusalTable`: ACL LOG per reason, user and client address;
+/// the log is read 128 entries at most, and at most 100 rows are served
+/// (the rest counted in `redisInstanceRowsLeftOut`).
+#[rustfmt::skip]
+pub const ACL_REFUSAL_TABLE: TableDef = TableDef {
+    table: "redisAclRefusalTable",
+    entry: "redisAclRefusalEntry",
+    augments: None,
+    index: RowIndex::InstanceAndNumber { object: "redisArNumber", min: 1 },
+    rows_from: &["ACL LOG"],
+    resource_type: "redisAclRefusal",
+    columns: ACL_REFUSAL_COLUMNS,
+    max_rows: Some(100),
+};
+
 /// Every table of REDIS-SERVER-MIB the agent serves.
 pub const TABLES: &[TableDef] = &[
     INSTANCE_TABLE,
@@ -618,6 +633,7 @@ pub const TABLES: &[TableDef] = &[
     BIG_KEY_TABLE,
     HOT_KEY_TABLE,
     SENTINEL_EVENT_TABLE,
+    ACL_REFUSAL_TABLE,
 ];
 
 /// `puppetResourceTable`: the last run's listed resources, at most

@@ -107,6 +107,9 @@ mod tests {
             slow_refresh: None,
             key_checks: Default::default(),
             slow_commands: Default::default(),
+            acl_log: true,
+            acl_burst_refusals: 10,
+            acl_burst_window: Duration::from_secs(60),
         }
     }
 

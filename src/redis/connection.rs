@@ -463,6 +463,9 @@ mod tests {
             slow_refresh: None,
             key_checks: Default::default(),
             slow_commands: Default::default(),
+            acl_log: true,
+            acl_burst_refusals: 10,
+            acl_burst_window: Duration::from_secs(60),
         };
         let budget = ReplyBudget::new(instance.max_reply_bytes);
         let mut connection = match connect(&instance, &budget).await {

@@ -1,6 +1,7 @@
 //! Reading Redis: the client (connection, reply budget, refusals), the
 //! parsers of its replies, and the poller that decides what is due.
 
+pub mod acl_log;
 pub mod big_keys;
 pub mod budget;
 pub mod certificate;

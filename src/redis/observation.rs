@@ -35,6 +35,11 @@ pub struct RedisObservation {
     /// row of `redisSentinelEventTable` ([`super::failover`], which judged
     /// them): news, not state, so never remembered.
     pub sentinel_events: Vec<SentinelNews>,
+    /// Whether ACL refusals come in a burst (`None`: ACL LOG not read).
+    pub acl_burst: Option<bool>,
+    /// The newest row of `redisAclRefusalTable` (its `redisArNumber`):
+    /// what a burst's notification is about.
+    pub acl_newest_row: Option<u32>,
 }
 
 impl RedisObservation {
@@ -63,6 +68,8 @@ impl RedisObservation {
             cluster_state: label("cluster_state").and_then(ClusterState::from_label),
             slots_failing: slots_failing(info),
             sentinel_events: Vec::new(),
+            acl_burst: None,
+            acl_newest_row: None,
         }
     }
 
@@ -95,6 +102,9 @@ impl RedisObservation {
         }
         if seen.certificate_expiring.is_some() {
             self.certificate_expiring = seen.certificate_expiring;
+        }
+        if seen.acl_burst.is_some() {
+            self.acl_burst = seen.acl_burst;
         }
         if seen.cluster_state.is_some() {
             self.cluster_state = seen.cluster_state;

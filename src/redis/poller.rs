@@ -19,10 +19,13 @@
 //! also asks `SLOWLOG GET 1`, and `SLOWLOG GET n` when new entries
 //! arrived ([`super::slowlog`]). On a sentinel, each poll asks `SENTINEL MASTERS` and, for each master,
 //! `SENTINEL CKQUORUM` (one pipeline; [`super::failover`] judges them).
+//! `ACL LOG 1` is asked at every poll, and `ACL LOG 128` only when that
+//! newest entry changed ([`super::acl_log`]).
 //!
 //! The poller decides what is due; the asking is the [`Client`]'s
 //! (connection, reply budget, refusals, error words).
 
+use super::acl_log::AclWatch;
 use super::big_keys::BigKeyCheck;
 use super::certificate_watch::CertificateWatch;
 use super::client::{Client, Connect, PollError};
@@ -75,6 +78,8 @@ pub struct Poller {
     big_keys: BigKeyCheck,
     /// A sentinel's masters as the polls saw them: failover events.
     failover: FailoverWatch,
+    /// ACL LOG, at every poll (issue 25 item 4).
+    acl: AclWatch,
 }
 
 /// When to poll, and which polls read the costly parts: pure, judged on
@@ -158,6 +163,11 @@ impl Poller {
             slowlog: SlowlogWatch::new(&instance),
             big_keys: BigKeyCheck::new(&instance.key_checks),
             failover: FailoverWatch::new(),
+            acl: AclWatch::new(
+                instance.acl_log,
+                instance.acl_burst_refusals,
+                instance.acl_burst_window,
+            ),
             client: Client::new(instance),
             schedule: Schedule::new(refresh, slow_refresh),
             slow: SlowParts::default(),
@@ -213,6 +223,8 @@ impl Poller {
                 certificate_expiring: self.certificate.expiring(now),
                 slow_commands: self.slowlog.take_due(),
                 sentinel_events: extras.sentinel_news.clone(),
+                acl_burst: self.acl.burst(),
+                acl_newest_row: self.acl.newest_row(),
                 ..RedisObservation::from_info(info)
             },
             Err(_) => RedisObservation::down(),
@@ -370,6 +382,11 @@ impl Poller {
             }
         }
         extras.big_keys = self.big_keys.latest();
+        if self.client.is_connected() {
+            let now_ms = unix_now().saturating_mul(1000);
+            self.acl.read(&mut self.client, now_ms).await;
+        }
+        extras.acl = self.acl.report();
         Ok((info, extras))
     }
 

@@ -150,6 +150,8 @@ pub struct Extras {
     pub sentinel_events: Vec<EventRow>,
     /// The events of this poll among them, for the judge.
     pub sentinel_news: Vec<SentinelNews>,
+    /// ACL LOG aggregated, and the refusals counted.
+    pub acl: Option<super::acl_log::AclReport>,
 }
 
 /// Everything one poll of instance `index` (configured as `name`) learned:
@@ -223,6 +225,16 @@ pub fn instance_part(
         |r, f| r.value(f, name),
         &mut part,
     );
+    if let Some(acl) = &extras.acl {
+        left_out += acl.left_out;
+        left_out += rows.write(
+            &metrics::ACL_REFUSAL_TABLE,
+            &acl.rows,
+            |r| RowKey::Number(index, r.number),
+            |r, f| r.value(f, name),
+            &mut part,
+        );
+    }
     write_row(
         &INSTANCE_TABLE,
         RowKey::Instance(index),

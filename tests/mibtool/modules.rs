@@ -504,6 +504,7 @@ pub fn scale(o: &ObjectDef) -> Option<u32> {
         | Source::Module(_)
         | Source::BigKey(_)
         | Source::HotKey(_)
-        | Source::SentinelEvent(_) => None,
+        | Source::SentinelEvent(_)
+        | Source::Acl(_) => None,
     }
 }

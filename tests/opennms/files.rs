@@ -9,8 +9,8 @@
 
 use super::loader;
 use redis_snmp::metrics::{
-    self, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout, NotificationDef,
-    ObjectDef, RowIndex, SentinelField, Source, StreamGroupField,
+    self, AclField, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout,
+    NotificationDef, ObjectDef, RowIndex, SentinelField, Source, StreamGroupField,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::BTreeMap;
@@ -589,6 +589,8 @@ pub fn is_row_key(alias: &str) -> bool {
         Source::Key(field) => field == KeyField::Key,
         Source::StreamGroup(field) => field == StreamGroupField::Key,
         Source::Module(field) => field == metrics::ModuleField::Key,
+        // The instance's name and the row's number (a hash).
+        Source::Acl(field) => field == AclField::Key,
         Source::Keysizes(_)
         | Source::Thread(_)
         | Source::KeyCheck(_)
