@@ -4,7 +4,7 @@
 //! connections only, and the agent's connection lives long), and whether
 //! it ends within `cert_expiry_warning`.
 
-use super::certificate::ServerCertificate;
+use crate::x509::ServerCertificate;
 use super::connection;
 use crate::config::{RedisAddress, RedisInstance};
 use std::time::{Duration, Instant};

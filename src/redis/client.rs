@@ -9,7 +9,7 @@
 //! of [`super::connection::describe`], the same for the same fault on
 //! every poll.
 
-use super::certificate::ServerCertificate;
+use crate::x509::ServerCertificate;
 use super::clients;
 use super::connection::{self, describe, is_transient, ConnectError, ReplyBudget};
 use super::replies;

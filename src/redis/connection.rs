@@ -30,7 +30,7 @@
 //! The stream is then handed to the `redis` crate, which does the protocol
 //! (AUTH, the reply parser) over it.
 
-use super::certificate::{self, ServerCertificate};
+use crate::x509::{self as certificate, ServerCertificate};
 use super::peer;
 use crate::config::{RedisAddress, RedisInstance, TlsFiles};
 use redis::aio::MultiplexedConnection;

@@ -2,7 +2,6 @@
 //! parsers of its replies, and the poller that decides what is due.
 
 pub mod budget;
-pub mod certificate;
 pub mod certificate_watch;
 pub mod client;
 pub mod clients;

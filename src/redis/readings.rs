@@ -1,7 +1,7 @@
 //! Turns what a poll learned (INFO, the instance's health) into snapshot
 //! parts, following the table in [`crate::metrics`].
 
-use super::certificate::ServerCertificate;
+use crate::x509::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
 use super::keys::KeyReport;
