@@ -40,7 +40,10 @@ use std::path::Path;
 const LAYERS: &[(&str, &[&str])] = &[
     // Values that know nothing of the agent: OIDs, whether a PID runs,
     // passwords, others' text made printable, certificates' dates.
-    ("ground", &["oid", "process", "proc_net", "secret", "text", "x509"]),
+    (
+        "ground",
+        &["oid", "process", "proc_net", "secret", "text", "x509"],
+    ),
     // SMIv2 values, the command line, detaching from the terminal.
     ("values and the command line", &["smi", "cli", "daemon"]),
     // The catalogue every step reads, and the snapshot the agent answers

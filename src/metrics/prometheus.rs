@@ -41,8 +41,8 @@ pub const EXPORTER_MODULES: &[ExporterModule] = &[
     },
     ExporterModule {
         name: "puppet_agent",
-        about: "PUPPET-AGENT-MIB: the last Puppet run, the agent's state, the events log and successive runs",
-        objects: &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS, PUPPET_RUN_SCALARS],
+        about: "PUPPET-AGENT-MIB: the last Puppet run, the agent's state, the events log, successive runs and the agent's certificates",
+        objects: &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS, PUPPET_RUN_SCALARS, PUPPET_CERTIFICATE_COLUMNS],
     },
 ];
 

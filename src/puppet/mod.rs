@@ -42,6 +42,9 @@
 //! - [`objects`]: a [`PuppetState`] as PUPPET-AGENT-MIB's rows (the
 //!   catalogue's row writer), and [`observation`]: what of it the judge
 //!   needs; together a reading ([`objects::reading`]).
+//! - [`certificates`]: the agent's own certificate, its CA and its CRL
+//!   from Puppet's `ssldir` (read with [`crate::x509`]), as
+//!   `puppetCertificateTable`'s rows, and when they turn expiring.
 //! - [`watcher`]: [`watcher::spawn_readings`], the source's own loop: it
 //!   sends a reading for every new state and the time passing between
 //!   them; beneath it [`spawn_watcher`], which keeps a `watch` channel of
@@ -85,6 +88,7 @@
 //! the exact events needed (`IN_MOVED_TO` of Puppet's renames) on the
 //! tokio reactor, without the thread and cross-platform layer of `notify`.
 
+pub mod certificates;
 pub mod events;
 pub mod events_log;
 pub mod locks;

@@ -5,6 +5,7 @@
 //! [`PuppetReader`] keeps the last good summary and report, and says in
 //! [`FileStatus`] what the latest read found.
 
+use super::certificates::{read_certificates, Certificates};
 use super::locks::{self, RunLock, MAX_LOCK_BYTES};
 use super::report::{self, RunReport, MAX_REPORT_BYTES};
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
@@ -134,6 +135,8 @@ pub struct PuppetState {
     /// What the runs seen so far say (set by the watcher, which sees them
     /// one after the other; empty from [`PuppetReader::refresh`]).
     pub runs: RunTrend,
+    /// The agent's certificate, CA and CRL (`super::certificates`).
+    pub certificates: Certificates,
 }
 
 impl PuppetState {
@@ -268,7 +271,7 @@ impl PuppetState {
 /// What identifies a file's content without reading it: Puppet replaces
 /// the files by rename, so a new run is a new inode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileStamp {
+pub(super) struct FileStamp {
     dev: u64,
     ino: u64,
     len: u64,
@@ -288,7 +291,7 @@ impl FileStamp {
     }
 }
 
-enum Outcome {
+pub(super) enum Outcome {
     Content(Vec<u8>, FileStamp),
     Missing,
     Failed(FileStatus),
@@ -303,7 +306,11 @@ enum Outcome {
 /// pointing at a file only the agent may read would show its content in
 /// error texts) and without blocking (opening a FIFO would wait for a
 /// writer forever), and read only if it is a regular file.
-fn read_capped(path: &Path, max: usize, unchanged: Option<FileStamp>) -> Option<Outcome> {
+pub(super) fn read_capped(
+    path: &Path,
+    max: usize,
+    unchanged: Option<FileStamp>,
+) -> Option<Outcome> {
     let opened = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -471,6 +478,7 @@ impl PuppetReader {
             disabled,
             run_lock,
             runs: RunTrend::default(),
+            certificates: read_certificates(&self.paths.certificates),
         }
     }
 }

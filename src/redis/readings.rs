@@ -1,7 +1,6 @@
 //! Turns what a poll learned (INFO, the instance's health) into snapshot
 //! parts, following the table in [`crate::metrics`].
 
-use crate::x509::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
 use super::info::{Info, KeyspaceRow};
 use super::keys::KeyReport;
@@ -14,6 +13,7 @@ use crate::metrics::{
 };
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
+use crate::x509::ServerCertificate;
 
 /// Where OpenNMS and other managers store a row: kept here too for the
 /// callers that knew it here first.
