@@ -63,7 +63,6 @@ pub const COLLECTION_GROUPS: &[CollectionGroup] = &[
     group("redis-snmp-key-checks", "redisKeyCheckTable: what the key checks left out and cost", &[KEY_CHECK_COLUMNS]),
     group("redis-snmp-puppet", "PUPPET-AGENT-MIB scalars: the last Puppet run, the agent's state and the events log", &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS]),
     group("redis-snmp-puppet-runs", "PUPPET-AGENT-MIB: successive runs, how often and whether they converge", &[PUPPET_RUN_SCALARS]),
-    group("redis-snmp-puppet-certificates", "puppetCertificateTable: the Puppet agent's certificate, CA and CRL, and the seconds each has left", &[PUPPET_CERTIFICATE_COLUMNS]),
 ];
 
 /// Objects the data collection deliberately leaves out.
@@ -88,6 +87,10 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
     NotCollected {
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; OpenNMS keeps them as the alarms of redisThresholdCrossed, cleared by redisThresholdRearmed, not as a time series.",
+    },
+    NotCollected {
+        objects: PUPPET_CERTIFICATE_COLUMNS,
+        why: "puppetCertificateTable (.401.5), the Puppet agent's certificate, CA and CRL: dates that change only when a file is renewed, and a countdown; OpenNMS keeps puppetCertificateExpiring as an alarm, cleared by puppetCertificateExpiringCleared, which carry the row.",
     },
 ];
 
@@ -129,7 +132,6 @@ pub const RESOURCE_TYPES: &[ResourceType] = &[
     ResourceType { name: "redisClientUser", label: "Redis clients by user", resource_label: "${redisCuLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCuKey") },
     ResourceType { name: "redisKey", label: "Redis checked key", resource_label: "${redisCkLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisCkKey") },
     ResourceType { name: "redisKeyStreamGroup", label: "Redis stream consumer group", resource_label: "${redisKgLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisKgKey") },
-    ResourceType { name: "puppetCertificate", label: "Puppet agent certificate", resource_label: "${puppetCertPath}", storage: Storage::Index },
 ];
 
 /// The `instance` of an object's `mibObj`: its table's resource type, or
