@@ -48,7 +48,7 @@ use super::observation::PuppetObservation;
 use super::runs::RunHistory;
 use super::state::{permission_advice, FileStatus, Pairing, PuppetReader, PuppetState};
 use crate::config::{CertificateSettings, PuppetPaths, DEFAULT_CONVERGE_RUNS};
-use crate::metrics::Layout;
+use crate::metrics::{Layout, PuppetCertificateKind};
 use crate::snapshot::Reading;
 use futures_util::StreamExt;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
@@ -379,6 +379,37 @@ impl Conditions {
                 ),
             };
             out.push(line);
+        }
+        // The certificates: each file's state logged when it changes,
+        // never on every read.
+        for file in &state.certificates.files {
+            let what = match file.kind {
+                PuppetCertificateKind::Agent => "agent certificate",
+                PuppetCertificateKind::Ca => "CA certificate",
+                PuppetCertificateKind::Crl => "CRL",
+            };
+            let key = format!("{} {}", file.status.kind(), file.path.display());
+            let previous = self.last.insert(what, key.clone());
+            if previous.as_deref() == Some(key.as_str()) {
+                continue;
+            }
+            let p = crate::text::printable(&file.path.display().to_string());
+            let error = crate::text::printable(&certificates::status_error(&file.status));
+            match &file.status {
+                FileStatus::NotRead => {}
+                FileStatus::Ok => out.push((
+                    Level::Info,
+                    format!(
+                        "puppet: the {what} {p} ends at {:?} (UNIX time)",
+                        file.not_after
+                    ),
+                )),
+                FileStatus::Missing => out.push((
+                    Level::Info,
+                    format!("puppet: no {what} at {p} (set ssldir or certname in [puppet]?)"),
+                )),
+                _ => out.push((Level::Warn, format!("puppet: the {what} {p}: {error}"))),
+            }
         }
         out
     }
