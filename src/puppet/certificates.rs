@@ -33,7 +33,7 @@
 //! unreadable file is a row state (`missing`, `unreadable`, `invalid`)
 //! logged once by the watcher when it changes, never an error per read.
 
-use super::state::{read_capped, FileStatus, Outcome};
+use super::files::{read_capped, FileStatus, Outcome};
 use crate::config::{CertificateSettings, SSLDIRS};
 use crate::metrics::{PuppetCertificateField, PuppetCertificateKind, PuppetCertificateState};
 use crate::smi::{display_string, saturate_u32, Value};

@@ -22,6 +22,8 @@
 //!   [`ParseError`], why a file's content could not be used.
 //! - [`locks`]: `agent_disabled.lock` (disabled, and why) and
 //!   `agent_catalog_run.lock` (a run in progress, or a stale lock).
+//! - [`files`]: [`FileStatus`] and the safe, bounded read of one file
+//!   that the readers share.
 //! - [`state`]: [`PuppetState`], the four read together, with
 //!   [`PuppetState::run_status`] and the pairing of report and summary.
 //! - [`runs`]: [`runs::RunHistory`], the runs seen one after the other:
@@ -91,6 +93,7 @@
 pub mod certificates;
 pub mod events;
 pub mod events_log;
+pub mod files;
 pub mod locks;
 pub mod objects;
 pub mod observation;
