@@ -1092,6 +1092,46 @@ mod tests {
     }
 
     #[test]
+    fn puppet_certificate_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load(
+            "[puppet]\nssldir = \"/srv/ssl\"\ncertname = \"web1.example.net\"\n\
+             certificate_warning_days = 7\n",
+        )
+        .unwrap();
+        let certificates = config.puppet.unwrap().certificates;
+        assert_eq!(certificates.ssldir, Some(PathBuf::from("/srv/ssl")));
+        assert_eq!(certificates.certname.as_deref(), Some("web1.example.net"));
+        assert_eq!(certificates.warning, Duration::from_secs(7 * 86_400));
+        assert_eq!(
+            config.notifications.puppet_certificate_warning, certificates.warning,
+            "the judge and the rows use the one setting"
+        );
+        let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
+        let certificates = defaults.puppet.unwrap().certificates;
+        assert_eq!(certificates.ssldir, None);
+        assert_eq!(certificates.warning, Duration::from_secs(30 * 86_400));
+        assert_eq!(
+            defaults.notifications.puppet_certificate_warning,
+            Duration::from_secs(30 * 86_400)
+        );
+        for (bad, says) in [
+            ("certname = \"../../etc/shadow\"", "puppet.certname: "),
+            ("certname = \"Web1\"", "puppet.certname: "),
+            ("certname = \"\"", "puppet.certname: "),
+            ("certificate_warning_days = 0", "is not from 1 to 3650"),
+            ("certificate_warning_days = 3651", "is not from 1 to 3650"),
+        ] {
+            let err = load(&format!("[puppet]\n{bad}\n")).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn puppet_section_and_flag() {
         assert!(Config::load(&cli(&[]), None).unwrap().puppet.is_none());
         let flagged = Config::load(&cli(&["--puppet"]), None).unwrap();
