@@ -189,10 +189,16 @@ impl Hub {
                 // A flood of resource notifications that is over is
                 // counted in the log.
                 self.notifier.settle_resources();
+                let due = self.judge.due(&observation);
+                // The certificates' seconds left, counted down (a tick
+                // carries Puppet's part again only then).
+                if !parts.is_empty() {
+                    self.puppet = self.stage(parts, !due.is_empty());
+                }
                 // Staleness and the end of a run storm carry Puppet's
                 // values as last read.
                 let puppet = &self.puppet;
-                for (notification, about) in self.judge.due(&observation) {
+                for (notification, about) in due {
                     self.notifier
                         .send(notification, about, |oid| value_in(puppet, oid));
                 }

@@ -12,6 +12,7 @@
 
 use crate::config::NotifyConfig;
 use crate::metrics::{About, Notification, PuppetEvent, RedisEvent, PUPPET_SOURCE};
+use crate::puppet::certificates::{CertificateDates, CertificateWatch};
 use crate::puppet::events::{EventItem, EventsObservation};
 use crate::puppet::observation::PuppetObservation;
 use crate::puppet::watcher::PuppetSeen;
@@ -217,6 +218,11 @@ pub struct Judge {
     redis: HashMap<u32, RedisObservation>,
     /// What was judged of Puppet; `None` until the first observation.
     puppet: Option<PuppetKnown>,
+    /// `puppet_certificate_warning`: a certificate or CRL with less left
+    /// is expiring.
+    certificate_warning: Duration,
+    /// What was judged of Puppet's certificates.
+    certificates: CertificateWatch,
 }
 
 impl Judge {
@@ -225,6 +231,7 @@ impl Judge {
         Judge {
             stale_after: config.puppet_stale_after,
             min_run_interval: config.puppet_min_run_interval,
+            certificate_warning: config.puppet_certificate_warning,
             ..Judge::default()
         }
     }
@@ -256,20 +263,28 @@ impl Judge {
                 );
                 due
             }
-            Observation::Puppet { seen, now } => self
-                .puppet_due(seen, *now)
-                .into_iter()
-                .map(|e| (e.into(), About::PUPPET))
-                .collect(),
+            Observation::Puppet { seen, now } => {
+                let mut due: Vec<(Notification, About)> = self
+                    .puppet_due(seen, *now)
+                    .into_iter()
+                    .map(|e| (e.into(), About::PUPPET))
+                    .collect();
+                due.extend(self.certificates_due(Some(seen.certificates), *now));
+                due
+            }
             Observation::PuppetEvents(seen) => puppet_events_due(seen)
                 .into_iter()
                 .map(|(e, about)| (e.into(), about))
                 .collect(),
-            Observation::PuppetTick { now } => self
-                .puppet_tick_due(*now)
-                .into_iter()
-                .map(|e| (e.into(), About::PUPPET))
-                .collect(),
+            Observation::PuppetTick { now } => {
+                let mut due: Vec<(Notification, About)> = self
+                    .puppet_tick_due(*now)
+                    .into_iter()
+                    .map(|e| (e.into(), About::PUPPET))
+                    .collect();
+                due.extend(self.certificates_due(None, *now));
+                due
+            }
         }
     }
 
@@ -369,6 +384,35 @@ impl Judge {
             }
         }
         due
+    }
+}
+
+impl Judge {
+    /// The certificate notifications due with the ends just read (`None`
+    /// on a tick: the last known ends, time passing), each about its row
+    /// of `puppetCertificateTable`. The first read is judged too: see
+    /// [`CertificateWatch::judge`] for why an expiring certificate is said
+    /// at start-up.
+    pub fn certificates_due(
+        &mut self,
+        dates: Option<CertificateDates>,
+        now_unix: i64,
+    ) -> Vec<(Notification, About)> {
+        self.certificates
+            .judge(dates, now_unix, self.certificate_warning)
+            .into_iter()
+            .map(|(kind, expiring)| {
+                let event = if expiring {
+                    PuppetEvent::CertificateExpiring
+                } else {
+                    PuppetEvent::CertificateExpiringCleared
+                };
+                (
+                    event.into(),
+                    About::row(PUPPET_SOURCE, kind.number() as u32),
+                )
+            })
+            .collect()
     }
 }
 

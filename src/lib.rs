@@ -54,7 +54,7 @@
 //!   per name and user ([`redis::clients`]), the keys and streams an
 //!   operator names ([`redis::keys`]: bounded SCAN, pipelined checks,
 //!   aliases), and the server's TLS
-//!   certificate ([`redis::certificate`]: the DER reader;
+//!   certificate (read with [`x509`];
 //!   [`redis::certificate_watch`]: looked at again, and how near its end).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read
 //!   safely, watched with inotify, and turned into PUPPET-AGENT-MIB rows
@@ -112,7 +112,10 @@
 //!   installed, each problem with its fix; only `main.rs` uses it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of
 //!   argv, logs and errors; [`text`]: what others wrote (a socket's path,
-//!   a server's error) made printable before a terminal or a log sees it.
+//!   a server's error) made printable before a terminal or a log sees it;
+//!   [`x509`]: the bounded DER reader of certificates (notAfter, names)
+//!   and CRLs (nextUpdate), for a Redis server's TLS certificate and the
+//!   Puppet agent's own.
 //! - [`logging`]: tracing to stderr or journald; [`daemon`]: detaching
 //!   from the terminal when not run with `-n`, the PID file, no core
 //!   dumps; [`process`]: whether a PID runs, even one `/proc` hides, and
@@ -145,3 +148,4 @@ pub mod secret;
 pub mod smi;
 pub mod snapshot;
 pub mod text;
+pub mod x509;

@@ -39,8 +39,11 @@ use std::path::Path;
 /// declares the others (`the_layers_place_every_module_of_lib_rs`).
 const LAYERS: &[(&str, &[&str])] = &[
     // Values that know nothing of the agent: OIDs, whether a PID runs,
-    // passwords, others' text made printable.
-    ("ground", &["oid", "process", "proc_net", "secret", "text"]),
+    // passwords, others' text made printable, certificates' dates.
+    (
+        "ground",
+        &["oid", "process", "proc_net", "secret", "text", "x509"],
+    ),
     // SMIv2 values, the command line, detaching from the terminal.
     ("values and the command line", &["smi", "cli", "daemon"]),
     // The catalogue every step reads, and the snapshot the agent answers

@@ -32,9 +32,10 @@ use mibtool::rules::{instance_of, mentions, smi_label, Instance};
 use mibtool::{repo_dir, Mib};
 use redis_snmp::config::EventsConfig;
 use redis_snmp::metrics::{
-    puppet_objects, Layout, ObjectDef, PuppetEventField, PuppetField, Source, MAX_PUPPET_RESOURCES,
-    PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS, PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS,
-    PUPPET_RUN_SCALARS, PUPPET_SCALARS,
+    puppet_objects, Layout, ObjectDef, PuppetCertificateField, PuppetEventField, PuppetField,
+    Source, MAX_PUPPET_RESOURCES, PUPPET_CERTIFICATE_COLUMNS, PUPPET_EVENT_COLUMNS,
+    PUPPET_EVENT_SCALARS, PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS,
+    PUPPET_SCALARS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::puppet::events::EventTable;
@@ -157,6 +158,17 @@ fn sources(field: PuppetField) -> Vec<String> {
         PuppetField::LoopResources | PuppetField::LoopResourceCount => {
             s(&[SUMMARY, REPORT, "resources.changed", "resource_statuses"])
         }
+        // The files of Puppet's ssldir (the table's DESCRIPTION names
+        // them) and what of each a column reads.
+        PuppetField::Certificate(f) => match f {
+            PuppetCertificateField::Kind => s(&["hostcert", "localcacert", "hostcrl"]),
+            PuppetCertificateField::Path => s(&["certname", "certs"]),
+            PuppetCertificateField::State => s(&["certificate_warning_days"]),
+            PuppetCertificateField::NotAfter => s(&["notAfter", "nextUpdate"]),
+            PuppetCertificateField::SecondsLeft => s(&["puppetCertificateNotAfter"]),
+            PuppetCertificateField::Subject => s(&["subject", "issuer"]),
+            PuppetCertificateField::Error => s(&["file"]),
+        },
     }
 }
 
@@ -275,18 +287,22 @@ fn the_nodes_sit_at_their_published_arcs() {
 }
 
 /// The notifier sends each scalar with instance `.0`, and the columns of
-/// puppetEventTable with the row's index: a notification carries scalars,
-/// or one row of that table, never both.
+/// puppetEventTable or puppetCertificateTable with the row's index: a
+/// notification carries scalars, or one row of one table, never both.
 #[test]
 fn a_notification_carries_scalars_or_one_event_row() {
     let mut problems = Vec::new();
     for def in PUPPET_NOTIFICATIONS {
         let scalar = |o: &&str| puppet_objects().any(|s| s.name == *o && is_scalar(s));
         let event_column = |o: &&str| PUPPET_EVENT_COLUMNS.iter().any(|s| s.name == *o);
+        let certificate_column = |o: &&str| PUPPET_CERTIFICATE_COLUMNS.iter().any(|s| s.name == *o);
         let names = def.object_names();
-        if !(names.iter().all(scalar) || names.iter().all(event_column)) {
+        if !(names.iter().all(scalar)
+            || names.iter().all(event_column)
+            || names.iter().all(certificate_column))
+        {
             problems.push(format!(
-                "{}: {:?} are not all scalars the agent serves, nor all columns of puppetEventTable",
+                "{}: {:?} are not all scalars the agent serves, nor all columns of one table",
                 def.name, def.objects
             ));
         }
@@ -477,7 +493,12 @@ fn the_oids_the_agent_builds_from_real_runs_are_instances_of_the_mib() {
     );
     // The events log's objects are built from its lines, below.
     let never: Vec<&str> = puppet_objects()
-        .filter(|o| !matches!(field(o), PuppetField::Events(_)))
+        .filter(|o| {
+            !matches!(
+                field(o),
+                PuppetField::Events(_) | PuppetField::Certificate(_)
+            )
+        })
         .map(|o| o.name)
         .filter(|n| !seen.contains(n))
         .collect();

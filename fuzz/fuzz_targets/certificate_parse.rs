@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use redis_snmp::redis::certificate::{parse, MAX_NAME_LEN};
+use redis_snmp::x509::{parse, MAX_NAME_LEN};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(certificate) = parse(data) {

@@ -83,6 +83,9 @@ pub struct NotifyConfig {
     /// resource notifications (`puppetResourceChanged`,
     /// `puppetResourceFailed`) sent at most, together, in any minute.
     pub puppet_resource_per_minute: usize,
+    /// `[puppet] certificate_warning_days`: a Puppet certificate or CRL
+    /// with less left than this is expiring (`puppetCertificateExpiring`).
+    pub puppet_certificate_warning: Duration,
     /// The agent's own thresholds (`[alarms]`, `[[alarm]]`): the defaults
     /// ([`AlarmSpec::defaults`]) unless turned off, as the file changes
     /// them.
@@ -99,6 +102,7 @@ impl Default for NotifyConfig {
             puppet_converge_runs: DEFAULT_CONVERGE_RUNS,
             puppet_min_run_interval: Duration::from_secs(DEFAULT_MIN_RUN_INTERVAL),
             puppet_resource_per_minute: DEFAULT_RESOURCE_NOTIFICATIONS_PER_MINUTE,
+            puppet_certificate_warning: CertificateSettings::default().warning,
             alarms: AlarmSpec::defaults(),
         }
     }
@@ -228,6 +232,12 @@ struct FilePuppet {
     /// A user besides root who may own the events log and the directories
     /// above it (`puppet`, for a log kept in Debian's /var/log/puppet).
     events_log_owner: Option<String>,
+    /// Puppet's `ssldir`: the agent's certificate, CA and CRL.
+    ssldir: Option<PathBuf>,
+    /// Puppet's `certname`: `certs/<certname>.pem` is the agent's.
+    certname: Option<String>,
+    /// Days left under which a certificate or the CRL is expiring.
+    certificate_warning_days: Option<u64>,
 }
 
 /// `events_log = "/path"`, `events_log = false` (or `""`), or `true` (the
@@ -445,8 +455,34 @@ impl Config {
                     }
                     notifications.puppet_resource_per_minute = n;
                 }
+                let mut certificates = CertificateSettings {
+                    ssldir: p.ssldir.as_deref().map(absolute),
+                    ..CertificateSettings::default()
+                };
+                if let Some(name) = &p.certname {
+                    if !valid_certname(name) {
+                        return Err(in_file(format!(
+                            "puppet.certname: {:?} is not a Puppet certname (lower case, \
+                             printable, no /)",
+                            crate::text::printable(name)
+                        )));
+                    }
+                    certificates.certname = Some(name.clone());
+                }
+                if let Some(days) = p.certificate_warning_days {
+                    if !(1..=MAX_CERTIFICATE_WARNING_DAYS).contains(&days) {
+                        return Err(in_file(format!(
+                            "puppet.certificate_warning_days: {days} is not from 1 to \
+                             {MAX_CERTIFICATE_WARNING_DAYS} (to send none, add \
+                             puppetCertificateExpiring to [notifications] disabled)"
+                        )));
+                    }
+                    certificates.warning = Duration::from_secs(days * 86_400);
+                }
+                notifications.puppet_certificate_warning = certificates.warning;
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
+                    certificates,
                     summary: p
                         .summary
                         .as_deref()
@@ -1094,6 +1130,46 @@ mod tests {
         ] {
             let err = load(&text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn puppet_certificate_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load(
+            "[puppet]\nssldir = \"/srv/ssl\"\ncertname = \"web1.example.net\"\n\
+             certificate_warning_days = 7\n",
+        )
+        .unwrap();
+        let certificates = config.puppet.unwrap().certificates;
+        assert_eq!(certificates.ssldir, Some(PathBuf::from("/srv/ssl")));
+        assert_eq!(certificates.certname.as_deref(), Some("web1.example.net"));
+        assert_eq!(certificates.warning, Duration::from_secs(7 * 86_400));
+        assert_eq!(
+            config.notifications.puppet_certificate_warning, certificates.warning,
+            "the judge and the rows use the one setting"
+        );
+        let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
+        let certificates = defaults.puppet.unwrap().certificates;
+        assert_eq!(certificates.ssldir, None);
+        assert_eq!(certificates.warning, Duration::from_secs(30 * 86_400));
+        assert_eq!(
+            defaults.notifications.puppet_certificate_warning,
+            Duration::from_secs(30 * 86_400)
+        );
+        for (bad, says) in [
+            ("certname = \"../../etc/shadow\"", "puppet.certname: "),
+            ("certname = \"Web1\"", "puppet.certname: "),
+            ("certname = \"\"", "puppet.certname: "),
+            ("certificate_warning_days = 0", "is not from 1 to 3650"),
+            ("certificate_warning_days = 3651", "is not from 1 to 3650"),
+        ] {
+            let err = load(&format!("[puppet]\n{bad}\n")).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
         }
     }
 

@@ -24,6 +24,8 @@ pub struct PuppetPaths {
     pub disabled_lock: PathBuf,
     /// `agent_catalog_run_lockfile`, `$statedir/agent_catalog_run.lock`.
     pub run_lock: PathBuf,
+    /// The agent's certificate, CA and CRL (`ssldir`, `certname`).
+    pub certificates: CertificateSettings,
 }
 
 impl PuppetPaths {
@@ -34,6 +36,7 @@ impl PuppetPaths {
             report: statedir.join("last_run_report.yaml"),
             disabled_lock: statedir.join("agent_disabled.lock"),
             run_lock: statedir.join("agent_catalog_run.lock"),
+            certificates: CertificateSettings::default(),
         }
     }
 }
@@ -94,3 +97,54 @@ pub const MAX_CONVERGE_RUNS: usize = 50;
 /// tens of seconds to a few minutes); the agent's own runs are 30 minutes
 /// apart by default (`runinterval`).
 pub const DEFAULT_MIN_RUN_INTERVAL: u64 = 300;
+
+/// `[puppet] ssldir`, `certname`, `certificate_warning_days`: where the
+/// agent's certificate, its CA and its CRL are, and how near their end is
+/// near (issue 25).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CertificateSettings {
+    /// `ssldir`; `None`: the first of [`SSLDIRS`] that exists (Debian's
+    /// first), Debian's when none does.
+    pub ssldir: Option<PathBuf>,
+    /// `certname`; `None`: the one `certs/*.pem` besides `ca.pem`.
+    pub certname: Option<String>,
+    /// Fewer seconds left than this is `expiring`.
+    pub warning: std::time::Duration,
+}
+
+impl Default for CertificateSettings {
+    fn default() -> Self {
+        CertificateSettings {
+            ssldir: None,
+            certname: None,
+            warning: std::time::Duration::from_secs(DEFAULT_CERTIFICATE_WARNING_DAYS * 86_400),
+        }
+    }
+}
+
+/// `ssldir` as Puppet's own settings put it (`puppet config print ssldir`):
+/// Debian's `puppet` package (`/var/lib/puppet/ssl`, Debian 12's Puppet
+/// 7.23), then Puppet's and OpenVox's AIO packages
+/// (`/etc/puppetlabs/puppet/ssl`).
+pub const SSLDIRS: &[&str] = &["/var/lib/puppet/ssl", "/etc/puppetlabs/puppet/ssl"];
+
+/// `certificate_warning_days` by default: 30 days, as long as Puppet's
+/// own `certificate_expire_warning` (60 days) halved: time to renew with
+/// `puppet ssl` before the agent's runs stop.
+pub const DEFAULT_CERTIFICATE_WARNING_DAYS: u64 = 30;
+
+/// `certificate_warning_days` at most: ten years.
+pub const MAX_CERTIFICATE_WARNING_DAYS: u64 = 3_650;
+
+/// Whether `name` may be a Puppet certname and a file name under `certs/`:
+/// Puppet's own rule (`Puppet::SSL::Base::VALID_CERTNAME`,
+/// `/\A[ -.0-~]+\Z/`, lower case) without `/` and not `.` or `..`.
+pub fn valid_certname(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 255
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| (b' '..=b'~').contains(&b) && b != b'/' && !b.is_ascii_uppercase())
+}

@@ -361,6 +361,27 @@ pub enum PuppetField {
     /// The events log (`--logdest …/events.jsonl`), issue 13: its state
     /// and counts (`puppet.1.37`…), and the columns of `puppetEventTable`.
     Events(PuppetEventField),
+    /// The columns of `puppetCertificateTable` (issue 25).
+    Certificate(PuppetCertificateField),
+}
+
+/// What a column of `puppetCertificateTable` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PuppetCertificateField {
+    /// agent(1), ca(2), crl(3): [`PuppetCertificateKind`].
+    Kind,
+    /// The file read.
+    Path,
+    /// [`PuppetCertificateState`].
+    State,
+    /// notAfter (a CRL's nextUpdate), UNIX seconds.
+    NotAfter,
+    /// Seconds from the reading to NotAfter; negative once past.
+    SecondsLeft,
+    /// The certificate's subject (a CRL's issuer).
+    Subject,
+    /// Why the file could not be used, empty when it could.
+    Error,
 }
 
 /// What an object of the events log reports (scalars and the columns of

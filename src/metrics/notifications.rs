@@ -452,6 +452,17 @@ const ACL_REFUSAL_ROW: [&str; 7] = [
     "redisArLastSeen",
 ];
 
+/// The objects of a certificate notification: a row of
+/// `puppetCertificateTable`.
+const PUPPET_CERTIFICATE_ROW: [&str; 6] = [
+    "puppetCertificateKind",
+    "puppetCertificatePath",
+    "puppetCertificateState",
+    "puppetCertificateNotAfter",
+    "puppetCertificateSecondsLeft",
+    "puppetCertificateSubject",
+];
+
 notifications! {
     /// A notification of REDIS-SERVER-MIB, about a configured instance.
     Redis: RedisEvent {
@@ -537,6 +548,11 @@ notifications! {
             ["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime"];
         RunStormCleared = 15 => "puppetRunStormCleared", PerSource, Normal,
             ["puppetRunInterval", "puppetRunsLastHour", "puppetLastRunTime", "puppetLastRunAge"];
+        /// About a row of `puppetCertificateTable` (the kind's number):
+        /// fewer seconds left than `certificate_warning_days`.
+        CertificateExpiring = 16 => "puppetCertificateExpiring", PerSource, Warning, PUPPET_CERTIFICATE_ROW;
+        /// That row's file renewed: more seconds left than the warning.
+        CertificateExpiringCleared = 17 => "puppetCertificateExpiringCleared", PerSource, Normal, PUPPET_CERTIFICATE_ROW;
     }
 }
 

@@ -108,6 +108,10 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: SENTINEL_EVENT_COLUMNS,
         why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; the redisFailover and redisSentinel* events carry them instead.",
     },
+    NotCollected {
+        objects: PUPPET_CERTIFICATE_COLUMNS,
+        why: "puppetCertificateTable (.401.5), the Puppet agent's certificate, CA and CRL: dates that change only when a file is renewed, and a countdown; OpenNMS keeps puppetCertificateExpiring as an alarm, cleared by puppetCertificateExpiringCleared, which carry the row.",
+    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.

@@ -79,4 +79,8 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
         objects: SENTINEL_EVENT_COLUMNS,
         why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; redisSntState and redisSntAddress are the series, the notifications the events.",
     },
+    NotCollected {
+        objects: PUPPET_CERTIFICATE_COLUMNS,
+        why: "puppetCertificateTable (.401.5), the Puppet agent's certificate, CA and CRL: not yet, as the generator's lookups label rows by a Redis instance and these three are indexed by their kind; puppetCertificateExpiring and its clear carry the row to a trap receiver.",
+    },
 ];

@@ -189,6 +189,49 @@ enumeration! {
     }
 }
 
+/// `puppetCertificateTable` (`puppet.5`), INDEX { puppetCertificateIndex }:
+/// the agent's own certificate, its CA and its CRL from Puppet's `ssldir`
+/// (issue 25), one row each, numbered by [`PuppetCertificateKind`].
+#[rustfmt::skip]
+pub const PUPPET_CERTIFICATE_COLUMNS: &[ObjectDef] = &[
+    puppet("puppetCertificateKind", &[5, 1, 2], Enum, PuppetField::Certificate(PuppetCertificateField::Kind)).enumerated(PuppetCertificateKind::LABELS).alias("puppetCertKind"),
+    puppet("puppetCertificatePath", &[5, 1, 3], DisplayString, PuppetField::Certificate(PuppetCertificateField::Path)).alias("puppetCertPath"),
+    puppet("puppetCertificateState", &[5, 1, 4], Enum, PuppetField::Certificate(PuppetCertificateField::State)).enumerated(PuppetCertificateState::LABELS).alias("puppetCertState"),
+    puppet("puppetCertificateNotAfter", &[5, 1, 5], Gauge32, PuppetField::Certificate(PuppetCertificateField::NotAfter)).units("seconds").alias("puppetCertNotAfter"),
+    puppet("puppetCertificateSecondsLeft", &[5, 1, 6], Integer32, PuppetField::Certificate(PuppetCertificateField::SecondsLeft)).units("seconds").alias("puppetCertSecsLeft"),
+    puppet("puppetCertificateSubject", &[5, 1, 7], DisplayString, PuppetField::Certificate(PuppetCertificateField::Subject)).alias("puppetCertSubject"),
+    puppet("puppetCertificateError", &[5, 1, 8], DisplayString, PuppetField::Certificate(PuppetCertificateField::Error)).alias("puppetCertError"),
+];
+
+enumeration! {
+    /// `puppetCertificateKind`: which file of Puppet's `ssldir` a row of
+    /// `puppetCertificateTable` is (its number is the row's index).
+    PuppetCertificateKind {
+        /// `hostcert`, `$certdir/$certname.pem`.
+        Agent = 1 => ["agent"],
+        /// `localcacert`, `$certdir/ca.pem`.
+        Ca = 2 => ["ca"],
+        /// `hostcrl`, `$ssldir/crl.pem`.
+        Crl = 3 => ["crl"],
+    }
+}
+
+enumeration! {
+    /// `puppetCertificateState`: what the latest read of the file found,
+    /// and how near its end it is.
+    PuppetCertificateState {
+        Valid = 1 => ["valid"],
+        /// Fewer seconds left than `[puppet] certificate_warning_days`.
+        Expiring = 2 => ["expiring"],
+        /// Past notAfter (a CRL: past nextUpdate).
+        Expired = 3 => ["expired"],
+        Missing = 4 => ["missing"],
+        Unreadable = 5 => ["unreadable"],
+        /// Read but not a certificate (a CRL) this reader understands.
+        Invalid = 6 => ["invalid"],
+    }
+}
+
 /// PUPPET-AGENT-MIB's scalars, each served with `.0`.
 pub const PUPPET_SCALAR_LISTS: &[&[ObjectDef]] =
     &[PUPPET_SCALARS, PUPPET_RUN_SCALARS, PUPPET_EVENT_SCALARS];

@@ -82,6 +82,15 @@ column_fields! {
     AclField => Acl;
 }
 
+impl Column for PuppetCertificateField {
+    fn of(def: &ObjectDef) -> Option<Self> {
+        match def.source {
+            Source::Puppet(PuppetField::Certificate(field)) => Some(field),
+            _ => None,
+        }
+    }
+}
+
 impl Column for PuppetEventField {
     fn of(def: &ObjectDef) -> Option<Self> {
         match def.source {

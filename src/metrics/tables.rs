@@ -672,8 +672,29 @@ pub const PUPPET_EVENT_TABLE: TableDef = TableDef {
     max_rows: None,
 };
 
+/// `puppetCertificateTable`: the Puppet agent's certificate, CA and CRL,
+/// one row each, indexed by their kind.
+pub const PUPPET_CERTIFICATE_TABLE: TableDef = TableDef {
+    table: "puppetCertificateTable",
+    entry: "puppetCertificateEntry",
+    augments: None,
+    index: RowIndex::Row {
+        object: "puppetCertificateIndex",
+        max: 3,
+    },
+    // The index is the kind's number; its DESCRIPTION names no source.
+    rows_from: &[],
+    resource_type: "puppetCertificate",
+    columns: PUPPET_CERTIFICATE_COLUMNS,
+    max_rows: Some(3),
+};
+
 /// Every table of PUPPET-AGENT-MIB the agent serves.
-pub const PUPPET_TABLES: &[TableDef] = &[PUPPET_RESOURCE_TABLE, PUPPET_EVENT_TABLE];
+pub const PUPPET_TABLES: &[TableDef] = &[
+    PUPPET_RESOURCE_TABLE,
+    PUPPET_EVENT_TABLE,
+    PUPPET_CERTIFICATE_TABLE,
+];
 
 /// The columns of the tables that AUGMENT `redisInstanceEntry` and are
 /// read from INFO (and CLUSTER INFO): those whose columns have an INFO
@@ -720,8 +741,11 @@ const fn info_groups<const N: usize>() -> [&'static [ObjectDef]; N] {
 
 /// The columns of PUPPET-AGENT-MIB's tables (for the notifications'
 /// placement, which is decided when the crate is compiled).
-pub const PUPPET_TABLE_COLUMNS: &[&[ObjectDef]] =
-    &[PUPPET_TABLES[0].columns, PUPPET_TABLES[1].columns];
+pub const PUPPET_TABLE_COLUMNS: &[&[ObjectDef]] = &[
+    PUPPET_TABLES[0].columns,
+    PUPPET_TABLES[1].columns,
+    PUPPET_TABLES[2].columns,
+];
 
 /// The table an object is a column of.
 pub fn table_of(object: &ObjectDef) -> Option<&'static TableDef> {

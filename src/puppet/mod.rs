@@ -22,6 +22,8 @@
 //!   [`ParseError`], why a file's content could not be used.
 //! - [`locks`]: `agent_disabled.lock` (disabled, and why) and
 //!   `agent_catalog_run.lock` (a run in progress, or a stale lock).
+//! - [`files`]: [`FileStatus`] and the safe, bounded read of one file
+//!   that the readers share.
 //! - [`state`]: [`PuppetState`], the four read together, with
 //!   [`PuppetState::run_status`] and the pairing of report and summary.
 //! - [`runs`]: [`runs::RunHistory`], the runs seen one after the other:
@@ -42,6 +44,9 @@
 //! - [`objects`]: a [`PuppetState`] as PUPPET-AGENT-MIB's rows (the
 //!   catalogue's row writer), and [`observation`]: what of it the judge
 //!   needs; together a reading ([`objects::reading`]).
+//! - [`certificates`]: the agent's own certificate, its CA and its CRL
+//!   from Puppet's `ssldir` (read with [`crate::x509`]), as
+//!   `puppetCertificateTable`'s rows, and when they turn expiring.
 //! - [`watcher`]: [`watcher::spawn_readings`], the source's own loop: it
 //!   sends a reading for every new state and the time passing between
 //!   them; beneath it [`spawn_watcher`], which keeps a `watch` channel of
@@ -85,8 +90,10 @@
 //! the exact events needed (`IN_MOVED_TO` of Puppet's renames) on the
 //! tokio reactor, without the thread and cross-platform layer of `notify`.
 
+pub mod certificates;
 pub mod events;
 pub mod events_log;
+pub mod files;
 pub mod locks;
 pub mod objects;
 pub mod observation;

@@ -6,7 +6,8 @@ use super::observation::PuppetObservation;
 use super::report::ResourceEntry;
 use super::state::PuppetState;
 use crate::metrics::{
-    self, write_rows, write_scalars, Layout, PuppetField, RowKey, PUPPET_RESOURCE_TABLE,
+    self, write_rows, write_scalars, Layout, PuppetField, RowKey, PUPPET_CERTIFICATE_TABLE,
+    PUPPET_RESOURCE_TABLE,
 };
 use crate::smi::{display_string, saturate_u32, Value};
 use crate::snapshot::{Part, PartKey, Reading};
@@ -38,6 +39,16 @@ pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
         &mut part,
         |(index, _)| RowKey::Row(*index),
         |(_, entry), field| entry.value(field),
+    );
+    let now = i64::try_from(crate::smi::unix_now()).unwrap_or(i64::MAX);
+    let warning = state.certificates.warning;
+    write_rows(
+        &PUPPET_CERTIFICATE_TABLE,
+        &state.certificates.files,
+        layout,
+        &mut part,
+        |file| RowKey::Row(file.kind.number() as u32),
+        |file, field| file.value(field, now, warning),
     );
     part
 }
@@ -126,7 +137,8 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         | PuppetField::ResourceTitle
         | PuppetField::ResourceState
         | PuppetField::ResourceMessage
-        | PuppetField::Events(_) => return None,
+        | PuppetField::Events(_)
+        | PuppetField::Certificate(_) => return None,
     })
 }
 

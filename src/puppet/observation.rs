@@ -1,5 +1,6 @@
 //! What the Puppet files tell after a change, for the notifications.
 
+use super::certificates::CertificateDates;
 use super::state::PuppetState;
 use crate::metrics::PuppetRunStatus;
 
@@ -20,6 +21,8 @@ pub struct PuppetObservation {
     pub not_converging: bool,
     /// Seconds between the ends of the last two runs seen.
     pub run_interval: Option<u64>,
+    /// The ends of the agent's certificate, CA and CRL, when read.
+    pub certificates: CertificateDates,
 }
 
 impl PuppetObservation {
@@ -32,6 +35,7 @@ impl PuppetObservation {
             report_pending: state.report_pending,
             not_converging: state.runs.not_converging(),
             run_interval: state.runs.interval,
+            certificates: state.certificates.dates(),
         }
     }
 }

@@ -5,6 +5,9 @@
 //! [`PuppetReader`] keeps the last good summary and report, and says in
 //! [`FileStatus`] what the latest read found.
 
+use super::certificates::{read_certificates, Certificates};
+pub use super::files::FileStatus;
+use super::files::{read_capped, FileStamp, Outcome};
 use super::locks::{self, RunLock, MAX_LOCK_BYTES};
 use super::report::{self, RunReport, MAX_REPORT_BYTES};
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
@@ -12,8 +15,6 @@ use super::trend::RunTrend;
 use super::yaml::ParseError;
 use crate::config::PuppetPaths;
 use crate::metrics::{PuppetCachedCatalog, PuppetRunStatus};
-use std::io::{self, Read};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 /// How much later than its report's end (start `time` + `total` time) a
@@ -26,44 +27,6 @@ use std::path::Path;
 /// `last_run` was only 0.76 s after the first run's end. That is why the
 /// pairing also compares the configuration version and the `total` time.
 pub const PAIRING_WINDOW_SECS: (f64, f64) = (-1.5, 0.5);
-
-/// What the latest read of one file found.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum FileStatus {
-    /// Not read yet.
-    #[default]
-    NotRead,
-    Ok,
-    /// The file does not exist (for the summary: Puppet has not run yet, or
-    /// the path is wrong).
-    Missing,
-    /// It exists but could not be read; `permission` when the error was
-    /// EACCES/EPERM (a non-root reader and Puppet's mode 0640).
-    Unreadable {
-        error: String,
-        permission: bool,
-    },
-    /// It was read but its content is not usable.
-    Invalid(ParseError),
-}
-
-impl FileStatus {
-    pub fn is_ok(&self) -> bool {
-        matches!(self, FileStatus::Ok)
-    }
-
-    /// Short name of the condition: `ok`, `missing`, `unreadable`,
-    /// `invalid`, `not-read`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            FileStatus::NotRead => "not-read",
-            FileStatus::Ok => "ok",
-            FileStatus::Missing => "missing",
-            FileStatus::Unreadable { .. } => "unreadable",
-            FileStatus::Invalid(_) => "invalid",
-        }
-    }
-}
 
 /// Whether the report describes the same run as the summary.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -134,6 +97,8 @@ pub struct PuppetState {
     /// What the runs seen so far say (set by the watcher, which sees them
     /// one after the other; empty from [`PuppetReader::refresh`]).
     pub runs: RunTrend,
+    /// The agent's certificate, CA and CRL (`super::certificates`).
+    pub certificates: Certificates,
 }
 
 impl PuppetState {
@@ -265,101 +230,6 @@ impl PuppetState {
     }
 }
 
-/// What identifies a file's content without reading it: Puppet replaces
-/// the files by rename, so a new run is a new inode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileStamp {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: i64,
-    mtime_nsec: i64,
-}
-
-impl FileStamp {
-    fn of(m: &std::fs::Metadata) -> FileStamp {
-        FileStamp {
-            dev: m.dev(),
-            ino: m.ino(),
-            len: m.len(),
-            mtime: m.mtime(),
-            mtime_nsec: m.mtime_nsec(),
-        }
-    }
-}
-
-enum Outcome {
-    Content(Vec<u8>, FileStamp),
-    Missing,
-    Failed(FileStatus),
-}
-
-/// Read at most `max` bytes of `path`; a larger file is refused from its
-/// size, before reading. `unchanged` short-cuts a file whose stamp is the
-/// same as the last read's.
-///
-/// The directories are the `puppet` user's, so what is found there is not
-/// trusted: the file is opened without following a symbolic link (one
-/// pointing at a file only the agent may read would show its content in
-/// error texts) and without blocking (opening a FIFO would wait for a
-/// writer forever), and read only if it is a regular file.
-fn read_capped(path: &Path, max: usize, unchanged: Option<FileStamp>) -> Option<Outcome> {
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
-    let mut file = match opened {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(Outcome::Missing),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Some(Outcome::Failed(FileStatus::Unreadable {
-                error: format!("{} is a symbolic link, not read", path.display()),
-                permission: false,
-            }))
-        }
-        Err(e) => return Some(Outcome::Failed(unreadable(path, &e))),
-    };
-    let meta = match file.metadata() {
-        Ok(m) => m,
-        Err(e) => return Some(Outcome::Failed(unreadable(path, &e))),
-    };
-    if !meta.is_file() {
-        return Some(Outcome::Failed(FileStatus::Unreadable {
-            error: format!("{} is not a regular file", path.display()),
-            permission: false,
-        }));
-    }
-    let stamp = FileStamp::of(&meta);
-    if unchanged == Some(stamp) {
-        return None;
-    }
-    if meta.len() > max as u64 {
-        return Some(Outcome::Failed(FileStatus::Invalid(ParseError::TooLarge {
-            len: meta.len(),
-            max: max as u64,
-        })));
-    }
-    let mut buf = Vec::with_capacity(meta.len() as usize);
-    if let Err(e) = (&mut file).take(max as u64 + 1).read_to_end(&mut buf) {
-        return Some(Outcome::Failed(unreadable(path, &e)));
-    }
-    if buf.len() > max {
-        // It grew while being read.
-        return Some(Outcome::Failed(FileStatus::Invalid(ParseError::TooLarge {
-            len: buf.len() as u64,
-            max: max as u64,
-        })));
-    }
-    Some(Outcome::Content(buf, stamp))
-}
-
-fn unreadable(path: &Path, e: &io::Error) -> FileStatus {
-    FileStatus::Unreadable {
-        error: format!("reading {}: {e}", path.display()),
-        permission: e.kind() == io::ErrorKind::PermissionDenied,
-    }
-}
-
 /// One file's last good value and what the latest read found.
 struct Slot<T> {
     good: Option<T>,
@@ -471,6 +341,7 @@ impl PuppetReader {
             disabled,
             run_lock,
             runs: RunTrend::default(),
+            certificates: read_certificates(&self.paths.certificates),
         }
     }
 }

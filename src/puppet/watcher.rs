@@ -43,11 +43,12 @@
 //! cancellation token fires or every receiver is dropped; the sender is
 //! then dropped, so `changed()` returns an error.
 
+use super::certificates;
 use super::observation::PuppetObservation;
 use super::runs::RunHistory;
 use super::state::{permission_advice, FileStatus, Pairing, PuppetReader, PuppetState};
-use crate::config::{PuppetPaths, DEFAULT_CONVERGE_RUNS};
-use crate::metrics::Layout;
+use crate::config::{CertificateSettings, PuppetPaths, DEFAULT_CONVERGE_RUNS};
+use crate::metrics::{Layout, PuppetCertificateKind};
 use crate::snapshot::Reading;
 use futures_util::StreamExt;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
@@ -175,7 +176,17 @@ async fn send_readings<O: From<PuppetSeen>>(
                     observation: PuppetSeen::State { seen: reading.observation, now: unix_now() },
                 }
             }
-            _ = tick.tick() => Reading { parts: Vec::new(), observation: PuppetSeen::Tick { now: unix_now() } },
+            _ = tick.tick() => {
+                // The certificates' seconds left and states change with
+                // time alone: their rows are written again.
+                let state = states.borrow().clone();
+                let parts = if state.certificates.has_dates() {
+                    super::objects::reading(&state, &layout).parts
+                } else {
+                    Vec::new()
+                };
+                Reading { parts, observation: PuppetSeen::Tick { now: unix_now() } }
+            }
             _ = shutdown.cancelled() => return,
         };
         if readings.send(reading.into_stream()).await.is_err() {
@@ -369,6 +380,37 @@ impl Conditions {
             };
             out.push(line);
         }
+        // The certificates: each file's state logged when it changes,
+        // never on every read.
+        for file in &state.certificates.files {
+            let what = match file.kind {
+                PuppetCertificateKind::Agent => "agent certificate",
+                PuppetCertificateKind::Ca => "CA certificate",
+                PuppetCertificateKind::Crl => "CRL",
+            };
+            let key = format!("{} {}", file.status.kind(), file.path.display());
+            let previous = self.last.insert(what, key.clone());
+            if previous.as_deref() == Some(key.as_str()) {
+                continue;
+            }
+            let p = crate::text::printable(&file.path.display().to_string());
+            let error = crate::text::printable(&certificates::status_error(&file.status));
+            match &file.status {
+                FileStatus::NotRead => {}
+                FileStatus::Ok => out.push((
+                    Level::Info,
+                    format!(
+                        "puppet: the {what} {p} ends at {:?} (UNIX time)",
+                        file.not_after
+                    ),
+                )),
+                FileStatus::Missing => out.push((
+                    Level::Info,
+                    format!("puppet: no {what} at {p} (set ssldir or certname in [puppet]?)"),
+                )),
+                _ => out.push((Level::Warn, format!("puppet: the {what} {p}: {error}"))),
+            }
+        }
         out
     }
 }
@@ -401,6 +443,8 @@ struct DirWatch {
     stream: Option<inotify::EventStream<Vec<u8>>>,
     targets: Vec<PathBuf>,
     names: HashSet<OsString>,
+    /// The certificates' names are matched by their own rule.
+    certificates: CertificateSettings,
     watched: HashMap<WatchDescriptor, Role>,
     complete: bool,
     /// The last setup failure logged, to log each once.
@@ -431,7 +475,7 @@ impl DirWatch {
             &paths.disabled_lock,
             &paths.run_lock,
         ];
-        let mut targets: Vec<PathBuf> = Vec::new();
+        let mut targets: Vec<PathBuf> = certificates::directories(&paths.certificates);
         let mut names = HashSet::new();
         for f in files {
             let dir = match f.parent() {
@@ -449,6 +493,7 @@ impl DirWatch {
             stream: None,
             targets,
             names,
+            certificates: paths.certificates.clone(),
             watched: HashMap::new(),
             complete: false,
             last_error: None,
@@ -520,7 +565,12 @@ impl DirWatch {
                 }
                 match (role, &event.name) {
                     (Role::Ancestor, _) => DirEvent::Rewatch,
-                    (Role::Target, Some(n)) if self.names.contains(n) => DirEvent::Relevant,
+                    (Role::Target, Some(n))
+                        if self.names.contains(n)
+                            || certificates::is_watched_name(&self.certificates, n) =>
+                    {
+                        DirEvent::Relevant
+                    }
                     // A directory on the way to another target was created
                     // in a target (a publicdir inside the statedir...).
                     (Role::Target, Some(_))

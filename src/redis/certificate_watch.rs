@@ -4,9 +4,9 @@
 //! connections only, and the agent's connection lives long), and whether
 //! it ends within `cert_expiry_warning`.
 
-use super::certificate::ServerCertificate;
 use super::connection;
 use crate::config::{RedisAddress, RedisInstance};
+use crate::x509::ServerCertificate;
 use std::time::{Duration, Instant};
 use tracing::{debug, info};
 

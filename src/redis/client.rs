@@ -9,11 +9,11 @@
 //! of [`super::connection::describe`], the same for the same fault on
 //! every poll.
 
-use super::certificate::ServerCertificate;
 use super::clients;
 use super::connection::{self, describe, is_transient, ConnectError, ReplyBudget};
 use super::replies;
 use crate::config::RedisInstance;
+use crate::x509::ServerCertificate;
 use redis::aio::MultiplexedConnection;
 use redis::Value;
 use std::collections::HashSet;

@@ -30,9 +30,9 @@
 //! The stream is then handed to the `redis` crate, which does the protocol
 //! (AUTH, the reply parser) over it.
 
-use super::certificate::{self, ServerCertificate};
 use super::peer;
 use crate::config::{RedisAddress, RedisInstance, TlsFiles};
+use crate::x509::{self as certificate, ServerCertificate};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, RedisConnectionInfo};
 use rustls::pki_types::pem::PemObject;

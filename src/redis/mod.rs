@@ -4,7 +4,6 @@
 pub mod acl_log;
 pub mod big_keys;
 pub mod budget;
-pub mod certificate;
 pub mod certificate_watch;
 pub mod client;
 pub mod clients;

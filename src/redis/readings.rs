@@ -2,7 +2,6 @@
 //! parts, following the table in [`crate::metrics`].
 
 use super::big_keys::BigKeyReport;
-use super::certificate::ServerCertificate;
 use super::clients::{ClientAggregates, ClientGroup};
 use super::failover::{EventRow, SentinelNews};
 use super::info::{Info, KeyspaceRow};
@@ -21,6 +20,7 @@ use crate::metrics::{BIG_KEY_TABLE, HOT_KEY_TABLE};
 use crate::metrics::{KEYSIZES_TABLE, MODULE_TABLE, THREAD_TABLE};
 use crate::smi::{display_string, saturate_u32, Syntax, Value};
 use crate::snapshot::Part;
+use crate::x509::ServerCertificate;
 
 /// Where OpenNMS and other managers store a row: kept here too for the
 /// callers that knew it here first.

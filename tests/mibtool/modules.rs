@@ -13,9 +13,9 @@ use redis_snmp::metrics::{
     puppet_objects, redis_objects, About, Conversion, KeysizesType, Mib as NotifyMib,
     NotificationDef, ObjectDef, RowIndex, Source, TableDef, DEFAULT_PUPPET_ROOT,
     DEFAULT_REDIS_ROOT, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
-    MAX_SIZE_BUCKET, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS, PUPPET_NOTIFICATIONS,
-    PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS, PUPPET_SOURCE, PUPPET_TABLES,
-    REDIS_NOTIFICATIONS, TABLES,
+    MAX_SIZE_BUCKET, PUPPET_CERTIFICATE_COLUMNS, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
+    PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS,
+    PUPPET_SOURCE, PUPPET_TABLES, REDIS_NOTIFICATIONS, TABLES,
 };
 use redis_snmp::oid::Oid;
 use std::collections::BTreeSet;
@@ -119,12 +119,13 @@ impl ModuleSpec {
     /// to the PUPPET-AGENT-MIB heading for REDIS-SERVER-MIB, that heading's
     /// section for PUPPET-AGENT-MIB.
     /// The instance a notification's objects are checked at: instance 5
-    /// (and alarm 7) of REDIS-SERVER-MIB, row 7 of PUPPET-AGENT-MIB's event
-    /// table; where each object goes is the catalogue's (`Carried`).
+    /// (and alarm 7) of REDIS-SERVER-MIB, row 3 of PUPPET-AGENT-MIB's
+    /// tables (the certificate table has rows 1 to 3); where each object
+    /// goes is the catalogue's (`Carried`).
     pub fn notified_about(&self) -> About {
         match self.notify_mib {
             NotifyMib::Redis => About::row(5, 7),
-            NotifyMib::Puppet => About::row(PUPPET_SOURCE, 7),
+            NotifyMib::Puppet => About::row(PUPPET_SOURCE, 3),
         }
     }
 
@@ -435,6 +436,10 @@ pub fn puppet() -> ModuleSpec {
         (
             "events log notifications".into(),
             from_log.iter().map(|n| n.name).collect(),
+        ),
+        (
+            "certificate table columns".into(),
+            names(&[PUPPET_CERTIFICATE_COLUMNS]),
         ),
     ];
     ModuleSpec {

@@ -1,6 +1,7 @@
-//! The few fields of a server's X.509 certificate the agent reports
-//! (subject, issuer, notAfter), read from the DER bytes rustls hands over
-//! after the TLS handshake.
+//! The few fields of an X.509 certificate the agent reports (subject,
+//! issuer, notAfter), read from the DER bytes rustls hands over after the
+//! TLS handshake or from a PEM file (the Puppet agent's certificate and
+//! its CA), and the nextUpdate of a CRL (the Puppet agent's `crl.pem`).
 //!
 //! rustls and webpki verify certificates but give no access to these
 //! fields, and a general X.509 crate would be a new dependency with its own
@@ -16,6 +17,11 @@
 //!     subject Name, ... }
 //! Name ::= SEQUENCE OF SET OF SEQUENCE { type OID, value ANY }
 //! Time ::= UTCTime | GeneralizedTime
+//!
+//! CertificateList ::= SEQUENCE { tbsCertList, signatureAlgorithm, signature }
+//! TBSCertList ::= SEQUENCE {
+//!     version INTEGER OPTIONAL, signature AlgorithmIdentifier,
+//!     issuer Name, thisUpdate Time, nextUpdate Time OPTIONAL, ... }
 //! ```
 //!
 //! The bytes come from the network: every length is checked against what
@@ -87,6 +93,49 @@ pub fn parse(der: &[u8]) -> Result<ServerCertificate> {
         subject,
         issuer,
         not_after,
+    })
+}
+
+/// What the agent reports of a CRL (RFC 5280 5.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevocationList {
+    /// The issuer, as [`ServerCertificate::issuer`].
+    pub issuer: String,
+    /// `thisUpdate`, in UNIX seconds.
+    pub this_update: i64,
+    /// `nextUpdate`, in UNIX seconds: after it a verifier that checks the
+    /// CRL (Puppet's agent does, `certificate_revocation = chain`) refuses
+    /// every connection until it has a newer one. `None` when the CRL has
+    /// none (RFC 5280 requires it, OpenSSL may omit it).
+    pub next_update: Option<i64>,
+}
+
+/// Reads the issuer, thisUpdate and nextUpdate of a DER CRL.
+pub fn parse_crl(der: &[u8]) -> Result<RevocationList> {
+    let mut outer = Reader::new(der);
+    let list = outer.expect(SEQUENCE, "not a SEQUENCE")?;
+    let mut list = Reader::new(list);
+    let tbs = list.expect(SEQUENCE, "no tbsCertList")?;
+    let mut tbs = Reader::new(tbs);
+    // version is optional: present (v2) when it is an INTEGER.
+    if tbs.peek_tag() == Some(INTEGER) {
+        tbs.next()?;
+    }
+    tbs.expect(SEQUENCE, "no signature algorithm")?;
+    let issuer = name(tbs.expect(SEQUENCE, "no issuer")?)?;
+    let (tag, this_update) = tbs.next()?;
+    let this_update = time(tag, this_update)?;
+    let next_update = match tbs.peek_tag() {
+        Some(UTC_TIME | GENERALIZED_TIME) => {
+            let (tag, value) = tbs.next()?;
+            Some(time(tag, value)?)
+        }
+        _ => None,
+    };
+    Ok(RevocationList {
+        issuer,
+        this_update,
+        next_update,
     })
 }
 
@@ -429,6 +478,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// tests/fixtures/puppet-ssl/README.md.
+    const CRL_ISSUER: &str = "CN=Puppet CA: puppet.example.test";
+    const CRL_THIS_UPDATE: i64 = 1_795_714_315;
+    const CRL_NEXT_UPDATE: i64 = 1_798_306_315;
+
+    fn crl_fixture(name: &str) -> Vec<u8> {
+        use rustls::pki_types::CertificateRevocationListDer;
+        let path = format!(
+            "{}/tests/fixtures/puppet-ssl/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let pem = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        CertificateRevocationListDer::from_pem_slice(&pem)
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .as_ref()
+            .to_vec()
+    }
+
+    /// What `openssl crl -noout -issuer -lastupdate -nextupdate -nameopt
+    /// RFC2253` says of the CRL a throw-away CA made
+    /// (tests/fixtures/puppet-ssl/README.md).
+    #[test]
+    fn a_real_crl_reads_as_openssl_reads_it() {
+        let crl = parse_crl(&crl_fixture("crl.pem")).unwrap();
+        assert_eq!(crl.issuer, CRL_ISSUER);
+        assert_eq!(crl.this_update, CRL_THIS_UPDATE);
+        assert_eq!(crl.next_update, Some(CRL_NEXT_UPDATE));
+        let der = crl_fixture("crl.pem");
+        for len in 0..der.len() {
+            assert!(parse_crl(&der[..len]).is_err(), "cut at {len} parsed");
+        }
+        for i in 0..der.len() {
+            let mut mutated = der.clone();
+            mutated[i] ^= 0xff;
+            let _ = parse_crl(&mutated);
+        }
+        // A certificate is no CRL, nor a CRL a certificate.
+        assert!(parse_crl(&fixture("ca.pem")).is_err());
+        assert!(parse(&der).is_err());
     }
 
     #[test]
