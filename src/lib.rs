@@ -46,14 +46,19 @@
 //! - [`redis`]: the connection on our terms ([`redis::connection`]: one
 //!   address, bounded replies, its errors in stable words; the password
 //!   only to a server of the expected user, [`redis::peer`]), the INFO
-//!   parser ([`redis::info`]), the
+//!   parser ([`redis::info`]; Redis 8's Keysizes, Threads and Modules
+//!   lines in [`redis::info_sections`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
 //!   ([`redis::observation`]), the poller ([`redis::poller`]: what is due
 //!   when, its own loop sending on the reading stream), CLIENT LIST
 //!   per name and user ([`redis::clients`]), the keys and streams an
 //!   operator names ([`redis::keys`]: bounded SCAN, pipelined checks,
-//!   aliases), and the server's TLS
+//!   aliases), the events a poll finds besides its values, each a watch
+//!   with its own baseline (new slow log entries, [`redis::slowlog`];
+//!   ACL refusals and their bursts, [`redis::acl_log`]; a sentinel's
+//!   failovers, [`redis::failover`]), the opt-in big-key sampler and hot
+//!   keys ([`redis::big_keys`], [`redis::hot_keys`]), and the server's TLS
 //!   certificate (read with [`x509`];
 //!   [`redis::certificate_watch`]: looked at again, and how near its end).
 //! - [`puppet`]: Puppet's run summary, run report and lock files, read
@@ -64,7 +69,8 @@
 //!   parsed line by line ([`puppet::events_log`]), tailed across rotation
 //!   and truncation ([`puppet::tail`]) while only root may write it
 //!   ([`puppet::trust`]) and followed on a thread of its own
-//!   ([`puppet::events`]).
+//!   ([`puppet::events`]); and the agent's own certificate, CA and CRL
+//!   ([`puppet::certificates`], with [`x509`]).
 //! - [`judge`]: which transitions of a source are due as which typed
 //!   notification, with a baseline; [`judge::Observation`], what the
 //!   reading stream carries of every source. Pure: no lock, no channel,

@@ -66,6 +66,14 @@ pub struct Poller {
     schedule: Schedule,
     /// The costly parts as last read.
     slow: SlowParts,
+    /// What is read on cadences of its own, each with its own state.
+    watches: Watches,
+}
+
+/// The instance's watches: each asks on a cadence of its own (or reads
+/// what each poll brings) and keeps what it needs to tell the new from
+/// the seen. Grouped so that the poller holds what decides the polls.
+struct Watches {
     /// The server's TLS certificate (`rediss://` only).
     certificate: CertificateWatch,
     /// CLIENT LIST, on its own cadence.
@@ -157,17 +165,19 @@ impl Poller {
             index,
             layout,
             status,
-            certificate: CertificateWatch::new(&instance),
-            clients: ClientList::new(&instance),
-            keys: KeyCheck::new(&instance.key_checks),
-            slowlog: SlowlogWatch::new(&instance),
-            big_keys: BigKeyCheck::new(&instance.key_checks),
-            failover: FailoverWatch::new(),
-            acl: AclWatch::new(
-                instance.acl_log,
-                instance.acl_burst_refusals,
-                instance.acl_burst_window,
-            ),
+            watches: Watches {
+                certificate: CertificateWatch::new(&instance),
+                clients: ClientList::new(&instance),
+                keys: KeyCheck::new(&instance.key_checks),
+                slowlog: SlowlogWatch::new(&instance),
+                big_keys: BigKeyCheck::new(&instance.key_checks),
+                failover: FailoverWatch::new(),
+                acl: AclWatch::new(
+                    instance.acl_log,
+                    instance.acl_burst_refusals,
+                    instance.acl_burst_window,
+                ),
+            },
             client: Client::new(instance),
             schedule: Schedule::new(refresh, slow_refresh),
             slow: SlowParts::default(),
@@ -214,17 +224,20 @@ impl Poller {
         self.status.poll_millis = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
         // Not in the poll's time: an hourly handshake would spike its graph.
         if outcome.is_ok() {
-            self.certificate.refresh(self.client.instance()).await;
+            self.watches
+                .certificate
+                .refresh(self.client.instance())
+                .await;
         }
         let now = unix_now();
-        self.status.certificate = self.certificate.status(now);
+        self.status.certificate = self.watches.certificate.status(now);
         let observation = match &outcome {
             Ok((info, extras)) => RedisObservation {
-                certificate_expiring: self.certificate.expiring(now),
-                slow_commands: self.slowlog.take_due(),
+                certificate_expiring: self.watches.certificate.expiring(now),
+                slow_commands: self.watches.slowlog.take_due(),
                 sentinel_events: extras.sentinel_news.clone(),
-                acl_burst: self.acl.burst(),
-                acl_newest_row: self.acl.newest_row(),
+                acl_burst: self.watches.acl.burst(),
+                acl_newest_row: self.watches.acl.newest_row(),
                 ..RedisObservation::from_info(info)
             },
             Err(_) => RedisObservation::down(),
@@ -305,9 +318,11 @@ impl Poller {
     /// optional commands this server allows tell.
     async fn read_once(&mut self) -> Result<(Info, Extras), PollError> {
         if let Connect::New(certificate) = self.client.connect().await? {
-            self.certificate.connected(&self.status.name, certificate);
+            self.watches
+                .certificate
+                .connected(&self.status.name, certificate);
             self.schedule.new_connection();
-            self.failover.new_connection();
+            self.watches.failover.new_connection();
             self.slow = SlowParts::default();
         }
         let slow_due = self.schedule.slow_due();
@@ -327,8 +342,8 @@ impl Poller {
                 .zip(quorum.into_iter().chain(std::iter::repeat(None)))
                 .map(|(master, quorum)| MasterSeen::of(master, quorum))
                 .collect();
-            extras.sentinel_news = self.failover.observe(&seen, unix_now());
-            extras.sentinel_events = self.failover.rows();
+            extras.sentinel_news = self.watches.failover.observe(&seen, unix_now());
+            extras.sentinel_events = self.watches.failover.rows();
         } else {
             // Without CONFIG GET (the least-privilege user has none: it
             // would read requirepass too), rows are kept for every database
@@ -347,46 +362,48 @@ impl Poller {
             // New slow log entries on every poll, not on the slow cadence:
             // SLOWLOG GET 1 is O(1), and a notification a slow_refresh late
             // is late (the cost: docs/configuration.md).
-            if self.slowlog.enabled() {
-                self.slowlog
+            if self.watches.slowlog.enabled() {
+                self.watches
+                    .slowlog
                     .read(&mut self.client, info.get("run_id").map(str::trim))
                     .await;
             }
-            extras.slow_commands = self.slowlog.rows();
+            extras.slow_commands = self.watches.slowlog.rows();
         }
         self.schedule.polled(slow_due);
         let now = Instant::now();
-        if self.clients.due(now) {
+        if self.watches.clients.due(now) {
             let reply = self.client.optional("CLIENT", &["LIST"]).await;
             let refused = self.client.refused("CLIENT LIST");
             let over_budget = reply.is_none() && self.client.over_budget();
-            self.clients
+            self.watches
+                .clients
                 .answered(&self.status.name, reply, refused, over_budget);
         }
-        extras.clients = self.clients.latest();
+        extras.clients = self.watches.clients.latest();
         // Not on a connection an over-long reply ended in this poll.
-        if self.keys.due(now) && self.client.is_connected() {
-            if let Err(lost) = self.keys.run(&mut self.client).await {
+        if self.watches.keys.due(now) && self.client.is_connected() {
+            if let Err(lost) = self.watches.keys.run(&mut self.client).await {
                 // INFO was read: the poll stands; the next connects again.
                 debug!(instance = %self.status.name, "key check: {}; connecting again at the next poll", lost.text);
             }
         }
-        extras.keys = self.keys.latest();
-        if self.big_keys.due(Instant::now()) && self.client.is_connected() {
+        extras.keys = self.watches.keys.latest();
+        if self.watches.big_keys.due(Instant::now()) && self.client.is_connected() {
             let dbs: Vec<u32> = info.keyspace().iter().map(|row| row.db).collect();
             let lfu = info
                 .get("maxmemory_policy")
                 .is_some_and(|policy| policy.contains("lfu"));
-            if let Err(lost) = self.big_keys.run(&mut self.client, &dbs, lfu).await {
+            if let Err(lost) = self.watches.big_keys.run(&mut self.client, &dbs, lfu).await {
                 debug!(instance = %self.status.name, "big keys: {}; connecting again at the next poll", lost.text);
             }
         }
-        extras.big_keys = self.big_keys.latest();
+        extras.big_keys = self.watches.big_keys.latest();
         if self.client.is_connected() {
             let now_ms = unix_now().saturating_mul(1000);
-            self.acl.read(&mut self.client, now_ms).await;
+            self.watches.acl.read(&mut self.client, now_ms).await;
         }
-        extras.acl = self.acl.report();
+        extras.acl = self.watches.acl.report();
         Ok((info, extras))
     }
 
@@ -395,7 +412,7 @@ impl Poller {
     /// known). A refusal (an ACL without `+sentinel|ckquorum`) is said
     /// once and not asked again on this connection.
     async fn ask_quorum(&mut self, masters: &[replies::WatchedMaster]) -> Vec<Option<Quorum>> {
-        if !self.failover.ask_quorum() || masters.is_empty() {
+        if !self.watches.failover.ask_quorum() || masters.is_empty() {
             return Vec::new();
         }
         // Each answer on its own: NOQUORUM is an error reply, and an answer.
@@ -416,7 +433,7 @@ impl Poller {
             match quorum_reply(reply) {
                 Ok(answer) => answers.push(answer),
                 Err(refusal) => {
-                    if self.failover.quorum_refused() {
+                    if self.watches.failover.quorum_refused() {
                         info!(
                             instance = %self.status.name,
                             "Redis refuses SENTINEL CKQUORUM ({}); no quorum notifications from it, the other events still come",
