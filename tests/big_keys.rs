@@ -17,23 +17,21 @@
 use std::path::Path;
 use std::time::Duration;
 use testkit::servers::ServerKind;
-use testkit::{wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
+use testkit::{wait_until, Agent, AgentConfig, Redis, Snmpd, REDIS_ROOT};
 
 /// The agent on `redis` with one instance `main` and these settings: the
 /// sampler every second, three SCAN calls of 50 names per check.
 fn agent(snmpd: &Snmpd, redis: &Redis, dir: &Path, settings: &str) -> Agent {
-    let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"main\"\naddress = \"{}\"\n\
-         client_list = false\nbig_keys = true\nbig_keys_interval = 1\nbig_keys_rows = 3\n\
-         big_keys_scan_count = 50\nbig_keys_scan_calls = 3\n{settings}",
-        snmpd.agentx_address(),
-        redis.address(),
-    );
-    let config = dir.join("agent.toml");
-    std::fs::write(&config, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    AgentConfig::new(snmpd)
+        .redis(
+            "main",
+            &redis.address(),
+            &format!(
+                "client_list = false\nbig_keys = true\nbig_keys_interval = 1\nbig_keys_rows = 3\n\
+         big_keys_scan_count = 50\nbig_keys_scan_calls = 3\n{settings}"
+            ),
+        )
+        .start(dir)
 }
 
 /// The big strings, by name, database and the least size MEMORY USAGE
@@ -222,13 +220,7 @@ fn aliases_keep_big_key_names_out_of_snmp_and_the_log() {
     assert!(bytes >= 300_000, "the ledger is the largest: {bytes}");
     // A second check, so anything logged per check would be there.
     std::thread::sleep(Duration::from_millis(2500));
-    let everything: Vec<String> = snmpd
-        .numeric()
-        .bulkwalk(REDIS_ROOT)
-        .vars()
-        .into_iter()
-        .map(|v| format!("{} = {}", v.name, v.value))
-        .collect();
+    let everything = snmpd.redis_walk("");
     assert!(everything.len() > 100);
     let text = everything.join("\n");
     let log = agent.log();

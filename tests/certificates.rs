@@ -11,7 +11,7 @@
 #![cfg(feature = "system-tests")]
 
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 use testkit::{pki, wait_until, Agent, Redis, Snmpd, Snmptrapd, REDIS_ROOT};
 
 const DAY: i64 = 86_400;
@@ -38,25 +38,7 @@ fn make_certificates(dir: &Path, servers: &[(&str, u32)]) {
 
 /// What openssl says a certificate's notAfter is, in UNIX seconds.
 fn not_after(dir: &Path, file: &str) -> i64 {
-    let out = std::process::Command::new("openssl")
-        .args(["x509", "-noout", "-enddate", "-in", file])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let date = text.trim().strip_prefix("notAfter=").unwrap().to_string();
-    let out = std::process::Command::new("date")
-        .args(["-u", "-d", &date, "+%s"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
-}
-
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
+    testkit::pki::openssl_date(dir, "x509", "-enddate", file)
 }
 
 fn get(snmpd: &Snmpd, column: u32) -> String {
@@ -120,7 +102,8 @@ fn expiring_certificate_is_reported_and_its_renewal_clears_it() {
     assert_eq!(get(&snmpd, 11), "\"CN=test CA\"");
     let left: i64 = get(&snmpd, 13).parse().unwrap();
     assert!(
-        (month - now() - 5..=month - now() + 1).contains(&left),
+        (month - testkit::pki::unix_now() - 5..=month - testkit::pki::unix_now() + 1)
+            .contains(&left),
         "redisInstanceCertExpiresIn = {left}, notAfter {month}"
     );
     // The start-up state is the baseline: nothing was sent.
@@ -155,7 +138,7 @@ fn expiring_certificate_is_reported_and_its_renewal_clears_it() {
         line.contains(&format!("redisInstanceCertNotAfter.1 = Counter64: {soon}")),
         "{line}\nopenssl says {soon}"
     );
-    let left = soon - now();
+    let left = soon - testkit::pki::unix_now();
     assert!(left < WARNING_DAYS * DAY && left > DAY, "{left}");
     assert!(
         line.contains("redisInstanceCertExpiresIn.1 = INTEGER: 17"),

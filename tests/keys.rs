@@ -18,21 +18,17 @@
 use std::path::Path;
 use std::time::Duration;
 use testkit::servers::ServerKind;
-use testkit::{name_row, wait_until, Agent, Redis, Snmpd, REDIS_ROOT};
+use testkit::{name_row, wait_until, Agent, AgentConfig, Redis, Snmpd};
 
 /// The agent on `redis` with one instance `main` and these settings.
 fn agent(snmpd: &Snmpd, redis: &Redis, dir: &Path, settings: &str) -> Agent {
-    let toml = format!(
-        "agentx_socket = \"{}\"\nrefresh = 1\n\n[[redis]]\nname = \"main\"\naddress = \"{}\"\n\
-         client_list = false\ncheck_keys_interval = 1\n{settings}",
-        snmpd.agentx_address(),
-        redis.address(),
-    );
-    let config = dir.join("agent.toml");
-    std::fs::write(&config, toml).unwrap();
-    let mut agent = Agent::start_raw(&["-n", "-v", "-c", config.to_str().unwrap()], &[]);
-    agent.expect_registered(Duration::from_secs(10));
-    agent
+    AgentConfig::new(snmpd)
+        .redis(
+            "main",
+            &redis.address(),
+            &format!("client_list = false\ncheck_keys_interval = 1\n{settings}"),
+        )
+        .start(dir)
 }
 
 /// A key of each type, one with a TTL, a stream with two groups, and 30
@@ -294,13 +290,7 @@ fn aliases_keep_key_names_out_of_snmp_and_the_log() {
     assert_eq!(snmpd.redis_value("3.1.1.4.1"), "1", "the instance stays up");
 
     // No name anywhere: not in an OID (the index bytes), a value, or the log.
-    let everything: Vec<String> = snmpd
-        .numeric()
-        .bulkwalk(REDIS_ROOT)
-        .vars()
-        .into_iter()
-        .map(|v| format!("{} = {}", v.name, v.value))
-        .collect();
+    let everything = snmpd.redis_walk("");
     assert!(everything.len() > 100);
     let text = everything.join("\n");
     let log = agent.log();

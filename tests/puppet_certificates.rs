@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use testkit::{openssl, pki, wait_until, Agent, Snmpd, Snmptrapd, PUPPET_ROOT};
 
 const DAY: i64 = 86_400;
@@ -61,30 +61,6 @@ fn make_ssl(work: &Path, agents: &[(&str, u32)], crl_days: u32) {
             "crl.pem",
         ],
     );
-}
-
-/// What openssl says of a date of `file` (`x509 -enddate` or `crl
-/// -nextupdate`), in UNIX seconds.
-fn openssl_date(dir: &Path, kind: &str, option: &str, file: &str) -> i64 {
-    let out = std::process::Command::new("openssl")
-        .args([kind, "-noout", option, "-in", file])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let (_, date) = text.trim().split_once('=').unwrap();
-    let out = std::process::Command::new("date")
-        .args(["-u", "-d", date, "+%s"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
-}
-
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
 }
 
 /// puppetCertificateTable as snmpwalk shows it: `column.row` to value.
@@ -147,9 +123,9 @@ fn an_expiring_agent_certificate_is_said_at_start_and_cleared_when_renewed() {
     agent.expect_registered(Duration::from_secs(10));
 
     // The three rows, with the dates openssl reads.
-    let soon = openssl_date(&work, "x509", "-enddate", "soon.pem");
-    let ca_end = openssl_date(&work, "x509", "-enddate", "ca.pem");
-    let crl_next = openssl_date(&work, "crl", "-nextupdate", "crl.pem");
+    let soon = testkit::pki::openssl_date(&work, "x509", "-enddate", "soon.pem");
+    let ca_end = testkit::pki::openssl_date(&work, "x509", "-enddate", "ca.pem");
+    let crl_next = testkit::pki::openssl_date(&work, "crl", "-nextupdate", "crl.pem");
     assert!(
         wait_until(Duration::from_secs(10), || cell(&snmpd, 5, 1)
             == soon.to_string()),
@@ -174,7 +150,7 @@ fn an_expiring_agent_certificate_is_said_at_start_and_cleared_when_renewed() {
     assert_eq!(t["5.3"], crl_next.to_string());
     let left: i64 = t["6.1"].parse().unwrap();
     assert!(
-        (soon - now() - 5..=soon - now() + 1).contains(&left),
+        (soon - testkit::pki::unix_now() - 5..=soon - testkit::pki::unix_now() + 1).contains(&left),
         "puppetCertificateSecondsLeft.1 = {left}, notAfter {soon}"
     );
     assert!(left < WARNING_DAYS * DAY, "2 days is within the warning");
@@ -205,7 +181,7 @@ fn an_expiring_agent_certificate_is_said_at_start_and_cleared_when_renewed() {
 
     // Renewed by rename, as Puppet writes it: cleared, once.
     replace(&work.join("renewed.pem"), &agent_pem);
-    let renewed = openssl_date(&work, "x509", "-enddate", "renewed.pem");
+    let renewed = testkit::pki::openssl_date(&work, "x509", "-enddate", "renewed.pem");
     let line = trapd.first("puppetCertificateExpiringCleared", Duration::from_secs(10));
     assert!(
         line.contains(&format!("puppetCertificateNotAfter.1 = Gauge32: {renewed}")),

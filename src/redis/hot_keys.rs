@@ -23,7 +23,7 @@
 //! the same table from OBJECT FREQ of the keys it samples. Names are shown
 //! as `key_names` says, like the big keys'.
 
-use super::replies::{items, number, text};
+use super::replies::{fields, items, number};
 use crate::metrics::HotKeyField;
 use crate::smi::{display_string, Value as SnmpValue};
 use redis::Value;
@@ -47,20 +47,6 @@ pub struct HotKey {
     /// OBJECT FREQ, where the agent samples keys itself (no HOTKEYS, an
     /// LFU `maxmemory-policy`; see `super::big_keys`).
     pub lfu: Option<u64>,
-}
-
-/// The fields of a map, or of a RESP2 flat field/value array.
-fn fields(value: &Value) -> Vec<(String, &Value)> {
-    match value {
-        Value::Map(pairs) => pairs
-            .iter()
-            .filter_map(|(k, v)| Some((text(k)?, v)))
-            .collect(),
-        other => items(other)
-            .chunks_exact(2)
-            .filter_map(|pair| Some((text(&pair[0])?, &pair[1])))
-            .collect(),
-    }
 }
 
 fn bytes_of(value: &Value) -> Option<Vec<u8>> {

@@ -43,7 +43,7 @@
 
 use super::client::{Client, Lost};
 use super::connection::describe;
-use super::replies::{items, number, text};
+use super::replies::{fields, items, number, text};
 use crate::config::{KeyChecks, KeyNames};
 use crate::metrics::{name_fits_index, KeyType, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN};
 use redis::Value;
@@ -237,21 +237,6 @@ pub fn scan_reply(reply: &Value) -> Option<(u64, Vec<Vec<u8>>)> {
         })
         .collect();
     Some((cursor, names))
-}
-
-/// The fields of one element of XINFO GROUPS or CONSUMERS (RESP2 flat
-/// name/value arrays, or RESP3 maps).
-fn fields(value: &Value) -> Vec<(String, &Value)> {
-    match value {
-        Value::Map(pairs) => pairs
-            .iter()
-            .filter_map(|(k, v)| Some((text(k)?, v)))
-            .collect(),
-        other => items(other)
-            .chunks_exact(2)
-            .filter_map(|pair| Some((text(&pair[0])?, &pair[1])))
-            .collect(),
-    }
 }
 
 fn field<'a>(fields: &'a [(String, &'a Value)], name: &str) -> Option<&'a Value> {

@@ -81,6 +81,21 @@ pub(super) fn items(value: &Value) -> &[Value] {
     }
 }
 
+/// The fields of a reply element that is a map: a RESP3 map, or a RESP2
+/// flat name/value array (XINFO GROUPS and CONSUMERS, HOTKEYS GET).
+pub(super) fn fields(value: &Value) -> Vec<(String, &Value)> {
+    match value {
+        Value::Map(pairs) => pairs
+            .iter()
+            .filter_map(|(k, v)| Some((text(k)?, v)))
+            .collect(),
+        other => items(other)
+            .chunks_exact(2)
+            .filter_map(|pair| Some((text(&pair[0])?, &pair[1])))
+            .collect(),
+    }
+}
+
 /// SLOWLOG LEN, and COMMANDLOG LEN (the same integer reply).
 pub fn slowlog_len(reply: &Value) -> Option<u64> {
     number(reply)

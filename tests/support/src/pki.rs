@@ -74,3 +74,36 @@ pub fn sign(dir: &Path, request: &str, ca: &str, out: &str, days: u32, extension
         ],
     );
 }
+
+/// A date openssl prints of `file` (a certificate with `kind` `x509`, a
+/// CRL with `crl`), asked with `option` (`-enddate`, `-nextupdate`), in
+/// UNIX seconds as `date` reads it: the tests' reading of the dates is
+/// openssl's, not the agent's.
+pub fn openssl_date(dir: &Path, kind: &str, option: &str, file: &str) -> i64 {
+    let out = std::process::Command::new("openssl")
+        .args([kind, "-noout", option, "-in", file])
+        .current_dir(dir)
+        .output()
+        .expect("running openssl");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, date) = text
+        .trim()
+        .split_once('=')
+        .unwrap_or_else(|| panic!("openssl {kind} {option} {file}: {text}"));
+    let out = std::process::Command::new("date")
+        .args(["-u", "-d", date, "+%s"])
+        .output()
+        .expect("running date");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("date +%s")
+}
+
+/// Now, in UNIX seconds.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs() as i64
+}

@@ -333,10 +333,15 @@ impl Snmpd {
         out.vars()
     }
 
-    /// A numeric bulk walk of `REDIS_ROOT.suffix`, as `oid = value` lines.
+    /// A numeric bulk walk of `REDIS_ROOT.suffix` (the whole module when
+    /// `suffix` is empty), as `oid = value` lines.
     pub fn redis_walk(&self, suffix: &str) -> Vec<String> {
+        let root = match suffix {
+            "" => REDIS_ROOT.to_string(),
+            _ => format!("{REDIS_ROOT}.{suffix}"),
+        };
         self.numeric()
-            .bulkwalk(&format!("{REDIS_ROOT}.{suffix}"))
+            .bulkwalk(&root)
             .vars()
             .into_iter()
             .map(|v| format!("{} = {}", v.name, v.value))
