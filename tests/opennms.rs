@@ -261,11 +261,14 @@ fn resource_types_store_rows_apart_and_label_them() {
             Some(RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. }) => {
                 sibling.is_some_and(is_row_key)
             }
-            Some(RowIndex::InstanceAndNumber { .. } | RowIndex::InstanceDbTypeBucket { .. }) => {
-                sibling.is_none()
-            }
-            // PUPPET-AGENT-MIB's tables are not collected.
-            Some(RowIndex::Row { .. }) | None => false,
+            // PUPPET-AGENT-MIB's rows: one agent per node, so its own
+            // number is unique there.
+            Some(
+                RowIndex::InstanceAndNumber { .. }
+                | RowIndex::InstanceDbTypeBucket { .. }
+                | RowIndex::Row { .. },
+            ) => sibling.is_none(),
+            None => false,
         };
         if !unique_on_node {
             problems.push(format!(
@@ -301,6 +304,7 @@ fn resource_types_store_rows_apart_and_label_them() {
         ("redisKzLabel", "1K"),
         ("redisModLabel", "config|get"),
         ("redisModKey", key.as_str()),
+        ("puppetCertPath", "/etc/puppetlabs/puppet/ssl/certs/ca.pem"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -327,8 +331,10 @@ fn resource_types_store_rows_apart_and_label_them() {
                 format!("2.{}.{}", string_index("jobs"), string_index("config|get")),
                 vec!["config|get", "sessions"],
             ),
-            // PUPPET-AGENT-MIB's tables are not collected.
-            Some(RowIndex::Row { .. }) => unreachable!("no Puppet table is collected"),
+            // The CA's row (kind 2), by its file.
+            Some(RowIndex::Row { .. }) => {
+                ("2".into(), vec!["/etc/puppetlabs/puppet/ssl/certs/ca.pem"])
+            }
             None => unreachable!("resource types are not scalars"),
         };
         let (folder, label) = loader::folder_and_label(t, &index, &strings);

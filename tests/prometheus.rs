@@ -189,6 +189,16 @@ fn every_object_is_exported_once_or_left_out_and_typed_by_its_syntax() {
         let doc = source_rules::parse(&generate::generator_yml(flavour))
             .unwrap_or_else(|e| panic!("{flavour:?}: {e}"));
         for m in EXPORTER_MODULES {
+            // The instance lookup only where rows have redisInstanceIndex
+            // to replace: the generator refuses a lookup of an index no
+            // walked table has.
+            let lookups = &doc["modules"][m.name]["lookups"];
+            assert_eq!(
+                lookups.is_array(),
+                objects_of(m).any(generate::is_by_instance),
+                "{flavour:?} {}: lookups {lookups:?}",
+                m.name
+            );
             let overrides = &doc["modules"][m.name]["overrides"];
             for o in objects_of(m) {
                 let want = if o.syntax == Syntax::Gauge64 {
@@ -534,11 +544,18 @@ fn signed(v: &Var) -> Option<f64> {
 
 /// The labels the exporter gives the row `suffix` of `def` (besides a
 /// state's or a text's own label), from the index: the instance's name,
-/// then the row's own number or names.
+/// then the row's own number or names; a PUPPET-AGENT-MIB row its own
+/// number alone (no lookup).
 fn row_labels(def: &ObjectDef, suffix: &[u32], names: &BTreeMap<u32, String>) -> Option<String> {
     let Some(table) = table_of(def) else {
         return Some(String::new());
     };
+    if let RowIndex::Row { object, .. } = table.index {
+        return match suffix {
+            [n] => Some(format!("{object}={n}")),
+            _ => None,
+        };
+    }
     let name = |bytes: &[u32]| {
         bytes
             .iter()

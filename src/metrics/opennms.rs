@@ -63,6 +63,7 @@ pub const COLLECTION_GROUPS: &[CollectionGroup] = &[
     group("redis-snmp-key-checks", "redisKeyCheckTable: what the key checks left out and cost", &[KEY_CHECK_COLUMNS]),
     group("redis-snmp-puppet", "PUPPET-AGENT-MIB scalars: the last Puppet run, the agent's state and the events log", &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS]),
     group("redis-snmp-puppet-runs", "PUPPET-AGENT-MIB: successive runs, how often and whether they converge", &[PUPPET_RUN_SCALARS]),
+    group("redis-snmp-puppet-certificates", "puppetCertificateTable: the Puppet agent's certificate, its CA and its CRL, one row each, stored under its index (the number of its puppetCertKind)", &[PUPPET_CERTIFICATE_COLUMNS]),
     group("redis-snmp-keysizes", "redisKeysizesTable: Redis 8's histograms of key sizes, one row per instance, database, type and bucket", &[KEYSIZES_COLUMNS]),
     group("redis-snmp-threads", "redisThreadTable: Redis 8's I/O threads", &[THREAD_COLUMNS]),
     group("redis-snmp-modules", "redisModuleTable: the loaded modules", &[MODULE_COLUMNS]),
@@ -108,10 +109,6 @@ pub const NOT_COLLECTED: &[NotCollected] = &[
         objects: SENTINEL_EVENT_COLUMNS,
         why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; the redisFailover and redisSentinel* events carry them instead.",
     },
-    NotCollected {
-        objects: PUPPET_CERTIFICATE_COLUMNS,
-        why: "puppetCertificateTable (.401.5), the Puppet agent's certificate, CA and CRL: dates that change only when a file is renewed, and a countdown; OpenNMS keeps puppetCertificateExpiring as an alarm, cleared by puppetCertificateExpiringCleared, which carry the row.",
-    },
 ];
 
 /// Where OpenNMS stores the rows of a resource type.
@@ -156,6 +153,7 @@ pub const RESOURCE_TYPES: &[ResourceType] = &[
     ResourceType { name: "redisThread", label: "Redis I/O thread", resource_label: "thread ${subIndex(1,1)} (instance ${subIndex(0,1)})", storage: Storage::Index },
     ResourceType { name: "redisModule", label: "Redis module", resource_label: "${redisModLabel} (instance ${subIndex(0,1)})", storage: Storage::Sibling("redisModKey") },
     ResourceType { name: "redisAclRefusal", label: "Redis ACL refusals", resource_label: "refusals ${subIndex(1,1)} (instance ${subIndex(0,1)})", storage: Storage::Index },
+    ResourceType { name: "puppetCertificate", label: "Puppet certificate", resource_label: "${puppetCertPath}", storage: Storage::Index },
 ];
 
 /// The `instance` of an object's `mibObj`: its table's resource type, or

@@ -42,8 +42,8 @@ pub const EXPORTER_MODULES: &[ExporterModule] = &[
     },
     ExporterModule {
         name: "puppet_agent",
-        about: "PUPPET-AGENT-MIB: the last Puppet run, the agent's state, the events log and successive runs",
-        objects: &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS, PUPPET_RUN_SCALARS],
+        about: "PUPPET-AGENT-MIB: the last Puppet run, the agent's state, the events log, successive runs, and the agent's certificate, CA and CRL (puppetCertificateTable, labelled by its own index, puppetCertificateIndex, the number of its puppetCertificateKind)",
+        objects: &[PUPPET_SCALARS, PUPPET_EVENT_SCALARS, PUPPET_RUN_SCALARS, PUPPET_CERTIFICATE_COLUMNS],
     },
 ];
 
@@ -78,9 +78,5 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
     NotCollected {
         objects: SENTINEL_EVENT_COLUMNS,
         why: "redisSentinelEventTable (.400.3.30), what a sentinel's masters did (failovers, down and up, quorum): each row is one event, seen once, and mostly text; redisSntState and redisSntAddress are the series, the notifications the events.",
-    },
-    NotCollected {
-        objects: PUPPET_CERTIFICATE_COLUMNS,
-        why: "puppetCertificateTable (.401.5), the Puppet agent's certificate, CA and CRL: not yet, as the generator's lookups label rows by a Redis instance and these three are indexed by their kind; puppetCertificateExpiring and its clear carry the row to a trap receiver.",
     },
 ];

@@ -49,9 +49,11 @@ const ABOUT: &[&str] = &[
      latencies in hundredths or thousandths of a microsecond): the graphs divide.",
 ];
 
-const RESOURCE_TYPES_ABOUT: &str = "The resource types of the tables. Every table is \
-    indexed by the instance's number first (its place in the agent's configuration, \
-    from 1). The string-indexed tables (commands, error prefixes, sentinel masters, \
+const RESOURCE_TYPES_ABOUT: &str = "The resource types of the tables. Every table of \
+    REDIS-SERVER-MIB is indexed by the instance's number first (its place in the agent's \
+    configuration, from 1); PUPPET-AGENT-MIB's puppetCertificate rows (the agent's \
+    certificate, its CA, its CRL) by their own number alone, the number of their kind, and \
+    are stored under it, labelled by their file's path. The string-indexed tables (commands, error prefixes, sentinel masters, \
     latency events, clients by name and by user) have the string as the rest of the \
     index, as a length and one arc per character: \"get\" on instance 1 is the row \
     1.3.103.101.116. Their rows are stored under their key column (redisCmdKey, \

@@ -13,10 +13,11 @@
 
 use super::modules::scale;
 use redis_snmp::alarms::{AlarmSpec, Direction};
-use redis_snmp::config::{NotifyConfig, DEFAULT_REFRESH_SECS};
+use redis_snmp::config::{NotifyConfig, DEFAULT_CERTIFICATE_WARNING_DAYS, DEFAULT_REFRESH_SECS};
 use redis_snmp::metrics::{
-    puppet_objects, redis_objects, table_of, ExporterModule, InstanceState, ObjectDef, PuppetField,
-    PuppetRunStatus, Source, StatusField, EXPORTER_MODULES, NOT_EXPORTED,
+    puppet_objects, redis_objects, table_of, ExporterModule, InstanceState, ObjectDef,
+    PuppetCertificateField, PuppetCertificateKind, PuppetField, PuppetRunStatus, RowIndex, Source,
+    StatusField, EXPORTER_MODULES, NOT_EXPORTED,
 };
 use redis_snmp::smi::Syntax;
 use std::path::Path;
@@ -113,8 +114,9 @@ const HEADER: &[&str] = &[
     "Every REDISUnsigned64 object is a 64-bit gauge carried as a Counter64 (SMIv2 has no \
      64-bit gauge); the generator types every Counter64 as a counter, so each is \
      overridden to a gauge here. Enumerations and TruthValues are state sets: one \
-     series per named value, 1 for the one the object has. Rows are labelled by the \
-     instance's name (redisInstanceName) and by their own string or number index.",
+     series per named value, 1 for the one the object has. Rows of the instances' tables \
+     are labelled by the instance's name (redisInstanceName) and by their own string or \
+     number index; PUPPET-AGENT-MIB's certificate rows by their own index alone.",
 ];
 
 fn scaling_note(flavour: Flavour) -> &'static str {
@@ -185,7 +187,9 @@ pub fn generator_yml(flavour: Flavour) -> String {
         for w in walk(module) {
             out.push_str(&format!("    - {w}\n"));
         }
-        let by_instance = objects_of(module).any(|o| table_of(o).is_some());
+        // The lookup replaces redisInstanceIndex, which only the instances'
+        // tables have; PUPPET-AGENT-MIB's rows keep their own index.
+        let by_instance = objects_of(module).any(is_by_instance);
         if by_instance {
             let name = instance_name_object();
             out.push_str(&format!(
@@ -227,6 +231,12 @@ pub fn generator_yml(flavour: Flavour) -> String {
         }
     }
     out
+}
+
+/// Whether the object is a column of a table indexed by the Redis instance
+/// first (every table of REDIS-SERVER-MIB, not PUPPET-AGENT-MIB's).
+pub fn is_by_instance(def: &ObjectDef) -> bool {
+    table_of(def).is_some_and(|t| !matches!(t.index, RowIndex::Row { .. }))
 }
 
 /// `redisInstanceName`: the catalogue's object of the instance's name.
@@ -474,7 +484,68 @@ fn alerts(flavour: Flavour) -> Vec<Alert> {
         firing_at: vec![2, 3],
         quiet_at: vec![1, 4],
     });
+    let left = puppet_object(PuppetField::Certificate(
+        PuppetCertificateField::SecondsLeft,
+    ));
+    let index = puppet_certificate_index();
+    let days = DEFAULT_CERTIFICATE_WARNING_DAYS;
+    let warning = days * 86_400;
+    let kinds = PuppetCertificateKind::LABELS
+        .iter()
+        .map(|(l, n)| format!("{n} {l}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let agent = PuppetCertificateKind::Agent.number().to_string();
+    let ca = PuppetCertificateKind::Ca.number().to_string();
+    all.push(Alert {
+        name: "PuppetCertificateExpiring".into(),
+        expr: format!("{left} < {warning}"),
+        for_secs: 0,
+        severity: "warning",
+        summary: format!(
+            "Puppet certificate {{{{ $labels.{index} }}}} ({kinds}) on {{{{ $labels.instance }}}} ends in under {days} days, the agent's default certificate_warning_days (puppetCertificateExpiring)"
+        ),
+        // The agent's certificate a day either side of the warning, then
+        // past its end; the CA years away throughout.
+        series: vec![
+            (
+                format!("{left}{{{JOB},{index}=\"{agent}\"}}"),
+                format!(
+                    "{} {} {} {} {} {}",
+                    warning + 86_400,
+                    warning + 86_400,
+                    warning - 86_400,
+                    -60,
+                    warning + 86_400 * 365,
+                    warning + 86_400 * 365
+                ),
+            ),
+            (
+                format!("{left}{{{JOB},{index}=\"{ca}\"}}"),
+                format!("{}x5", warning * 100),
+            ),
+        ],
+        labels: vec![(index.into(), agent)],
+        firing_at: vec![2, 3],
+        quiet_at: vec![1, 4],
+    });
     all
+}
+
+/// `puppetCertificateIndex`: the label of each row of the certificate
+/// table, its own index.
+fn puppet_certificate_index() -> &'static str {
+    let left = puppet_objects()
+        .find(|o| {
+            o.source
+                == Source::Puppet(PuppetField::Certificate(
+                    PuppetCertificateField::SecondsLeft,
+                ))
+        })
+        .expect("puppetCertificateSecondsLeft is in the catalogue");
+    table_of(left)
+        .and_then(|t| t.index.own_object())
+        .expect("the certificate table has an index of its own")
 }
 
 fn label_of(labels: &[(&'static str, i32)], number: i32) -> &'static str {
