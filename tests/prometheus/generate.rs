@@ -581,7 +581,7 @@ pub fn rules_yml(flavour: Flavour) -> String {
         "",
         "redis-snmp: Prometheus alert rules that mirror the agent's default alarms ([alarms]: \
          raised at the trigger, held until the rearm value) and its notifications (instance \
-         down, Puppet run failed, stale, not converging), on the series snmp_exporter emits \
+         down, Puppet run failed, stale, not converging, certificate expiring), on the series snmp_exporter emits \
          with the generator.yml beside this file. Generated from the catalogue by \
          tests/prometheus/generate.rs; edit those, not this file.",
     );
