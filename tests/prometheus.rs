@@ -50,8 +50,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 use testkit::{
-    base_mibs, free_port, repo_mibs, repo_root, wait_until, AgentConfig, Proc, PuppetApply, Redis,
-    Snmpd, Var,
+    base_mibs, free_port, pki, repo_mibs, repo_root, wait_until, AgentConfig, Proc, PuppetApply,
+    Redis, Snmpd, Var,
 };
 
 const GENERATOR: &str = "prometheus-snmp-generator";
@@ -774,16 +774,29 @@ fn a_live_scrape_gives_every_served_object_its_type_and_snmpgets_value() {
     puppet.apply("run1", &manifest, &[]);
     redis.cli(&["SET", "k", "v"]);
     redis.cli(&["GET", "k"]);
+    // An ssldir with a real CA certificate (openssl, 90 days) and no agent
+    // certificate: puppetCertificateTable has a dated row and a missing one.
+    let certs = dir_.path().join("ssl/certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    pki::make_ca(&certs, "ca", "Puppet CA: puppet.example.test", 90);
+    let ssl = format!(
+        "ssldir = \"{}\"\ncertname = \"agent.example.test\"\n",
+        dir_.path().join("ssl").display()
+    );
     let _agent = AgentConfig::new(&snmpd)
         .redis("main", &redis.address(), "")
-        .puppet(&puppet, "")
+        .puppet(&puppet, &ssl)
         .start(dir_.path());
+    let left = puppet_objects()
+        .find(|o| o.name == "puppetCertificateSecondsLeft")
+        .map(|o| format!("{}.", Layout::default_layout().object_oid(o)))
+        .unwrap();
     let ready = wait_until(Duration::from_secs(20), || {
         let s = walk(&snmpd, ".1.3.6.1.4.1.20267");
         s.get(".1.3.6.1.4.1.20267.400.3.1.1.4.1")
             .and_then(Var::number)
             == Some(1)
-            && s.keys().any(|k| k.starts_with(".1.3.6.1.4.1.20267.401."))
+            && s.keys().any(|k| k.starts_with(&left))
     });
     assert!(ready, "the agent serves no Redis and Puppet data");
 
