@@ -449,6 +449,7 @@ fn every_object_is_collected_once_or_left_out_and_every_resource_type_declared()
     for t in RESOURCE_TYPES {
         let tables: Vec<&TableDef> = TABLES
             .iter()
+            .chain(PUPPET_TABLES)
             .filter(|x| x.resource_type == t.name)
             .collect();
         assert!(
@@ -473,7 +474,7 @@ fn every_object_is_collected_once_or_left_out_and_every_resource_type_declared()
             .iter()
             .any(|n| n.objects.iter().any(|o| o.name == t.columns[0].name))
     };
-    for t in TABLES.iter().filter(|t| !left_out(t)) {
+    for t in TABLES.iter().chain(PUPPET_TABLES).filter(|t| !left_out(t)) {
         assert!(
             RESOURCE_TYPES.iter().any(|r| r.name == t.resource_type),
             "{}: resource type {} is not declared",

@@ -617,6 +617,7 @@ pub fn row_index(instance: &str) -> Option<RowIndex> {
     }
     let table = metrics::TABLES
         .iter()
+        .chain(metrics::PUPPET_TABLES)
         .find(|t| t.resource_type == instance)
         .unwrap_or_else(|| panic!("no table is stored as resource type {instance}"));
     Some(table.index)

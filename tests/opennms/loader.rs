@@ -986,12 +986,13 @@ fn a_system_def_include_registers_no_resource_type_and_fails() {
     .expect_err("a systemDef= include must fail: it registers no resource type");
     assert!(err.contains("instance 'redis"), "{err}");
     println!("systemDef= include: {err}");
-    // The Puppet definition alone collects only node-level objects: it loads.
-    let c = load_ours(&format!(
+    // The Puppet definition alone fails likewise: puppetCertificateTable's
+    // rows are of the resource type puppetCertificate.
+    let err = load_ours(&format!(
         r#"<include-collection systemDef="{PUPPET_SYSTEM_DEF}"/>"#
     ))
-    .expect("Puppet's objects are node-level");
-    assert!(c.resource_types.is_empty());
+    .expect_err("a systemDef= include of Puppet's must fail: it registers no resource type");
+    assert!(err.contains("instance 'puppetCertificate'"), "{err}");
 }
 
 #[test]
