@@ -4,8 +4,8 @@
 
 use super::files::*;
 use redis_snmp::metrics::{
-    CommandField, KeyspaceField, ObjectDef, PuppetCertificateField, PuppetField, ReplicaField,
-    SlowlogField, Source, StatusField, StreamGroupField,
+    CommandField, KeyspaceField, ObjectDef, PuppetField, ReplicaField, SlowlogField, Source,
+    StatusField, StreamGroupField,
 };
 use std::collections::BTreeMap;
 use std::io::{ErrorKind, Write};
@@ -137,17 +137,6 @@ pub fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) 
             | StatusField::CertNotAfter
             | StatusField::CertExpiresIn,
         ) => Some("no rediss:// instance in this stack (tests/certificates.rs serves them)".into()),
-        // `puppet apply` needs no certificate, and the agent's ssldir here
-        // holds none: every row is `missing`, dated by nothing.
-        // tests/puppet_certificates.rs serves them from real files.
-        Source::Puppet(PuppetField::Certificate(
-            PuppetCertificateField::NotAfter
-            | PuppetCertificateField::SecondsLeft
-            | PuppetCertificateField::Subject,
-        )) => Some(
-            "no Puppet certificate here (`puppet apply` needs none; tests/puppet_certificates.rs serves them)"
-                .into(),
-        ),
         Source::Puppet(PuppetField::Phase(name)) => {
             let reported = summary
                 .lines()
