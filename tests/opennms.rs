@@ -74,7 +74,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use testkit::servers::{start_sentinel, ServerKind};
-use testkit::{pki, repo_root, wait_until, AgentConfig, Proc, PuppetApply, Redis, Snmpd, Var};
+use testkit::{repo_root, wait_until, AgentConfig, Proc, PuppetApply, Redis, Snmpd, Var};
 
 /// The files of `opennms/` and the agent's tables, as OpenNMS reads them.
 #[path = "opennms/files.rs"]
@@ -713,16 +713,8 @@ fn collect_and_draw(kind: ServerKind) {
     let _ = main.command(&["AUTH", "nobody", "wrong"]);
     let key_checks = "check_keys = [\"jobs\", \"ev*\"]\ncheck_keys_interval = 1\n\
                       check_keys_memory = true\n";
-    // An ssldir with a real CA certificate (openssl, 90 days) and no agent
-    // certificate (`puppet apply` needs none): puppetCertificateTable has a
-    // dated row, graphed, and a missing one.
-    let certs = dir.path().join("ssl/certs");
-    std::fs::create_dir_all(&certs).unwrap();
-    pki::make_ca(&certs, "ca", "Puppet CA: puppet.example.test", 90);
-    let ssl = format!(
-        "ssldir = \"{}\"\ncertname = \"agent.example.test\"\n",
-        dir.path().join("ssl").display()
-    );
+    // puppetCertificateTable: a dated row (a real CA) and a missing one.
+    let ssl = live::ssldir_with_ca(dir.path());
     let agent = instances
         .iter()
         .fold(AgentConfig::new(&snmpd), |config, (name, address)| {
