@@ -714,7 +714,7 @@ fn collect_and_draw(kind: ServerKind) {
     let key_checks = "check_keys = [\"jobs\", \"ev*\"]\ncheck_keys_interval = 1\n\
                       check_keys_memory = true\n";
     // puppetCertificateTable: a dated row (a real CA) and a missing one.
-    let ssl = live::ssldir_with_ca(dir.path());
+    let ssl = testkit::pki::ssldir_with_ca(dir.path());
     let agent = instances
         .iter()
         .fold(AgentConfig::new(&snmpd), |config, (name, address)| {

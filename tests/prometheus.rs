@@ -774,15 +774,9 @@ fn a_live_scrape_gives_every_served_object_its_type_and_snmpgets_value() {
     puppet.apply("run1", &manifest, &[]);
     redis.cli(&["SET", "k", "v"]);
     redis.cli(&["GET", "k"]);
-    // An ssldir with a real CA certificate (openssl, 90 days) and no agent
-    // certificate: puppetCertificateTable has a dated row and a missing one.
-    let certs = dir_.path().join("ssl/certs");
-    std::fs::create_dir_all(&certs).unwrap();
-    pki::make_ca(&certs, "ca", "Puppet CA: puppet.example.test", 90);
-    let ssl = format!(
-        "ssldir = \"{}\"\ncertname = \"agent.example.test\"\n",
-        dir_.path().join("ssl").display()
-    );
+    // An ssldir with a real CA certificate and no agent certificate:
+    // puppetCertificateTable has a dated row and a missing one.
+    let ssl = pki::ssldir_with_ca(dir_.path());
     let _agent = AgentConfig::new(&snmpd)
         .redis("main", &redis.address(), "")
         .puppet(&puppet, &ssl)

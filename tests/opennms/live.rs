@@ -155,20 +155,6 @@ pub fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) 
     }
 }
 
-/// An ssldir in `dir` with a real CA certificate (openssl, 90 days) and no
-/// agent certificate (`puppet apply` needs none), and the `[puppet]` lines
-/// that name it: puppetCertificateTable then has a dated row, stored and
-/// graphed, and a missing one.
-pub fn ssldir_with_ca(dir: &Path) -> String {
-    let certs = dir.join("ssl/certs");
-    std::fs::create_dir_all(&certs).unwrap();
-    testkit::pki::make_ca(&certs, "ca", "Puppet CA: puppet.example.test", 90);
-    format!(
-        "ssldir = \"{}\"\ncertname = \"agent.example.test\"\n",
-        dir.join("ssl").display()
-    )
-}
-
 /// The directory SiblingColumnStorageStrategy makes of a value: non-ASCII
 /// dropped, `/` to `-`, then the `replace-all` of the resource type (this
 /// test knows the one the file uses).

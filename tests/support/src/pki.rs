@@ -107,3 +107,17 @@ pub fn unix_now() -> i64 {
         .expect("after 1970")
         .as_secs() as i64
 }
+
+/// An ssldir in `dir` with a real CA certificate (openssl, 90 days) and no
+/// agent certificate (`puppet apply` needs none), and the `[puppet]` lines
+/// that name it: puppetCertificateTable then has a dated row, stored and
+/// graphed, and a missing one.
+pub fn ssldir_with_ca(dir: &Path) -> String {
+    let certs = dir.join("ssl/certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    make_ca(&certs, "ca", "Puppet CA: puppet.example.test", 90);
+    format!(
+        "ssldir = \"{}\"\ncertname = \"agent.example.test\"\n",
+        dir.join("ssl").display()
+    )
+}
