@@ -140,7 +140,12 @@ fn main() {
             &redis.address(),
             "client_list_interval = 1\nclient_list_rows = 1000\n",
         )
-        .puppet(&puppet, "event_rows = 10000\n")
+        // The private Puppet's directories are its user's, and the agent
+        // follows a log only where no one but root or this owner writes.
+        .puppet(
+            &puppet,
+            "event_rows = 10000\nevents_log_owner = \"puppet\"\n",
+        )
         .start_quiet(dir.path());
     let pid = agent.pid();
     std::thread::sleep(Duration::from_secs(5));
