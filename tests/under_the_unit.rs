@@ -13,6 +13,8 @@
 //!   `puppet-acl.sh` for the unit's user, makes the next run's readable;
 //! - a run that goes on (its run lock, written as `puppet agent` writes
 //!   it), and `puppet agent --disable`'s lock with its message.
+//! - Puppet's certificates behind Debian's 0750 ssldir: refused, with the
+//!   reason, until the traverse-only ACL docs/puppet.md gives.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -227,4 +229,88 @@ fn a_puppet_run_its_events_and_its_locks_are_seen_from_the_units_sandbox() {
 
     let log = site.agent.log();
     assert!(!log.contains("panicked"), "{log}");
+}
+
+/// Puppet's certificates as the packaged agent reads them: Debian keeps
+/// `/var/lib/puppet` and its `ssl` `puppet:puppet` 0750, so the unit's
+/// user is refused on the way (said in the row, `unreadable(5)`, with the
+/// reason), and the traverse-only ACL docs/puppet.md gives (`setfacl -m
+/// u:redis-snmp:x`) is enough: the CA's row then reads as openssl does.
+#[test]
+fn puppets_certificates_are_read_from_the_units_sandbox_once_the_documented_acl_is_set() {
+    let sandbox = UnitSandbox::of_the_package();
+    eprintln!("{}", sandbox.describe());
+    let files = sandbox.files_dir(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    // Debian's layout: vardir and ssldir the puppet user's, 0750.
+    let vardir = files.path().join("puppet");
+    let ssl = vardir.join("ssl");
+    let certs = ssl.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    testkit::pki::make_ca(&certs, "ca", "Puppet CA: puppet.example.test", 90);
+    testkit::unit::set_mode(&certs.join("ca.pem"), 0o644);
+    testkit::unit::set_mode(&certs, 0o755);
+    for dir in [&vardir, &ssl] {
+        testkit::unit::chown_to(dir, "puppet");
+        testkit::unit::set_mode(dir, 0o750);
+    }
+    let not_after = testkit::pki::openssl_date(&certs, "x509", "-enddate", "ca.pem");
+    let snmpd = Snmpd::start_with(SnmpdOptions::default().tcp());
+    let summaries = files.path().join("run");
+    std::fs::create_dir_all(&summaries).unwrap();
+    let config = AgentConfig::new(&snmpd)
+        .redis("none", "127.0.0.1:1", "")
+        .puppet_files(
+            &summaries,
+            &summaries,
+            &format!(
+                "events_log = false\nssldir = \"{}\"\ncertname = \"agent.example.test\"",
+                ssl.display()
+            ),
+        )
+        .write(files.path());
+    let agent = sandbox.start_agent(&config);
+    // The CA's row: puppetCertificateIndex 2.
+    let cell = |column: u32| {
+        snmpd
+            .numeric()
+            .get_one(&format!("{PUPPET_ROOT}.5.1.{column}.2"))
+            .value
+            .trim_matches('"')
+            .to_string()
+    };
+    const STATE: u32 = 4;
+    const NOT_AFTER: u32 = 5;
+    const ERROR: u32 = 8;
+    assert!(
+        wait_until(Duration::from_secs(10), || cell(STATE) == "5"),
+        "the CA is not unreadable(5) behind 0750: state {:?}, error {:?}\n{}",
+        cell(STATE),
+        cell(ERROR),
+        agent.log()
+    );
+    assert!(
+        cell(ERROR).contains("ermission denied"),
+        "{:?}",
+        cell(ERROR)
+    );
+
+    // docs/puppet.md's ACL, for the unit's user.
+    for dir in [&vardir, &ssl] {
+        let done = std::process::Command::new("setfacl")
+            .args(["-m", &format!("u:{}:x", sandbox.user())])
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(done.success(), "setfacl");
+    }
+    // Read again at the watcher's periodic look (60 s at most): no
+    // inotify watch could be set in a directory the user could not enter.
+    assert!(
+        wait_until(Duration::from_secs(70), || cell(STATE) == "1"),
+        "the CA is not valid(1) after the ACL: state {:?}, error {:?}\n{}",
+        cell(STATE),
+        cell(ERROR),
+        agent.log()
+    );
+    assert_eq!(cell(NOT_AFTER), not_after.to_string());
 }
