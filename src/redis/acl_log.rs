@@ -36,7 +36,7 @@
 
 use super::client::Client;
 use super::clients::AGENT_CLIENT_NAME;
-use super::replies::{items, number, text};
+use super::replies::{bytes, fields, items, number, text};
 use crate::metrics::{fnv1a, row_key, AclField, AclReason, ACL_REFUSAL_TABLE};
 use crate::smi::{display_string, saturate_u32, Value as SnmpValue};
 use redis::Value;
@@ -109,25 +109,6 @@ fn client_field<'a>(info: &'a str, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
-/// The name, value pairs of one entry: a RESP3 map or a RESP2 array.
-fn pairs(entry: &Value) -> Vec<(&Value, &Value)> {
-    match entry {
-        Value::Map(pairs) => pairs.iter().map(|(k, v)| (k, v)).collect(),
-        other => items(other)
-            .chunks_exact(2)
-            .map(|pair| (&pair[0], &pair[1]))
-            .collect(),
-    }
-}
-
-/// Raw bytes of a text reply (user names and objects may be any bytes).
-fn bytes(value: &Value) -> Vec<u8> {
-    match value {
-        Value::BulkString(b) => b.clone(),
-        other => text(other).unwrap_or_default().into_bytes(),
-    }
-}
-
 /// Seconds with a fraction (a RESP3 double, or its text) in milliseconds.
 fn millis(value: &Value) -> Option<u64> {
     let secs = match value {
@@ -152,18 +133,20 @@ impl Entry {
         let (mut count, mut reason) = (None, None);
         let (mut context, mut object, mut user, mut info) = (vec![], vec![], vec![], vec![]);
         let (mut age_ms, mut entry_id, mut created, mut updated) = (0, None, None, None);
-        for (name, value) in pairs(value) {
-            match text(name).as_deref() {
-                Some("count") => count = number(value),
-                Some("reason") => reason = Some(bytes(value)),
-                Some("context") => context = bytes(value),
-                Some("object") => object = bytes(value),
-                Some("username") => user = bytes(value),
-                Some("age-seconds") => age_ms = millis(value).unwrap_or(0),
-                Some("client-info") => info = bytes(value),
-                Some("entry-id") => entry_id = number(value),
-                Some("timestamp-created") => created = number(value),
-                Some("timestamp-last-updated") => updated = number(value),
+        // User names and objects may be any bytes: kept raw until shown.
+        let raw = |value| bytes(value).unwrap_or_default();
+        for (name, value) in fields(value) {
+            match name.as_str() {
+                "count" => count = number(value),
+                "reason" => reason = Some(raw(value)),
+                "context" => context = raw(value),
+                "object" => object = raw(value),
+                "username" => user = raw(value),
+                "age-seconds" => age_ms = millis(value).unwrap_or(0),
+                "client-info" => info = raw(value),
+                "entry-id" => entry_id = number(value),
+                "timestamp-created" => created = number(value),
+                "timestamp-last-updated" => updated = number(value),
                 _ => {}
             }
         }

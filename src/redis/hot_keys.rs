@@ -23,7 +23,7 @@
 //! the same table from OBJECT FREQ of the keys it samples. Names are shown
 //! as `key_names` says, like the big keys'.
 
-use super::replies::{fields, items, number};
+use super::replies::{bytes, fields, items, number};
 use crate::metrics::HotKeyField;
 use crate::smi::{display_string, Value as SnmpValue};
 use redis::Value;
@@ -49,14 +49,6 @@ pub struct HotKey {
     pub lfu: Option<u64>,
 }
 
-fn bytes_of(value: &Value) -> Option<Vec<u8>> {
-    match value {
-        Value::BulkString(bytes) => Some(bytes.clone()),
-        Value::SimpleString(s) => Some(s.clone().into_bytes()),
-        _ => None,
-    }
-}
-
 /// `HOTKEYS GET` of either server, hottest first, at most
 /// [`MAX_HOT_KEYS`]; `None` when the reply is of neither shape (nil: no
 /// Redis session; an empty array: Valkey's detection is off, or no window
@@ -79,7 +71,7 @@ pub fn hot_keys(reply: &Value) -> Option<Vec<HotKey>> {
     for entry in entries.iter().take(MAX_HOT_KEYS) {
         let fields = fields(entry);
         let get = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
-        let Some(name) = get("key").and_then(bytes_of) else {
+        let Some(name) = get("key").and_then(bytes) else {
             continue;
         };
         keys.push(HotKey {
@@ -104,7 +96,7 @@ fn redis_session(fields: &[(String, &Value)]) -> Vec<HotKey> {
         items(value)
             .chunks_exact(2)
             .take(MAX_HOT_KEYS)
-            .filter_map(|pair| Some((bytes_of(&pair[0])?, number(&pair[1])?)))
+            .filter_map(|pair| Some((bytes(&pair[0])?, number(&pair[1])?)))
             .collect()
     };
     let mut keys: Vec<HotKey> = list("by-cpu-time-us")

@@ -353,22 +353,27 @@ impl Poller {
             if slow_due {
                 self.read_slow_commands(&info).await;
             }
+            // New slow log entries on every poll, not on the slow cadence:
+            // SLOWLOG GET 1 is O(1), and a notification a slow_refresh late
+            // is late (the cost: docs/configuration.md). Its reply is the
+            // newest entry the slow cadence would otherwise ask for again.
+            if self.watches.slowlog.enabled() {
+                let newest = self
+                    .watches
+                    .slowlog
+                    .read(&mut self.client, info.get("run_id").map(str::trim))
+                    .await;
+                if let Some(reply) = newest {
+                    self.slow.slowlog_last = replies::slowlog_newest(&reply);
+                }
+            }
+            extras.slow_commands = self.watches.slowlog.rows();
             let slow = &self.slow;
             extras.slowlog_len = slow.slowlog_len;
             extras.slowlog_last = slow.slowlog_last;
             extras.large_requests = slow.large_requests;
             extras.large_replies = slow.large_replies;
             extras.latency = slow.latency.clone();
-            // New slow log entries on every poll, not on the slow cadence:
-            // SLOWLOG GET 1 is O(1), and a notification a slow_refresh late
-            // is late (the cost: docs/configuration.md).
-            if self.watches.slowlog.enabled() {
-                self.watches
-                    .slowlog
-                    .read(&mut self.client, info.get("run_id").map(str::trim))
-                    .await;
-            }
-            extras.slow_commands = self.watches.slowlog.rows();
         }
         self.schedule.polled(slow_due);
         let now = Instant::now();
@@ -460,7 +465,8 @@ impl Poller {
         if let Some(reply) = self.client.optional("SLOWLOG", &["LEN"]).await {
             self.slow.slowlog_len = replies::slowlog_len(&reply);
         }
-        if self.client.instance().slowlog_entries {
+        // The slow log watch asks SLOWLOG GET 1 on every poll when it is on.
+        if self.client.instance().slowlog_entries && !self.watches.slowlog.enabled() {
             if let Some(reply) = self.client.optional("SLOWLOG", &["GET", "1"]).await {
                 self.slow.slowlog_last = replies::slowlog_newest(&reply);
             }

@@ -74,6 +74,14 @@ pub(super) fn text(value: &Value) -> Option<String> {
     }
 }
 
+/// The raw bytes of a text reply (names a server keeps may be any bytes).
+pub(super) fn bytes(value: &Value) -> Option<Vec<u8>> {
+    match value {
+        Value::BulkString(bytes) => Some(bytes.clone()),
+        other => text(other).map(String::into_bytes),
+    }
+}
+
 pub(super) fn items(value: &Value) -> &[Value] {
     match value {
         Value::Array(items) | Value::Set(items) => items,

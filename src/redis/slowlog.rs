@@ -233,28 +233,30 @@ impl SlowlogWatch {
     /// One read, on every poll of a server that is not a sentinel:
     /// `SLOWLOG GET 1`, then the new entries if there are any. A refused
     /// command is said once by the client and changes nothing here.
-    pub async fn read(&mut self, client: &mut Client, run_id: Option<&str>) {
-        let Some(newest) = client.optional("SLOWLOG", &["GET", "1"]).await else {
-            return;
-        };
-        let newest = entries(&newest);
+    /// Returns the `SLOWLOG GET 1` reply, which also feeds
+    /// `redisSlowlogTable`'s newest entry (asked once, not twice).
+    pub async fn read(&mut self, client: &mut Client, run_id: Option<&str>) -> Option<Value> {
+        let reply = client.optional("SLOWLOG", &["GET", "1"]).await?;
+        let newest = entries(&reply);
         let newest_id = newest.first().map(|e| e.id);
-        let count = self.count_new(newest_id, run_id);
-        let new = match count {
-            0 => return,
-            1 => newest,
+        let new = match self.count_new(newest_id, run_id) {
+            0 => None,
+            1 => Some(newest),
             n => match client.optional("SLOWLOG", &["GET", &n.to_string()]).await {
-                Some(reply) => entries(&reply),
+                Some(more) => Some(entries(&more)),
                 None if client.over_budget() => {
                     // Asked again, the same reply would end the next
                     // connection too: these entries are passed over.
                     self.pass_over(newest_id);
-                    return;
+                    None
                 }
-                None => return,
+                None => None,
             },
         };
-        self.take(new);
+        if let Some(new) = new {
+            self.take(new);
+        }
+        Some(reply)
     }
 
     /// The new entries up to `newest` could not be read (their reply was
