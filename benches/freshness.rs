@@ -120,9 +120,15 @@ fn main() {
     let sleeper = debug_sleep(redis.port(), seconds as f64 + 0.5);
     let (slow, age_slow) = phase(&mut session, length);
     sleeper.join().unwrap();
-    assert!(wait_until(Duration::from_secs(5), || {
-        get_u64(&mut session, &oid(&format!("{INSTANCE_ENTRY}.5.1"))) == Some(0)
-    }));
+    // Fresh again: the next poll after the sleep may wait out a reconnection
+    // delay first, so give it a few refresh intervals.
+    assert!(
+        wait_until(Duration::from_secs(15), || {
+            get_u64(&mut session, &oid(&format!("{INSTANCE_ENTRY}.5.1"))) == Some(0)
+        }),
+        "redisInstanceDataAge.1 never came back to 0 after DEBUG SLEEP:\n{}",
+        agent.log()
+    );
 
     // SAFETY: signalling our own redis-server child.
     unsafe { libc::kill(redis.pid() as i32, libc::SIGSTOP) };

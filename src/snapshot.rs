@@ -263,12 +263,28 @@ fn merge(parts: Vec<Arc<Part>>, objects: Arc<Vec<Oid>>) -> Snapshot {
         .map(|(i, p)| Reverse((p[0].0.as_slice(), i as u32, 0)))
         .collect();
     let mut last: Option<&[u32]> = None;
-    while let Some(Reverse((oid, part, pos))) = heap.pop() {
+    while let Some(Reverse((oid, part, mut pos))) = heap.pop() {
         if last != Some(oid) {
             index.push((part, pos));
             last = Some(oid);
         }
-        if let Some(next) = parts[part as usize].get(pos as usize + 1) {
+        // Parts mostly hold runs of OIDs no other part has between them (a
+        // table's column, the events log's rows): the run below the next
+        // part's head goes in without the heap, so a rebuild costs a heap
+        // step per run, not per OID (a rebuild for each Puppet event made
+        // this merge a tenth of the agent's CPU per event).
+        let cells = &parts[part as usize];
+        let bound = heap.peek().map(|Reverse((next, ..))| *next);
+        while let Some(next) = cells.get(pos as usize + 1) {
+            let next = next.0.as_slice();
+            if bound.is_some_and(|b| next >= b) {
+                break;
+            }
+            pos += 1;
+            index.push((part, pos));
+            last = Some(next);
+        }
+        if let Some(next) = cells.get(pos as usize + 1) {
             heap.push(Reverse((next.0.as_slice(), part, pos + 1)));
         }
     }
@@ -392,6 +408,35 @@ mod tests {
         );
         shutdown.cancel();
         task.await.unwrap();
+    }
+
+    /// Runs of one part, parts interleaved column by column, and OIDs two
+    /// parts both hold: the merge gives what sorting every cell gives,
+    /// with the first part's value where two parts hold one OID.
+    #[test]
+    fn merged_runs_give_the_order_a_sort_gives_and_the_first_part_wins() {
+        let part = |n: u32, oids: &[&str]| -> Arc<Part> {
+            Arc::new(oids.iter().map(|o| (oid(o), Value::Gauge32(n))).collect())
+        };
+        let parts = vec![
+            part(0, &["1.1.0", "1.2.0", "1.3.1.1", "1.3.2.1", "1.9.0"]),
+            part(1, &["1.3.1.2", "1.3.2.2", "1.3.3.2"]),
+            part(2, &["1.2.0", "1.4.1", "1.4.2", "1.4.3", "1.4.4"]),
+            part(3, &[]),
+            part(4, &["1.0", "1.3.2.2", "1.3.2.3", "2.1"]),
+        ];
+        let mut expected: Vec<(Oid, Value)> = Vec::new();
+        for p in &parts {
+            for (o, v) in p.iter() {
+                if !expected.iter().any(|(e, _)| e == o) {
+                    expected.push((o.clone(), v.clone()));
+                }
+            }
+        }
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        let snapshot = merge(parts, Arc::new(Vec::new()));
+        let got: Vec<(Oid, Value)> = snapshot.iter().cloned().collect();
+        assert_eq!(got, expected);
     }
 
     #[test]

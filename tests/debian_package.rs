@@ -74,11 +74,15 @@ mod perl_upgrade;
 /// Commands, the package, the system under test, files and users.
 #[path = "debian_package/system.rs"]
 mod system;
+/// The shipped configuration's settings, config keys, changelogs.
+#[path = "debian_package/texts.rs"]
+mod texts;
 
 use debian_tools::*;
 use licences::*;
 use perl_upgrade::*;
 use system::*;
+use texts::*;
 
 const PKG: &str = "redis-snmp";
 const USER: &str = "redis-snmp";
@@ -110,38 +114,6 @@ const SNMPD_USER: &str = "Debian-snmp";
 // ---------------------------------------------------------------------------
 // The shipped configuration file
 // ---------------------------------------------------------------------------
-
-/// Removes the `#` of every commented-out setting: a line whose `#` is
-/// followed by something other than a space or another `#` (prose
-/// comments are `# text`).
-fn uncomment_settings(text: &str) -> String {
-    text.lines()
-        .map(|line| match line.strip_prefix('#') {
-            Some(rest) if !rest.is_empty() && !rest.starts_with([' ', '#']) => rest,
-            _ => line,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
-}
-
-/// Field names of a `struct NAME { ... }` in src/config/: the keys the
-/// agent accepts (its file structs deny unknown fields).
-fn struct_fields(source: &str, name: &str) -> BTreeSet<String> {
-    let start = source
-        .find(&format!("struct {name} {{"))
-        .unwrap_or_else(|| panic!("src/config/ has no struct {name}"));
-    let body = &source[start..];
-    let body = &body[body.find('{').unwrap() + 1..body.find("\n}").unwrap()];
-    body.lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with("//") && !l.starts_with("#["))
-        .map(|l| l.strip_prefix("pub(super) ").unwrap_or(l))
-        .filter_map(|l| l.split_once(':').map(|(k, _)| k.trim()))
-        .filter(|k| !k.is_empty() && !k.contains(' '))
-        .map(String::from)
-        .collect()
-}
 
 /// Every key the agent accepts is in debian/conf/redis-snmp.toml, commented
 /// out, exactly once; uncommented, the file is valid TOML with exactly
@@ -294,25 +266,6 @@ fn snmpd_dropin_is_minimal_and_documented() {
             assert!(text.contains(needle), "{doc} does not mention {needle:?}");
         }
     }
-}
-
-/// What dpkg's own parser says of a changelog-format file: its versions,
-/// and its warnings (`badly formatted trailer line`, …).
-fn parse_changelog(path: &Path) -> (Vec<String>, String) {
-    let out = run(
-        "dpkg-parsechangelog",
-        &["-l", path.to_str().unwrap(), "--all", "-S", "Version"],
-    );
-    assert!(
-        out.status.success(),
-        "dpkg-parsechangelog {}",
-        path.display()
-    );
-    let versions = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
-    (versions, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// debian/NEWS is read by apt-listchanges and dh_installchangelogs in the

@@ -64,10 +64,12 @@ impl AgentConfig {
     /// unless `extra` names one, an events log in `state` (so the agent
     /// never follows the machine's own /var/log/puppet-events/events.jsonl).
     pub fn puppet_files(mut self, public: &Path, state: &Path, extra: &str) -> AgentConfig {
-        let events_log = if extra
+        // The key itself, not `events_log_owner` or another that starts
+        // with the same word.
+        let names_events_log = extra
             .lines()
-            .any(|l| l.trim_start().starts_with("events_log"))
-        {
+            .any(|l| l.split('=').next().map(str::trim) == Some("events_log"));
+        let events_log = if names_events_log {
             String::new()
         } else {
             format!(
