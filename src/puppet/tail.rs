@@ -267,7 +267,11 @@ impl Tail {
             out.truncated = true;
             drop_partial(&mut self.partial, &mut self.skipping, out);
         }
-        let mut buf = vec![0u8; (*budget).min(64 << 10)];
+        // A buffer the size of what is there (a line or two, mostly), at
+        // least a page, at most 64 KiB: a zeroed 64 KiB for every event
+        // cost its memset and, freed, a consolidation of malloc's bins.
+        let pending = usize::try_from(len - open.offset).unwrap_or(usize::MAX);
+        let mut buf = vec![0u8; pending.clamp(4 << 10, 64 << 10).min(*budget)];
         while *budget > 0 {
             let want = (*budget).min(buf.len());
             let n = match open.file.read_at(&mut buf[..want], open.offset) {

@@ -32,7 +32,7 @@
 
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Who may own the events log and the directories above it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,23 +78,37 @@ impl Trust {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
+        // As named: a link on the way is safe only as its directory is.
+        let named: Vec<(&Path, Option<Metadata>)> = dir
+            .ancestors()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(|d| (d, std::fs::symlink_metadata(d).ok()))
+            .collect();
+        // An absolute path of plain names, every directory there and none
+        // a link, is already as it really is: resolving it again would
+        // only repeat each look (the path is checked before every read of
+        // the log, so each look counts).
+        let plain = dir.is_absolute()
+            && dir
+                .components()
+                .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
+            && named
+                .iter()
+                .all(|(_, meta)| meta.as_ref().is_some_and(|m| !m.file_type().is_symlink()));
         // As it really is: the file's own directory, then those above.
-        if let Ok(real) = std::fs::canonicalize(dir) {
-            for (n, d) in real.ancestors().enumerate() {
-                if let Ok(meta) = std::fs::symlink_metadata(d) {
-                    self.check_dir(d, &meta, n == 0)?;
+        if !plain {
+            if let Ok(real) = std::fs::canonicalize(dir) {
+                for (n, d) in real.ancestors().enumerate() {
+                    if let Ok(meta) = std::fs::symlink_metadata(d) {
+                        self.check_dir(d, &meta, n == 0)?;
+                    }
                 }
             }
         }
-        // As named: a link on the way is safe only as its directory is.
-        for (n, d) in dir.ancestors().enumerate() {
-            if d.as_os_str().is_empty() {
-                continue;
-            }
-            match std::fs::symlink_metadata(d) {
-                Ok(meta) if meta.file_type().is_symlink() => {}
-                Ok(meta) => self.check_dir(d, &meta, n == 0)?,
-                Err(_) => {}
+        for (n, (d, meta)) in named.iter().enumerate() {
+            match meta {
+                Some(meta) if !meta.file_type().is_symlink() => self.check_dir(d, meta, n == 0)?,
+                _ => {}
             }
         }
         match std::fs::symlink_metadata(file) {
