@@ -89,23 +89,34 @@ impl Layout {
 
     /// The OID of an object (without instance suffix).
     pub fn object_oid(&self, def: &ObjectDef) -> Oid {
-        let (base, arcs) = if let Source::Puppet(_) = def.source {
+        let (base, arcs) = self.base_of(def);
+        base.child(arcs)
+            .expect("roots are at most MAX_ROOT_SUBIDS long, which leaves room for every object")
+    }
+
+    /// The root an object hangs from, and its arcs below it.
+    fn base_of(&self, def: &ObjectDef) -> (&Oid, &'static [u32]) {
+        if let Source::Puppet(_) = def.source {
             (&self.puppet, def.arcs)
         } else {
             match def.arcs.split_first() {
                 Some((&LEGACY_BRANCH, rest)) => (&self.legacy, rest),
                 _ => (&self.root, def.arcs),
             }
-        };
-        base.child(arcs)
-            .expect("roots are at most MAX_ROOT_SUBIDS long, which leaves room for every object")
+        }
     }
 
     /// The OID of a row of an object: its OID and `suffix`, or `None` when
     /// that would be longer than an OID may be (a suffix the catalogue's
-    /// row shapes never make).
+    /// index cannot hold). Built in one piece: every cell of every reading
+    /// comes through here.
     pub fn row_oid(&self, def: &ObjectDef, suffix: &[u32]) -> Option<Oid> {
-        self.object_oid(def).child(suffix).ok()
+        let (base, arcs) = self.base_of(def);
+        let mut subids = Vec::with_capacity(base.len() + arcs.len() + suffix.len());
+        subids.extend_from_slice(base.as_slice());
+        subids.extend_from_slice(arcs);
+        subids.extend_from_slice(suffix);
+        Oid::new(subids).ok()
     }
 
     /// The OID a notification about `about` carries `carried` at: the

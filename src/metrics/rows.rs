@@ -146,7 +146,7 @@ fn write_cells<F: Column>(
         if let Some(v) = value(field) {
             // Roots are at most MAX_ROOT_SUBIDS long and suffixes at most
             // a two-name index, which fits (a catalogue test checks it).
-            if let Ok(oid) = layout.object_oid(def).child(suffix) {
+            if let Some(oid) = layout.row_oid(def, suffix) {
                 cells.push((oid, v));
             }
         }

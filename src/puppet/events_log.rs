@@ -27,6 +27,7 @@
 use super::report::ReportTime;
 use super::yaml::truncate;
 use serde::Deserialize;
+use std::borrow::Cow;
 
 /// Longest line parsed, in bytes (without its newline); longer ones are
 /// refused before parsing.
@@ -102,16 +103,21 @@ pub enum LineError {
     UnknownLevel(String),
 }
 
+/// The line's strings borrowed from it where JSON needs no unescaping
+/// (most are: a burst of lines is mostly allocation otherwise).
 #[derive(Deserialize)]
-struct RawLine {
-    level: String,
-    message: String,
-    source: String,
-    #[serde(default)]
-    time: Option<String>,
+struct RawLine<'a> {
+    #[serde(borrow)]
+    level: Cow<'a, str>,
+    #[serde(borrow)]
+    message: Cow<'a, str>,
+    #[serde(borrow)]
+    source: Cow<'a, str>,
+    #[serde(default, borrow)]
+    time: Option<Cow<'a, str>>,
     /// Absent only from lines Puppet did not write (see [`resource_of`]).
-    #[serde(default)]
-    tags: Option<Vec<String>>,
+    #[serde(default, borrow)]
+    tags: Option<Vec<Cow<'a, str>>>,
 }
 
 /// Parse one line (without its newline; a trailing `\r` or spaces are
@@ -141,7 +147,7 @@ pub fn parse_line(line: &[u8]) -> Result<LogLine, LineError> {
     })
 }
 
-fn kind_of(source: &str, message: &str, tags: Option<&[String]>) -> LineKind {
+fn kind_of(source: &str, message: &str, tags: Option<&[Cow<'_, str>]>) -> LineKind {
     if source == "Puppet" {
         if let Some(version) = message
             .strip_prefix("Applying configuration version '")
@@ -205,7 +211,7 @@ fn kind_of(source: &str, message: &str, tags: Option<&[String]>) -> LineKind {
 /// tag a manifest gives (`tag => 'notify'`).
 fn resource_of<'s>(
     source: &'s str,
-    tags: Option<&[String]>,
+    tags: Option<&[Cow<'_, str>]>,
 ) -> Option<(&'s str, &'s str, Option<&'s str>)> {
     let (body, property) = match source.rsplit_once('/') {
         Some((body, p)) if is_property(p) && body.ends_with(']') => (body, Some(p)),
