@@ -281,13 +281,17 @@ fn puppets_certificates_are_read_from_the_units_sandbox_once_the_documented_acl_
     const STATE: u32 = 4;
     const NOT_AFTER: u32 = 5;
     const ERROR: u32 = 8;
-    assert!(
-        wait_until(Duration::from_secs(10), || cell(STATE) == "5"),
-        "the CA is not unreadable(5) behind 0750: state {:?}, error {:?}\n{}",
-        cell(STATE),
-        cell(ERROR),
-        agent.log()
-    );
+    // Waits for the CA's row to reach `state`, or fails saying what it is.
+    let reaches = |state: &str, within: u64, what: &str| {
+        assert!(
+            wait_until(Duration::from_secs(within), || cell(STATE) == state),
+            "the CA is not {what}: state {:?}, error {:?}\n{}",
+            cell(STATE),
+            cell(ERROR),
+            agent.log()
+        );
+    };
+    reaches("5", 10, "unreadable(5) behind 0750");
     assert!(
         cell(ERROR).contains("ermission denied"),
         "{:?}",
@@ -305,12 +309,6 @@ fn puppets_certificates_are_read_from_the_units_sandbox_once_the_documented_acl_
     }
     // Read again at the watcher's periodic look (60 s at most): no
     // inotify watch could be set in a directory the user could not enter.
-    assert!(
-        wait_until(Duration::from_secs(70), || cell(STATE) == "1"),
-        "the CA is not valid(1) after the ACL: state {:?}, error {:?}\n{}",
-        cell(STATE),
-        cell(ERROR),
-        agent.log()
-    );
+    reaches("1", 70, "valid(1) after the ACL");
     assert_eq!(cell(NOT_AFTER), not_after.to_string());
 }

@@ -89,8 +89,7 @@ impl Layout {
 
     /// The OID of an object (without instance suffix).
     pub fn object_oid(&self, def: &ObjectDef) -> Oid {
-        let (base, arcs) = self.base_of(def);
-        base.child(arcs)
+        self.row_oid(def, &[])
             .expect("roots are at most MAX_ROOT_SUBIDS long, which leaves room for every object")
     }
 
