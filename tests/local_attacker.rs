@@ -456,17 +456,26 @@ fn the_agent_is_not_dumpable() {
     let pid = child.id();
     let environ = format!("/proc/{pid}/environ");
     let mut owner = None;
+    // The agent makes itself non-dumpable as it starts, a moment after
+    // setpriv execs it: a look before then sees nobody's file (as a run on
+    // a loaded machine did), so the look is repeated until the file is
+    // root's, or 5 s have passed.
     wait_until(Duration::from_secs(5), || {
         use std::os::unix::fs::MetadataExt;
-        let runs_as_nobody = std::fs::read_to_string(format!("/proc/{pid}/status"))
-            .unwrap_or_default()
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let runs_as_nobody = status
             .lines()
             .any(|l| l.starts_with("Uid:") && l.contains("65534"));
         owner = std::fs::metadata(&environ).ok().map(|m| m.uid());
-        runs_as_nobody && owner.is_some()
+        runs_as_nobody && owner == Some(0)
     });
+    // A process that has exited has no memory, and the kernel shows its
+    // files as root's too (fs/proc/base.c, task_dump_owner: no mm, root):
+    // the agent must still be running.
+    let exited = child.try_wait().unwrap();
     let _ = child.kill();
     let _ = child.wait();
+    assert_eq!(exited, None, "the agent exited at start");
     assert_eq!(
         owner,
         Some(0),
