@@ -55,7 +55,10 @@ if [ -n "${REDIS_SNMP_BIN:-}" ]; then
 else
     say "building the agent (cargo build --release)"
     cargo build --release
-    bin=$PWD/target/release/redis-snmp
+    # Where cargo put it: CARGO_TARGET_DIR when set (relative to here).
+    target=${CARGO_TARGET_DIR:-target}
+    case $target in /*) ;; *) target=$PWD/$target ;; esac
+    bin=$target/release/redis-snmp
 fi
 base_mibs=$(cd "$(scripts/base-mibs.sh)" && pwd)
 mib_path="$base_mibs:$PWD/mibs"
