@@ -332,21 +332,22 @@ impl EventTable {
             })
         });
         // The part is column by column (the scalars, `.1`, sort before the
-        // table, `.4`). Rows hold their cells in column order and come in
-        // the order of their index, so taking each column from every row
-        // in turn (a cursor per row) gives that order without a sort: a
-        // sort of every cell on each event cost some 50 µs of CPU per
-        // event at 200 rows (benches/puppet_events.rs).
+        // table, `.4`). Rows come in the order of their index, so taking
+        // each column from every row in turn (a cursor per row) gives that
+        // order without a sort: a sort of every cell on each event cost
+        // some 50 µs of CPU per event at 200 rows (benches/puppet_events.rs).
         let column = |oid: &Oid| oid.as_slice().get(oid.len().wrapping_sub(2)).copied();
-        let mut columns: Vec<u32> = PUPPET_EVENT_TABLE
+        let mut cursors = vec![0usize; self.rows.len()];
+        let scalars = part.len();
+        // The catalogue's column order is the order each row wrote its
+        // cells in, so every cursor finds its next cell on the first pass
+        // of that column; were that order not the OIDs', the check below
+        // sorts.
+        for number in PUPPET_EVENT_TABLE
             .columns
             .iter()
             .filter_map(|def| def.arcs.last().copied())
-            .collect();
-        columns.sort_unstable();
-        let mut cursors = vec![0usize; self.rows.len()];
-        let scalars = part.len();
-        for number in columns {
+        {
             for (row, at) in self.rows.iter().zip(cursors.iter_mut()) {
                 if let Some(cell) = row
                     .cells
@@ -359,6 +360,7 @@ impl EventTable {
             }
         }
         // Indexes wrap after 2147483647: only then is the order not theirs.
+        // (Nor were the catalogue's columns out of order.)
         if !part[scalars..].is_sorted_by(|a, b| a.0 < b.0) {
             part[scalars..].sort_unstable_by(|a, b| a.0.cmp(&b.0));
         }

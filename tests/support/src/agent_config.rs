@@ -33,8 +33,7 @@ impl AgentConfig {
 
     /// Another top-level key; one the builder set already is replaced.
     pub fn top(mut self, key: &str, value: &str) -> AgentConfig {
-        let prefix = format!("{key} =");
-        self.top.retain(|line| !line.starts_with(&prefix));
+        self.top.retain(|line| !sets_key(line, key));
         self.top.push(format!("{key} = {value}"));
         self
     }
@@ -42,7 +41,7 @@ impl AgentConfig {
     /// A `[[redis]]` entry: its name, address, `extra` lines, and a 1 s
     /// timeout (the tests' servers answer at once) unless `extra` sets one.
     pub fn redis(mut self, name: &str, address: &str, extra: &str) -> AgentConfig {
-        let timeout = if extra.lines().any(|l| l.trim_start().starts_with("timeout")) {
+        let timeout = if extra.lines().any(|l| sets_key(l, "timeout")) {
             ""
         } else {
             "timeout = 1.0\n"
@@ -64,12 +63,7 @@ impl AgentConfig {
     /// unless `extra` names one, an events log in `state` (so the agent
     /// never follows the machine's own /var/log/puppet-events/events.jsonl).
     pub fn puppet_files(mut self, public: &Path, state: &Path, extra: &str) -> AgentConfig {
-        // The key itself, not `events_log_owner` or another that starts
-        // with the same word.
-        let names_events_log = extra
-            .lines()
-            .any(|l| l.split('=').next().map(str::trim) == Some("events_log"));
-        let events_log = if names_events_log {
+        let events_log = if extra.lines().any(|l| sets_key(l, "events_log")) {
             String::new()
         } else {
             format!(
@@ -128,4 +122,10 @@ impl AgentConfig {
         agent.expect_registered(Duration::from_secs(10));
         agent
     }
+}
+
+/// Whether a TOML line sets `key` itself: `events_log`, not
+/// `events_log_owner` nor another key that starts with the same word.
+fn sets_key(line: &str, key: &str) -> bool {
+    line.split_once('=').is_some_and(|(k, _)| k.trim() == key)
 }
