@@ -120,6 +120,7 @@ fn puppet_transitions(
         if known.storm && quick == 0 {
             due.push(PuppetEvent::RunStormCleared);
         }
+        due.push(PuppetEvent::RunFinished);
     }
     match (known.disabled, seen.disabled) {
         (false, true) => due.push(PuppetEvent::AgentDisabled),
@@ -489,6 +490,15 @@ mod tests {
         fn taken(&mut self) -> Vec<&'static str> {
             std::mem::take(&mut self.due)
         }
+
+        /// What was taken besides `puppetRunFinished`, which ends every
+        /// new run, and how many of those.
+        fn taken_besides_run_ends(&mut self) -> (Vec<&'static str>, usize) {
+            let taken = self.taken();
+            let ends = taken.iter().filter(|n| **n == "puppetRunFinished").count();
+            let rest = taken.into_iter().filter(|n| *n != "puppetRunFinished");
+            (rest.collect(), ends)
+        }
     }
 
     fn obs(
@@ -706,11 +716,14 @@ mod tests {
             [
                 "puppetRunChanged",
                 "puppetRunRecovered",
+                "puppetRunFinished",
                 "puppetRunFailed",
+                "puppetRunFinished",
                 "puppetAgentDisabled",
                 "puppetAgentStale",
                 "puppetRunRecovered",
                 "puppetAgentStaleCleared",
+                "puppetRunFinished",
                 "puppetAgentEnabled",
             ]
         );
@@ -732,21 +745,24 @@ mod tests {
         let t = 1_795_336_000;
         j.observe(&run(t, None, false, Changed), t); // baseline
         j.observe(&run(t + 30, Some(30), false, Changed), t + 30); // one quick run
-        assert_eq!(j.taken(), ["puppetRunChanged"]);
+        assert_eq!(j.taken_besides_run_ends(), (vec!["puppetRunChanged"], 1));
         let mut pending = run(t + 50, Some(20), true, Changed);
         pending.report_pending = true;
         j.observe(&pending, t + 50); // not judged before its report
-        assert!(j.taken().is_empty());
+        assert_eq!(j.taken_besides_run_ends(), (vec![], 0));
         j.observe(&run(t + 50, Some(20), true, Changed), t + 51); // two quick: a storm, a loop
         assert_eq!(
-            j.taken(),
-            ["puppetRunChanged", "puppetNotConverging", "puppetRunStorm"]
+            j.taken_besides_run_ends(),
+            (
+                vec!["puppetRunChanged", "puppetNotConverging", "puppetRunStorm"],
+                1
+            )
         );
         j.observe(&run(t + 70, Some(20), true, Changed), t + 70); // once each
         j.tick(t + 100); // 30 s quiet: the storm goes on
-        assert_eq!(j.taken(), ["puppetRunChanged"]);
+        assert_eq!(j.taken_besides_run_ends(), (vec!["puppetRunChanged"], 1));
         j.observe(&run(t + 90, Some(20), false, Unchanged), t + 90);
-        assert_eq!(j.taken(), ["puppetConverged"]);
+        assert_eq!(j.taken_besides_run_ends(), (vec!["puppetConverged"], 1));
         j.tick(t + 149);
         assert!(j.taken().is_empty());
         j.tick(t + 150); // min_run_interval without a run
@@ -755,12 +771,15 @@ mod tests {
         // Quick runs again after the quiet: the count starts over.
         j.observe(&run(t + 200, Some(110), false, Unchanged), t + 200);
         j.observe(&run(t + 210, Some(10), false, Unchanged), t + 210);
-        assert!(j.taken().is_empty());
+        assert_eq!(j.taken_besides_run_ends(), (vec![], 2));
         j.observe(&run(t + 220, Some(10), false, Unchanged), t + 220);
-        assert_eq!(j.taken(), ["puppetRunStorm"]);
+        assert_eq!(j.taken_besides_run_ends(), (vec!["puppetRunStorm"], 1));
         // A slow run ends it too, without waiting for the tick.
         j.observe(&run(t + 400, Some(180), false, Unchanged), t + 400);
-        assert_eq!(j.taken(), ["puppetRunStormCleared"]);
+        assert_eq!(
+            j.taken_besides_run_ends(),
+            (vec!["puppetRunStormCleared"], 1)
+        );
     }
 
     #[test]
@@ -774,7 +793,7 @@ mod tests {
         let converged = run(1300 + 3600, RunStatus::Unchanged);
         assert_eq!(
             judge.puppet_due(&converged, 1300 + 3600),
-            [PuppetEvent::Converged]
+            [PuppetEvent::Converged, PuppetEvent::RunFinished]
         );
     }
 

@@ -126,6 +126,8 @@ fn sources(field: PuppetField) -> Vec<String> {
         PuppetField::DisabledMessage => s(&[DISABLED_LOCK, "disabled_message"]),
         PuppetField::RunInProgress => s(&[RUN_LOCK]),
         PuppetField::ReadError => s(&[SUMMARY, REPORT]),
+        PuppetField::TransactionUuid => s(&[REPORT, "transaction_uuid"]),
+        PuppetField::JobId => s(&[REPORT, "job_id", "--job-id"]),
         PuppetField::ResourceType => s(&[REPORT, "resource_statuses", "resource_type"]),
         PuppetField::ResourceTitle => s(&[REPORT, "resource_statuses", "title"]),
         PuppetField::ResourceState => s(&[REPORT, "resource_statuses"]),

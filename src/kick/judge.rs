@@ -4,14 +4,18 @@
 //! Loops stop by generation, whatever a run takes: a notification from a
 //! host that is in a kicked run, or whose kicked run ended less than
 //! `window` ago, was caused by that kick, so the kicks it asks for are one
-//! generation deeper; deeper than `max_depth` is refused. Then, per host:
-//! not while it is being kicked, not within `window` of the end of its
-//! last kicked run; per role: at most `budget_per_hour` kicks an hour. A
-//! cycle of any length and run time thus ends after at most
-//! hosts × `max_depth` kicks.
+//! generation deeper; deeper than `max_depth` is refused. A cycle of any
+//! length and run time thus ends after at most hosts × `max_depth` kicks.
+//!
+//! Then, per host: not while it is being kicked, not within `window` of
+//! the end of its last kicked run; per role: at most `budget_per_hour`
+//! kicks an hour. A kick these rules hold back is deferred, not refused:
+//! it waits, keeping its generation, and starts as soon as they allow
+//! ([`may_start`]); while it waits, later requests for the host join it
+//! (one pending kick per host).
 
 use super::record::{Cause, End, Kick, Millis, Refusal, Refused};
-use super::settings::Settings;
+use super::settings::{Role, Settings, AGAIN};
 
 const HOUR: Millis = 3_600_000;
 
@@ -27,8 +31,24 @@ pub struct Request<'a> {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
+    /// Start a kick of `host` now.
     Kick {
         host: String,
+        generation: u32,
+        caused_by: Option<String>,
+    },
+    /// A kick of `host` that waits until the rules allow (`why` they do
+    /// not now).
+    Defer {
+        host: String,
+        generation: u32,
+        caused_by: Option<String>,
+        why: Refusal,
+    },
+    /// The request joins kick `into`, pending for `host`.
+    Coalesce {
+        host: String,
+        into: String,
         generation: u32,
         caused_by: Option<String>,
     },
@@ -45,7 +65,7 @@ fn millis(d: std::time::Duration) -> Millis {
 }
 
 /// The kick that caused `host`'s current or just-ended run, if any: the
-/// newest kick of `host` that is active, or ended less than `window` ago.
+/// newest kick of `host` that is running, or ended less than `window` ago.
 pub fn causing_kick<'k>(
     settings: &Settings,
     kicks: &'k [Kick],
@@ -55,12 +75,104 @@ pub fn causing_kick<'k>(
     let window = millis(settings.window);
     kicks
         .iter()
-        .filter(|k| k.host == host)
+        .filter(|k| k.host == host && k.started_at.is_some())
         .filter(|k| match k.ended_at {
             None => k.active(),
             Some(ended) => now < ended.saturating_add(window),
         })
-        .max_by_key(|k| k.queued_at)
+        .max_by_key(|k| k.started_at)
+}
+
+/// Kicks of `role` counted against its budget at `now`: each attempt of a
+/// kick started (or starting at once) within the last hour.
+fn budget_used(kicks: &[Kick], role: &str, now: Millis, except: Option<&str>) -> u32 {
+    kicks
+        .iter()
+        .filter(|k| k.role == role && Some(k.id.as_str()) != except)
+        .filter(|k| {
+            let at = match (k.started_at, &k.deferred) {
+                (Some(at), _) => at,
+                // Queued to start at once: it will count.
+                (None, None) if k.active() && !k.after_run => k.queued_at,
+                _ => return false,
+            };
+            now.saturating_sub(at) < HOUR
+        })
+        .map(|k| k.attempts.max(1))
+        .sum()
+}
+
+/// Why a kick of `host` for `role` may not start at `now` (`except`: the
+/// kick itself), or `None` when it may: being kicked, within `window` of
+/// its last kicked run's end, or the role's budget spent.
+fn held_back(
+    settings: &Settings,
+    kicks: &[Kick],
+    host: &str,
+    role: &Role,
+    now: Millis,
+    except: Option<&str>,
+) -> Option<Refusal> {
+    let window = millis(settings.window);
+    let of_host = || {
+        kicks
+            .iter()
+            .filter(move |k| k.host == host && Some(k.id.as_str()) != except)
+    };
+    if let Some(busy) = of_host().find(|k| k.active() && k.started_at.is_some()) {
+        return Some(Refusal::Busy {
+            kick: busy.id.clone(),
+        });
+    }
+    if let Some(ended_at) = of_host()
+        .filter(|k| k.started_at.is_some())
+        .filter_map(|k| k.ended_at)
+        .filter(|&ended| now < ended.saturating_add(window))
+        .max()
+    {
+        return Some(Refusal::Window { ended_at });
+    }
+    let used = budget_used(kicks, &role.name, now, except);
+    (used >= role.budget_per_hour).then_some(Refusal::Budget { used })
+}
+
+/// Whether pending kick `kick` may start now, else why it waits. Its own
+/// run's end (`kick -> again`) first, then the rules of [`held_back`].
+pub fn may_start(settings: &Settings, kicks: &[Kick], kick: &Kick, now: Millis) -> Option<Refusal> {
+    if kick.after_run {
+        return Some(Refusal::OwnRun);
+    }
+    let role = settings.role(&kick.role)?;
+    match held_back(settings, kicks, &kick.host, role, now, Some(&kick.id)) {
+        // `again` runs once the asking run has ended: a kicked one's
+        // window is for other hosts' requests.
+        Some(Refusal::Window { .. }) if role.name == AGAIN => None,
+        other => other,
+    }
+}
+
+/// Whether `kick`'s role has spent its budget of the hour (for one more
+/// attempt of it).
+pub fn budget_spent(settings: &Settings, kicks: &[Kick], kick: &Kick, now: Millis) -> bool {
+    settings
+        .role(&kick.role)
+        .is_some_and(|role| budget_used(kicks, &role.name, now, None) >= role.budget_per_hour)
+}
+
+/// When a kick held back for `why` may next start, at the earliest: the
+/// end of the window, or the hour of the budget's oldest kick; `None`
+/// when only another event (a run's end) tells.
+pub fn retry_at(settings: &Settings, kicks: &[Kick], role: &str, why: &Refusal) -> Option<Millis> {
+    match why {
+        Refusal::Window { ended_at } => Some(ended_at.saturating_add(millis(settings.window))),
+        Refusal::Budget { .. } => kicks
+            .iter()
+            .filter(|k| k.role == role)
+            .filter_map(|k| k.started_at)
+            .min()
+            .map(|at| at.saturating_add(HOUR)),
+        _ => None,
+    }
 }
 
 /// What to do with a request: one decision per host of the role (or one
@@ -80,45 +192,54 @@ pub fn judge(settings: &Settings, kicks: &[Kick], request: &Request) -> Vec<Deci
     let Some(role) = settings.role(request.role) else {
         return refuse_all(Refusal::UnknownRole);
     };
-    if generation > settings.max_depth {
+    let again = role.name == AGAIN;
+    // `again` is judged for depth when the asking run has ended
+    // ([`after_run`]): a run that changed nothing else needs no kick, and
+    // is no loop to refuse.
+    if generation > settings.max_depth && !again {
         return refuse_all(Refusal::TooDeep {
             chain: chain(kicks, cause, request),
         });
     }
-    let window = millis(settings.window);
-    let mut used = kicks
-        .iter()
-        .filter(|k| k.role == role.name && request.now.saturating_sub(k.queued_at) < HOUR)
-        .count() as u32;
+    let hosts: Vec<String> = if again {
+        vec![request.sender.to_string()]
+    } else {
+        role.hosts.clone()
+    };
+    let mut starting = Vec::new();
     let mut decisions = Vec::new();
-    for host in &role.hosts {
-        let of_host = || kicks.iter().filter(|k| &k.host == host);
-        let why = if let Some(busy) = of_host().find(|k| k.active()) {
-            Some(Refusal::Busy {
-                kick: busy.id.clone(),
-            })
-        } else if let Some(ended_at) = of_host()
-            .filter_map(|k| k.ended_at)
-            .filter(|&ended| request.now < ended.saturating_add(window))
-            .max()
-        {
-            Some(Refusal::Window { ended_at })
-        } else if used >= role.budget_per_hour {
-            Some(Refusal::Budget { used })
+    for host in hosts {
+        let pending = kicks.iter().find(|k| k.host == host && k.pending());
+        if let Some(pending) = pending {
+            decisions.push(Decision::Coalesce {
+                host,
+                into: pending.id.clone(),
+                generation,
+                caused_by: caused_by.clone(),
+            });
+            continue;
+        }
+        let why = if again {
+            Some(Refusal::OwnRun)
         } else {
-            None
+            held_back(settings, kicks, &host, role, request.now, None).or_else(|| {
+                // The kicks decided now count against the budget too.
+                let used =
+                    budget_used(kicks, &role.name, request.now, None) + starting.len() as u32;
+                (used >= role.budget_per_hour).then_some(Refusal::Budget { used })
+            })
         };
         decisions.push(match why {
-            Some(why) => Decision::Refuse {
-                host: Some(host.clone()),
+            Some(why) => Decision::Defer {
+                host,
                 generation,
                 caused_by: caused_by.clone(),
                 why,
             },
             None => {
-                used += 1;
+                starting.push(host.clone());
                 Decision::Kick {
-                    host: host.clone(),
+                    host,
                     generation,
                     caused_by: caused_by.clone(),
                 }
@@ -126,6 +247,53 @@ pub fn judge(settings: &Settings, kicks: &[Kick], request: &Request) -> Vec<Deci
         });
     }
     decisions
+}
+
+/// What becomes of a pending `kick -> again` kick once the run that asked
+/// for it ended, having changed `changed` resources (`None`: not said)
+/// and failed or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AfterRun {
+    /// The run changed nothing but the notify that asked: converged.
+    NotNeeded,
+    /// Deeper than `max_depth`: refused, with the chain.
+    TooDeep { chain: Vec<String> },
+    /// It may start (once the other rules allow).
+    Start,
+}
+
+pub fn after_run(
+    settings: &Settings,
+    kicks: &[Kick],
+    kick: &Kick,
+    changed: Option<u64>,
+    failed: bool,
+) -> AfterRun {
+    let only_again = std::iter::once(&kick.cause)
+        .chain(&kick.coalesced)
+        .all(|c| c.host == kick.host)
+        && kick.role == AGAIN;
+    // A Notify is a changed resource in every run that has it: the run
+    // that changed nothing else changed exactly one.
+    if only_again && !failed && changed.is_some_and(|n| n <= 1) {
+        return AfterRun::NotNeeded;
+    }
+    if kick.generation > settings.max_depth {
+        let causing = kick
+            .caused_by
+            .as_deref()
+            .and_then(|id| kicks.iter().find(|k| k.id == id));
+        let request = Request {
+            now: kick.queued_at,
+            sender: &kick.cause.host,
+            role: &kick.role,
+            resource: &kick.cause.resource,
+        };
+        return AfterRun::TooDeep {
+            chain: chain(kicks, causing, &request),
+        };
+    }
+    AfterRun::Start
 }
 
 /// The chain that led to a request, oldest first: `web1 Notify[kick ->
@@ -162,18 +330,32 @@ pub fn already_refused(refusals: &[Refused], caused_by: Option<&str>, role: &str
     })
 }
 
-/// The kick a run report from `host` belongs to: its newest kick that
-/// started, has no report yet, and started less than `timeout` ago.
+/// The kick a run report from `host` belongs to. With a job id, the kick
+/// of that id (the id is the sender's word: only a kick of `host` counts),
+/// even one reported by time already; a run with another job id is none
+/// of ours. Without one, by time: the newest kick of `host` that started
+/// less than `timeout` ago and has no report, unless its run was given
+/// its id (its own `puppetRunFinished` will name it), or `finished` says
+/// the report came from a run given none.
 pub fn kick_reported<'k>(
     settings: &Settings,
     kicks: &'k [Kick],
     host: &str,
+    job_id: Option<&str>,
+    finished: bool,
     now: Millis,
 ) -> Option<&'k Kick> {
+    if let Some(job) = job_id {
+        return kicks
+            .iter()
+            .find(|k| k.host == host && k.job_id.as_deref() == Some(job))
+            .filter(|k| !k.report.is_some_and(|r| r.exact));
+    }
     let timeout = millis(settings.timeout);
     kicks
         .iter()
         .filter(|k| k.host == host && k.report.is_none())
+        .filter(|k| !(finished && k.job_id.is_some()))
         .filter(|k| {
             k.started_at
                 .is_some_and(|s| s <= now && now < s.saturating_add(timeout))
@@ -185,9 +367,14 @@ pub fn kick_reported<'k>(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     Queued,
+    /// Held back by the rules (why), to start when they allow.
+    Deferred(Refusal),
     Running,
-    /// The host reported a run that did not fail.
-    Succeeded,
+    /// The command failed; it runs again after `retry_delay`.
+    Retrying,
+    /// The host reported a run that did not fail; whether it changed
+    /// something, when it said.
+    Succeeded(Option<bool>),
     /// The host reported a failed run.
     Failed,
     /// The command ended; the host may still report.
@@ -197,20 +384,26 @@ pub enum Outcome {
     TimedOut,
     NotStarted(String),
     Interrupted,
+    NotNeeded(String),
 }
 
 impl std::fmt::Display for Outcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Outcome::Queued => f.write_str("queued"),
+            Outcome::Deferred(_) => f.write_str("deferred"),
             Outcome::Running => f.write_str("running"),
-            Outcome::Succeeded => f.write_str("succeeded"),
+            Outcome::Retrying => f.write_str("retrying"),
+            Outcome::Succeeded(None) => f.write_str("succeeded"),
+            Outcome::Succeeded(Some(true)) => f.write_str("succeeded (changed)"),
+            Outcome::Succeeded(Some(false)) => f.write_str("succeeded (no change)"),
             Outcome::Failed => f.write_str("failed"),
             Outcome::AwaitingReport => f.write_str("awaiting report"),
             Outcome::NoReport => f.write_str("no report"),
             Outcome::TimedOut => f.write_str("timed out"),
             Outcome::NotStarted(why) => write!(f, "not started: {why}"),
             Outcome::Interrupted => f.write_str("interrupted"),
+            Outcome::NotNeeded(why) => write!(f, "not needed: {why}"),
         }
     }
 }
@@ -220,15 +413,20 @@ pub fn outcome(settings: &Settings, kick: &Kick, now: Millis) -> Outcome {
         return if report.failed {
             Outcome::Failed
         } else {
-            Outcome::Succeeded
+            Outcome::Succeeded(report.changed)
         };
     }
     match &kick.end {
+        None if kick.started_at.is_some() && kick.retrying => Outcome::Retrying,
         None if kick.started_at.is_some() => Outcome::Running,
-        None => Outcome::Queued,
+        None => match &kick.deferred {
+            Some(why) => Outcome::Deferred(why.clone()),
+            None => Outcome::Queued,
+        },
         Some(End::TimedOut) => Outcome::TimedOut,
         Some(End::NotStarted(why)) => Outcome::NotStarted(why.clone()),
         Some(End::Interrupted) => Outcome::Interrupted,
+        Some(End::NotNeeded(why)) => Outcome::NotNeeded(why.clone()),
         Some(End::Exited(_) | End::Signalled(_)) => {
             let started = kick.started_at.unwrap_or(kick.queued_at);
             if now < started.saturating_add(millis(settings.timeout)) {
@@ -264,6 +462,13 @@ pub fn new_kick(
         report: None,
         supervisor: None,
         output: String::new(),
+        job_id: None,
+        deferred: None,
+        coalesced: Vec::new(),
+        coalesced_more: 0,
+        after_run: false,
+        attempts: 0,
+        retrying: false,
     }
 }
 
@@ -339,7 +544,8 @@ mod tests {
     }
 
     fn end(kicks: &mut [Kick], host: &str, now: Millis) {
-        for k in kicks.iter_mut().filter(|k| k.host == host && k.active()) {
+        let running = |k: &Kick| k.host == host && k.active() && k.started_at.is_some();
+        for k in kicks.iter_mut().filter(|k| running(k)) {
             k.ended_at = Some(now);
             k.end = Some(End::Exited(0));
         }
@@ -454,12 +660,12 @@ mod tests {
         step(&s, &mut kicks, 0, "a1", "b");
         let d = judge(&s, &kicks, &request(50 * S, "c1", "b"));
         assert!(
-            matches!(&d[0], Decision::Refuse { why: Refusal::Busy { kick }, .. } if kick == "k0")
+            matches!(&d[0], Decision::Defer { why: Refusal::Busy { kick }, .. } if kick == "k0")
         );
         end(&mut kicks, "b1", 60 * S);
         let d = judge(&s, &kicks, &request(69 * S, "c1", "b"));
         assert!(
-            matches!(d[0], Decision::Refuse { why: Refusal::Window { ended_at }, .. } if ended_at == 60 * S)
+            matches!(d[0], Decision::Defer { why: Refusal::Window { ended_at }, .. } if ended_at == 60 * S)
         );
         let d = judge(&s, &kicks, &request(70 * S, "c1", "b"));
         assert!(matches!(d[0], Decision::Kick { .. }));
@@ -500,19 +706,208 @@ mod tests {
         ));
         step(&s, &mut kicks, 0, "a1", "b");
         assert_eq!(outcome(&s, &kicks[0], S), Outcome::Running);
-        assert_eq!(kick_reported(&s, &kicks, "b1", S).unwrap().id, "k0");
-        assert!(kick_reported(&s, &kicks, "a1", S).is_none());
+        let by_time = |kicks: &[Kick], host, now| {
+            kick_reported(&s, kicks, host, None, false, now).map(|k| k.id.clone())
+        };
+        assert_eq!(by_time(&kicks, "b1", S).as_deref(), Some("k0"));
+        assert!(by_time(&kicks, "a1", S).is_none());
         end(&mut kicks, "b1", 2 * S);
         assert_eq!(outcome(&s, &kicks[0], 3 * S), Outcome::AwaitingReport);
         assert_eq!(outcome(&s, &kicks[0], 100 * S), Outcome::NoReport);
         kicks[0].report = Some(Report {
             failed: true,
             at: 3 * S,
+            changed: None,
+            exact: false,
         });
         assert_eq!(outcome(&s, &kicks[0], 100 * S), Outcome::Failed);
-        assert!(
-            kick_reported(&s, &kicks, "b1", 4 * S).is_none(),
-            "reported once"
+        assert!(by_time(&kicks, "b1", 4 * S).is_none(), "reported once");
+    }
+
+    #[test]
+    fn a_kicked_run_is_matched_by_its_job_id_where_it_has_one() {
+        let s = settings();
+        let mut kicks = Vec::new();
+        step(&s, &mut kicks, 0, "a1", "b");
+        kicks[0].job_id = Some("k0".into());
+        let reported = |kicks: &[Kick], host, job, finished| {
+            kick_reported(&s, kicks, host, job, finished, S).map(|k| k.id.clone())
+        };
+        // The end of a run given no job id (a scheduled run during the
+        // kick) is not the kicked run's.
+        assert_eq!(reported(&kicks, "b1", None, true), None);
+        // puppetRunChanged carries no job id: by time, for now.
+        assert_eq!(reported(&kicks, "b1", None, false).as_deref(), Some("k0"));
+        // The id is the sender's word: another host cannot report it.
+        assert_eq!(reported(&kicks, "a1", Some("k0"), true), None);
+        assert_eq!(reported(&kicks, "b1", Some("other"), true), None);
+        assert_eq!(
+            reported(&kicks, "b1", Some("k0"), true).as_deref(),
+            Some("k0")
         );
+        // A report matched by time is replaced by the exact one, once.
+        kicks[0].report = Some(Report {
+            failed: false,
+            at: S,
+            changed: Some(true),
+            exact: false,
+        });
+        assert!(reported(&kicks, "b1", Some("k0"), true).is_some());
+        kicks[0].report = Some(Report {
+            failed: false,
+            at: S,
+            changed: Some(false),
+            exact: true,
+        });
+        assert_eq!(reported(&kicks, "b1", Some("k0"), true), None);
+        assert_eq!(
+            outcome(&s, &kicks[0], 2 * S).to_string(),
+            "succeeded (no change)"
+        );
+    }
+
+    /// Records a deferred kick as the handler does (not started).
+    fn defer(kicks: &mut Vec<Kick>, decisions: &[Decision], sender: &str, role: &str, now: Millis) {
+        for d in decisions {
+            if let Decision::Defer {
+                host,
+                generation,
+                caused_by,
+                why,
+            } = d
+            {
+                let cause = Cause {
+                    host: sender.into(),
+                    resource: "Notify[kick]".into(),
+                };
+                let id = format!("k{}", kicks.len());
+                let mut kick = new_kick(
+                    id,
+                    host.clone(),
+                    role,
+                    cause,
+                    *generation,
+                    caused_by.clone(),
+                    now,
+                );
+                kick.after_run = *why == Refusal::OwnRun;
+                kick.deferred = Some(why.clone());
+                kicks.push(kick);
+            }
+        }
+    }
+
+    #[test]
+    fn a_held_back_kick_waits_and_later_requests_join_it() {
+        let s = settings();
+        let mut kicks = Vec::new();
+        step(&s, &mut kicks, 0, "a1", "b");
+        // While b1 is kicked, c1 asks for b: deferred, generation 1.
+        let d = judge(&s, &kicks, &request(5 * S, "c1", "b"));
+        defer(&mut kicks, &d, "c1", "b", 5 * S);
+        let pending = kicks[1].clone();
+        assert_eq!((pending.generation, pending.pending()), (1, true));
+        // a1 asks again: it joins the pending kick, one per host.
+        let d = judge(&s, &kicks, &request(6 * S, "a1", "b"));
+        assert!(
+            matches!(&d[..], [Decision::Coalesce { into, .. }] if into == "k1"),
+            "{d:?}"
+        );
+        // It may not start while b1's kick runs, nor within the window
+        // of its end; then it may.
+        let held = |kicks: &[Kick], now| may_start(&s, kicks, &kicks[1], now);
+        assert!(matches!(held(&kicks, 7 * S), Some(Refusal::Busy { .. })));
+        end(&mut kicks, "b1", 20 * S);
+        let why = held(&kicks, 25 * S).unwrap();
+        assert_eq!(why, Refusal::Window { ended_at: 20 * S });
+        assert_eq!(retry_at(&s, &kicks, "b", &why), Some(30 * S));
+        assert_eq!(held(&kicks, 30 * S), None);
+        assert!(matches!(
+            outcome(&s, &kicks[1], 25 * S),
+            Outcome::Deferred(Refusal::Busy { .. })
+        ));
+    }
+
+    #[test]
+    fn a_spent_budget_defers_until_its_hour_is_over() {
+        let s = settings();
+        let mut kicks = Vec::new();
+        let mut t = 0;
+        for _ in 0..2 {
+            step(&s, &mut kicks, t, "a1", "lb");
+            t += 5 * S;
+            end(&mut kicks, "lb1", t);
+            end(&mut kicks, "lb2", t);
+            t += 20 * S;
+        }
+        // Four kicks of lb this hour, budget 3: both hosts wait.
+        let d = judge(&s, &kicks, &request(t, "a1", "lb"));
+        assert!(
+            d.iter().all(|d| matches!(
+                d,
+                Decision::Defer {
+                    why: Refusal::Budget { .. },
+                    ..
+                }
+            )),
+            "{d:?}"
+        );
+        defer(&mut kicks, &d, "a1", "lb", t);
+        let last = kicks.len() - 1;
+        let why = may_start(&s, &kicks, &kicks[last], t).unwrap();
+        assert_eq!(retry_at(&s, &kicks, "lb", &why), Some(HOUR));
+        assert_eq!(may_start(&s, &kicks, &kicks[last], HOUR + 25 * S + S), None);
+    }
+
+    #[test]
+    fn again_runs_until_a_run_changes_nothing_else_or_too_deep() {
+        let s = settings();
+        let mut kicks = Vec::new();
+        // a1's own run asks for again: it waits for that run to end.
+        let d = judge(&s, &kicks, &request(0, "a1", AGAIN));
+        assert!(
+            matches!(&d[..], [Decision::Defer { host, why: Refusal::OwnRun, generation: 1, .. }] if host == "a1"),
+            "{d:?}"
+        );
+        defer(&mut kicks, &d, "a1", AGAIN, 0);
+        assert_eq!(may_start(&s, &kicks, &kicks[0], S), Some(Refusal::OwnRun));
+        // The run changed three resources: run again.
+        assert_eq!(
+            after_run(&s, &kicks, &kicks[0], Some(3), false),
+            AfterRun::Start
+        );
+        // It changed only the notify that asked: converged.
+        assert_eq!(
+            after_run(&s, &kicks, &kicks[0], Some(1), false),
+            AfterRun::NotNeeded
+        );
+        // A failed run is run again, within the depth.
+        assert_eq!(
+            after_run(&s, &kicks, &kicks[0], Some(1), true),
+            AfterRun::Start
+        );
+        // Its kicked run (generation 1) asks again: generation 2, then 3,
+        // which is deeper than max_depth 2 unless that run converged.
+        kicks[0].after_run = false;
+        kicks[0].started_at = Some(2 * S);
+        let d = judge(&s, &kicks, &request(3 * S, "a1", AGAIN));
+        defer(&mut kicks, &d, "a1", AGAIN, 3 * S);
+        assert_eq!(kicks[1].generation, 2);
+        end(&mut kicks, "a1", 4 * S);
+        kicks[1].after_run = false;
+        kicks[1].started_at = Some(5 * S);
+        let d = judge(&s, &kicks, &request(6 * S, "a1", AGAIN));
+        defer(&mut kicks, &d, "a1", AGAIN, 6 * S);
+        assert_eq!(kicks[2].generation, 3);
+        assert_eq!(
+            after_run(&s, &kicks, &kicks[2], Some(1), false),
+            AfterRun::NotNeeded
+        );
+        let AfterRun::TooDeep { chain } = after_run(&s, &kicks, &kicks[2], Some(2), false) else {
+            panic!()
+        };
+        assert_eq!(chain.len(), 3, "{chain:?}");
+        // Again kicks the host that asks, and waits for no window.
+        assert_eq!(kicks[2].host, "a1");
     }
 }

@@ -34,7 +34,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
-use trap::Event;
+use trap::{Event, RunEnd};
 
 /// The handler waits this long at most for the ledger's lock, so that
 /// snmptrapd is answered within 100 ms.
@@ -126,11 +126,11 @@ pub fn handle(
     let trap = trap::read(input);
     match &trap.event {
         Event::Other => Ok(()),
-        Event::RunEnded { failed } => {
+        Event::RunEnded(end) => {
             let Some(host) = trap.source.and_then(|a| sender_host(settings, a)) else {
                 return Ok(());
             };
-            record_report(settings, ledger, &host, *failed)
+            record_report(settings, ledger, &host, end)
         }
         Event::ResourceChanged {
             resource_type,
@@ -149,29 +149,89 @@ pub fn handle(
     }
 }
 
-/// A run of `host` ended: the report of its kick, if it was kicked.
+/// A run of `host` ended: the report of its kick, if it was kicked; and
+/// the `kick -> again` kick the run asked for may now start, is not
+/// needed, or is too deep.
 fn record_report(
     settings: &Settings,
     ledger: &Ledger,
     host: &str,
-    failed: bool,
+    end: &RunEnd,
 ) -> Result<(), String> {
     let now = now();
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
     settle(&locked, now)?;
     let (kicks, _) = locked.kicks()?;
-    let Some(kick) = judge::kick_reported(settings, &kicks, host, now) else {
-        return Ok(());
-    };
-    let mut kick = kick.clone();
-    kick.report = Some(record::Report { failed, at: now });
-    info!(
-        "kick {}: {} reports a {} run",
-        kick.id,
-        escaped(host),
-        if failed { "failed" } else { "successful" }
+    let reported = judge::kick_reported(
+        settings,
+        &kicks,
+        host,
+        end.job_id.as_deref(),
+        end.finished,
+        now,
     );
-    locked.write(&Record::Kick(kick))
+    if let Some(kick) = reported {
+        let mut kick = kick.clone();
+        kick.report = Some(record::Report {
+            failed: end.failed,
+            at: now,
+            changed: end.changed,
+            exact: end.job_id.is_some(),
+        });
+        info!(
+            "kick {}: {} reports a {} run{}",
+            kick.id,
+            escaped(host),
+            if end.failed { "failed" } else { "successful" },
+            match (end.changed, &end.job_id) {
+                (Some(false), _) => " that changed nothing",
+                (_, Some(_)) => " (its job id)",
+                _ => "",
+            }
+        );
+        locked.write(&Record::Kick(kick))?;
+    }
+    let waiting = kicks
+        .iter()
+        .filter(|k| k.host == host && k.pending() && k.after_run && k.queued_at <= now);
+    for kick in waiting {
+        let mut kick = kick.clone();
+        match judge::after_run(settings, &kicks, &kick, end.resources_changed, end.failed) {
+            judge::AfterRun::Start => {
+                kick.after_run = false;
+                locked.write(&Record::Kick(kick))?;
+            }
+            judge::AfterRun::NotNeeded => {
+                info!(
+                    "kick {}: not running Puppet again on {}: the run that asked changed nothing else",
+                    kick.id,
+                    escaped(host)
+                );
+                kick.ended_at = Some(now);
+                kick.end = Some(End::NotNeeded(
+                    "the run that asked changed nothing else".to_string(),
+                ));
+                locked.write(&Record::Kick(kick))?;
+            }
+            judge::AfterRun::TooDeep { chain } => {
+                // The refusal takes the kick's place (its id), so that its
+                // supervisor finds nothing to start.
+                let record = Refused {
+                    id: kick.id.clone(),
+                    at: now,
+                    host: Some(kick.host.clone()),
+                    role: kick.role.clone(),
+                    cause: kick.cause.clone(),
+                    generation: kick.generation,
+                    caused_by: kick.caused_by.clone(),
+                    why: Refusal::TooDeep { chain },
+                };
+                warn!("kick: {}", status::refusal_line(&record, settings));
+                locked.write(&Record::Refused(record))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Judges a request for `role` from `source` and records the decisions;
@@ -225,9 +285,7 @@ fn decide(
                 generation,
                 caused_by,
             } => {
-                let id = ledger::new_id(now);
-                let kick =
-                    judge::new_kick(id, host, role, cause.clone(), generation, caused_by, now);
+                let kick = new_kick(settings, now, host, role, &cause, generation, caused_by);
                 info!(
                     "kick {}: {} asks for {role} ({}): kicking {}, generation {generation}",
                     kick.id,
@@ -237,6 +295,52 @@ fn decide(
                 );
                 locked.write(&Record::Kick(kick.clone()))?;
                 started.push(kick.id);
+            }
+            Decision::Defer {
+                host,
+                generation,
+                caused_by,
+                why,
+            } => {
+                let mut kick = new_kick(settings, now, host, role, &cause, generation, caused_by);
+                kick.after_run = why == Refusal::OwnRun;
+                info!(
+                    "kick {}: {} asks for {role} ({}): {} is deferred, generation {generation}: {}",
+                    kick.id,
+                    escaped(&sender),
+                    escaped(&cause.resource),
+                    kick.host,
+                    escaped(&status::why(&why, settings)),
+                );
+                kick.deferred = Some(why);
+                locked.write(&Record::Kick(kick.clone()))?;
+                started.push(kick.id);
+            }
+            Decision::Coalesce {
+                into,
+                host: _,
+                generation,
+                caused_by,
+            } => {
+                let Some(pending) = kicks.iter().find(|k| k.id == into) else {
+                    continue;
+                };
+                let mut kick = pending.clone();
+                kick.coalesce(cause.clone());
+                // The shallowest cause is the kick's: the run is needed
+                // at that depth, and deeper chains stop as before.
+                if generation < kick.generation {
+                    kick.generation = generation;
+                    kick.caused_by = caused_by;
+                }
+                info!(
+                    "kick {}: {} asks for {role} ({}): joins the kick of {} that waits",
+                    kick.id,
+                    escaped(&sender),
+                    escaped(&cause.resource),
+                    kick.host,
+                );
+                locked.write(&Record::Kick(kick))?;
             }
             Decision::Refuse {
                 host,
@@ -269,6 +373,24 @@ fn start(config: &Path, ledger: &Ledger, id: &str) {
             k.end = Some(End::NotStarted(e.clone()));
         });
     }
+}
+
+/// A kick decided now, its id given to the run when `{kick}` asks.
+fn new_kick(
+    settings: &Settings,
+    now: Millis,
+    host: String,
+    role: &str,
+    cause: &Cause,
+    generation: u32,
+    caused_by: Option<String>,
+) -> record::Kick {
+    let id = ledger::new_id(now);
+    let mut kick = judge::new_kick(id, host, role, cause.clone(), generation, caused_by, now);
+    if settings.gives_job_id() {
+        kick.job_id = Some(kick.id.clone());
+    }
+    kick
 }
 
 fn refused(

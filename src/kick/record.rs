@@ -29,6 +29,9 @@ pub enum End {
     /// Its supervisor is gone (killed, or the machine restarted) before
     /// it ended.
     Interrupted,
+    /// It waited and was found not needed (why): a `kick -> again` whose
+    /// asking run changed nothing else.
+    NotNeeded(String),
 }
 
 /// What the kicked host itself said of its run.
@@ -36,6 +39,14 @@ pub enum End {
 pub struct Report {
     pub failed: bool,
     pub at: Millis,
+    /// Whether the run changed something, when the host said
+    /// (`puppetRunFinished` does; `puppetRunFailed` and
+    /// `puppetRunChanged` imply it).
+    #[serde(default)]
+    pub changed: Option<bool>,
+    /// Matched by the run's job id (`{kick}`), not by time alone.
+    #[serde(default)]
+    pub exact: bool,
 }
 
 /// The process supervising a kick: its PID and its start time in clock
@@ -67,12 +78,55 @@ pub struct Kick {
     /// The last lines the command printed (at most a few KiB).
     #[serde(default)]
     pub output: String,
+    /// The id the kicked run was given (`{kick}` in `kick_command`):
+    /// its report is then matched by it, not by time.
+    #[serde(default)]
+    pub job_id: Option<String>,
+    /// Why it could not start when it was asked for: it waits (deferred)
+    /// and starts as soon as the rules allow. `None` for a kick that
+    /// could start at once.
+    #[serde(default)]
+    pub deferred: Option<Refusal>,
+    /// Requests that arrived while it waited, coalesced into it: their
+    /// causes (the first is `cause`), at most [`MAX_COALESCED`].
+    #[serde(default)]
+    pub coalesced: Vec<Cause>,
+    /// Requests coalesced beyond [`MAX_COALESCED`], counted only.
+    #[serde(default)]
+    pub coalesced_more: u32,
+    /// `kick -> again`: it waits for the end of the host's run that asked
+    /// for it (a run end reported at or after `queued_at`).
+    #[serde(default)]
+    pub after_run: bool,
+    /// Command attempts made (retries included).
+    #[serde(default)]
+    pub attempts: u32,
+    /// Its command failed and it waits `retry_delay` to run it again.
+    #[serde(default)]
+    pub retrying: bool,
 }
+
+/// Causes of coalesced requests kept in a kick, at most.
+pub const MAX_COALESCED: usize = 16;
 
 impl Kick {
     /// Queued or running: not ended.
     pub fn active(&self) -> bool {
         self.end.is_none()
+    }
+
+    /// Waiting to start: active and not started.
+    pub fn pending(&self) -> bool {
+        self.active() && self.started_at.is_none()
+    }
+
+    /// One more request joins this pending kick.
+    pub fn coalesce(&mut self, cause: Cause) {
+        if self.coalesced.len() < MAX_COALESCED {
+            self.coalesced.push(cause);
+        } else {
+            self.coalesced_more = self.coalesced_more.saturating_add(1);
+        }
     }
 }
 
@@ -92,6 +146,8 @@ pub enum Refusal {
     Window { ended_at: Millis },
     /// The role's kicks of the last hour reached its budget.
     Budget { used: u32 },
+    /// `kick -> again`: the host's own run that asked is going on.
+    OwnRun,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,6 +16,14 @@ pub const DEFAULT_PATH: &str = "/etc/redis-snmp/kick.toml";
 /// Where kicks are recorded; the package makes it, root's, mode 0700.
 pub const DEFAULT_STATE_DIR: &str = "/var/lib/redis-snmp/kick";
 
+/// `window`'s default: long enough for a kicked run's own notifications
+/// to arrive and be counted as caused by it (they come within a second
+/// of its end), short enough that a deferred kick is not held long.
+/// Generations, not the window, stop loops.
+pub const DEFAULT_WINDOW: u64 = 60;
+/// `retry_delay`'s default, seconds.
+const DEFAULT_RETRY_DELAY: u64 = 30;
+
 /// No configuration is larger; a bigger file is refused, not read.
 const MAX_FILE_BYTES: u64 = 1 << 20;
 const MAX_ROLES: usize = 1000;
@@ -30,7 +38,16 @@ pub enum Arg {
     Text(String),
     Host,
     Role,
+    /// `{kick}`: the kick's id, for `puppet agent --onetime --job-id
+    /// {kick}`, which Puppet writes into the run's report; the kicked
+    /// host's `puppetRunFinished` then names the kick exactly.
+    Kick,
 }
+
+/// A role that kicks the host that asks for it, once its run has ended
+/// (`Notify[kick -> again]`): Puppet runs again until a run changes
+/// nothing but this notify, or `max_depth` generations.
+pub const AGAIN: &str = "again";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Role {
@@ -38,6 +55,11 @@ pub struct Role {
     pub hosts: Vec<String>,
     /// Kicks of this role's hosts started within any hour, at most.
     pub budget_per_hour: u32,
+    /// Attempts after a kick command that failed (exit code not 0, ssh's
+    /// 255 included, or a command that could not start), each after
+    /// `retry_delay` and within `budget_per_hour`.
+    pub retries: u32,
+    pub retry_delay: Duration,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +77,9 @@ pub struct Settings {
     pub max_parallel: usize,
     pub state_dir: PathBuf,
     pub roles: Vec<Role>,
+    /// The `again` role: no hosts of its own (it kicks the sender), the
+    /// file's top-level `retries` and `retry_delay`.
+    pub again: Role,
     /// Addresses a host's notifications come from, where its name is not
     /// an address itself; names not listed are looked up when needed.
     pub addresses: BTreeMap<String, Vec<IpAddr>>,
@@ -69,6 +94,9 @@ struct FileSettings {
     timeout: Option<u64>,
     max_parallel: Option<usize>,
     state_dir: Option<PathBuf>,
+    /// The `again` role's attempts and delay (it has no `[[role]]`).
+    retries: Option<u32>,
+    retry_delay: Option<u64>,
     #[serde(default)]
     addresses: BTreeMap<String, Vec<String>>,
     #[serde(default)]
@@ -81,6 +109,8 @@ struct FileRole {
     name: String,
     hosts: Vec<String>,
     budget_per_hour: Option<u32>,
+    retries: Option<u32>,
+    retry_delay: Option<u64>,
 }
 
 /// A role name: a plain word, which is all a `kick -> ROLE` title names.
@@ -163,7 +193,7 @@ impl Settings {
         let file: FileSettings =
             toml::from_str(text).map_err(|e| crate::config::toml_error(text, &e))?;
         let kick_command = command(&file.kick_command)?;
-        let window = bounded("window", file.window, 600, 1, 7 * 86_400)?;
+        let window = bounded("window", file.window, DEFAULT_WINDOW, 1, 7 * 86_400)?;
         let max_depth = bounded("max_depth", file.max_depth, 2, 1, 10)?;
         let timeout = bounded("timeout", file.timeout, 1800, 1, 86_400)?;
         let max_parallel = bounded("max_parallel", file.max_parallel, 4, 1, 64)?;
@@ -187,6 +217,11 @@ impl Settings {
                     role.name.escape_debug().to_string()
                 ));
             }
+            if role.name == AGAIN {
+                return Err(format!(
+                    "role {AGAIN}: the name is taken: kick -> {AGAIN} kicks the host that asks"
+                ));
+            }
             if roles.iter().any(|r| r.name == role.name) {
                 return Err(format!("role {} is defined twice", role.name));
             }
@@ -206,14 +241,21 @@ impl Settings {
             let budget_per_hour = bounded(
                 &format!("role {} budget_per_hour", role.name),
                 role.budget_per_hour,
-                12,
+                DEFAULT_BUDGET,
                 1,
                 10_000,
+            )?;
+            let (retries, retry_delay) = retry_settings(
+                &format!("role {} ", role.name),
+                role.retries,
+                role.retry_delay,
             )?;
             roles.push(Role {
                 name: role.name,
                 hosts: role.hosts,
                 budget_per_hour,
+                retries,
+                retry_delay,
             });
         }
         let mut addresses = BTreeMap::new();
@@ -233,7 +275,16 @@ impl Settings {
                 .collect::<Result<Vec<_>, _>>()?;
             addresses.insert(host, parsed);
         }
+        let (again_retries, again_retry_delay) =
+            retry_settings("", file.retries, file.retry_delay)?;
         Ok(Settings {
+            again: Role {
+                name: AGAIN.to_string(),
+                hosts: Vec::new(),
+                budget_per_hour: DEFAULT_BUDGET,
+                retries: again_retries,
+                retry_delay: again_retry_delay,
+            },
             kick_command,
             window: Duration::from_secs(window),
             max_depth,
@@ -245,7 +296,11 @@ impl Settings {
         })
     }
 
+    /// The role of that name; `again` is every host's own.
     pub fn role(&self, name: &str) -> Option<&Role> {
+        if name == AGAIN {
+            return Some(&self.again);
+        }
         self.roles.iter().find(|r| r.name == name)
     }
 
@@ -263,17 +318,43 @@ impl Settings {
         hosts
     }
 
-    /// The argv of the kick of `host` for `role`.
-    pub fn argv(&self, host: &str, role: &str) -> Vec<String> {
+    /// The argv of kick `id` of `host` for `role`.
+    pub fn argv(&self, host: &str, role: &str, id: &str) -> Vec<String> {
         self.kick_command
             .iter()
             .map(|arg| match arg {
                 Arg::Text(text) => text.clone(),
                 Arg::Host => host.to_string(),
                 Arg::Role => role.to_string(),
+                Arg::Kick => id.to_string(),
             })
             .collect()
     }
+
+    /// Whether the kicked run is given the kick's id (`{kick}`).
+    pub fn gives_job_id(&self) -> bool {
+        self.kick_command.contains(&Arg::Kick)
+    }
+}
+
+/// A role's budget per hour by default.
+const DEFAULT_BUDGET: u32 = 12;
+
+/// `retries` and `retry_delay` (of a role, or the file's for `again`).
+fn retry_settings(
+    prefix: &str,
+    retries: Option<u32>,
+    delay: Option<u64>,
+) -> Result<(u32, Duration), String> {
+    let retries = bounded(&format!("{prefix}retries"), retries, 0, 0, 10)?;
+    let delay = bounded(
+        &format!("{prefix}retry_delay"),
+        delay,
+        DEFAULT_RETRY_DELAY,
+        1,
+        3600,
+    )?;
+    Ok((retries, Duration::from_secs(delay)))
 }
 
 fn command(words: &[String]) -> Result<Vec<Arg>, String> {
@@ -287,8 +368,9 @@ fn command(words: &[String]) -> Result<Vec<Arg>, String> {
         .map(|word| match word.as_str() {
             "{host}" => Ok(Arg::Host),
             "{role}" => Ok(Arg::Role),
-            w if w.contains("{host}") || w.contains("{role}") => Err(format!(
-                "kick_command: {w:?}: {{host}} and {{role}} must be whole arguments"
+            "{kick}" => Ok(Arg::Kick),
+            w if ["{host}", "{role}", "{kick}"].iter().any(|p| w.contains(p)) => Err(format!(
+                "kick_command: {w:?}: {{host}}, {{role}} and {{kick}} must be whole arguments"
             )),
             w if w.contains('\0') => Err("kick_command: an argument holds a NUL".to_string()),
             w => Ok(Arg::Text(w.to_string())),
@@ -331,7 +413,7 @@ hosts = ["lb1.example.net"]
         assert_eq!(s.role("haproxy").unwrap().budget_per_hour, 12);
         assert_eq!(s.addresses["lb1.example.net"].len(), 2);
         assert_eq!(
-            s.argv("lb1.example.net", "haproxy")[4..6],
+            s.argv("lb1.example.net", "haproxy", "k1")[4..6],
             ["lb1.example.net".to_string(), "sudo".to_string()]
         );
     }

@@ -2,7 +2,7 @@
 //! caused each and what became of it, then the recent refusals. Every
 //! name shown came from a notification or a file: controls are escaped.
 
-use super::judge::outcome;
+use super::judge::{outcome, Outcome};
 use super::record::{End, Millis, Record, Refusal, Refused};
 use super::settings::Settings;
 use std::fmt::Write;
@@ -51,6 +51,7 @@ pub fn why(refusal: &Refusal, settings: &Settings) -> String {
             settings.window.as_secs()
         ),
         Refusal::Budget { used } => format!("the role's budget per hour is spent ({used} kicks)"),
+        Refusal::OwnRun => "the run that asked is going on".to_string(),
     }
 }
 
@@ -79,20 +80,33 @@ pub fn render(settings: &Settings, records: &[Record], now: Millis) -> String {
     );
     for record in records.iter().rev() {
         let Record::Kick(k) = record else { continue };
+        let outcome = outcome(settings, k, now);
+        let mut shown = match &k.end {
+            Some(End::Exited(code)) => format!("{outcome} (exit {code})"),
+            _ => outcome.to_string(),
+        };
+        if k.attempts > 1 {
+            let _ = write!(shown, " ({} attempts)", k.attempts);
+        }
+        let mut cause = format!("{} {}", escaped(&k.cause.host), escaped(&k.cause.resource));
+        for c in &k.coalesced {
+            let _ = write!(cause, ", {} {}", escaped(&c.host), escaped(&c.resource));
+        }
+        if k.coalesced_more > 0 {
+            let _ = write!(cause, " and {} more", k.coalesced_more);
+        }
+        if let Outcome::Deferred(held) = &outcome {
+            let _ = write!(cause, " (waits: {})", escaped(&why(held, settings)));
+        }
         let _ = writeln!(
             out,
-            "{:<20}  {:<24}  {:<12}  {:>3}  {:<26}  {:<20}  {} {}",
+            "{:<20}  {:<24}  {:<12}  {:>3}  {:<26}  {:<20}  {cause}",
             utc(k.started_at.unwrap_or(k.queued_at)),
             escaped(&k.host),
             escaped(&k.role),
             k.generation,
-            match &k.end {
-                Some(End::Exited(code)) => format!("{} (exit {code})", outcome(settings, k, now)),
-                _ => outcome(settings, k, now).to_string(),
-            },
+            shown,
             k.ended_at.map(utc).unwrap_or_else(|| "-".to_string()),
-            escaped(&k.cause.host),
-            escaped(&k.cause.resource),
         );
     }
     let refusals: Vec<_> = records

@@ -6,9 +6,11 @@
 //! keeps the tail of what it prints, ends the group at `timeout`, and
 //! records how it ended.
 
+use super::judge;
 use super::ledger::{now, Ledger};
 use super::record::{End, Kick, Record, Supervisor};
 use super::settings::Settings;
+use super::status;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -19,6 +21,12 @@ use std::time::{Duration, Instant};
 const OUTPUT_TAIL: usize = 4096;
 /// How long the supervisor waits for the ledger's lock.
 const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// A waiting kick looks at the ledger again at least this often…
+const POLL: Duration = Duration::from_secs(1);
+/// …and at most this often.
+const MIN_POLL: Duration = Duration::from_millis(200);
+/// The longest a budget holds a kick back.
+const HOUR: Duration = Duration::from_secs(3600);
 /// Between SIGTERM and SIGKILL at `timeout`.
 const GRACE: Duration = Duration::from_secs(5);
 /// The environment a kick command gets: nothing of snmptrapd's.
@@ -97,30 +105,69 @@ pub fn spawn(config: &Path, id: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot start the supervisor: {e}"))
 }
 
-/// The supervisor's work for kick `id`.
+/// The supervisor's work for kick `id`: wait until it may start, run it,
+/// run it again after `retry_delay` while it fails and retries are left
+/// (and the role's budget allows), record how it ended.
 pub fn run(settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String> {
     let pid = std::process::id();
     let me = Supervisor {
         pid,
         start_ticks: start_ticks(pid).unwrap_or(0),
     };
-    let Some(kick) = wait_for_slot(settings, ledger, id, me)? else {
+    let Some(mut kick) = wait_until_due(settings, ledger, id, me)? else {
         return Ok(());
     };
-    let argv = settings.argv(&kick.host, &kick.role);
-    tracing::info!(
-        "kick {id}: running {} for {} ({})",
-        shown_argv(&argv),
-        kick.host,
-        kick.role
-    );
-    let (end, output) = run_command(&argv, settings.timeout);
-    tracing::info!("kick {id}: {}", describe(&end));
-    update(ledger, id, |k| {
-        k.ended_at = Some(now());
-        k.end = Some(end.clone());
-        k.output = output.clone();
-    })
+    let (retries, retry_delay) = settings
+        .role(&kick.role)
+        .map_or((0, Duration::ZERO), |r| (r.retries, r.retry_delay));
+    loop {
+        let argv = settings.argv(&kick.host, &kick.role, &kick.id);
+        tracing::info!(
+            "kick {id}: running {} for {} ({}), attempt {}",
+            shown_argv(&argv),
+            kick.host,
+            kick.role,
+            kick.attempts
+        );
+        let (end, output) = run_command(&argv, settings.timeout);
+        tracing::info!("kick {id}: {}", describe(&end));
+        let failed =
+            matches!(end, End::Exited(code) if code != 0) || matches!(end, End::NotStarted(_));
+        if failed && kick.attempts <= retries {
+            update(ledger, id, |k| {
+                k.retrying = true;
+                k.output = output.clone();
+            })?;
+            std::thread::sleep(retry_delay);
+            if let Some(again) = begin_retry(settings, ledger, id)? {
+                kick = again;
+                continue;
+            }
+        }
+        return update(ledger, id, |k| {
+            k.ended_at = Some(now());
+            k.end = Some(end.clone());
+            k.output = output.clone();
+            k.retrying = false;
+        });
+    }
+}
+
+/// Counts one more attempt of kick `id` if its role's budget allows it;
+/// `None` when it does not (the kick ends as its last attempt did).
+fn begin_retry(settings: &Settings, ledger: &Ledger, id: &str) -> Result<Option<Kick>, String> {
+    let locked = ledger.lock(LOCK_WAIT)?;
+    let (kicks, _) = locked.kicks()?;
+    let Some(mut kick) = kicks.iter().find(|k| k.id == id).cloned() else {
+        return Ok(None);
+    };
+    if !kick.active() || judge::budget_spent(settings, &kicks, &kick, now()) {
+        return Ok(None);
+    }
+    kick.attempts = kick.attempts.saturating_add(1);
+    kick.retrying = false;
+    locked.write(&Record::Kick(kick.clone()))?;
+    Ok(Some(kick))
 }
 
 fn describe(end: &End) -> String {
@@ -130,6 +177,7 @@ fn describe(end: &End) -> String {
         End::TimedOut => "the command was still running at timeout and was ended".to_string(),
         End::NotStarted(why) => format!("the command could not start: {why}"),
         End::Interrupted => "interrupted".to_string(),
+        End::NotNeeded(why) => format!("not needed: {why}"),
     }
 }
 
@@ -141,53 +189,80 @@ pub fn shown_argv(argv: &[String]) -> String {
         .join(" ")
 }
 
-/// Waits until fewer than `max_parallel` kicks run, then marks this one
-/// started. `None` when the record is gone or already ended.
-fn wait_for_slot(
+/// Waits until the rules allow kick `id` ([`judge::may_start`]) and
+/// fewer than `max_parallel` kicks run, then marks it started. `None`
+/// when the record is gone or ended, or it still may not start after the
+/// longest any rule holds a kick back (`window` + `timeout` + an hour).
+fn wait_until_due(
     settings: &Settings,
     ledger: &Ledger,
     id: &str,
     me: Supervisor,
 ) -> Result<Option<Kick>, String> {
-    let deadline = Instant::now() + settings.timeout;
+    let deadline = Instant::now() + settings.timeout + settings.window + HOUR;
     loop {
+        let pause;
         {
             let locked = ledger.lock(LOCK_WAIT)?;
             let (kicks, _) = locked.kicks()?;
             let Some(mut kick) = kicks.iter().find(|k| k.id == id).cloned() else {
                 return Ok(None);
             };
-            if !kick.active() {
+            if !kick.pending() {
                 return Ok(None);
             }
+            let now = now();
             let running = kicks
                 .iter()
-                .filter(|k| k.active() && k.started_at.is_some() && k.id != id)
+                .filter(|k| k.active() && k.started_at.is_some())
                 .count();
-            if running < settings.max_parallel {
-                kick.started_at = Some(now());
+            let held = judge::may_start(settings, &kicks, &kick, now);
+            if held.is_none() && running < settings.max_parallel {
+                kick.started_at = Some(now);
                 kick.supervisor = Some(me);
+                kick.attempts = kick.attempts.saturating_add(1);
                 locked.write(&Record::Kick(kick.clone()))?;
                 return Ok(Some(kick));
             }
             if Instant::now() >= deadline {
-                kick.ended_at = Some(now());
-                kick.end = Some(End::NotStarted(format!(
-                    "{} kicks still running after timeout",
-                    settings.max_parallel
-                )));
+                kick.ended_at = Some(now);
+                kick.end = Some(End::NotStarted(match &held {
+                    Some(why) => format!("still held back: {}", status::why(why, settings)),
+                    None => format!("{} kicks still running", settings.max_parallel),
+                }));
                 locked.write(&Record::Kick(kick))?;
                 return Ok(None);
             }
-            // Marks us alive while queued, so nobody takes the kick for
-            // an interrupted one.
-            if kick.supervisor != Some(me) {
+            // Marks us alive while it waits, so nobody takes the kick for
+            // an interrupted one, and says why it waits.
+            let shown = match &held {
+                Some(why) => Some(why.clone()),
+                None => kick.deferred.clone(),
+            };
+            if kick.supervisor != Some(me) || kick.deferred != shown {
                 kick.supervisor = Some(me);
+                kick.deferred = shown;
                 locked.write(&Record::Kick(kick))?;
             }
+            // Sleep until the rule may allow it, looking again at least
+            // every second (a run's end or a kick's end comes any time).
+            pause = held
+                .as_ref()
+                .and_then(|why| judge::retry_at(settings, &kicks, &kicks_role(&kicks, id), why))
+                .map_or(POLL, |at| {
+                    Duration::from_millis(at.saturating_sub(now)).clamp(MIN_POLL, POLL)
+                });
         }
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(pause);
     }
+}
+
+fn kicks_role(kicks: &[Kick], id: &str) -> String {
+    kicks
+        .iter()
+        .find(|k| k.id == id)
+        .map(|k| k.role.clone())
+        .unwrap_or_default()
 }
 
 /// Runs `argv` in a process group of its own with a clean environment,

@@ -10,7 +10,7 @@
 //! is not one `kick` acts on: a notification with thousands of varbinds
 //! costs microseconds.
 
-use crate::metrics::{puppet_objects, PuppetEvent, SNMP_TRAP_OID};
+use crate::metrics::{puppet_objects, PuppetEvent, PuppetRunStatus, SNMP_TRAP_OID};
 use std::io::{BufRead, Read};
 use std::net::IpAddr;
 
@@ -33,11 +33,28 @@ pub enum Event {
         resource_type: String,
         title: String,
     },
-    /// A run of the sending host ended: puppetRunFailed is a failure,
-    /// puppetRunChanged and puppetRunRecovered a success.
-    RunEnded { failed: bool },
+    /// A run of the sending host ended: puppetRunFinished says how, and
+    /// with which job id; puppetRunFailed is a failure, puppetRunChanged
+    /// and puppetRunRecovered a success.
+    RunEnded(RunEnd),
     /// Anything else.
     Other,
+}
+
+/// What a run-end notification says of the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunEnd {
+    pub failed: bool,
+    /// Whether it changed something, when the notification says.
+    pub changed: Option<bool>,
+    /// `puppetResourcesChanged`, when carried.
+    pub resources_changed: Option<u64>,
+    /// `puppetLastRunJobId`, when carried and not empty: the sender's
+    /// word, compared, never trusted to name another host's kick.
+    pub job_id: Option<String>,
+    /// From `puppetRunFinished`, which every run sends: a run without a
+    /// job id here was given none.
+    pub finished: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +100,9 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
     let mut trap_oid: Option<Vec<u32>> = None;
     let mut resource_type = None;
     let mut title = None;
+    let mut status = None;
+    let mut resources_changed = None;
+    let mut job_id = None;
     for line in lines.take(MAX_VARBIND_LINES) {
         let Some((name, value)) = line.trim().split_once(char::is_whitespace) else {
             continue;
@@ -103,15 +123,20 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
                 };
             }
             trap_oid = Some(value);
-        } else if let Some(column) = event_column(&oid) {
+        } else if let Some(column) = carried_column(&oid) {
             let value = if by_name {
                 value.trim().to_string()
             } else {
                 unquote(value.trim())
             };
             match column {
-                EventColumn::Type => resource_type = resource_type.or(Some(value)),
-                EventColumn::Title => title = title.or(Some(value)),
+                Column::Type => resource_type = resource_type.or(Some(value)),
+                Column::Title => title = title.or(Some(value)),
+                Column::Status => status = status.or_else(|| run_status(&value)),
+                Column::ResourcesChanged => {
+                    resources_changed = resources_changed.or_else(|| first_number(&value))
+                }
+                Column::JobId => job_id = job_id.or(Some(value).filter(|v| !v.is_empty())),
             }
         }
     }
@@ -123,7 +148,32 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             },
             _ => Event::Other,
         },
-        Some(Kind::RunEnded { failed }) => Event::RunEnded { failed },
+        Some(Kind::RunEnded { failed }) => Event::RunEnded(RunEnd {
+            failed,
+            changed: if failed {
+                resources_changed.map(|n| n > 0)
+            } else {
+                Some(true)
+            },
+            resources_changed,
+            job_id: None,
+            finished: false,
+        }),
+        Some(Kind::RunRecovered) => Event::RunEnded(RunEnd {
+            resources_changed,
+            ..RunEnd::default()
+        }),
+        Some(Kind::RunFinished) => Event::RunEnded(RunEnd {
+            failed: status == Some(PuppetRunStatus::Failed),
+            changed: match status {
+                Some(PuppetRunStatus::Changed) => Some(true),
+                Some(PuppetRunStatus::Unchanged) => Some(false),
+                _ => resources_changed.map(|n| n > 0),
+            },
+            resources_changed,
+            job_id,
+            finished: true,
+        }),
         None => Event::Other,
     };
     Trap { source, event }
@@ -131,7 +181,12 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
 
 enum Kind {
     ResourceChanged,
-    RunEnded { failed: bool },
+    /// puppetRunFailed (failed) or puppetRunChanged.
+    RunEnded {
+        failed: bool,
+    },
+    RunRecovered,
+    RunFinished,
 }
 
 /// The notifications `kick` reads, as the catalogue types them.
@@ -144,24 +199,33 @@ fn event_of(oid: &[u32]) -> Option<Kind> {
     match event {
         PuppetEvent::ResourceChanged => Some(Kind::ResourceChanged),
         PuppetEvent::RunFailed => Some(Kind::RunEnded { failed: true }),
-        PuppetEvent::RunChanged | PuppetEvent::RunRecovered => {
-            Some(Kind::RunEnded { failed: false })
-        }
+        PuppetEvent::RunChanged => Some(Kind::RunEnded { failed: false }),
+        PuppetEvent::RunRecovered => Some(Kind::RunRecovered),
+        PuppetEvent::RunFinished => Some(Kind::RunFinished),
         _ => None,
     }
 }
 
-enum EventColumn {
+/// The objects `kick` reads from the notifications' varbinds.
+enum Column {
     Type,
     Title,
+    Status,
+    ResourcesChanged,
+    JobId,
 }
 
-/// Whether `oid` is a cell of puppetEventResourceType or puppetEventTitle.
-fn event_column(oid: &[u32]) -> Option<EventColumn> {
+/// Which of the read objects `oid` is an instance of: a cell of
+/// puppetEventResourceType or puppetEventTitle, or the scalars a run's
+/// end carries.
+fn carried_column(oid: &[u32]) -> Option<Column> {
     let rest = oid.strip_prefix(PUPPET_ROOT)?;
     for (name, column) in [
-        ("puppetEventResourceType", EventColumn::Type),
-        ("puppetEventTitle", EventColumn::Title),
+        ("puppetEventResourceType", Column::Type),
+        ("puppetEventTitle", Column::Title),
+        ("puppetLastRunStatus", Column::Status),
+        ("puppetResourcesChanged", Column::ResourcesChanged),
+        ("puppetLastRunJobId", Column::JobId),
     ] {
         let arcs = puppet_object_arcs(name)?;
         if rest.len() > arcs.len() && rest.starts_with(arcs) {
@@ -169,6 +233,27 @@ fn event_column(oid: &[u32]) -> Option<EventColumn> {
         }
     }
     None
+}
+
+/// puppetLastRunStatus as snmptrapd prints it: `changed`, `changed(2)`
+/// or `2`.
+fn run_status(value: &str) -> Option<PuppetRunStatus> {
+    let word = value.split_whitespace().next()?;
+    let label = word.split('(').next()?;
+    let number = match label.parse::<i32>() {
+        Ok(n) => n,
+        Err(_) => return PuppetRunStatus::from_label(label),
+    };
+    PuppetRunStatus::LABELS
+        .iter()
+        .find(|(_, n)| *n == number)
+        .and_then(|(label, _)| PuppetRunStatus::from_label(label))
+}
+
+/// A Gauge32 as snmptrapd prints it: `3`, or `3 resources` with the
+/// object's units.
+fn first_number(value: &str) -> Option<u64> {
+    value.split_whitespace().next()?.parse().ok()
 }
 
 fn puppet_object_arcs(name: &str) -> Option<&'static [u32]> {
@@ -303,18 +388,16 @@ mod tests {
                 "h\nUDP: [fd00::2]:1->[fd00::1]:162\nSNMPv2-MIB::snmpTrapOID.0 PUPPET-AGENT-MIB::{name}\n"
             ))
         };
+        let ended = |event: Event| match event {
+            Event::RunEnded(end) => (end.failed, end.changed, end.finished),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(ended(run("puppetRunFailed").event), (true, None, false));
         assert_eq!(
-            run("puppetRunFailed").event,
-            Event::RunEnded { failed: true }
+            ended(run("puppetRunChanged").event),
+            (false, Some(true), false)
         );
-        assert_eq!(
-            run("puppetRunChanged").event,
-            Event::RunEnded { failed: false }
-        );
-        assert_eq!(
-            run("puppetRunRecovered").event,
-            Event::RunEnded { failed: false }
-        );
+        assert_eq!(ended(run("puppetRunRecovered").event), (false, None, false));
         assert_eq!(run("puppetAgentStale").event, Event::Other);
         assert_eq!(
             run("puppetRunFailed").source,
@@ -324,6 +407,51 @@ mod tests {
             "h\nUDP: [10.0.0.1]:1->[10.0.0.2]:162\n.1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.6.3.1.1.5.1\n",
         );
         assert_eq!(cold.event, Event::Other);
+    }
+
+    #[test]
+    fn a_run_end_by_name_and_by_number_with_its_job_id() {
+        // puppetRunFinished as snmptrapd hands it over with our MIBs
+        // loaded (labels, units) and without (numbers, quoted strings).
+        let named = "h\nUDP: [10.0.0.7]:1->[10.0.0.2]:162\n\
+            SNMPv2-MIB::sysUpTime.0 0:0:01:00.00\n\
+            SNMPv2-MIB::snmpTrapOID.0 PUPPET-AGENT-MIB::puppetRunFinished\n\
+            PUPPET-AGENT-MIB::puppetLastRunStatus.0 unchanged\n\
+            PUPPET-AGENT-MIB::puppetLastRunTime.0 1795683336 seconds\n\
+            PUPPET-AGENT-MIB::puppetResourcesChanged.0 0 resources\n\
+            PUPPET-AGENT-MIB::puppetLastRunTransaction.0 534e2b3d-255f-42ce-8625-a0d2c93b2b91\n\
+            PUPPET-AGENT-MIB::puppetLastRunJobId.0 1795683336000-77-0\n";
+        let numeric = "h\nUDP: [10.0.0.7]:1->[10.0.0.2]:162\n\
+            .1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.4.1.20267.401.0.18\n\
+            .1.3.6.1.4.1.20267.401.1.3.0 1\n\
+            .1.3.6.1.4.1.20267.401.1.5.0 0\n\
+            .1.3.6.1.4.1.20267.401.1.53.0 \"1795683336000-77-0\"\n";
+        for text in [named, numeric] {
+            let Event::RunEnded(end) = parse(text).event else {
+                panic!("{text}")
+            };
+            assert_eq!(
+                end,
+                RunEnd {
+                    failed: false,
+                    changed: Some(false),
+                    resources_changed: Some(0),
+                    job_id: Some("1795683336000-77-0".into()),
+                    finished: true,
+                },
+                "{text}"
+            );
+        }
+        // A run given no job id: the object is empty.
+        let none = numeric
+            .replace("\"1795683336000-77-0\"", "\"\"")
+            .replace("401.1.3.0 1", "401.1.3.0 3");
+        let Event::RunEnded(end) = parse(&none).event else {
+            panic!()
+        };
+        assert_eq!((end.failed, end.job_id), (true, None));
+        assert_eq!(run_status("changed(2)"), Some(PuppetRunStatus::Changed));
+        assert_eq!(run_status("9"), None);
     }
 
     #[test]

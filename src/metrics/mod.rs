@@ -338,6 +338,11 @@ pub enum PuppetField {
     RunInProgress,
     /// Why the files could not be read, empty when they could.
     ReadError,
+    /// `transaction_uuid` of the last run's report: the run's own id.
+    TransactionUuid,
+    /// `job_id` of the last run's report: the id a `--job-id` gave it
+    /// (a kick's), empty for a run nobody gave one.
+    JobId,
     /// Columns of `puppetResourceTable`.
     ResourceType,
     ResourceTitle,

@@ -463,6 +463,19 @@ const PUPPET_CERTIFICATE_ROW: [&str; 6] = [
     "puppetCertificateSubject",
 ];
 
+/// The objects of `puppetRunFinished`: the run's outcome, counts and
+/// version, and the ids that tie it to whoever asked for it.
+const PUPPET_RUN_END: [&str; 8] = [
+    "puppetLastRunStatus",
+    "puppetLastRunTime",
+    "puppetResourcesChanged",
+    "puppetResourcesFailed",
+    "puppetChangesTotal",
+    "puppetConfigVersion",
+    "puppetLastRunTransaction",
+    "puppetLastRunJobId",
+];
+
 notifications! {
     /// A notification of REDIS-SERVER-MIB, about a configured instance.
     Redis: RedisEvent {
@@ -553,6 +566,9 @@ notifications! {
         CertificateExpiring = 16 => "puppetCertificateExpiring", PerSource, Warning, PUPPET_CERTIFICATE_ROW;
         /// That row's file renewed: more seconds left than the warning.
         CertificateExpiringCleared = 17 => "puppetCertificateExpiringCleared", PerSource, Normal, PUPPET_CERTIFICATE_ROW;
+        /// The end of every run, changed or not: what a manager needs to
+        /// know the outcome of a run it asked for (matched by its job id).
+        RunFinished = 18 => "puppetRunFinished", PerSource, Normal, PUPPET_RUN_END;
     }
 }
 

@@ -64,6 +64,8 @@ pub const PUPPET_SCALARS: &[ObjectDef] = &[
     puppet("puppetDisabledMessage", &[1, 34], DisplayString, PuppetField::DisabledMessage).alias("puppetDisabledMsg"),
     puppet("puppetRunInProgress", &[1, 35], TruthValue, PuppetField::RunInProgress),
     puppet("puppetReadError", &[1, 36], DisplayString, PuppetField::ReadError),
+    puppet("puppetLastRunTransaction", &[1, 52], DisplayString, PuppetField::TransactionUuid).alias("puppetTransaction"),
+    puppet("puppetLastRunJobId", &[1, 53], DisplayString, PuppetField::JobId),
 ];
 
 /// PUPPET-AGENT-MIB's scalars about successive runs (`puppet.1.45`…,

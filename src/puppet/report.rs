@@ -262,6 +262,11 @@ pub struct RunReport {
     pub time: Option<ReportTime>,
     pub configuration_version: Option<ConfigVersion>,
     pub transaction_uuid: Option<String>,
+    /// `job_id`: the id `puppet agent --job-id` gave the run (a kick's
+    /// id); absent or null for other runs. The summary and the JSON log
+    /// never carry it: the report is the one place that ties a run to
+    /// its kick.
+    pub job_id: Option<String>,
     /// Only present when a catalog was applied.
     pub catalog_uuid: Option<String>,
     pub report_format: Option<u64>,
@@ -336,6 +341,7 @@ pub fn parse_report(bytes: &[u8]) -> Result<RunReport, ParseError> {
         time: raw.time.and_then(|t| ReportTime::parse(&t.0)),
         configuration_version: raw.configuration_version,
         transaction_uuid: raw.transaction_uuid.map(|t| t.0),
+        job_id: raw.job_id.map(|t| t.0).filter(|j| !j.is_empty()),
         catalog_uuid: raw.catalog_uuid.map(|t| t.0),
         report_format: raw.report_format,
         puppet_version: raw.puppet_version.map(|t| t.0),
@@ -373,6 +379,7 @@ struct RawReport {
     time: Option<Text>,
     configuration_version: Option<ConfigVersion>,
     transaction_uuid: Option<Text>,
+    job_id: Option<Text>,
     catalog_uuid: Option<Text>,
     report_format: Option<u64>,
     puppet_version: Option<Text>,
