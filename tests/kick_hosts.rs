@@ -10,80 +10,12 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 use testkit::kick::*;
 use testkit::netns::{Host, Network};
 use testkit::{wait_until, SnmpClient, Snmptrapd, UsmUser};
 
-/// The manager: snmptrapd with the shipped lines, running the kick.
-struct Manager {
-    site: KickSite,
-    trapd: Snmptrapd,
-}
-
-impl Manager {
-    /// The manager of `hosts` (their addresses in `[addresses]`), with
-    /// `settings` (the rest of kick.toml); its kick command is the script
-    /// [`Manager::runs`] writes.
-    fn start(mgr: &Host, hosts: &[&Host], settings: &str) -> Manager {
-        let site = KickSite::new(|dir| {
-            let mut addresses = String::from("[addresses]\n");
-            for host in hosts {
-                let _ = writeln!(addresses, "\"{}\" = [\"{}\"]", host.name(), host.address());
-            }
-            format!(
-                "kick_command = [\"{}\", \"{{host}}\", \"{{role}}\"]\n{settings}\n{addresses}",
-                dir.join("kick.sh").display()
-            )
-        });
-        let trapd = Snmptrapd::start_in(mgr, &site.snmptrapd_lines());
-        Manager { site, trapd }
-    }
-
-    /// The kick command: records `HOST ROLE`, then for each (host, role)
-    /// of `runs` applies its manifest inside that host.
-    fn runs(&self, nodes: &[&PuppetNode], runs: &[(&str, &str, String)]) {
-        let mut cases = String::new();
-        for (host, role, manifest) in runs {
-            let node = nodes
-                .iter()
-                .find(|n| n.host.as_ref().is_some_and(|h| h.name() == *host))
-                .unwrap();
-            let netns = node.host.as_ref().unwrap().netns();
-            let args: Vec<String> = node
-                .apply_args(&format!("kicked-{role}"), manifest)
-                .iter()
-                .map(|a| format!("'{a}'"))
-                .collect();
-            let _ = writeln!(
-                cases,
-                "\"{host} {role}\") exec ip netns exec {} puppet {} >/dev/null 2>&1 ;;",
-                netns,
-                args.join(" ")
-            );
-        }
-        let script = self.site.dir().join("kick.sh");
-        std::fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\necho \"$1 $2\" >> {}\ncase \"$1 $2\" in\n{cases}*) exec sleep 30 ;;\nesac\n",
-                self.site.dir().join("kicked").display()
-            ),
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-
-    fn wait_quiet(&self, timeout: Duration) {
-        let quiet = wait_until(timeout, || {
-            let status = self.site.status();
-            !status.contains(" running ") && !status.contains(" queued ")
-        });
-        assert!(quiet, "kicks still running:\n{}", self.site.status());
-    }
-}
+type Manager = HostsManager;
 
 /// The seeds' scenario: web1 changes, its manifest says `notify {'kick ->
 /// haproxy':}`; lb1 runs Puppet at once, and its haproxy.cfg lists web1.

@@ -16,6 +16,7 @@
 
 use super::record::{Cause, End, Kick, Millis, Refusal, Refused};
 use super::settings::{Role, Settings, AGAIN};
+use super::trap::RunEnd;
 
 const HOUR: Millis = 3_600_000;
 
@@ -337,15 +338,17 @@ pub fn already_refused(refusals: &[Refused], caused_by: Option<&str>, role: &str
 /// less than `timeout` ago and has no report, unless its run was given
 /// its id (its own `puppetRunFinished` will name it), or `finished` says
 /// the report came from a run given none.
+///
+/// A run that ended (`run_end`, whole seconds) in a second before the
+/// kick started, or is the run that asked for this kick, is not its run.
 pub fn kick_reported<'k>(
     settings: &Settings,
     kicks: &'k [Kick],
     host: &str,
-    job_id: Option<&str>,
-    finished: bool,
+    end: &RunEnd,
     now: Millis,
 ) -> Option<&'k Kick> {
-    if let Some(job) = job_id {
+    if let Some(job) = end.job_id.as_deref() {
         return kicks
             .iter()
             .find(|k| k.host == host && k.job_id.as_deref() == Some(job))
@@ -355,10 +358,14 @@ pub fn kick_reported<'k>(
     kicks
         .iter()
         .filter(|k| k.host == host && k.report.is_none())
-        .filter(|k| !(finished && k.job_id.is_some()))
+        .filter(|k| !(end.finished && k.job_id.is_some()))
+        .filter(|k| end.run_end.is_none() || k.asking_run != end.run_end)
         .filter(|k| {
-            k.started_at
-                .is_some_and(|s| s <= now && now < s.saturating_add(timeout))
+            k.started_at.is_some_and(|s| {
+                s <= now
+                    && now < s.saturating_add(timeout)
+                    && end.run_end.is_none_or(|t| t >= s / 1000)
+            })
         })
         .max_by_key(|k| k.started_at)
 }
@@ -469,6 +476,7 @@ pub fn new_kick(
         after_run: false,
         attempts: 0,
         retrying: false,
+        asking_run: None,
     }
 }
 
@@ -707,7 +715,7 @@ mod tests {
         step(&s, &mut kicks, 0, "a1", "b");
         assert_eq!(outcome(&s, &kicks[0], S), Outcome::Running);
         let by_time = |kicks: &[Kick], host, now| {
-            kick_reported(&s, kicks, host, None, false, now).map(|k| k.id.clone())
+            kick_reported(&s, kicks, host, &RunEnd::default(), now).map(|k| k.id.clone())
         };
         assert_eq!(by_time(&kicks, "b1", S).as_deref(), Some("k0"));
         assert!(by_time(&kicks, "a1", S).is_none());
@@ -730,8 +738,13 @@ mod tests {
         let mut kicks = Vec::new();
         step(&s, &mut kicks, 0, "a1", "b");
         kicks[0].job_id = Some("k0".into());
-        let reported = |kicks: &[Kick], host, job, finished| {
-            kick_reported(&s, kicks, host, job, finished, S).map(|k| k.id.clone())
+        let reported = |kicks: &[Kick], host, job: Option<&str>, finished| {
+            let end = RunEnd {
+                job_id: job.map(String::from),
+                finished,
+                ..RunEnd::default()
+            };
+            kick_reported(&s, kicks, host, &end, S).map(|k| k.id.clone())
         };
         // The end of a run given no job id (a scheduled run during the
         // kick) is not the kicked run's.
@@ -764,6 +777,19 @@ mod tests {
             outcome(&s, &kicks[0], 2 * S).to_string(),
             "succeeded (no change)"
         );
+        // By time: not a run that ended before the kick started, nor the
+        // run that asked for it.
+        kicks[0].report = None;
+        kicks[0].started_at = Some(100 * S + 500);
+        let ended = |t: u64| RunEnd {
+            run_end: Some(t),
+            ..RunEnd::default()
+        };
+        assert!(kick_reported(&s, &kicks, "b1", &ended(99), 101 * S).is_none());
+        assert!(kick_reported(&s, &kicks, "b1", &ended(100), 101 * S).is_some());
+        kicks[0].asking_run = Some(100);
+        assert!(kick_reported(&s, &kicks, "b1", &ended(100), 101 * S).is_none());
+        assert!(kick_reported(&s, &kicks, "b1", &ended(101), 101 * S).is_some());
     }
 
     /// Records a deferred kick as the handler does (not started).

@@ -162,14 +162,7 @@ fn record_report(
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
     settle(&locked, now)?;
     let (kicks, _) = locked.kicks()?;
-    let reported = judge::kick_reported(
-        settings,
-        &kicks,
-        host,
-        end.job_id.as_deref(),
-        end.finished,
-        now,
-    );
+    let reported = judge::kick_reported(settings, &kicks, host, end, now);
     if let Some(kick) = reported {
         let mut kick = kick.clone();
         kick.report = Some(record::Report {
@@ -199,6 +192,7 @@ fn record_report(
         match judge::after_run(settings, &kicks, &kick, end.resources_changed, end.failed) {
             judge::AfterRun::Start => {
                 kick.after_run = false;
+                kick.asking_run = end.run_end;
                 locked.write(&Record::Kick(kick))?;
             }
             judge::AfterRun::NotNeeded => {

@@ -101,6 +101,11 @@ pub struct Kick {
     /// Command attempts made (retries included).
     #[serde(default)]
     pub attempts: u32,
+    /// `kick -> again`: when the run that asked for it ended
+    /// (`puppetLastRunTime`): that run's other end notifications are not
+    /// this kick's report.
+    #[serde(default)]
+    pub asking_run: Option<u64>,
     /// Its command failed and it waits `retry_delay` to run it again.
     #[serde(default)]
     pub retrying: bool,

@@ -55,6 +55,8 @@ pub struct RunEnd {
     /// From `puppetRunFinished`, which every run sends: a run without a
     /// job id here was given none.
     pub finished: bool,
+    /// `puppetLastRunTime`: when the run ended (Unix seconds, whole).
+    pub run_end: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +105,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
     let mut status = None;
     let mut resources_changed = None;
     let mut job_id = None;
+    let mut run_end = None;
     for line in lines.take(MAX_VARBIND_LINES) {
         let Some((name, value)) = line.trim().split_once(char::is_whitespace) else {
             continue;
@@ -137,6 +140,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
                     resources_changed = resources_changed.or_else(|| first_number(&value))
                 }
                 Column::JobId => job_id = job_id.or(Some(value).filter(|v| !v.is_empty())),
+                Column::RunEnd => run_end = run_end.or_else(|| first_number(&value)),
             }
         }
     }
@@ -158,9 +162,11 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             resources_changed,
             job_id: None,
             finished: false,
+            run_end,
         }),
         Some(Kind::RunRecovered) => Event::RunEnded(RunEnd {
             resources_changed,
+            run_end,
             ..RunEnd::default()
         }),
         Some(Kind::RunFinished) => Event::RunEnded(RunEnd {
@@ -173,6 +179,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             resources_changed,
             job_id,
             finished: true,
+            run_end,
         }),
         None => Event::Other,
     };
@@ -213,6 +220,7 @@ enum Column {
     Status,
     ResourcesChanged,
     JobId,
+    RunEnd,
 }
 
 /// Which of the read objects `oid` is an instance of: a cell of
@@ -226,6 +234,7 @@ fn carried_column(oid: &[u32]) -> Option<Column> {
         ("puppetLastRunStatus", Column::Status),
         ("puppetResourcesChanged", Column::ResourcesChanged),
         ("puppetLastRunJobId", Column::JobId),
+        ("puppetLastRunTime", Column::RunEnd),
     ] {
         let arcs = puppet_object_arcs(name)?;
         if rest.len() > arcs.len() && rest.starts_with(arcs) {
@@ -438,6 +447,7 @@ mod tests {
                     resources_changed: Some(0),
                     job_id: Some("1795683336000-77-0".into()),
                     finished: true,
+                    run_end: (text == named).then_some(1795683336),
                 },
                 "{text}"
             );
