@@ -155,10 +155,14 @@ pub enum Command {
     /// (or whose kicked run ended less than window seconds ago) asks for
     /// kicks one generation deeper, and deeper than max_depth is refused. A
     /// host is kicked at most once per window, counted from the end of its
-    /// kicked run, and a role at most budget_per_hour times an hour. The
-    /// kicked hosts' own puppetRunFailed, puppetRunChanged and
-    /// puppetRunRecovered say whether each kick worked; --status lists the
-    /// kicks and refusals kept in state_dir.
+    /// kicked run, and a role at most budget_per_hour times an hour; a kick
+    /// these rules hold back is deferred and runs when they allow, later
+    /// requests for the host joining it. "kick -> again" runs Puppet again
+    /// on the host that asks, once its run has ended, until a run changes
+    /// nothing else. The kicked hosts' own puppetRunFinished (with the job
+    /// id {kick} gave the run) says how each kick ended, a run that changed
+    /// nothing too; --status lists the kicks and refusals kept in
+    /// state_dir.
     Kick(KickArgs),
 }
 
