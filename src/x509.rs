@@ -45,6 +45,10 @@ pub struct ServerCertificate {
     pub issuer: String,
     /// The end of the validity period, in UNIX seconds.
     pub not_after: i64,
+    /// Puppet's trusted fact `pp_role` (extension
+    /// 1.3.6.1.4.1.34380.1.1.13, which the Puppet CA signs into an agent's
+    /// certificate from its `csr_attributes.yaml`), when it carries one.
+    pub puppet_role: Option<String>,
 }
 
 impl ServerCertificate {
@@ -89,11 +93,53 @@ pub fn parse(der: &[u8]) -> Result<ServerCertificate> {
     let (tag, not_after) = validity.next()?;
     let not_after = time(tag, not_after)?;
     let subject = name(tbs.expect(SEQUENCE, "no subject")?)?;
+    tbs.expect(SEQUENCE, "no subject public key")?;
+    // issuerUniqueID [1] and subjectUniqueID [2], then extensions [3].
+    let mut puppet_role = None;
+    while let Ok((tag, content)) = tbs.next() {
+        if tag == EXTENSIONS {
+            puppet_role = extension(content, PP_ROLE)?
+                .and_then(|value| {
+                    let (tag, text) = Reader::new(value).next().ok()?;
+                    string_value(tag, text)
+                })
+                .map(|role| role.chars().take(MAX_NAME_LEN).collect());
+        }
+    }
     Ok(ServerCertificate {
         subject,
         issuer,
         not_after,
+        puppet_role,
     })
+}
+
+/// `[3] EXPLICIT Extensions`.
+const EXTENSIONS: u8 = 0xa3;
+const OCTET_STRING: u8 = 0x04;
+const BOOLEAN: u8 = 0x01;
+/// 1.3.6.1.4.1.34380.1.1.13 (Puppet's `pp_role`), DER-encoded.
+const PP_ROLE: &[u8] = &[
+    0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x8c, 0x4c, 0x01, 0x01, 0x0d,
+];
+
+/// The extnValue of extension `oid` in the content of `[3]`
+/// (`SEQUENCE OF Extension { extnID, critical DEFAULT FALSE, extnValue }`).
+fn extension<'a>(content: &'a [u8], oid: &[u8]) -> Result<Option<&'a [u8]>> {
+    let mut outer = Reader::new(content);
+    let mut list = Reader::new(outer.expect(SEQUENCE, "extensions are no SEQUENCE")?);
+    while !list.is_empty() {
+        let mut one = Reader::new(list.expect(SEQUENCE, "an extension is no SEQUENCE")?);
+        let id = one.expect(OID, "an extension has no id")?;
+        if one.peek_tag() == Some(BOOLEAN) {
+            one.next()?;
+        }
+        let value = one.expect(OCTET_STRING, "an extension has no value")?;
+        if id == oid {
+            return Ok(Some(value));
+        }
+    }
+    Ok(None)
 }
 
 /// What the agent reports of a CRL (RFC 5280 5.1).
@@ -476,6 +522,37 @@ mod tests {
                 if let Ok(c) = parse(&mutated) {
                     assert!(c.subject.len() <= MAX_NAME_LEN && c.issuer.len() <= MAX_NAME_LEN);
                 }
+            }
+        }
+    }
+
+    /// The trusted fact a Puppet CA signs into an agent's certificate
+    /// (tests/fixtures/puppet-role/README.md); certificates without one
+    /// have none, and a cut or flipped certificate never panics.
+    #[test]
+    fn puppets_role_is_read_from_its_extension() {
+        use rustls::pki_types::{pem::PemObject, CertificateDer};
+        let read = |path: &str| {
+            let path = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+            let pem = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            CertificateDer::from_pem_slice(&pem)
+                .unwrap()
+                .as_ref()
+                .to_vec()
+        };
+        let der = read("puppet-role/lb1.example.test.pem");
+        let cert = parse(&der).unwrap();
+        assert_eq!(cert.puppet_role.as_deref(), Some("haproxy"));
+        assert_eq!(cert.subject, "CN=lb1.example.test");
+        let plain = parse(&read("puppet-ssl/certs/agent.example.test.pem")).unwrap();
+        assert_eq!(plain.puppet_role, None);
+        for i in 0..der.len() {
+            let mut mutated = der.clone();
+            mutated[i] ^= 0xff;
+            if let Ok(c) = parse(&mutated) {
+                assert!(c
+                    .puppet_role
+                    .is_none_or(|r| r.chars().count() <= MAX_NAME_LEN));
             }
         }
     }

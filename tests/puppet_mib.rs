@@ -128,6 +128,7 @@ fn sources(field: PuppetField) -> Vec<String> {
         PuppetField::ReadError => s(&[SUMMARY, REPORT]),
         PuppetField::TransactionUuid => s(&[REPORT, "transaction_uuid"]),
         PuppetField::JobId => s(&[REPORT, "job_id", "--job-id"]),
+        PuppetField::Role => s(&["pp_role", "1.3.6.1.4.1.34380.1.1.13", "csr_attributes.yaml"]),
         PuppetField::ResourceType => s(&[REPORT, "resource_statuses", "resource_type"]),
         PuppetField::ResourceTitle => s(&[REPORT, "resource_statuses", "title"]),
         PuppetField::ResourceState => s(&[REPORT, "resource_statuses"]),

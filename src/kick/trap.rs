@@ -57,6 +57,9 @@ pub struct RunEnd {
     pub finished: bool,
     /// `puppetLastRunTime`: when the run ended (Unix seconds, whole).
     pub run_end: Option<u64>,
+    /// `puppetRole`, when carried and not empty: the sender's role as its
+    /// certificate says (the sender's word, like the job id).
+    pub role: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,6 +109,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
     let mut resources_changed = None;
     let mut job_id = None;
     let mut run_end = None;
+    let mut role = None;
     for line in lines.take(MAX_VARBIND_LINES) {
         let Some((name, value)) = line.trim().split_once(char::is_whitespace) else {
             continue;
@@ -141,6 +145,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
                 }
                 Column::JobId => job_id = job_id.or(Some(value).filter(|v| !v.is_empty())),
                 Column::RunEnd => run_end = run_end.or_else(|| first_number(&value)),
+                Column::Role => role = role.or(Some(value).filter(|v| !v.is_empty())),
             }
         }
     }
@@ -163,6 +168,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             job_id: None,
             finished: false,
             run_end,
+            role: None,
         }),
         Some(Kind::RunRecovered) => Event::RunEnded(RunEnd {
             resources_changed,
@@ -180,6 +186,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             job_id,
             finished: true,
             run_end,
+            role,
         }),
         None => Event::Other,
     };
@@ -221,6 +228,7 @@ enum Column {
     ResourcesChanged,
     JobId,
     RunEnd,
+    Role,
 }
 
 /// Which of the read objects `oid` is an instance of: a cell of
@@ -235,6 +243,7 @@ fn carried_column(oid: &[u32]) -> Option<Column> {
         ("puppetResourcesChanged", Column::ResourcesChanged),
         ("puppetLastRunJobId", Column::JobId),
         ("puppetLastRunTime", Column::RunEnd),
+        ("puppetRole", Column::Role),
     ] {
         let arcs = puppet_object_arcs(name)?;
         if rest.len() > arcs.len() && rest.starts_with(arcs) {
@@ -429,12 +438,14 @@ mod tests {
             PUPPET-AGENT-MIB::puppetLastRunTime.0 1795683336 seconds\n\
             PUPPET-AGENT-MIB::puppetResourcesChanged.0 0 resources\n\
             PUPPET-AGENT-MIB::puppetLastRunTransaction.0 534e2b3d-255f-42ce-8625-a0d2c93b2b91\n\
-            PUPPET-AGENT-MIB::puppetLastRunJobId.0 1795683336000-77-0\n";
+            PUPPET-AGENT-MIB::puppetLastRunJobId.0 1795683336000-77-0\n\
+            PUPPET-AGENT-MIB::puppetRole.0 haproxy\n";
         let numeric = "h\nUDP: [10.0.0.7]:1->[10.0.0.2]:162\n\
             .1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.4.1.20267.401.0.18\n\
             .1.3.6.1.4.1.20267.401.1.3.0 1\n\
             .1.3.6.1.4.1.20267.401.1.5.0 0\n\
-            .1.3.6.1.4.1.20267.401.1.53.0 \"1795683336000-77-0\"\n";
+            .1.3.6.1.4.1.20267.401.1.53.0 \"1795683336000-77-0\"\n\
+            .1.3.6.1.4.1.20267.401.1.54.0 \"haproxy\"\n";
         for text in [named, numeric] {
             let Event::RunEnded(end) = parse(text).event else {
                 panic!("{text}")
@@ -448,6 +459,7 @@ mod tests {
                     job_id: Some("1795683336000-77-0".into()),
                     finished: true,
                     run_end: (text == named).then_some(1795683336),
+                    role: Some("haproxy".into()),
                 },
                 "{text}"
             );

@@ -343,6 +343,9 @@ pub enum PuppetField {
     /// `job_id` of the last run's report: the id a `--job-id` gave it
     /// (a kick's), empty for a run nobody gave one.
     JobId,
+    /// The host's role: the trusted fact `pp_role` of the agent's
+    /// certificate, empty without one.
+    Role,
     /// Columns of `puppetResourceTable`.
     ResourceType,
     ResourceTitle,

@@ -464,8 +464,9 @@ const PUPPET_CERTIFICATE_ROW: [&str; 6] = [
 ];
 
 /// The objects of `puppetRunFinished`: the run's outcome, counts and
-/// version, and the ids that tie it to whoever asked for it.
-const PUPPET_RUN_END: [&str; 8] = [
+/// version, the ids that tie it to whoever asked for it, and the host's
+/// role (what a manager's inventory keeps).
+const PUPPET_RUN_END: [&str; 9] = [
     "puppetLastRunStatus",
     "puppetLastRunTime",
     "puppetResourcesChanged",
@@ -474,6 +475,7 @@ const PUPPET_RUN_END: [&str; 8] = [
     "puppetConfigVersion",
     "puppetLastRunTransaction",
     "puppetLastRunJobId",
+    "puppetRole",
 ];
 
 notifications! {

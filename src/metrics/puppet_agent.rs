@@ -66,6 +66,7 @@ pub const PUPPET_SCALARS: &[ObjectDef] = &[
     puppet("puppetReadError", &[1, 36], DisplayString, PuppetField::ReadError),
     puppet("puppetLastRunTransaction", &[1, 52], DisplayString, PuppetField::TransactionUuid).alias("puppetTransaction"),
     puppet("puppetLastRunJobId", &[1, 53], DisplayString, PuppetField::JobId),
+    puppet("puppetRole", &[1, 54], DisplayString, PuppetField::Role),
 ];
 
 /// PUPPET-AGENT-MIB's scalars about successive runs (`puppet.1.45`…,

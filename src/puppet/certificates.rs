@@ -74,6 +74,8 @@ pub struct CertificateFile {
     /// notAfter (a CRL's nextUpdate) in UNIX seconds: the soonest of the
     /// file's chain.
     pub not_after: Option<i64>,
+    /// The agent certificate's trusted fact `pp_role`, when it has one.
+    pub role: Option<String>,
 }
 
 impl CertificateFile {
@@ -84,6 +86,7 @@ impl CertificateFile {
             status: FileStatus::NotRead,
             subject: String::new(),
             not_after: None,
+            role: None,
         }
     }
 
@@ -156,6 +159,15 @@ pub struct Certificates {
 }
 
 impl Certificates {
+    /// The role the agent certificate's trusted facts give (`pp_role`).
+    pub fn role(&self) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|f| f.kind == PuppetCertificateKind::Agent && f.status == FileStatus::Ok)?
+            .role
+            .as_deref()
+    }
+
     /// What the judge needs: each kind's end, when known.
     pub fn dates(&self) -> CertificateDates {
         let mut dates = CertificateDates::default();
@@ -284,6 +296,9 @@ fn read_file(kind: PuppetCertificateKind, path: PathBuf) -> CertificateFile {
                 file.status = FileStatus::Ok;
                 file.subject = subject;
                 file.not_after = not_after;
+                if kind == PuppetCertificateKind::Agent {
+                    file.role = agent_role(&bytes);
+                }
             }
             Err(e) => file.status = FileStatus::Invalid(crate::puppet::ParseError::Yaml(e)),
         },
@@ -293,6 +308,12 @@ fn read_file(kind: PuppetCertificateKind, path: PathBuf) -> CertificateFile {
         None => {}
     }
     file
+}
+
+/// The `pp_role` of the first certificate of a PEM file.
+pub fn agent_role(pem: &[u8]) -> Option<String> {
+    let cert = CertificateDer::pem_slice_iter(pem).next()?.ok()?;
+    x509::parse(cert.as_ref()).ok()?.puppet_role
 }
 
 /// The subject (a CRL's issuer) and end of the PEM file of `kind`: the

@@ -128,6 +128,7 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         PuppetField::ReadError => display_string(&state.errors().join("; ")),
         PuppetField::TransactionUuid => display_string(report?.transaction_uuid.as_deref()?),
         PuppetField::JobId => display_string(report?.job_id.as_deref().unwrap_or("")),
+        PuppetField::Role => display_string(state.certificates.role().unwrap_or("")),
         PuppetField::RunsObserved => Value::Counter32(state.runs.observed as u32),
         PuppetField::ChangingRuns => gauge(state.runs.changing_runs.into()),
         PuppetField::RunsLastHour => gauge(state.runs.last_hour.into()),

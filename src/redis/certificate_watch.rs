@@ -128,6 +128,7 @@ mod tests {
                 subject: "CN=a".into(),
                 issuer: "CN=ca".into(),
                 not_after: 10_000,
+                puppet_role: None,
             }),
         );
         assert_eq!(watch.expiring(8_999), Some(false));
