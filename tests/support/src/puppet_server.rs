@@ -394,13 +394,20 @@ impl AgentHost {
             report: self.var("state/last_run_report.yaml"),
             summary: self.var("public/last_run_summary.yaml"),
         };
+        // Printed without the plugins synced into the vardir and Facter's
+        // complaints about what a sandbox hides (/proc/1/environ).
+        let shown: Vec<&str> = run
+            .output
+            .lines()
+            .filter(|l| !l.contains("Facter") && !l.starts_with("Notice: /File["))
+            .collect();
         println!(
             "{} puppet {}: exit {} in {:.1?}\n  {}",
             self.certname,
             sub.join(" "),
             run.code,
             run.took,
-            run.output.trim_end().replace('\n', "\n  ")
+            shown.join("\n  ")
         );
         run
     }
@@ -412,7 +419,8 @@ impl AgentHost {
     }
 
     /// `puppet agent --onetime --no-daemonize --detailed-exitcodes` in
-    /// `environment`, with `--job-id` when given.
+    /// `environment` (its log to the console, that is [`AgentRun::output`]),
+    /// with `--job-id` when given.
     pub fn run(&self, environment: &Environment, job_id: Option<&str>) -> AgentRun {
         let mut extra = vec![
             "--onetime",
@@ -420,6 +428,9 @@ impl AgentHost {
             "--detailed-exitcodes",
             "--no-splay",
             "--no-usecacheonfailure",
+            // Without it a non-daemonized agent logs to syslog.
+            "--logdest",
+            "console",
             "--environment",
             environment.name(),
         ];
