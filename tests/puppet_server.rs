@@ -17,7 +17,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use testkit::puppet_server::{AgentHost, AgentRun, PuppetServer};
+use testkit::netns::Network;
+use testkit::puppet_server::{AgentHost, AgentRun, Environment, PuppetServer};
 
 /// The site: web1 exports an `haproxy_member` tagged haproxy, lb1 collects
 /// every such member into a fragment of `dir` and assembles haproxy.cfg
@@ -97,6 +98,28 @@ fn yaml_field(text: &str, key: &str) -> Option<String> {
     text.lines()
         .find_map(|l| l.strip_prefix(key)?.strip_prefix(": "))
         .map(|v| v.trim().trim_matches('"').to_string())
+}
+
+/// Waits for web1's export to reach PuppetDB (commands are processed
+/// asynchronously), runs lb1, which collects it, and returns the
+/// haproxy.cfg it wrote in its own directory.
+fn collect(server: &PuppetServer, env: &Environment, lb1: &AgentHost) -> String {
+    let exported = server.pql_until_found(
+        r#"resources[certname, type, title] { exported = true and certname = "web1" and type = "Haproxy_member" }"#,
+        Duration::from_secs(60),
+    );
+    assert!(
+        exported.to_string().contains(r#""title":"web1""#),
+        "web1's export: {exported}"
+    );
+    let lb_run = lb1.run(env, None);
+    assert_ran("lb1's run", &lb_run, &[2]);
+    let cfg_path = lb1.target().join("haproxy.cfg");
+    let cfg = std::fs::read_to_string(&cfg_path)
+        .unwrap_or_else(|e| panic!("{}: {e}\nlb1's run:\n{}", cfg_path.display(), lb_run.output));
+    println!("lb1's haproxy.cfg:\n{cfg}");
+    assert!(cfg.starts_with("backend web\n"), "{cfg}");
+    cfg
 }
 
 fn assert_ran(what: &str, run: &AgentRun, codes: &[i32]) {
@@ -199,24 +222,7 @@ fn web1_exports_its_member_and_lb1_collects_it_through_puppetdb() {
     assert!(names.contains(&"web1"), "role web: {webs}");
     assert!(!names.contains(&"lb1"), "role web: {webs}");
 
-    // The export reaches PuppetDB (commands are processed asynchronously).
-    let exported = server.pql_until_found(
-        r#"resources[certname, type, title] { exported = true and certname = "web1" and type = "Haproxy_member" }"#,
-        Duration::from_secs(60),
-    );
-    assert!(
-        exported.to_string().contains(r#""title":"web1""#),
-        "web1's export: {exported}"
-    );
-
-    // lb1 collects it: haproxy.cfg, in lb1's own directory, lists web1.
-    let lb_run = lb1.run(&env, None);
-    assert_ran("lb1's run", &lb_run, &[2]);
-    let cfg_path = lb1.target().join("haproxy.cfg");
-    let cfg = std::fs::read_to_string(&cfg_path)
-        .unwrap_or_else(|e| panic!("{}: {e}\nlb1's run:\n{}", cfg_path.display(), lb_run.output));
-    println!("lb1's haproxy.cfg:\n{cfg}");
-    assert!(cfg.starts_with("backend web\n"), "{cfg}");
+    let cfg = collect(&server, &env, &lb1);
     assert!(
         cfg.lines()
             .any(|l| l.trim_start().starts_with("server web1 ") && l.ends_with(":80 check")),
@@ -225,4 +231,35 @@ fn web1_exports_its_member_and_lb1_collects_it_through_puppetdb() {
     // A second run of lb1 changes nothing: the member is stable.
     let again = lb1.run(&env, None);
     assert_ran("lb1's second run", &again, &[0]);
+}
+
+/// The same site with each host in a network namespace of its own (as
+/// `tests/kick_hosts.rs` has them), reaching the server through their
+/// switch by the name `puppet`: web1's member carries its own address.
+#[test]
+fn hosts_in_network_namespaces_reach_the_server_through_their_switch() {
+    let test = "puppet_server hosts in namespaces";
+    let Some(server) = PuppetServer::or_skip(test) else {
+        return;
+    };
+    let Some(net) = Network::new_or_skip(test, &["web1", "lb1"]) else {
+        return;
+    };
+    let uplink = server.uplink(&net);
+    let _certnames = server.lock_certnames("web1-lb1");
+    let web1 = AgentHost::in_host(&uplink, net.host("web1"), "web");
+    let lb1 = AgentHost::in_host(&uplink, net.host("lb1"), "haproxy");
+    let env = server.environment(&site_pp(&lb1.target()));
+    for host in [&web1, &lb1] {
+        let boot = host.ssl_bootstrap();
+        assert_ran(&format!("{} ssl bootstrap", host.certname()), &boot, &[0]);
+    }
+    let web_run = web1.run(&env, None);
+    assert_ran("web1's run", &web_run, &[2]);
+    let cfg = collect(&server, &env, &lb1);
+    let want = format!("    server web1 {}:80 check", net.host("web1").address());
+    assert!(
+        cfg.lines().any(|l| l == want),
+        "haproxy.cfg lists {want:?}:\n{cfg}"
+    );
 }

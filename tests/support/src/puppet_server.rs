@@ -21,13 +21,31 @@
 //! only, for the same reason). The server allows duplicate certnames, so a
 //! test may name its hosts `web1` and `lb1` again on every run; tests that
 //! use the same certnames take [`PuppetServer::lock_certnames`].
+//!
+//! Hosts of a [`Network`] (network namespaces on a switch of their own,
+//! `10.77.0.0/24`) reach the server through an [`Uplink`]: the switch gets
+//! [`UPLINK_ADDRESS`] and the hosts a default route to it, and the test
+//! process forwards the connections it accepts there to the server's port
+//! 8140 (a listening socket made in the switch's namespace stays there;
+//! the connections out are made from this host's). TLS passes through
+//! untouched; an agent in a host ([`AgentHost::in_host`]) names the server
+//! `puppet`, which its certificate carries, through an `/etc/hosts` of its
+//! own and an empty `/etc/resolv.conf` (no name server is reachable there:
+//! Facter's lookups then fail at once instead of timing out), both
+//! bind-mounted in a mount namespace of the agent's.
 
+use crate::netns::{Host, Network};
 use crate::paths::{flock, shared_tmp};
 use crate::repo_root;
 use std::fs::{self, File};
+use std::io::ErrorKind;
+use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
@@ -232,6 +250,124 @@ impl PuppetServer {
     }
 }
 
+/// Where the hosts of a [`Network`] reach the server: an address of their
+/// switch.
+pub const UPLINK_ADDRESS: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 254);
+
+/// A way from a [`Network`]'s hosts to the server (see the module
+/// documentation); forwarding stops when dropped (declare it after the
+/// network, so that it goes first).
+pub struct Uplink {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Uplink {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn ip(args: &[&str]) {
+    let out = Command::new("ip")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("ip {}: {e}", args.join(" ")));
+    assert!(
+        out.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+}
+
+/// Copies one connection both ways until both sides have closed.
+fn forward(client: TcpStream, target: SocketAddr) {
+    let Ok(server) = TcpStream::connect_timeout(&target, Duration::from_secs(10)) else {
+        return; // the client sees its connection closed
+    };
+    let (Ok(mut client_in), Ok(mut server_out)) = (client.try_clone(), server.try_clone()) else {
+        return;
+    };
+    let up = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut client_in, &mut server_out);
+        let _ = server_out.shutdown(Shutdown::Write);
+    });
+    let (mut server_in, mut client_out) = (server, client);
+    let _ = std::io::copy(&mut server_in, &mut client_out);
+    let _ = client_out.shutdown(Shutdown::Write);
+    let _ = up.join();
+}
+
+impl PuppetServer {
+    /// Lets the hosts of `net` reach the server at [`UPLINK_ADDRESS`]:8140.
+    pub fn uplink(&self, net: &Network) -> Uplink {
+        let switch = net.switch_netns();
+        ip(&[
+            "-n",
+            switch,
+            "addr",
+            "add",
+            &format!("{UPLINK_ADDRESS}/24"),
+            "dev",
+            "br0",
+        ]);
+        for host in net.hosts() {
+            let via = UPLINK_ADDRESS.to_string();
+            ip(&["-n", host.netns(), "route", "add", "default", "via", &via]);
+        }
+        let path = format!("/run/netns/{switch}");
+        let ns = File::open(&path).unwrap_or_else(|e| panic!("opening {path}: {e}"));
+        // Bound on a thread of its own that entered the switch's namespace.
+        let listener = std::thread::scope(|s| {
+            s.spawn(|| {
+                if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+                    panic!("setns({path}): {}", std::io::Error::last_os_error());
+                }
+                TcpListener::bind((UPLINK_ADDRESS, 8140))
+            })
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+        .unwrap_or_else(|e| panic!("binding {UPLINK_ADDRESS}:8140 in {switch}: {e}"));
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let target: SocketAddr = format!("{}:8140", self.address)
+            .parse()
+            .expect("the server's address");
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        // Spawned from this thread: its connections out leave from this
+        // host's namespace.
+        let thread = std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        let _ = client.set_nonblocking(false);
+                        std::thread::spawn(move || forward(client, target));
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_millis(20))
+                    }
+                    Err(e) => {
+                        eprintln!("uplink to the Puppet server: accept: {e}");
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                }
+            }
+        });
+        Uplink {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
 fn chmod_readable(dir: &Path) {
     let status = Command::new("chmod")
         .args(["-R", "a+rX"])
@@ -266,6 +402,9 @@ pub struct AgentHost {
     dir: TempDir,
     certname: String,
     server: String,
+    /// The network namespace it runs in (its hosts file in `conf/hosts`),
+    /// or none: this host's.
+    netns: Option<String>,
 }
 
 /// What one agent command did.
@@ -293,6 +432,30 @@ impl AgentHost {
     /// The host `certname` whose certificate request asks for the trusted
     /// fact `pp_role = role`.
     pub fn new(server: &PuppetServer, certname: &str, role: &str) -> AgentHost {
+        AgentHost::laid_out(server.address(), certname, role, None)
+    }
+
+    /// The host `host` of a network (its name the certname), whose agent
+    /// runs in its namespace and reaches the server through `uplink` by
+    /// the name `puppet`.
+    pub fn in_host(_uplink: &Uplink, host: &Host, role: &str) -> AgentHost {
+        let agent = AgentHost::laid_out("puppet", host.name(), role, Some(host.netns()));
+        fs::write(
+            agent.dir.path().join("conf/hosts"),
+            format!("127.0.0.1\tlocalhost\n{UPLINK_ADDRESS}\tpuppet\n"),
+        )
+        .expect("hosts");
+        // No name server is reachable from the network: an empty
+        // resolv.conf (127.0.0.1, refused at once) rather than timeouts.
+        fs::write(
+            agent.dir.path().join("conf/resolv.conf"),
+            "# no name server in the test's network\n",
+        )
+        .expect("resolv.conf");
+        agent
+    }
+
+    fn laid_out(server: &str, certname: &str, role: &str, netns: Option<&str>) -> AgentHost {
         let dir = tempfile::Builder::new()
             .prefix(&format!("redis-snmp-agent-{certname}."))
             .tempdir()
@@ -309,15 +472,15 @@ impl AgentHost {
         fs::write(
             dir.path().join("conf/puppet.conf"),
             format!(
-                "[main]\nserver = {}\ncertname = {certname}\nhttp_keepalive_timeout = 0\n",
-                server.address()
+                "[main]\nserver = {server}\ncertname = {certname}\nhttp_keepalive_timeout = 0\n"
             ),
         )
         .expect("puppet.conf");
         AgentHost {
             dir,
             certname: certname.to_string(),
-            server: server.address().to_string(),
+            server: server.to_string(),
+            netns: netns.map(str::to_string),
         }
     }
 
@@ -375,7 +538,22 @@ impl AgentHost {
 
     fn puppet(&self, sub: &[&str], extra: &[&str]) -> AgentRun {
         let start = Instant::now();
-        let out: Output = Command::new("puppet")
+        let mut cmd = match &self.netns {
+            None => Command::new("puppet"),
+            Some(ns) => {
+                // In the host's namespace, with its own /etc/hosts in a
+                // mount namespace of the agent's.
+                let mut cmd = Command::new("ip");
+                cmd.args(["netns", "exec", ns, "unshare", "--mount", "sh", "-c"])
+                    .arg(
+                        "mount --bind \"$0/hosts\" /etc/hosts && \
+                         mount --bind \"$0/resolv.conf\" /etc/resolv.conf && exec puppet \"$@\"",
+                    )
+                    .arg(self.dir.path().join("conf"));
+                cmd
+            }
+        };
+        let out: Output = cmd
             .args(sub)
             .args(self.args())
             .args(extra)
