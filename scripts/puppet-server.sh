@@ -77,13 +77,16 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 state_get() { # KEY
     [ -r "$STATE" ] && sed -n "s/^$1=//p" "$STATE" | tail -n 1
 }
-state_set() { # KEY=VALUE...
+state_set() { # KEY=VALUE... (under a lock: start and its worker both write)
     mkdir -p "$RUN"
-    local tmp=$STATE.$$ kv
-    { [ -r "$STATE" ] && cat "$STATE"; for kv in "$@"; do printf '%s\n' "$kv"; done; } \
-        | awk -F= '{ k = $1; sub(/^[^=]*=/, ""); if (!(k in v)) o[n++] = k; v[k] = $0 }
-                   END { for (i = 0; i < n; i++) print o[i] "=" v[o[i]] }' >"$tmp"
-    mv "$tmp" "$STATE"
+    (
+        flock 8
+        tmp=$STATE.$BASHPID
+        { [ -r "$STATE" ] && cat "$STATE"; for kv in "$@"; do printf '%s\n' "$kv"; done; } |
+            awk -F= '{ k = $1; sub(/^[^=]*=/, ""); if (!(k in v)) o[n++] = k; v[k] = $0 }
+                     END { for (i = 0; i < n; i++) print o[i] "=" v[o[i]] }' >"$tmp"
+        mv "$tmp" "$STATE"
+    ) 8>"$RUN/state.lock"
 }
 fail() { # REASON: say it, record it, keep what the container logged, tear down, exit 1
     say "failed: $1"
@@ -440,7 +443,9 @@ serve() {
     say "booted (nspawn $NSPAWN_PID); waiting for puppetserver and PuppetDB"
     # Both units are enabled: the system is running once puppetserver's
     # ExecStartPost saw it ready. Then ask both from this host.
-    s=$(wait_running "$READY_TIMEOUT") || fail "the container is not running after ${READY_TIMEOUT} s (state $s; failed units: $(c systemctl --failed --no-legend --plain 2>/dev/null | awk '{ print $1 }' | tr '\n' ' '))"
+    s=$(wait_running "$READY_TIMEOUT") || alive "$NSPAWN_PID" ||
+        fail "the container stopped while booting (state $s; $RUN/console.log)"
+    [ "$s" = running ] || [ "$s" = degraded ] || fail "the container is not running after ${READY_TIMEOUT} s (state $s; failed units: $(c systemctl --failed --no-legend --plain 2>/dev/null | awk '{ print $1 }' | tr '\n' ' '))"
     if [ "$s" = degraded ]; then
         # Seen once in four starts on a loaded machine: puppetserver's JVM
         # exited while starting. Its log is kept, and the failed units are
@@ -492,6 +497,8 @@ cmd_start() {
     state_set status=starting
     # A session of its own, niced: the JVMs start while cargo builds.
     setsid nice -n 10 "$0" _serve </dev/null >>"$RUN/start.log" 2>&1 &
+    # setsid and nice exec: $! is the worker, the leader of its session.
+    state_set "worker_pid=$!"
     say "starting in the background (state: $STATE, log: $RUN/start.log)"
 }
 
@@ -514,7 +521,8 @@ cmd_stop() {
     # A start still under way: its session (setsid made it the leader).
     if [ -n "$w" ] && alive "$w" && [ "$(ps -o sid= -p "$w" | tr -d ' ')" = "$w" ]; then
         kill -TERM -- "-$w" 2>/dev/null
-        for _ in $(seq 1 50); do alive "$w" || break; sleep 0.1; done
+        # It tears down what it made (its trap), then exits.
+        for _ in $(seq 1 300); do alive "$w" || break; sleep 0.1; done
     fi
     [ -r "$STATE" ] || { say "not running"; return 0; }
     teardown || return 1

@@ -69,13 +69,14 @@ pub fn state_file() -> PathBuf {
 }
 
 /// How long a test waits for a server that is still starting: the
-/// `PUPPET_SERVER_WAIT` seconds, else 480 (a cold cache builds the image
-/// first; a cached one is ready in about two minutes).
+/// `PUPPET_SERVER_WAIT` seconds, else 900 (a cold cache builds the image
+/// first, 7 to 10 minutes on two busy cores; a cached one is ready in
+/// about two minutes).
 fn start_wait() -> Duration {
     let secs = std::env::var("PUPPET_SERVER_WAIT")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(480);
+        .unwrap_or(900);
     Duration::from_secs(secs)
 }
 
@@ -117,6 +118,16 @@ impl PuppetServer {
             })?;
             match field(&state, "status") {
                 Some("ready") => break state,
+                Some("starting")
+                    if field(&state, "worker_pid")
+                        .and_then(|p| p.parse().ok())
+                        .is_some_and(|pid| !crate::pid_alive(pid)) =>
+                {
+                    return Err(format!(
+                        "its start was interrupted (the worker is gone; {})",
+                        path.display()
+                    ))
+                }
                 Some("starting") if Instant::now() < deadline => {
                     if !said {
                         eprintln!(
