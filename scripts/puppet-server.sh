@@ -395,9 +395,10 @@ teardown() {
         return 1
     fi
     state_set nspawn_pid= leader_pid=
+    local d t1
     cgroups_remove
     netns_remove
-    local d
+    t1=$(now)
     for d in "$RUN/root" "$CACHE/image.new" "$CACHE/base.new"; do
         [ -d "$d" ] || continue
         if grep -q " $d[/ ]" /proc/self/mountinfo; then
@@ -406,7 +407,8 @@ teardown() {
             rm -rf "$d"
         fi
     done
-    say "torn down in $(since "$t0") s"
+    # Removing the copy took 0.7 to 60 s here, by the disk's other work.
+    say "torn down in $(since "$t0") s (the copy's removal: $(since "$t1") s)"
 }
 
 # ------------------------------------------------------------------ run (background)
