@@ -407,7 +407,8 @@ teardown() {
             rm -rf "$d"
         fi
     done
-    # Removing the copy took 0.7 to 60 s here, by the disk's other work.
+    # Three stops here took 46-65 s after power-off, the step not caught:
+    # the removal of the copy is timed to find out.
     say "torn down in $(since "$t0") s (the copy's removal: $(since "$t1") s)"
 }
 
