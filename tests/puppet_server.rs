@@ -104,8 +104,13 @@ fn yaml_field(text: &str, key: &str) -> Option<String> {
 /// asynchronously), runs lb1, which collects it, and returns the
 /// haproxy.cfg it wrote in its own directory.
 fn collect(server: &PuppetServer, env: &Environment, lb1: &AgentHost) -> String {
+    // In this test's environment: web1's catalog of an earlier run (in
+    // another) may still be PuppetDB's for a moment.
     let exported = server.pql_until_found(
-        r#"resources[certname, type, title] { exported = true and certname = "web1" and type = "Haproxy_member" }"#,
+        &format!(
+            r#"resources[certname, type, title] {{ exported = true and certname = "web1" and type = "Haproxy_member" and environment = "{}" }}"#,
+            env.name()
+        ),
         Duration::from_secs(60),
     );
     assert!(
@@ -195,18 +200,25 @@ fn web1_exports_its_member_and_lb1_collects_it_through_puppetdb() {
         !summary.contains("K1"),
         "the summary has no job id:\n{summary}"
     );
+    // This run's report (PuppetDB stores it asynchronously; a server
+    // reused by an earlier run has other K1s of web1).
     let reports = server.pql_until_found(
-        r#"reports[certname, job_id, transaction_uuid, status] { job_id = "K1" and certname = "web1" }"#,
+        &format!(
+            r#"reports[certname, job_id, transaction_uuid, status] {{ transaction_uuid = "{uuid}" }}"#
+        ),
         Duration::from_secs(60),
     );
-    let stored = reports
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|r| r["transaction_uuid"] == uuid.as_str());
-    let stored = stored.unwrap_or_else(|| panic!("no report of run {uuid} in {reports}"));
-    assert_eq!(stored["job_id"], "K1");
-    assert_eq!(stored["status"], "changed");
+    let stored = &reports[0];
+    assert_eq!(stored["certname"], "web1", "{reports}");
+    assert_eq!(stored["job_id"], "K1", "{reports}");
+    assert_eq!(stored["status"], "changed", "{reports}");
+    let k1 = server
+        .pql(r#"reports[certname, transaction_uuid] { job_id = "K1" }"#)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        k1.to_string().contains(&uuid),
+        "job K1 finds web1's run: {k1}"
+    );
 
     // The hosts of a role, as a PQL inventory query finds them.
     let webs = server.pql_until_found(
