@@ -15,8 +15,10 @@ cd "$(dirname "$0")/.."
 # and libunix-syslog-perl (its stand-in really runs as a NetSNMP::agent
 # subagent); adequate, autopkgtest, piuparts and debootstrap are Debian's
 # own checkers of an installed package, its debian/tests and its
-# install/upgrade/purge in a fresh chroot.
-APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 man-db icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl prometheus-snmp-exporter prometheus libunix-syslog-perl adequate autopkgtest piuparts debootstrap"
+# install/upgrade/purge in a fresh chroot. debootstrap also makes the
+# image of the real Puppet server (scripts/puppet-server.sh, which unpacks
+# systemd-nspawn into its cache rather than install it), curl asks it.
+APT_PACKAGES="snmpd snmp snmptrapd redis-server redis-tools smitools libxml2-utils rrdtool openssl puppet lintian debhelper dpkg-dev adduser systemd acl iproute2 man-db icinga2-bin icinga2-common monitoring-plugins-standard snmptt libsnmp-perl libconfig-inifiles-perl libnet-ip-perl prometheus-snmp-exporter prometheus libunix-syslog-perl adequate autopkgtest piuparts debootstrap curl"
 # python3 with venv for the second SNMP stack (scripts/python-deps.sh); a
 # python3 of the machine's own that has it is used as it is.
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then

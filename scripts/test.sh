@@ -13,6 +13,21 @@ cd "$(dirname "$0")/.."
 
 scripts/install-test-deps.sh
 
+# The real Puppet server of tests/puppet_server.rs (puppetserver, PuppetDB,
+# PostgreSQL in a systemd container; scripts/puppet-server.sh), started
+# now in the background so that its JVMs start while cargo builds, once
+# for the whole run, and stopped at the end. One already running or
+# starting (another run's) is used and left as it is. PUPPET_SERVER=0
+# leaves it off: those tests then skip, saying so.
+if [ "${PUPPET_SERVER:-1}" != 0 ]; then
+    rc=0
+    scripts/puppet-server.sh status >/dev/null 2>&1 || rc=$?
+    if [ "$rc" = 1 ]; then
+        trap 'scripts/puppet-server.sh stop' EXIT
+        scripts/puppet-server.sh start || true
+    fi
+fi
+
 failed=()
 step() {
     echo "==> $*"

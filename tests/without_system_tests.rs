@@ -1,7 +1,8 @@
 //! What a plain `cargo test` leaves out, said in its own output. The
 //! integration tests that start real servers and tools (snmpd, snmptrapd,
 //! redis-server, valkey-server, puppet, smilint, rrdtool, xmllint, dpkg,
-//! lintian, pysnmp) or need root are built only with the `system-tests`
+//! lintian, pysnmp; puppet agents against the real Puppet server of
+//! `scripts/puppet-server.sh`) or need root are built only with the `system-tests`
 //! feature (`scripts/test.sh` turns it on, after installing what they
 //! need). Without it the one ignored test below stands for them, so a first
 //! `cargo test` on a machine without those programs runs the unit tests and

@@ -13,6 +13,13 @@
 //! Nothing here uses system paths: no port 161/6379, no `/var/agentx`, no
 //! `/var/lib/snmp` (see [`Snmpd`] and [`SnmpClient`] for how net-snmp is kept
 //! away from its defaults).
+//!
+//! One server is shared by the whole run instead: the real Puppet server
+//! ([`puppet_server`]: puppetserver, PuppetDB and PostgreSQL in a systemd
+//! container that `scripts/puppet-server.sh` starts once per run, at
+//! `10.233.47.2`), which tests reach with real `puppet agent` runs in
+//! directories of their own, each test with a Puppet environment of its
+//! own, and skip, saying why, without.
 
 pub mod agent;
 pub mod agent_config;
@@ -28,6 +35,7 @@ pub mod pki;
 pub mod ports;
 pub mod process;
 pub mod puppet;
+pub mod puppet_server;
 pub mod redis;
 pub mod servers;
 pub mod snmp_tools;
