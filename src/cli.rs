@@ -182,6 +182,16 @@ pub struct KickArgs {
     #[arg(long)]
     pub status: bool,
 
+    /// List the inventory: the hosts whose run notifications reached this
+    /// manager, with the role their certificate gives them (pp_role) and
+    /// when each was last heard of; a [[role]] without hosts kicks these.
+    #[arg(long, conflicts_with = "status")]
+    pub inventory: bool,
+
+    /// With --inventory: as JSON.
+    #[arg(long, requires = "inventory")]
+    pub json: bool,
+
     /// Run one recorded kick (what the handler starts, detached).
     #[arg(long, value_name = "ID", hide = true, conflicts_with = "status")]
     pub supervise: Option<String>,
@@ -365,7 +375,10 @@ mod tests {
                 "user"
             ]
         );
-        assert_eq!(ids("kick"), ["config", "help", "status", "verbose"]);
+        assert_eq!(
+            ids("kick"),
+            ["config", "help", "inventory", "json", "status", "verbose"]
+        );
         // How the agent runs is the agent's: refused after `doctor`.
         for agent_only in [
             "-n",

@@ -135,10 +135,11 @@ fn run_kick(cli: &Cli, args: &redis_snmp::cli::KickArgs) -> ExitCode {
         .clone()
         .or_else(|| cli.settings.config.clone())
         .unwrap_or_else(|| kick::settings::DEFAULT_PATH.into());
-    let mode = match (&args.supervise, args.status) {
-        (Some(id), _) => kick::Mode::Supervise(id),
-        (None, true) => kick::Mode::Status,
-        (None, false) => kick::Mode::Handle,
+    let mode = match (&args.supervise, args.status, args.inventory) {
+        (Some(id), _, _) => kick::Mode::Supervise(id),
+        (None, true, _) => kick::Mode::Status,
+        (None, false, true) => kick::Mode::Inventory(args.json),
+        (None, false, false) => kick::Mode::Handle,
     };
     kick::main(&config, mode)
 }

@@ -332,12 +332,17 @@ fn valkey_sentinels_fail_a_master_over() {
 
 /// A node of a cluster: its own temp dir keeps nodes.conf across restarts.
 fn cluster_node(binary: &Path) -> Redis {
+    // The cluster bus is port + 10000 unless told, which can fall in the
+    // kernel's ephemeral range (a client's source port took it once): a
+    // port no lock holds. Redis 7.0 and Valkey know cluster-port.
+    let bus = format!("cluster-port {}", testkit::free_port());
     Redis::start_binary(
         binary,
         &[
             "cluster-enabled yes",
             "cluster-node-timeout 1000",
             "cluster-config-file nodes.conf",
+            &bus,
         ],
     )
 }

@@ -9,7 +9,9 @@
 //! - every kicked run's outcome is known, a run that changes nothing too
 //!   (`puppetRunFinished`), within a second of its end;
 //! - `kick -> again` runs Puppet again until a run changes nothing else,
-//!   and a manifest that never converges stops at `max_depth`.
+//!   and a manifest that never converges stops at `max_depth`;
+//! - a `[[role]]` without hosts kicks the hosts whose certificates give
+//!   them that role, as their own run notifications told the manager.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -229,4 +231,63 @@ fn again_runs_puppet_until_it_converges_and_stops_one_that_never_does() {
     let log = manager.trapd.log();
     assert!(log.contains("puppetNotConverging"), "{log}");
     println!("{}", manager.site.status());
+}
+
+#[test]
+fn a_role_without_hosts_kicks_the_hosts_whose_certificates_give_it() {
+    let names = ["web1", "lb1", "lb2", "db1", "mgr"];
+    let Some(net) = Network::new_or_skip("kick_reactions", &names) else {
+        return;
+    };
+    let manager = HostsManager::start(
+        net.host("mgr"),
+        &["web1", "lb1", "lb2", "db1"].map(|h| net.host(h)),
+        "window = 5\ntimeout = 120\n[[role]]\nname = \"haproxy\"\n",
+    );
+    let trapd = &manager.trapd;
+    let nodes = [
+        PuppetNode::start(Some(net.host("web1")), trapd),
+        PuppetNode::with_role(net.host("lb1"), trapd, "haproxy"),
+        PuppetNode::with_role(net.host("lb2"), trapd, "haproxy"),
+        PuppetNode::with_role(net.host("db1"), trapd, "db"),
+    ];
+    let kicked_run = "notify { 'kicked': }\n".to_string();
+    manager.runs(
+        &nodes.iter().collect::<Vec<_>>(),
+        &[
+            ("lb1", "haproxy", kicked_run.clone()),
+            ("lb2", "haproxy", kicked_run.clone()),
+            ("db1", "haproxy", kicked_run),
+        ],
+    );
+    // Each host's own run tells the manager what its certificate says.
+    for node in &nodes[1..] {
+        node.apply("up", "notify { 'up': }\n");
+    }
+    let listed = wait_until(Duration::from_secs(30), || {
+        let inventory = manager.site.inventory(false);
+        [("lb1", "haproxy"), ("lb2", "haproxy"), ("db1", "db")]
+            .iter()
+            .all(|(host, role)| {
+                inventory.lines().any(|l| {
+                    l.split_whitespace().nth(1) == Some(host)
+                        && l.split_whitespace().nth(2) == Some(role)
+                })
+            })
+    });
+    assert!(listed, "{}", manager.site.inventory(false));
+    let json = manager.site.inventory(true);
+    assert!(json.contains("\"role\": \"haproxy\""), "{json}");
+    println!("{}", manager.site.inventory(false));
+    nodes[0].apply("web", "notify { 'kick -> haproxy': }\n");
+    let both = wait_until(Duration::from_secs(30), || manager.site.kicked().len() == 2);
+    assert!(
+        both,
+        "{:?}\n{}",
+        manager.site.kicked(),
+        manager.site.status()
+    );
+    assert_eq!(manager.site.kicked(), ["lb1 haproxy", "lb2 haproxy"]);
+    manager.wait_quiet(Duration::from_secs(60));
+    assert_eq!(manager.site.kicked().len(), 2, "db1 is no load balancer");
 }

@@ -176,9 +176,15 @@ pub fn retry_at(settings: &Settings, kicks: &[Kick], role: &str, why: &Refusal) 
     }
 }
 
-/// What to do with a request: one decision per host of the role (or one
-/// refusal of the whole request).
-pub fn judge(settings: &Settings, kicks: &[Kick], request: &Request) -> Vec<Decision> {
+/// What to do with a request: one decision per host of `targets` (the
+/// role's hosts, or the inventory's of that role), or one refusal of the
+/// whole request.
+pub fn judge(
+    settings: &Settings,
+    kicks: &[Kick],
+    request: &Request,
+    targets: &[String],
+) -> Vec<Decision> {
     let cause = causing_kick(settings, kicks, request.sender, request.now);
     let generation = cause.map_or(0, |k| k.generation).saturating_add(1);
     let caused_by = cause.map(|k| k.id.clone());
@@ -205,7 +211,7 @@ pub fn judge(settings: &Settings, kicks: &[Kick], request: &Request) -> Vec<Deci
     let hosts: Vec<String> = if again {
         vec![request.sender.to_string()]
     } else {
-        role.hosts.clone()
+        targets.to_vec()
     };
     let mut starting = Vec::new();
     let mut decisions = Vec::new();
@@ -498,6 +504,15 @@ mod tests {
         .unwrap()
     }
 
+    /// Judges with the role's configured hosts as targets.
+    fn judge_of(s: &Settings, kicks: &[Kick], request: &Request) -> Vec<Decision> {
+        let targets = s
+            .role(request.role)
+            .map(|r| r.hosts.clone())
+            .unwrap_or_default();
+        judge(s, kicks, request, &targets)
+    }
+
     fn request<'a>(now: Millis, sender: &'a str, role: &'a str) -> Request<'a> {
         Request {
             now,
@@ -547,7 +562,7 @@ mod tests {
 
     /// Judges a request and applies its kicks; how many were made.
     fn step(s: &Settings, kicks: &mut Vec<Kick>, now: Millis, sender: &str, role: &str) -> usize {
-        let d = judge(s, kicks, &request(now, sender, role));
+        let d = judge_of(s, kicks, &request(now, sender, role));
         apply(kicks, &d, sender, role, now)
     }
 
@@ -613,7 +628,7 @@ mod tests {
     fn generations_count_from_a_run_nobody_kicked() {
         let s = settings();
         let mut kicks = Vec::new();
-        let d = judge(&s, &kicks, &request(0, "a1", "b"));
+        let d = judge_of(&s, &kicks, &request(0, "a1", "b"));
         assert_eq!(
             d,
             [Decision::Kick {
@@ -624,13 +639,13 @@ mod tests {
         );
         apply(&mut kicks, &d, "a1", "b", 0);
         // b1 is in its kicked run: what it asks for is generation 2.
-        let d = judge(&s, &kicks, &request(S, "b1", "c"));
+        let d = judge_of(&s, &kicks, &request(S, "b1", "c"));
         assert!(
             matches!(&d[0], Decision::Kick { generation: 2, caused_by: Some(id), .. } if id == "k0")
         );
         apply(&mut kicks, &d, "b1", "c", S);
         // c1 in a generation-2 run asks for a: too deep, with the chain.
-        let d = judge(&s, &kicks, &request(2 * S, "c1", "a"));
+        let d = judge_of(&s, &kicks, &request(2 * S, "c1", "a"));
         let Decision::Refuse {
             why: Refusal::TooDeep { chain },
             generation: 3,
@@ -646,7 +661,7 @@ mod tests {
         );
         // Once c1's run ended and the window passed, c1 is a fresh start.
         end(&mut kicks, "c1", 3 * S);
-        let d = judge(&s, &kicks, &request(3 * S + 9 * S, "c1", "a"));
+        let d = judge_of(&s, &kicks, &request(3 * S + 9 * S, "c1", "a"));
         assert!(matches!(
             d[0],
             Decision::Refuse {
@@ -654,7 +669,7 @@ mod tests {
                 ..
             }
         ));
-        let d = judge(&s, &kicks, &request(3 * S + 10 * S, "c1", "a"));
+        let d = judge_of(&s, &kicks, &request(3 * S + 10 * S, "c1", "a"));
         assert!(
             matches!(d[0], Decision::Kick { generation: 1, .. }),
             "{d:?}"
@@ -666,16 +681,16 @@ mod tests {
         let s = settings();
         let mut kicks = Vec::new();
         step(&s, &mut kicks, 0, "a1", "b");
-        let d = judge(&s, &kicks, &request(50 * S, "c1", "b"));
+        let d = judge_of(&s, &kicks, &request(50 * S, "c1", "b"));
         assert!(
             matches!(&d[0], Decision::Defer { why: Refusal::Busy { kick }, .. } if kick == "k0")
         );
         end(&mut kicks, "b1", 60 * S);
-        let d = judge(&s, &kicks, &request(69 * S, "c1", "b"));
+        let d = judge_of(&s, &kicks, &request(69 * S, "c1", "b"));
         assert!(
             matches!(d[0], Decision::Defer { why: Refusal::Window { ended_at }, .. } if ended_at == 60 * S)
         );
-        let d = judge(&s, &kicks, &request(70 * S, "c1", "b"));
+        let d = judge_of(&s, &kicks, &request(70 * S, "c1", "b"));
         assert!(matches!(d[0], Decision::Kick { .. }));
     }
 
@@ -693,7 +708,7 @@ mod tests {
             t += 20 * S;
         }
         assert_eq!(made, 3, "budget_per_hour = 3");
-        let d = judge(&s, &kicks, &request(HOUR + S, "a1", "lb"));
+        let d = judge_of(&s, &kicks, &request(HOUR + S, "a1", "lb"));
         assert!(
             d.iter().any(|d| matches!(d, Decision::Kick { .. })),
             "an hour later: {d:?}"
@@ -705,7 +720,7 @@ mod tests {
         let s = settings();
         let mut kicks = Vec::new();
         assert!(matches!(
-            judge(&s, &kicks, &request(0, "a1", "nobody"))[..],
+            judge_of(&s, &kicks, &request(0, "a1", "nobody"))[..],
             [Decision::Refuse {
                 why: Refusal::UnknownRole,
                 host: None,
@@ -829,12 +844,12 @@ mod tests {
         let mut kicks = Vec::new();
         step(&s, &mut kicks, 0, "a1", "b");
         // While b1 is kicked, c1 asks for b: deferred, generation 1.
-        let d = judge(&s, &kicks, &request(5 * S, "c1", "b"));
+        let d = judge_of(&s, &kicks, &request(5 * S, "c1", "b"));
         defer(&mut kicks, &d, "c1", "b", 5 * S);
         let pending = kicks[1].clone();
         assert_eq!((pending.generation, pending.pending()), (1, true));
         // a1 asks again: it joins the pending kick, one per host.
-        let d = judge(&s, &kicks, &request(6 * S, "a1", "b"));
+        let d = judge_of(&s, &kicks, &request(6 * S, "a1", "b"));
         assert!(
             matches!(&d[..], [Decision::Coalesce { into, .. }] if into == "k1"),
             "{d:?}"
@@ -867,7 +882,7 @@ mod tests {
             t += 20 * S;
         }
         // Four kicks of lb this hour, budget 3: both hosts wait.
-        let d = judge(&s, &kicks, &request(t, "a1", "lb"));
+        let d = judge_of(&s, &kicks, &request(t, "a1", "lb"));
         assert!(
             d.iter().all(|d| matches!(
                 d,
@@ -890,7 +905,7 @@ mod tests {
         let s = settings();
         let mut kicks = Vec::new();
         // a1's own run asks for again: it waits for that run to end.
-        let d = judge(&s, &kicks, &request(0, "a1", AGAIN));
+        let d = judge_of(&s, &kicks, &request(0, "a1", AGAIN));
         assert!(
             matches!(&d[..], [Decision::Defer { host, why: Refusal::OwnRun, generation: 1, .. }] if host == "a1"),
             "{d:?}"
@@ -916,13 +931,13 @@ mod tests {
         // which is deeper than max_depth 2 unless that run converged.
         kicks[0].after_run = false;
         kicks[0].started_at = Some(2 * S);
-        let d = judge(&s, &kicks, &request(3 * S, "a1", AGAIN));
+        let d = judge_of(&s, &kicks, &request(3 * S, "a1", AGAIN));
         defer(&mut kicks, &d, "a1", AGAIN, 3 * S);
         assert_eq!(kicks[1].generation, 2);
         end(&mut kicks, "a1", 4 * S);
         kicks[1].after_run = false;
         kicks[1].started_at = Some(5 * S);
-        let d = judge(&s, &kicks, &request(6 * S, "a1", AGAIN));
+        let d = judge_of(&s, &kicks, &request(6 * S, "a1", AGAIN));
         defer(&mut kicks, &d, "a1", AGAIN, 6 * S);
         assert_eq!(kicks[2].generation, 3);
         assert_eq!(

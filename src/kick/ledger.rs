@@ -6,6 +6,7 @@
 //! (`O_EXCL`) and renaming it into place. A short `flock` on `lock`
 //! serialises read-modify-write; nothing holds it while a kick runs.
 
+use super::inventory::Inventory;
 use super::record::{Kick, Millis, Record, Refused};
 use std::ffi::CString;
 use std::fs::File;
@@ -23,6 +24,11 @@ const KEEP: Millis = 7 * 24 * 3_600_000;
 /// No record file is larger (a record is well under 8 KiB).
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
 const SUFFIX: &str = ".json";
+/// The inventory's file (not a record: another suffix).
+const INVENTORY: &str = "inventory.state";
+/// No inventory file is larger ([`super::inventory::MAX_HOSTS`] entries
+/// of about 100 bytes).
+const MAX_INVENTORY_BYTES: u64 = 4 << 20;
 
 pub struct Ledger {
     dir: OwnedFd,
@@ -156,17 +162,23 @@ impl Ledger {
     }
 
     fn read_record(&self, name: &str) -> Option<Record> {
+        let text = self.read_capped(name, MAX_RECORD_BYTES)?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// A regular file of at most `max` bytes, never through a symlink.
+    fn read_capped(&self, name: &str, max: u64) -> Option<Vec<u8>> {
         let mut file = self.open_at(name, libc::O_RDONLY).ok()?;
         let meta = file.metadata().ok()?;
-        if !meta.is_file() || meta.len() > MAX_RECORD_BYTES {
+        if !meta.is_file() || meta.len() > max {
             return None;
         }
-        let mut text = String::new();
+        let mut text = Vec::new();
         Read::by_ref(&mut file)
-            .take(MAX_RECORD_BYTES)
-            .read_to_string(&mut text)
+            .take(max)
+            .read_to_end(&mut text)
             .ok()?;
-        serde_json::from_str(&text).ok()
+        Some(text)
     }
 }
 
@@ -202,22 +214,44 @@ impl Locked<'_> {
             return Err(format!("{id:?}: not a record id"));
         }
         let text = serde_json::to_vec_pretty(record).map_err(|e| e.to_string())?;
+        self.replace(&format!("{id}{SUFFIX}"), &text)
+    }
+
+    /// The inventory of hosts ([`INVENTORY`]); empty when there is none or
+    /// it cannot be read.
+    pub fn inventory(&self) -> Inventory {
+        let Some(text) = self.ledger.read_capped(INVENTORY, MAX_INVENTORY_BYTES) else {
+            return Inventory::default();
+        };
+        serde_json::from_slice(&text).unwrap_or_default()
+    }
+
+    pub fn write_inventory(&self, inventory: &Inventory) -> Result<(), String> {
+        let text = serde_json::to_vec(inventory).map_err(|e| e.to_string())?;
+        self.replace(INVENTORY, &text)
+    }
+
+    /// Puts `bytes` in file `name`: a new file (`O_EXCL`) renamed into
+    /// place, so that a reader sees the old or the new, and a symlink
+    /// planted as `name` is replaced, never written through.
+    fn replace(&self, name: &str, text: &[u8]) -> Result<(), String> {
+        let id = name;
         let tmp = format!(".{id}.{}", std::process::id());
         let _ = self.unlink(&tmp);
         let mut file = self.ledger.open_at(
             &tmp,
             libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_TRUNC,
         )?;
-        file.write_all(&text)
+        file.write_all(text)
             .map_err(|e| format!("{}/{tmp}: {e}", self.ledger.path.display()))?;
         drop(file);
         let from = c_name(&tmp)?;
-        let to = c_name(&format!("{id}{SUFFIX}"))?;
+        let to = c_name(name)?;
         let dir = self.ledger.dir.as_raw_fd();
         // SAFETY: the directory is open; both names are valid C strings.
         // renameat replaces a symlink named `to`, never writes through it.
         if unsafe { libc::renameat(dir, from.as_ptr(), dir, to.as_ptr()) } != 0 {
-            let e = os_error(&format!("{}/{id}{SUFFIX}", self.ledger.path.display()));
+            let e = os_error(&format!("{}/{name}", self.ledger.path.display()));
             let _ = self.unlink(&tmp);
             return Err(e);
         }

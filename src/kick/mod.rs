@@ -15,6 +15,7 @@
 //! The handler never waits for a kick: it decides, records, starts a
 //! detached supervisor and returns, within milliseconds.
 
+pub mod inventory;
 pub mod judge;
 pub mod ledger;
 pub mod record;
@@ -54,6 +55,8 @@ pub enum Mode<'a> {
     Handle,
     /// Print the recent kicks.
     Status,
+    /// Print the inventory (as JSON with `true`).
+    Inventory(bool),
     /// Run kick `id` (started by the handler, detached).
     Supervise(&'a str),
 }
@@ -80,6 +83,7 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
     let result = match mode {
         Mode::Handle => handle(config, &settings, &ledger, &mut std::io::stdin().lock()),
         Mode::Status => print_status(&settings, &ledger),
+        Mode::Inventory(json) => print_inventory(&settings, &ledger, json),
         Mode::Supervise(id) => supervise::run(&settings, &ledger, id),
     };
     match result {
@@ -89,6 +93,18 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn millis(d: Duration) -> Millis {
+    Millis::try_from(d.as_millis()).unwrap_or(Millis::MAX)
+}
+
+fn print_inventory(settings: &Settings, ledger: &Ledger, json: bool) -> Result<(), String> {
+    let locked = ledger.lock(Duration::from_secs(5))?;
+    let mut inventory = locked.inventory();
+    inventory.prune(now(), millis(settings.inventory_expiry));
+    print!("{}", status::inventory(&inventory, json));
+    Ok(())
 }
 
 fn print_status(settings: &Settings, ledger: &Ledger) -> Result<(), String> {
@@ -127,10 +143,19 @@ pub fn handle(
     match &trap.event {
         Event::Other => Ok(()),
         Event::RunEnded(end) => {
-            let Some(host) = trap.source.and_then(|a| sender_host(settings, a)) else {
+            let Some(source) = trap.source else {
                 return Ok(());
             };
-            record_report(settings, ledger, &host, end)
+            let Some(host) = sender_host(settings, source) else {
+                return Ok(());
+            };
+            record_report(
+                settings,
+                ledger,
+                &host,
+                &source.to_canonical().to_string(),
+                end,
+            )
         }
         Event::ResourceChanged {
             resource_type,
@@ -156,11 +181,19 @@ fn record_report(
     settings: &Settings,
     ledger: &Ledger,
     host: &str,
+    address: &str,
     end: &RunEnd,
 ) -> Result<(), String> {
     let now = now();
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
     settle(&locked, now)?;
+    if end.finished {
+        // Every run says what the host is: the inventory follows.
+        let mut inventory = locked.inventory();
+        inventory.saw(host, address, end.role.as_deref(), now);
+        inventory.prune(now, millis(settings.inventory_expiry));
+        locked.write_inventory(&inventory)?;
+    }
     let (kicks, _) = locked.kicks()?;
     let reported = judge::kick_reported(settings, &kicks, host, end, now);
     if let Some(kick) = reported {
@@ -271,8 +304,17 @@ fn decide(
         role,
         resource: &cause.resource,
     };
+    let targets = match settings.role(role) {
+        Some(r) if r.hosts.is_empty() => {
+            locked
+                .inventory()
+                .hosts_of(role, now, millis(settings.inventory_expiry))
+        }
+        Some(r) => r.hosts.clone(),
+        None => Vec::new(),
+    };
     let mut started = Vec::new();
-    for decision in judge::judge(settings, &kicks, &request) {
+    for decision in judge::judge(settings, &kicks, &request, &targets) {
         match decision {
             Decision::Kick {
                 host,
@@ -408,11 +450,27 @@ fn refused(
     }
 }
 
-/// The configured host a notification came from: a host whose name is
+/// The host a notification came from: a configured host whose name is
 /// that address, or lists it in `[addresses]`, or (for names with no
-/// entry there) resolves to it within `LOOKUP_WAIT` (25 ms).
+/// entry there) resolves to it within `LOOKUP_WAIT` (25 ms); else the
+/// address itself when it is in `inventory_from`.
 pub fn sender_host(settings: &Settings, address: IpAddr) -> Option<String> {
     let address = address.to_canonical();
+    let known = configured_host(settings, address);
+    if known.is_some() {
+        return known;
+    }
+    // Configured nowhere, from a network whose hosts may enter the
+    // inventory: known by its address.
+    settings
+        .inventory_from
+        .iter()
+        .any(|n| n.contains(address))
+        .then(|| address.to_string())
+}
+
+/// The configured host `address` is: see [`sender_host`].
+fn configured_host(settings: &Settings, address: IpAddr) -> Option<String> {
     let hosts = settings.hosts();
     for host in &hosts {
         let named = host.parse::<IpAddr>().ok().map(|a| a.to_canonical());

@@ -52,6 +52,7 @@ pub const AGAIN: &str = "again";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Role {
     pub name: String,
+    /// The hosts to kick; empty: the inventory's hosts of this role.
     pub hosts: Vec<String>,
     /// Kicks of this role's hosts started within any hour, at most.
     pub budget_per_hour: u32,
@@ -83,6 +84,53 @@ pub struct Settings {
     /// Addresses a host's notifications come from, where its name is not
     /// an address itself; names not listed are looked up when needed.
     pub addresses: BTreeMap<String, Vec<IpAddr>>,
+    /// Networks whose hosts, configured nowhere else, may enter the
+    /// inventory (and ask for kicks) by their address: authenticated by
+    /// snmptrapd's SNMPv3 user like every sender.
+    pub inventory_from: Vec<Network>,
+    /// A host not heard of for this long leaves the inventory.
+    pub inventory_expiry: Duration,
+}
+
+/// An address prefix: `10.0.0.0/8`, `fd00::/64`, or one address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Network {
+    address: IpAddr,
+    prefix: u8,
+}
+
+impl Network {
+    pub fn parse(text: &str) -> Option<Network> {
+        let (address, prefix) = match text.split_once('/') {
+            Some((a, p)) => (a.parse::<IpAddr>().ok()?, p.parse::<u8>().ok()?),
+            None => {
+                let a = text.parse::<IpAddr>().ok()?;
+                (a, if a.is_ipv4() { 32 } else { 128 })
+            }
+        };
+        let max = if address.is_ipv4() { 32 } else { 128 };
+        (prefix <= max).then_some(Network { address, prefix })
+    }
+
+    pub fn contains(&self, address: IpAddr) -> bool {
+        let bits = |a: IpAddr| -> (u128, u8) {
+            match a.to_canonical() {
+                IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32),
+                IpAddr::V6(v6) => (u128::from(v6), 128),
+            }
+        };
+        let ((net, width), (addr, other)) = (bits(self.address), bits(address));
+        if width != other {
+            return false;
+        }
+        let shift = u32::from(width - self.prefix.min(width));
+        let mask = if shift >= 128 {
+            0
+        } else {
+            (!0u128 >> (128 - u32::from(width))) >> shift << shift
+        };
+        net & mask == addr & mask
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +146,9 @@ struct FileSettings {
     retries: Option<u32>,
     retry_delay: Option<u64>,
     #[serde(default)]
+    inventory_from: Vec<String>,
+    inventory_expiry: Option<u64>,
+    #[serde(default)]
     addresses: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     role: Vec<FileRole>,
@@ -107,7 +158,7 @@ struct FileSettings {
 #[serde(deny_unknown_fields)]
 struct FileRole {
     name: String,
-    hosts: Vec<String>,
+    hosts: Option<Vec<String>>,
     budget_per_hour: Option<u32>,
     retries: Option<u32>,
     retry_delay: Option<u64>,
@@ -225,13 +276,14 @@ impl Settings {
             if roles.iter().any(|r| r.name == role.name) {
                 return Err(format!("role {} is defined twice", role.name));
             }
-            if role.hosts.is_empty() || role.hosts.len() > MAX_HOSTS_PER_ROLE {
+            let hosts = role.hosts.unwrap_or_default();
+            if hosts.len() > MAX_HOSTS_PER_ROLE {
                 return Err(format!(
-                    "role {}: from 1 to {MAX_HOSTS_PER_ROLE} hosts are expected",
+                    "role {}: at most {MAX_HOSTS_PER_ROLE} hosts are expected (none: the inventory's)",
                     role.name
                 ));
             }
-            if let Some(host) = role.hosts.iter().find(|h| !is_host_name(h)) {
+            if let Some(host) = hosts.iter().find(|h| !is_host_name(h)) {
                 return Err(format!(
                     "role {}: host {:?} is not a host name or address",
                     role.name,
@@ -252,7 +304,7 @@ impl Settings {
             )?;
             roles.push(Role {
                 name: role.name,
-                hosts: role.hosts,
+                hosts,
                 budget_per_hour,
                 retries,
                 retry_delay,
@@ -277,7 +329,24 @@ impl Settings {
         }
         let (again_retries, again_retry_delay) =
             retry_settings("", file.retries, file.retry_delay)?;
+        let inventory_from = file
+            .inventory_from
+            .iter()
+            .map(|n| {
+                Network::parse(n)
+                    .ok_or_else(|| format!("inventory_from: {n:?} is not an address/prefix"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let inventory_expiry = bounded(
+            "inventory_expiry",
+            file.inventory_expiry,
+            86_400,
+            60,
+            30 * 86_400,
+        )?;
         Ok(Settings {
+            inventory_from,
+            inventory_expiry: Duration::from_secs(inventory_expiry),
             again: Role {
                 name: AGAIN.to_string(),
                 hosts: Vec::new(),
@@ -453,6 +522,39 @@ hosts = ["lb1.example.net"]
         assert!(e.contains("absolute"), "{e}");
         let twice = "kick_command = [\"a\", \"{host}\"]\n[[role]]\nname = \"r\"\nhosts = [\"h\"]\n[[role]]\nname = \"r\"\nhosts = [\"h\"]\n";
         assert!(Settings::parse(twice).unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn roles_without_hosts_and_the_inventorys_networks() {
+        let s = Settings::parse(
+            "kick_command = [\"k\", \"{host}\", \"{kick}\"]\ninventory_from = [\"10.77.0.0/24\", \"fd00::/64\", \"192.0.2.9\"]\n\
+             [[role]]\nname = \"web\"\nretries = 2\n",
+        )
+        .unwrap();
+        assert!(s.role("web").unwrap().hosts.is_empty());
+        assert_eq!(s.role("web").unwrap().retries, 2);
+        assert_eq!(s.inventory_expiry, Duration::from_secs(86_400));
+        assert!(s.gives_job_id());
+        let from = |a: &str| {
+            s.inventory_from
+                .iter()
+                .any(|n| n.contains(a.parse().unwrap()))
+        };
+        assert!(from("10.77.0.3") && from("::ffff:10.77.0.200") && from("fd00::1"));
+        assert!(from("192.0.2.9") && !from("192.0.2.10") && !from("10.77.1.1") && !from("fd01::1"));
+        assert!(Network::parse("0.0.0.0/0")
+            .unwrap()
+            .contains("203.0.113.1".parse().unwrap()));
+        for bad in ["10.0.0.0/33", "web", "10.0.0.0/x"] {
+            let e = Settings::parse(&format!(
+                "kick_command = [\"k\", \"{{host}}\"]\ninventory_from = [\"{bad}\"]\n"
+            ))
+            .unwrap_err();
+            assert!(e.contains("not an address/prefix"), "{e}");
+        }
+        let e = Settings::parse("kick_command = [\"k\", \"{host}\"]\n[[role]]\nname = \"again\"\n")
+            .unwrap_err();
+        assert!(e.contains("the name is taken"), "{e}");
     }
 
     #[test]

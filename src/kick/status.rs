@@ -2,6 +2,7 @@
 //! caused each and what became of it, then the recent refusals. Every
 //! name shown came from a notification or a file: controls are escaped.
 
+use super::inventory::Inventory;
 use super::judge::{outcome, Outcome};
 use super::record::{End, Millis, Record, Refusal, Refused};
 use super::settings::Settings;
@@ -68,6 +69,35 @@ pub fn refusal_line(r: &Refused, settings: &Settings) -> String {
         escaped(&r.cause.resource),
         escaped(&why(&r.why, settings)),
     )
+}
+
+/// `kick --inventory`: the hosts heard of, with their role and when, or
+/// the same as one JSON object (`--json`).
+pub fn inventory(inventory: &Inventory, json: bool) -> String {
+    if json {
+        return serde_json::to_string_pretty(inventory).unwrap_or_default() + "\n";
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<20}  {:<32}  {:<16}  ADDRESS",
+        "SEEN", "HOST", "ROLE"
+    );
+    for (host, entry) in &inventory.hosts {
+        let _ = writeln!(
+            out,
+            "{:<20}  {:<32}  {:<16}  {}",
+            utc(entry.seen),
+            escaped(host),
+            if entry.role.is_empty() {
+                "-"
+            } else {
+                entry.role.as_str()
+            },
+            escaped(&entry.address),
+        );
+    }
+    out
 }
 
 /// The report `kick --status` prints.

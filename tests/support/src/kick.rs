@@ -32,6 +32,16 @@ pub struct PuppetNode {
 
 impl PuppetNode {
     pub fn start(host: Option<&Host>, manager: &Snmptrapd) -> PuppetNode {
+        PuppetNode::start_as(host, manager, None)
+    }
+
+    /// A node whose Puppet certificate gives it `role` (its trusted fact
+    /// `pp_role`, which its agent serves as puppetRole).
+    pub fn with_role(host: &Host, manager: &Snmptrapd, role: &str) -> PuppetNode {
+        PuppetNode::start_as(Some(host), manager, Some(role))
+    }
+
+    fn start_as(host: Option<&Host>, manager: &Snmptrapd, role: Option<&str>) -> PuppetNode {
         // The shipped trapsess line; the rest of the shipped access lines
         // would keep the tests' community out of PUPPET-AGENT-MIB.
         let trapsess = access_example_lines(&manager.address().to_string())
@@ -46,9 +56,16 @@ impl PuppetNode {
         let puppet = PuppetApply::new();
         let dir = tempfile::tempdir().expect("tempdir");
         let events = dir.path().join("events.jsonl");
+        let ssl = match (role, host) {
+            (Some(role), Some(host)) => crate::pki::ssldir_with_role(dir.path(), host.name(), role),
+            _ => String::new(),
+        };
         let agent = AgentConfig::new(&snmpd)
             .redis("main", "127.0.0.1:1", "")
-            .puppet(&puppet, &format!("events_log = \"{}\"", events.display()))
+            .puppet(
+                &puppet,
+                &format!("events_log = \"{}\"\n{ssl}", events.display()),
+            )
             .start(dir.path());
         // The agent follows the (still missing) log: puppetEventsLogStatus.0.
         let following = wait_until(Duration::from_secs(15), || {
@@ -167,6 +184,18 @@ impl KickSite {
     pub fn status(&self) -> String {
         let out = self.run(&["--status"], None);
         assert!(out.status.success(), "kick --status: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `redis-snmp kick --inventory` (with `--json`).
+    pub fn inventory(&self, json: bool) -> String {
+        let args: &[&str] = if json {
+            &["--inventory", "--json"]
+        } else {
+            &["--inventory"]
+        };
+        let out = self.run(args, None);
+        assert!(out.status.success(), "kick --inventory: {out:?}");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 

@@ -121,3 +121,26 @@ pub fn ssldir_with_ca(dir: &Path) -> String {
         dir.join("ssl").display()
     )
 }
+
+/// An ssldir in `dir` as a Puppet CA leaves it for agent `certname` whose
+/// `csr_attributes.yaml` asked for the trusted fact `pp_role = role`
+/// (extension 1.3.6.1.4.1.34380.1.1.13, a UTF8String), and the
+/// `[puppet]` lines that name it.
+pub fn ssldir_with_role(dir: &Path, certname: &str, role: &str) -> String {
+    let certs = dir.join("ssl/certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    make_ca(&certs, "ca", "Puppet CA: puppet.example.test", 90);
+    make_request(&certs, "agent", &format!("/CN={certname}"));
+    sign(
+        &certs,
+        "agent.csr",
+        "ca",
+        &format!("{certname}.pem"),
+        90,
+        &format!("subjectAltName=DNS:{certname}\n1.3.6.1.4.1.34380.1.1.13=ASN1:UTF8String:{role}"),
+    );
+    format!(
+        "ssldir = \"{}\"\ncertname = \"{certname}\"\n",
+        dir.join("ssl").display()
+    )
+}
