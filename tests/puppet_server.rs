@@ -7,8 +7,9 @@
 //! web1 exports its balancer member to PuppetDB; lb1 collects it and
 //! writes haproxy.cfg: the two hosts share no directory, only the server.
 //! A run's `--job-id` is found in its report and in PuppetDB, and PQL finds
-//! the hosts of a role. Skips, saying why, where the server could not
-//! start.
+//! the hosts of a role. A kick whose command is `puppet agent --job-id
+//! {kick}` knows its run's outcome by that id, a run that changed nothing
+//! too. Skips, saying why, where the server could not start.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -274,4 +275,72 @@ fn hosts_in_network_namespaces_reach_the_server_through_their_switch() {
         cfg.lines().any(|l| l == want),
         "haproxy.cfg lists {want:?}:\n{cfg}"
     );
+}
+
+/// Issue 33 item 2 with a real agent and server: the kick gives the run
+/// its id (`--job-id {kick}`), Puppet writes it into the report, the
+/// host's agent serves it and sends it in `puppetRunFinished`, and the kick
+/// shows the run's outcome by it: a run that changed nothing is
+/// "succeeded (no change)", and PuppetDB stores the run under the id.
+#[test]
+fn a_kicked_agent_run_is_known_by_its_job_id() {
+    use testkit::kick::{resource_varbinds, KickSite, PuppetNode, RESOURCE_CHANGED};
+    use testkit::{wait_until, SnmpClient, Snmptrapd, UsmUser};
+    let Some(server) = PuppetServer::or_skip("a_kicked_agent_run_is_known_by_its_job_id") else {
+        return;
+    };
+    let environment = server.environment("node default { }\n");
+    let host = AgentHost::new(&server, "jobs1", "web");
+    assert_eq!(host.ssl_bootstrap().code, 0);
+    let mut argv = host.kick_argv(&environment);
+    argv.extend(["--job-id".to_string(), "{kick}".to_string()]);
+    let command: Vec<String> = argv.iter().map(|a| format!("{a:?}")).collect();
+    let site = KickSite::new(|_| {
+        format!(
+            "kick_command = [{}]\ntimeout = 300\n[addresses]\n\"jobs1\" = [\"127.0.0.1\"]\n\
+             [[role]]\nname = \"web\"\nhosts = [\"jobs1\"]\n",
+            command.join(", ")
+        )
+    });
+    let trapd = Snmptrapd::start_with_access(&site.snmptrapd_lines());
+    let (public, state) = host.run_file_dirs();
+    // A first run, the agent's baseline.
+    assert_eq!(host.run(&environment, None).code, 0);
+    let _node = PuppetNode::following(&trapd, &public, &state);
+    let asked = SnmpClient::new(trapd.port())
+        .numeric()
+        .opt("--clientaddr=127.0.0.1")
+        .usm(&UsmUser::documented())
+        .inform(
+            RESOURCE_CHANGED,
+            &resource_varbinds("Notify", "kick -> web"),
+        );
+    assert!(asked.status.success(), "{asked:?}");
+    let known = wait_until(Duration::from_secs(180), || {
+        site.status_lines("jobs1")
+            .iter()
+            .any(|l| l.contains("succeeded (no change)"))
+    });
+    assert!(known, "{}\n{}", site.status(), trapd.log());
+    // The id the kick gave is the one the run's end carried, and PuppetDB
+    // stores that run under it.
+    let log = trapd.log();
+    let job = log
+        .split("puppetLastRunJobId.0 = STRING: ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| c == '|' || c.is_whitespace()).next())
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| panic!("no job id in a run end: {log}"));
+    assert!(
+        std::fs::read_to_string(&host.run_file_dirs().1.join("last_run_report.yaml"))
+            .unwrap()
+            .contains(&format!("job_id: {job}")),
+        "the report does not name {job}"
+    );
+    let stored = server.pql_until_found(
+        &format!("reports[certname, job_id, status] {{ job_id = \"{job}\" }}"),
+        Duration::from_secs(60),
+    );
+    assert!(stored.to_string().contains("jobs1"), "{stored}");
+    println!("{}", site.status());
 }

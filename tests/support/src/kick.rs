@@ -32,16 +32,29 @@ pub struct PuppetNode {
 
 impl PuppetNode {
     pub fn start(host: Option<&Host>, manager: &Snmptrapd) -> PuppetNode {
-        PuppetNode::start_as(host, manager, None)
+        PuppetNode::start_as(host, manager, None, None)
     }
 
     /// A node whose Puppet certificate gives it `role` (its trusted fact
     /// `pp_role`, which its agent serves as puppetRole).
     pub fn with_role(host: &Host, manager: &Snmptrapd, role: &str) -> PuppetNode {
-        PuppetNode::start_as(Some(host), manager, Some(role))
+        PuppetNode::start_as(Some(host), manager, Some(role), None)
     }
 
-    fn start_as(host: Option<&Host>, manager: &Snmptrapd, role: Option<&str>) -> PuppetNode {
+    /// A node on this host whose agent follows the run files of another
+    /// Puppet (`public`: the summary's directory, `state`: the report's
+    /// and the locks', as `puppet agent --publicdir/--vardir` lays them
+    /// out), not a `puppet apply` of its own.
+    pub fn following(manager: &Snmptrapd, public: &Path, state: &Path) -> PuppetNode {
+        PuppetNode::start_as(None, manager, None, Some((public, state)))
+    }
+
+    fn start_as(
+        host: Option<&Host>,
+        manager: &Snmptrapd,
+        role: Option<&str>,
+        files: Option<(&Path, &Path)>,
+    ) -> PuppetNode {
         // The shipped trapsess line; the rest of the shipped access lines
         // would keep the tests' community out of PUPPET-AGENT-MIB.
         let trapsess = access_example_lines(&manager.address().to_string())
@@ -60,10 +73,13 @@ impl PuppetNode {
             (Some(role), Some(host)) => crate::pki::ssldir_with_role(dir.path(), host.name(), role),
             _ => String::new(),
         };
+        let (own_public, own_state) = (puppet.public_dir(), puppet.state_dir());
+        let (public, state) = files.unwrap_or((&own_public, &own_state));
         let agent = AgentConfig::new(&snmpd)
             .redis("main", "127.0.0.1:1", "")
-            .puppet(
-                &puppet,
+            .puppet_files(
+                public,
+                state,
                 &format!("events_log = \"{}\"\n{ssl}", events.display()),
             )
             .start(dir.path());

@@ -601,6 +601,39 @@ impl AgentHost {
         run
     }
 
+    /// The run summary's directory and the report's (Puppet's `publicdir`
+    /// and `statedir`), for an agent that follows this host's runs.
+    pub fn run_file_dirs(&self) -> (PathBuf, PathBuf) {
+        (self.var("public"), self.var("state"))
+    }
+
+    /// The argv of one agent run in `environment` as a kick command runs
+    /// it (this host's namespace only), with `{host}` as the certname for
+    /// the kick to fill in; the caller adds `--job-id {kick}`.
+    pub fn kick_argv(&self, environment: &Environment) -> Vec<String> {
+        assert!(self.netns.is_none(), "kick_argv: a host of this namespace");
+        let mut argv = vec!["/usr/bin/puppet".to_string(), "agent".to_string()];
+        let mut args = self.args();
+        if let Some(at) = args.iter().position(|a| a == "--certname") {
+            args[at + 1] = "{host}".to_string();
+        }
+        argv.extend(args);
+        argv.extend(
+            [
+                "--onetime",
+                "--no-daemonize",
+                "--no-splay",
+                "--no-usecacheonfailure",
+                "--logdest",
+                "console",
+                "--environment",
+                environment.name(),
+            ]
+            .map(str::to_string),
+        );
+        argv
+    }
+
     /// `puppet ssl bootstrap`: a key, a CSR with the role, the certificate
     /// the server's CA signs (autosign), the CA and its CRL.
     pub fn ssl_bootstrap(&self) -> AgentRun {
