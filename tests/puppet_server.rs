@@ -332,7 +332,7 @@ fn a_kicked_agent_run_is_known_by_its_job_id() {
         .filter(|id| !id.is_empty())
         .unwrap_or_else(|| panic!("no job id in a run end: {log}"));
     assert!(
-        std::fs::read_to_string(&host.run_file_dirs().1.join("last_run_report.yaml"))
+        std::fs::read_to_string(host.run_file_dirs().1.join("last_run_report.yaml"))
             .unwrap()
             .contains(&format!("job_id: {job}")),
         "the report does not name {job}"
