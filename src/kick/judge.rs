@@ -522,6 +522,33 @@ mod tests {
         }
     }
 
+    /// A kick of `host` asked by `sender`'s `Notify[kick]`, numbered after
+    /// the ones in `kicks`.
+    fn test_kick(
+        kicks: &[Kick],
+        host: &str,
+        sender: &str,
+        role: &str,
+        generation: u32,
+        caused_by: &Option<String>,
+        now: Millis,
+    ) -> Kick {
+        let cause = Cause {
+            host: sender.into(),
+            resource: "Notify[kick]".into(),
+        };
+        let id = format!("k{}", kicks.len());
+        new_kick(
+            id,
+            host.to_string(),
+            role,
+            cause,
+            generation,
+            caused_by.clone(),
+            now,
+        )
+    }
+
     /// Applies the kick decisions as the handler would, queued at `now`.
     fn apply(
         kicks: &mut Vec<Kick>,
@@ -538,20 +565,7 @@ mod tests {
                 caused_by,
             } = d
             {
-                let id = format!("k{}", kicks.len());
-                let cause = Cause {
-                    host: sender.into(),
-                    resource: "Notify[kick]".into(),
-                };
-                let mut kick = new_kick(
-                    id,
-                    host.clone(),
-                    role,
-                    cause,
-                    *generation,
-                    caused_by.clone(),
-                    now,
-                );
+                let mut kick = test_kick(kicks, host, sender, role, *generation, caused_by, now);
                 kick.started_at = Some(now);
                 kicks.push(kick);
                 made += 1;
@@ -817,20 +831,7 @@ mod tests {
                 why,
             } = d
             {
-                let cause = Cause {
-                    host: sender.into(),
-                    resource: "Notify[kick]".into(),
-                };
-                let id = format!("k{}", kicks.len());
-                let mut kick = new_kick(
-                    id,
-                    host.clone(),
-                    role,
-                    cause,
-                    *generation,
-                    caused_by.clone(),
-                    now,
-                );
+                let mut kick = test_kick(kicks, host, sender, role, *generation, caused_by, now);
                 kick.after_run = *why == Refusal::OwnRun;
                 kick.deferred = Some(why.clone());
                 kicks.push(kick);

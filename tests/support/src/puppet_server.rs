@@ -618,19 +618,7 @@ impl AgentHost {
             args[at + 1] = "{host}".to_string();
         }
         argv.extend(args);
-        argv.extend(
-            [
-                "--onetime",
-                "--no-daemonize",
-                "--no-splay",
-                "--no-usecacheonfailure",
-                "--logdest",
-                "console",
-                "--environment",
-                environment.name(),
-            ]
-            .map(str::to_string),
-        );
+        argv.extend(one_run(environment).into_iter().map(str::to_string));
         argv
     }
 
@@ -644,21 +632,26 @@ impl AgentHost {
     /// `environment` (its log to the console, that is [`AgentRun::output`]),
     /// with `--job-id` when given.
     pub fn run(&self, environment: &Environment, job_id: Option<&str>) -> AgentRun {
-        let mut extra = vec![
-            "--onetime",
-            "--no-daemonize",
-            "--detailed-exitcodes",
-            "--no-splay",
-            "--no-usecacheonfailure",
-            // Without it a non-daemonized agent logs to syslog.
-            "--logdest",
-            "console",
-            "--environment",
-            environment.name(),
-        ];
+        let mut extra = one_run(environment);
+        extra.push("--detailed-exitcodes");
         if let Some(id) = job_id {
             extra.extend(["--job-id", id]);
         }
         self.puppet(&["agent"], &extra)
     }
+}
+
+/// The options of one agent run in `environment`, in the foreground.
+fn one_run(environment: &Environment) -> Vec<&str> {
+    vec![
+        "--onetime",
+        "--no-daemonize",
+        "--no-splay",
+        "--no-usecacheonfailure",
+        // Without it a non-daemonized agent logs to syslog.
+        "--logdest",
+        "console",
+        "--environment",
+        environment.name(),
+    ]
 }
