@@ -56,8 +56,9 @@ fn a_deferred_kick_brings_the_second_web_node_and_an_unchanged_run_is_known() {
     let reg = registry.path().display();
     let haproxy_cfg = lb1.puppet.target().join("haproxy.cfg");
     // While `slow` exists, lb1's run says it has compiled its catalog
-    // (`compiled`, a new content each run) then takes 4 s more: a long run
-    // to change during. Without it, a run changes nothing when the
+    // (`compiled`, a new content each run) then takes 20 s more: a run long
+    // enough for web2's whole `puppet apply` to happen during it, even on
+    // a loaded machine. Without it, a run changes nothing when the
     // registry did not change.
     let slow = registry.path().join("slow");
     std::fs::write(&slow, "").unwrap();
@@ -65,7 +66,7 @@ fn a_deferred_kick_brings_the_second_web_node_and_an_unchanged_run_is_known() {
     let lb_manifest = format!(
         "if find_file('{slow}') {{\n\
            file {{ '{compiled}': content => generate('/bin/date', '+%s%N') }}\n\
-           exec {{ 'slow': command => '/bin/sleep 4', path => ['/bin', '/usr/bin'], require => File['{compiled}'], before => File['{cfg}'] }}\n\
+           exec {{ 'slow': command => '/bin/sleep 20', path => ['/bin', '/usr/bin'], require => File['{compiled}'], before => File['{cfg}'] }}\n\
          }}\n\
          file {{ '{cfg}': content => inline_template(\"<% Dir.glob('{reg}/web*').sort.each do |f| %>server <%= File.basename(f) %> <%= File.read(f).strip %>:80 check\\n<% end %>\") }}\n",
         slow = slow.display(),
@@ -92,10 +93,12 @@ fn a_deferred_kick_brings_the_second_web_node_and_an_unchanged_run_is_known() {
             ))
     };
     web1.apply("web", &web_manifest("web1"));
+    // lb1's kick started during web1's run: its whole run, compiling
+    // included, is measured from here.
+    let kicked_run = Instant::now();
     // lb1's kicked run has its catalog: what changes now is not in it.
     let running = wait_until(Duration::from_secs(30), || compiled.exists());
     assert!(running, "{}", manager.site.status());
-    let kicked_run = Instant::now();
     // web2 comes up while lb1's kicked run goes on: its kick waits.
     web2.apply("web", &web_manifest("web2"));
     let changed = Instant::now();
@@ -118,7 +121,9 @@ fn a_deferred_kick_brings_the_second_web_node_and_an_unchanged_run_is_known() {
     );
     let took = changed.elapsed();
     // The deferred kick starts once the first ended and the window passed,
-    // then runs as long as the first (4 s of sleep and Puppet).
+    // then runs as long as the first (20 s of sleep and Puppet): within
+    // lb1's run time (what was left of the first), the window, a run again
+    // and 5 s.
     let bound = first_run * 2 + Duration::from_secs(window + 5);
     println!(
         "web2's change → listed in haproxy.cfg by a deferred kick: {took:?} (bound {bound:?})"

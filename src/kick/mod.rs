@@ -194,7 +194,23 @@ fn record_report(
         inventory.prune(now, millis(settings.inventory_expiry));
         locked.write_inventory(&inventory)?;
     }
-    let (kicks, _) = locked.kicks()?;
+    let (mut kicks, _) = locked.kicks()?;
+    // A kick of the host that asked for it was asked while the asking run
+    // went on; that run ends first (Puppet's run lock), and its end is not
+    // the kicked run's. `again` kicks mark it as they start.
+    if let (None, Some(run_end)) = (&end.job_id, end.run_end) {
+        for kick in kicks.iter_mut().filter(|k| {
+            k.host == host
+                && k.cause.host == host
+                && k.role != settings::AGAIN
+                && k.asking_run.is_none()
+                && k.report.is_none()
+                && k.queued_at <= now
+        }) {
+            kick.asking_run = Some(run_end);
+            locked.write(&Record::Kick(kick.clone()))?;
+        }
+    }
     let reported = judge::kick_reported(settings, &kicks, host, end, now);
     if let Some(kick) = reported {
         let mut kick = kick.clone();

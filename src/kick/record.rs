@@ -101,9 +101,9 @@ pub struct Kick {
     /// Command attempts made (retries included).
     #[serde(default)]
     pub attempts: u32,
-    /// `kick -> again`: when the run that asked for it ended
-    /// (`puppetLastRunTime`): that run's other end notifications are not
-    /// this kick's report.
+    /// When the run that asked for it ended (`puppetLastRunTime`), for a
+    /// kick of the host that asked (`kick -> again` among them): that
+    /// run's end notifications are not this kick's report.
     #[serde(default)]
     pub asking_run: Option<u64>,
     /// Its command failed and it waits `retry_delay` to run it again.
