@@ -119,6 +119,57 @@ fn kicks_run_detached_and_snmptrapd_is_never_held() {
     );
 }
 
+/// A kick command that fails (ssh's 255: a host rebooting) is run again
+/// `retries` times, `retry_delay` apart, and `--status` shows the
+/// attempts; one that keeps failing ends with its last exit code.
+#[test]
+fn a_failing_kick_command_is_retried_and_its_attempts_shown() {
+    let site = KickSite::new(|dir| {
+        // Fails with 255 twice, then succeeds; `db1` always fails.
+        let script = dir.join("flaky.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$1\" >> {d}/attempts\n\
+                 n=$(grep -c \"^$1$\" {d}/attempts)\n\
+                 [ \"$1\" = db1.example.net ] && exit 255\n\
+                 [ \"$n\" -lt 3 ] && exit 255\nexit 0\n",
+                d = dir.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        format!(
+            "kick_command = [\"{}\", \"{{host}}\"]\n{}",
+            script.display(),
+            ROLES
+                .replace(
+                    "hosts = [\"lb1.example.net\", \"lb2.example.net\"]\n",
+                    "hosts = [\"lb1.example.net\"]\nretries = 3\nretry_delay = 1\n"
+                )
+                .replace(
+                    "hosts = [\"db1.example.net\"]\n",
+                    "hosts = [\"db1.example.net\"]\nretries = 1\nretry_delay = 1\n"
+                )
+        )
+    });
+    let trapd = Snmptrapd::start_with_access(&site.snmptrapd_lines());
+    let m = Manager { site, trapd };
+    m.kick("127.0.0.1", "kick -> haproxy");
+    m.kick("127.0.0.1", "kick -> db");
+    let done = wait_until(Duration::from_secs(30), || {
+        let lb = m.site.status_lines("lb1.example.net");
+        let db = m.site.status_lines("db1.example.net");
+        lb.iter().any(|l| l.contains("(exit 0) (3 attempts)"))
+            && db.iter().any(|l| l.contains("(exit 255) (2 attempts)"))
+    });
+    assert!(done, "{}", m.site.status());
+    let attempts = std::fs::read_to_string(m.site.dir().join("attempts")).unwrap();
+    assert_eq!(attempts.lines().filter(|l| l.starts_with("lb1")).count(), 3);
+    assert_eq!(attempts.lines().filter(|l| l.starts_with("db1")).count(), 2);
+}
+
 /// A supervisor killed (snmptrapd's unit stopped, the machine restarted)
 /// leaves a kick that no longer runs: it is marked interrupted, and no
 /// longer counts as running.
