@@ -184,7 +184,7 @@ pub struct KickArgs {
 
     /// List the inventory: the hosts whose run notifications reached this
     /// manager, with the role their certificate gives them (pp_role) and
-    /// when each was last heard of; a [[role]] without hosts kicks these.
+    /// when each was last heard of; a role without hosts kicks these.
     #[arg(long, conflicts_with = "status")]
     pub inventory: bool,
 

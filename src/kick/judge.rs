@@ -138,7 +138,7 @@ fn held_back(
 }
 
 /// Whether pending kick `kick` may start now, else why it waits. Its own
-/// run's end (`kick -> again`) first, then the rules of [`held_back`].
+/// run's end (`kick -> again`) first, then the rules of `held_back`.
 pub fn may_start(settings: &Settings, kicks: &[Kick], kick: &Kick, now: Millis) -> Option<Refusal> {
     if kick.after_run {
         return Some(Refusal::OwnRun);

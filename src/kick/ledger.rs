@@ -217,7 +217,7 @@ impl Locked<'_> {
         self.replace(&format!("{id}{SUFFIX}"), &text)
     }
 
-    /// The inventory of hosts ([`INVENTORY`]); empty when there is none or
+    /// The inventory of hosts (`inventory.state`); empty when there is none or
     /// it cannot be read.
     pub fn inventory(&self) -> Inventory {
         let Some(text) = self.ledger.read_capped(INVENTORY, MAX_INVENTORY_BYTES) else {
