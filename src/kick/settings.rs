@@ -524,6 +524,26 @@ hosts = ["lb1.example.net"]
         assert!(Settings::parse(twice).unwrap_err().contains("twice"));
     }
 
+    /// The package's /etc/redis-snmp/kick.toml loads as shipped: the run
+    /// given the kick's id, the window and depth it documents; a copy
+    /// whose placeholder is spliced into a word is refused.
+    #[test]
+    fn the_shipped_file_loads() {
+        let shipped = include_str!("../../debian/conf/kick.toml");
+        let s = Settings::parse(shipped).unwrap();
+        assert!(s.gives_job_id());
+        assert_eq!(s.window, Duration::from_secs(DEFAULT_WINDOW));
+        assert_eq!(s.max_depth, 2);
+        let argv = s.argv("lb1", "haproxy", "k-1");
+        assert_eq!(
+            argv[argv.len() - 2..],
+            ["--job-id".to_string(), "k-1".to_string()]
+        );
+        let broken = shipped.replace("\"{kick}\"", "\"--job-id={kick}\"");
+        let e = Settings::parse(&broken).unwrap_err();
+        assert!(e.contains("must be whole arguments"), "{e}");
+    }
+
     #[test]
     fn roles_without_hosts_and_the_inventorys_networks() {
         let s = Settings::parse(
