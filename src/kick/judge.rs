@@ -61,7 +61,8 @@ pub enum Decision {
     },
 }
 
-fn millis(d: std::time::Duration) -> Millis {
+/// A duration of the settings in the ledger's unit.
+pub fn millis(d: std::time::Duration) -> Millis {
     Millis::try_from(d.as_millis()).unwrap_or(Millis::MAX)
 }
 

@@ -24,7 +24,7 @@ pub mod status;
 pub mod supervise;
 pub mod trap;
 
-use judge::{Decision, Request};
+use judge::{millis, Decision, Request};
 use ledger::{now, Ledger, Locked};
 use record::{Cause, End, Millis, Record, Refusal, Refused};
 use settings::Settings;
@@ -93,10 +93,6 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn millis(d: Duration) -> Millis {
-    Millis::try_from(d.as_millis()).unwrap_or(Millis::MAX)
 }
 
 fn print_inventory(settings: &Settings, ledger: &Ledger, json: bool) -> Result<(), String> {
@@ -259,16 +255,7 @@ fn record_report(
             judge::AfterRun::TooDeep { chain } => {
                 // The refusal takes the kick's place (its id), so that its
                 // supervisor finds nothing to start.
-                let record = Refused {
-                    id: kick.id.clone(),
-                    at: now,
-                    host: Some(kick.host.clone()),
-                    role: kick.role.clone(),
-                    cause: kick.cause.clone(),
-                    generation: kick.generation,
-                    caused_by: kick.caused_by.clone(),
-                    why: Refusal::TooDeep { chain },
-                };
+                let record = kick.refused(now, Refusal::TooDeep { chain });
                 warn!("kick: {}", status::refusal_line(&record, settings));
                 locked.write(&Record::Refused(record))?;
             }

@@ -125,6 +125,21 @@ impl Kick {
         self.active() && self.started_at.is_none()
     }
 
+    /// This kick refused at `at` for `why`, under its own id (the refusal
+    /// takes its place in the ledger).
+    pub fn refused(&self, at: Millis, why: Refusal) -> Refused {
+        Refused {
+            id: self.id.clone(),
+            at,
+            host: Some(self.host.clone()),
+            role: self.role.clone(),
+            cause: self.cause.clone(),
+            generation: self.generation,
+            caused_by: self.caused_by.clone(),
+            why,
+        }
+    }
+
     /// One more request joins this pending kick.
     pub fn coalesce(&mut self, cause: Cause) {
         if self.coalesced.len() < MAX_COALESCED {

@@ -233,6 +233,14 @@ fn wait_until_due(
                 locked.write(&Record::Kick(kick))?;
                 return Ok(None);
             }
+            // Sleep until the rule may allow it, looking again at least
+            // every second (a run's end or a kick's end comes any time).
+            pause = held
+                .as_ref()
+                .and_then(|why| judge::retry_at(settings, &kicks, &kick.role, why))
+                .map_or(POLL, |at| {
+                    Duration::from_millis(at.saturating_sub(now)).clamp(MIN_POLL, POLL)
+                });
             // Marks us alive while it waits, so nobody takes the kick for
             // an interrupted one, and says why it waits.
             let shown = match &held {
@@ -244,25 +252,9 @@ fn wait_until_due(
                 kick.deferred = shown;
                 locked.write(&Record::Kick(kick))?;
             }
-            // Sleep until the rule may allow it, looking again at least
-            // every second (a run's end or a kick's end comes any time).
-            pause = held
-                .as_ref()
-                .and_then(|why| judge::retry_at(settings, &kicks, &kicks_role(&kicks, id), why))
-                .map_or(POLL, |at| {
-                    Duration::from_millis(at.saturating_sub(now)).clamp(MIN_POLL, POLL)
-                });
         }
         std::thread::sleep(pause);
     }
-}
-
-fn kicks_role(kicks: &[Kick], id: &str) -> String {
-    kicks
-        .iter()
-        .find(|k| k.id == id)
-        .map(|k| k.role.clone())
-        .unwrap_or_default()
 }
 
 /// Runs `argv` in a process group of its own with a clean environment,
