@@ -27,24 +27,13 @@ mod support;
 
 use std::time::{Duration, Instant};
 use support::stats;
-use testkit::kick::KickSite;
+use testkit::kick::{trap_input as input, KickSite};
 
 const RUN_FINISHED: &str = ".1.3.6.1.4.1.20267.401.0.18";
 const RESOURCE_CHANGED: &str = ".1.3.6.1.4.1.20267.401.0.9";
 
 fn address(n: usize) -> String {
     format!("127.0.{}.{}", 1 + n / 250, 1 + n % 250)
-}
-
-/// snmptrapd's input for a notification from `from`.
-fn input(from: &str, trap: &str, varbinds: &[(&str, &str)]) -> String {
-    let mut text = format!(
-        "localhost\nUDP: [{from}]:40000->[127.0.0.1]:162\n.1.3.6.1.2.1.1.3.0 0:0:01:00.00\n.1.3.6.1.6.3.1.1.4.1.0 {trap}\n"
-    );
-    for (oid, value) in varbinds {
-        text.push_str(&format!("{oid} {value}\n"));
-    }
-    text
 }
 
 /// The handler's time for `text`, and whether it succeeded (it fails,

@@ -20,6 +20,26 @@ use super::trap::RunEnd;
 
 const HOUR: Millis = 3_600_000;
 
+/// Kicks the rules may still need ([`horizon`]) kept at most: beyond, new
+/// kicks are refused ([`Refusal::Full`]); forgetting one would let the
+/// window, the budget and the depth be bypassed.
+pub const MAX_LIVE_KICKS: usize = 10_000;
+
+/// How long after its end (or start) a kick still counts for a rule: the
+/// window, the budget's hour, the wait for its report, whichever is
+/// longest. Kicks older than this are history only.
+pub fn horizon(settings: &Settings) -> Millis {
+    millis(settings.window)
+        .max(millis(settings.timeout))
+        .max(HOUR)
+}
+
+/// Whether `kick` may still count for a rule at `now`.
+pub fn needed(settings: &Settings, kick: &Kick, now: Millis) -> bool {
+    kick.active()
+        || now.saturating_sub(kick.ended_at.unwrap_or(kick.queued_at)) <= horizon(settings)
+}
+
 /// A notification asking to kick `role`, from the host `sender`.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
@@ -85,21 +105,24 @@ pub fn causing_kick<'k>(
         .max_by_key(|k| k.started_at)
 }
 
+/// When `kick` counts against its role's budget from: its start, or, for
+/// one queued to start at once, when it was queued; `None` for a kick
+/// that waits (it counts once it starts).
+fn budget_time(kick: &Kick) -> Option<Millis> {
+    match (kick.started_at, &kick.deferred) {
+        (Some(at), _) => Some(at),
+        (None, None) if kick.active() && !kick.after_run => Some(kick.queued_at),
+        _ => None,
+    }
+}
+
 /// Kicks of `role` counted against its budget at `now`: each attempt of a
 /// kick started (or starting at once) within the last hour.
 fn budget_used(kicks: &[Kick], role: &str, now: Millis, except: Option<&str>) -> u32 {
     kicks
         .iter()
         .filter(|k| k.role == role && Some(k.id.as_str()) != except)
-        .filter(|k| {
-            let at = match (k.started_at, &k.deferred) {
-                (Some(at), _) => at,
-                // Queued to start at once: it will count.
-                (None, None) if k.active() && !k.after_run => k.queued_at,
-                _ => return false,
-            };
-            now.saturating_sub(at) < HOUR
-        })
+        .filter(|k| budget_time(k).is_some_and(|at| now.saturating_sub(at) < HOUR))
         .map(|k| k.attempts.max(1))
         .sum()
 }
@@ -161,18 +184,30 @@ pub fn budget_spent(settings: &Settings, kicks: &[Kick], kick: &Kick, now: Milli
         .is_some_and(|role| budget_used(kicks, &role.name, now, None) >= role.budget_per_hour)
 }
 
-/// When a kick held back for `why` may next start, at the earliest: the
-/// end of the window, or the hour of the budget's oldest kick; `None`
-/// when only another event (a run's end) tells.
-pub fn retry_at(settings: &Settings, kicks: &[Kick], role: &str, why: &Refusal) -> Option<Millis> {
+/// When a kick held back for `why` at `now` may next start, at the
+/// earliest: the end of the window, or the end of the hour of the oldest
+/// kick its role's budget counts (or of `now`, when the kicks that spent
+/// it are being made with this one); `None` when only another event (a
+/// kick's or a run's end) tells.
+pub fn retry_at(
+    settings: &Settings,
+    kicks: &[Kick],
+    role: &str,
+    why: &Refusal,
+    now: Millis,
+) -> Option<Millis> {
     match why {
         Refusal::Window { ended_at } => Some(ended_at.saturating_add(millis(settings.window))),
-        Refusal::Budget { .. } => kicks
-            .iter()
-            .filter(|k| k.role == role)
-            .filter_map(|k| k.started_at)
-            .min()
-            .map(|at| at.saturating_add(HOUR)),
+        Refusal::Budget { .. } => Some(
+            kicks
+                .iter()
+                .filter(|k| k.role == role)
+                .filter_map(budget_time)
+                .filter(|&at| now.saturating_sub(at) < HOUR)
+                .min()
+                .unwrap_or(now)
+                .saturating_add(HOUR),
+        ),
         _ => None,
     }
 }
@@ -200,6 +235,13 @@ pub fn judge(
     let Some(role) = settings.role(request.role) else {
         return refuse_all(Refusal::UnknownRole);
     };
+    let live = kicks
+        .iter()
+        .filter(|k| needed(settings, k, request.now))
+        .count();
+    if live >= MAX_LIVE_KICKS {
+        return refuse_all(Refusal::Full { kicks: live });
+    }
     let again = role.name == AGAIN;
     // `again` is judged for depth when the asking run has ended
     // ([`after_run`]): a run that changed nothing else needs no kick, and
@@ -484,6 +526,7 @@ pub fn new_kick(
         attempts: 0,
         retrying: false,
         asking_run: None,
+        not_before: None,
     }
 }
 
@@ -863,7 +906,7 @@ mod tests {
         end(&mut kicks, "b1", 20 * S);
         let why = held(&kicks, 25 * S).unwrap();
         assert_eq!(why, Refusal::Window { ended_at: 20 * S });
-        assert_eq!(retry_at(&s, &kicks, "b", &why), Some(30 * S));
+        assert_eq!(retry_at(&s, &kicks, "b", &why, 25 * S), Some(30 * S));
         assert_eq!(held(&kicks, 30 * S), None);
         assert!(matches!(
             outcome(&s, &kicks[1], 25 * S),
@@ -898,7 +941,9 @@ mod tests {
         defer(&mut kicks, &d, "a1", "lb", t);
         let last = kicks.len() - 1;
         let why = may_start(&s, &kicks, &kicks[last], t).unwrap();
-        assert_eq!(retry_at(&s, &kicks, "lb", &why), Some(HOUR));
+        assert_eq!(retry_at(&s, &kicks, "lb", &why, t), Some(HOUR));
+        // Spent by kicks being made now (none started yet): an hour on.
+        assert_eq!(retry_at(&s, &[], "lb", &why, t), Some(t + HOUR));
         assert_eq!(may_start(&s, &kicks, &kicks[last], HOUR + 25 * S + S), None);
     }
 

@@ -1,13 +1,30 @@
-//! The state directory: one JSON file per record, written as root without
-//! ever following a symlink. The directory is opened once with
-//! `O_NOFOLLOW`, must be owned by the running user and closed to everyone
-//! else (mode 0700 or stricter); every file in it is opened relative to
-//! that descriptor with `O_NOFOLLOW`, and written by creating a new file
-//! (`O_EXCL`) and renaming it into place. A short `flock` on `lock`
-//! serialises read-modify-write; nothing holds it while a kick runs.
+//! The state directory: one JSON file per kick, and one per sender for
+//! its refusals, written as root without ever following a symlink. The
+//! directory is opened once with `O_NOFOLLOW`, must be owned by the
+//! running user and closed to everyone else (mode 0700 or stricter); every
+//! file in it is opened relative to that descriptor with `O_NOFOLLOW`, and
+//! written by creating a new file (`O_EXCL`) and renaming it into place. A
+//! short `flock` on `lock` serialises read-modify-write; nothing holds it
+//! while a kick runs.
+//!
+//! Bounded, and no flood rewrites what the rules judge by: a kick the
+//! rules may still need (active, or ended within the longest of `window`,
+//! `timeout` and the budget's hour) is never forgotten, and beyond
+//! [`super::judge::MAX_LIVE_KICKS`] of them new kicks are refused instead; older kicks
+//! are history, the newest [`MAX_HISTORY`] kept for a week. Refusals live
+//! apart, per sender ([`SenderRefusals`]): a sender's flood costs its own
+//! file of a few KiB, and at most [`MAX_SENDERS`] senders are kept (the
+//! ones heard of last), the rest counted. What a request reads is the
+//! kicks and its sender's refusals, never every refusal.
+//!
+//! Kicks running at once hold a slot: `slot-N`, `flock`ed by the running
+//! supervisor and released by the kernel when it ends, however it ends,
+//! so that waiting for one reads no record; a waiting kick reads the one
+//! record that tells whether it may go ([`Ledger::peek`], without the
+//! lock: files are replaced whole).
 
 use super::inventory::Inventory;
-use super::record::{Kick, Millis, Record, Refused};
+use super::record::{Kick, Millis, Record, Refusal, SenderRefusals};
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{Read, Write};
@@ -17,13 +34,28 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Records kept at most; the oldest go first.
-const MAX_RECORDS: usize = 500;
-/// Records older than this go.
+/// Kicks no rule needs any more, kept at most (the newest).
+const MAX_HISTORY: usize = 1_000;
+/// History and refusals older than this go.
 const KEEP: Millis = 7 * 24 * 3_600_000;
-/// No record file is larger (a record is well under 8 KiB).
+/// Senders whose refusals are kept, at most (the ones heard of last).
+const MAX_SENDERS: usize = 1_000;
+/// No kick file is larger (a kick is well under 8 KiB with its output
+/// tail and its coalesced causes).
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
+/// No sender's refusals file is larger ([`super::record::KEPT_PER_SENDER`]
+/// refusals of bounded texts).
+const MAX_REFUSALS_BYTES: u64 = 64 * 1024;
 const SUFFIX: &str = ".json";
+/// A configured (or inventory) sender's refusals: `refused-s-KEY.state`;
+/// a stranger's (an address nobody has): `refused-u-KEY.state`, the first
+/// to go beyond [`MAX_SENDERS`], so that strangers cannot push out what
+/// known hosts were refused.
+const REFUSED_KNOWN: &str = "refused-s-";
+const REFUSED_STRANGER: &str = "refused-u-";
+const REFUSED_SUFFIX: &str = ".state";
+/// What senders beyond [`MAX_SENDERS`] were refused, counted only.
+const REFUSED_BEYOND: &str = "refused-beyond.state";
 /// The inventory's file (not a record: another suffix).
 const INVENTORY: &str = "inventory.state";
 /// No inventory file is larger ([`super::inventory::MAX_HOSTS`] entries
@@ -149,7 +181,8 @@ impl Ledger {
         Ok(unsafe { File::from_raw_fd(fd) })
     }
 
-    fn names(&self) -> Result<Vec<String>, String> {
+    /// The names in the directory for which `wanted` holds.
+    fn names(&self, wanted: impl Fn(&str) -> bool) -> Result<Vec<String>, String> {
         // The directory as opened (not its path again, which could have
         // been swapped for a symlink since).
         let entries = std::fs::read_dir(format!("/proc/self/fd/{}", self.dir.as_raw_fd()))
@@ -157,13 +190,61 @@ impl Ledger {
         Ok(entries
             .filter_map(|e| e.ok())
             .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n.ends_with(SUFFIX) && !n.starts_with('.'))
+            .filter(|n| !n.starts_with('.') && wanted(n))
             .collect())
     }
 
-    fn read_record(&self, name: &str) -> Option<Record> {
+    /// Kick `id` as its file says now, read without the lock (files are
+    /// replaced whole, never written in place): for a waiting kick to see
+    /// cheaply whether what holds it is over.
+    pub fn peek(&self, id: &str) -> Option<Kick> {
+        is_id(id).ok()?;
+        self.read_kick(&format!("{id}{SUFFIX}"))
+            .filter(|k| k.id == id)
+    }
+
+    /// A free slot of `slots`, held (an `flock` on `slot-N`) until the
+    /// file is dropped or the process ends; `None` when all are taken.
+    pub fn try_slot(&self, slots: usize) -> Result<Option<File>, String> {
+        for n in 0..slots {
+            let slot = self.open_at(&format!("slot-{n}"), libc::O_RDWR | libc::O_CREAT)?;
+            // SAFETY: slot is an open descriptor.
+            if unsafe { libc::flock(slot.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(Some(slot));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The kick in file `name`; `None` for anything else (a file that does
+    /// not parse, or a refusal of an older ledger, which kept them so).
+    fn read_kick(&self, name: &str) -> Option<Kick> {
         let text = self.read_capped(name, MAX_RECORD_BYTES)?;
-        serde_json::from_slice(&text).ok()
+        match serde_json::from_slice(&text).ok()? {
+            Record::Kick(kick) => Some(kick),
+            Record::Refused(_) => None,
+        }
+    }
+
+    /// When file `name` was last written (ms since the epoch), not
+    /// following a symlink.
+    fn modified(&self, name: &str) -> Option<Millis> {
+        let c = c_name(name).ok()?;
+        // SAFETY: an all-zero stat is a valid value to be filled.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: the directory is open, c a valid C string, st writable.
+        let done = unsafe {
+            libc::fstatat(
+                self.dir.as_raw_fd(),
+                c.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        (done == 0).then(|| {
+            Millis::try_from(st.st_mtime).unwrap_or(0) * 1000
+                + Millis::try_from(st.st_mtime_nsec / 1_000_000).unwrap_or(0)
+        })
     }
 
     /// A regular file of at most `max` bytes, never through a symlink.
@@ -173,7 +254,8 @@ impl Ledger {
         if !meta.is_file() || meta.len() > max {
             return None;
         }
-        let mut text = Vec::new();
+        // Its whole size at once: one read, not a growing buffer's many.
+        let mut text = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
         Read::by_ref(&mut file)
             .take(max)
             .read_to_end(&mut text)
@@ -183,38 +265,77 @@ impl Ledger {
 }
 
 impl Locked<'_> {
-    /// Every record, oldest first. Files that do not parse are skipped.
-    pub fn records(&self) -> Result<Vec<Record>, String> {
-        let mut records: Vec<Record> = self
+    /// Every kick, oldest first. Files that do not parse are skipped.
+    pub fn kicks(&self) -> Result<Vec<Kick>, String> {
+        let mut kicks: Vec<Kick> = self
             .ledger
-            .names()?
+            .names(|n| n.ends_with(SUFFIX))?
             .iter()
-            .filter_map(|n| self.ledger.read_record(n))
+            .filter_map(|n| self.ledger.read_kick(n))
             .collect();
-        records.sort_by_key(|r| (r.at(), r.id().to_string()));
-        Ok(records)
+        kicks.sort_by(|a, b| (at(a), &a.id).cmp(&(at(b), &b.id)));
+        Ok(kicks)
     }
 
-    pub fn kicks(&self) -> Result<(Vec<Kick>, Vec<Refused>), String> {
-        let mut kicks = Vec::new();
-        let mut refusals = Vec::new();
-        for record in self.records()? {
-            match record {
-                Record::Kick(k) => kicks.push(k),
-                Record::Refused(r) => refusals.push(r),
+    /// Kick `id`, read from its own file alone.
+    pub fn kick(&self, id: &str) -> Option<Kick> {
+        self.ledger.peek(id)
+    }
+
+    /// Writes `record`: a kick (new, or the same id again) in its own
+    /// file; a refusal with its sender's. A refusal with the id of a kick
+    /// takes its place: the kick goes (its supervisor finds nothing to
+    /// start).
+    pub fn write(&self, record: &Record) -> Result<(), String> {
+        is_id(record.id())?;
+        let file = format!("{}{SUFFIX}", record.id());
+        match record {
+            Record::Kick(_) => {
+                let text = serde_json::to_vec(record).map_err(|e| e.to_string())?;
+                self.replace(&file, &text)
+            }
+            Record::Refused(refused) => {
+                let sender = &refused.cause.host;
+                let known = refused.why != Refusal::UnknownSender;
+                let refusals_file = refusals_file(sender, known);
+                let mut refusals = self.read_refusals(&refusals_file).unwrap_or_default();
+                refusals.sender = sender.clone();
+                refusals.add(refused.clone());
+                let text = serde_json::to_vec(&refusals).map_err(|e| e.to_string())?;
+                self.replace(&refusals_file, &text)?;
+                if self.kick(record.id()).is_some() {
+                    self.unlink(&file)?;
+                }
+                Ok(())
             }
         }
-        Ok((kicks, refusals))
     }
 
-    /// Writes `record` (a new one, or one with the same id again).
-    pub fn write(&self, record: &Record) -> Result<(), String> {
-        let id = record.id();
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-            return Err(format!("{id:?}: not a record id"));
-        }
-        let text = serde_json::to_vec_pretty(record).map_err(|e| e.to_string())?;
-        self.replace(&format!("{id}{SUFFIX}"), &text)
+    /// The refusals of `sender` (a host, or an address nobody has), and
+    /// of any sender whose name shares its file (each refusal names its
+    /// own).
+    pub fn refusals_from(&self, sender: &str) -> SenderRefusals {
+        self.read_refusals(&refusals_file(sender, true))
+            .unwrap_or_default()
+    }
+
+    fn read_refusals(&self, file: &str) -> Option<SenderRefusals> {
+        let text = self.ledger.read_capped(file, MAX_REFUSALS_BYTES)?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// Every sender's refusals, and what was refused of senders no longer
+    /// kept (in one entry with an empty sender), the latest first.
+    pub fn refusals(&self) -> Result<Vec<SenderRefusals>, String> {
+        let mut all: Vec<SenderRefusals> = self
+            .ledger
+            .names(is_refusals_file)?
+            .iter()
+            .chain(std::iter::once(&REFUSED_BEYOND.to_string()))
+            .filter_map(|n| self.read_refusals(n))
+            .collect();
+        all.sort_by_key(|r: &SenderRefusals| std::cmp::Reverse(r.last_at()));
+        Ok(all)
     }
 
     /// The inventory of hosts (`inventory.state`); empty when there is none or
@@ -267,19 +388,109 @@ impl Locked<'_> {
         Ok(())
     }
 
-    /// Removes records older than a week, and the oldest beyond the cap;
-    /// active kicks are kept.
-    pub fn prune(&self, now: Millis) -> Result<(), String> {
-        let records = self.records()?;
-        let excess = records.len().saturating_sub(MAX_RECORDS);
-        for (n, record) in records.iter().enumerate() {
-            let active = matches!(record, Record::Kick(k) if k.active());
-            if !active && (n < excess || now.saturating_sub(record.at()) > KEEP) {
-                let _ = self.unlink(&format!("{}{SUFFIX}", record.id()));
+    /// Forgets what no rule needs any more: of `kicks` (as read at the
+    /// start of this lock: newer ones are active), those ended more than
+    /// `needed` ago are history, the newest [`MAX_HISTORY`] kept for a
+    /// week; refusals older than a week go, and senders beyond
+    /// [`MAX_SENDERS`] (the ones heard of longest ago) are counted only.
+    /// Kicks the rules may need are never removed here.
+    pub fn prune(&self, kicks: &[Kick], now: Millis, needed: Millis) -> Result<(), String> {
+        let history: Vec<&Kick> = kicks
+            .iter()
+            .filter(|k| !k.active() && now.saturating_sub(at(k)) > needed)
+            .collect();
+        let excess = history.len().saturating_sub(MAX_HISTORY);
+        for (n, kick) in history.iter().enumerate() {
+            if n < excess || now.saturating_sub(at(kick)) > KEEP {
+                let _ = self.unlink(&format!("{}{SUFFIX}", kick.id));
             }
         }
-        Ok(())
+        // Files that are not kicks: refusals of an older ledger (one file
+        // each), or garbage. Only files not read as kicks are looked at.
+        let known: std::collections::HashSet<String> =
+            kicks.iter().map(|k| format!("{}{SUFFIX}", k.id)).collect();
+        for name in self.ledger.names(|n| n.ends_with(SUFFIX))? {
+            if !known.contains(&name) && self.ledger.read_kick(&name).is_none() {
+                let _ = self.unlink(&name);
+            }
+        }
+        self.prune_refusals(now)
     }
+
+    /// Refusal files untouched for a week go; beyond [`MAX_SENDERS`], the
+    /// strangers' first, then the least recently touched, what they held
+    /// counted. Judged by the files' names and times, so that it reads a
+    /// file only to count it.
+    pub fn prune_refusals(&self, now: Millis) -> Result<(), String> {
+        let mut senders: Vec<(bool, Millis, String)> = Vec::new();
+        for name in self.ledger.names(is_refusals_file)? {
+            match self.ledger.modified(&name) {
+                Some(at) if now.saturating_sub(at) <= KEEP => {
+                    senders.push((name.starts_with(REFUSED_KNOWN), at, name))
+                }
+                _ => {
+                    let _ = self.unlink(&name);
+                }
+            }
+        }
+        if senders.len() <= MAX_SENDERS {
+            return Ok(());
+        }
+        senders.sort();
+        let over = senders.len() - MAX_SENDERS;
+        let mut beyond = self.read_refusals(REFUSED_BEYOND).unwrap_or_default();
+        for (_, _, name) in &senders[..over] {
+            if let Some(r) = self.read_refusals(name) {
+                let dropped = r.not_kept.saturating_add(r.kept.len() as u64);
+                beyond.not_kept = beyond.not_kept.saturating_add(dropped);
+            }
+            let _ = self.unlink(name);
+        }
+        let text = serde_json::to_vec(&beyond).map_err(|e| e.to_string())?;
+        self.replace(REFUSED_BEYOND, &text)
+    }
+}
+
+/// When a kick happened, for ordering and pruning: its end, or when it
+/// was asked for.
+fn at(kick: &Kick) -> Millis {
+    kick.ended_at.unwrap_or(kick.queued_at)
+}
+
+fn is_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return Err(format!("{id:?}: not a record id"));
+    }
+    Ok(())
+}
+
+fn is_refusals_file(name: &str) -> bool {
+    (name.starts_with(REFUSED_KNOWN) || name.starts_with(REFUSED_STRANGER))
+        && name.ends_with(REFUSED_SUFFIX)
+}
+
+/// The file of `sender`'s refusals (a `known` one's, or a stranger's): its
+/// name with every byte but letters, digits, `.` and `-` as `_` (two
+/// senders that meet so share a file; each refusal keeps its sender's
+/// name), cut to fit a file name.
+fn refusals_file(sender: &str, known: bool) -> String {
+    let key: String = sender
+        .bytes()
+        .take(200)
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' {
+                b as char
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let prefix = if known {
+        REFUSED_KNOWN
+    } else {
+        REFUSED_STRANGER
+    };
+    format!("{prefix}{key}{REFUSED_SUFFIX}")
 }
 
 /// A new record id: the time, our PID and a counter, which sort and never
@@ -297,17 +508,17 @@ pub fn new_id(now: Millis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kick::record::{Cause, Refusal};
+    use crate::kick::record::{Cause, Refused};
     use std::os::unix::fs::PermissionsExt;
 
-    fn refused(id: &str, at: Millis) -> Record {
+    fn refused(id: &str, at: Millis, sender: &str) -> Record {
         Record::Refused(Refused {
             id: id.into(),
             at,
             host: None,
             role: "r".into(),
             cause: Cause {
-                host: "h".into(),
+                host: sender.into(),
                 resource: "Notify[kick -> r]".into(),
             },
             generation: 1,
@@ -316,23 +527,142 @@ mod tests {
         })
     }
 
+    fn kick(id: &str, queued_at: Millis, ended_at: Option<Millis>) -> Record {
+        let cause = Cause {
+            host: "web1".into(),
+            resource: "Notify[kick -> r]".into(),
+        };
+        let mut kick =
+            crate::kick::judge::new_kick(id.into(), "lb1".into(), "r", cause, 1, None, queued_at);
+        kick.started_at = Some(queued_at);
+        kick.ended_at = ended_at;
+        kick.end = ended_at.map(|_| crate::kick::record::End::Exited(0));
+        Record::Kick(kick)
+    }
+
+    fn ids(kicks: &[Kick]) -> Vec<&str> {
+        kicks.iter().map(|k| k.id.as_str()).collect()
+    }
+
     #[test]
-    fn records_are_written_read_and_pruned() {
+    fn kicks_and_refusals_are_written_read_and_pruned() {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::open(&dir.path().join("state")).unwrap();
         let locked = ledger.lock(Duration::from_millis(50)).unwrap();
-        locked.write(&refused("2-1-0", 2)).unwrap();
-        locked.write(&refused("1-1-0", 1)).unwrap();
-        let ids: Vec<String> = locked
-            .records()
+        let hour = 3_600_000;
+        let now = KEEP + 10 * hour;
+        locked
+            .write(&kick("3-1-0", now - hour, Some(now - hour)))
+            .unwrap();
+        locked.write(&kick("2-1-0", 5, Some(6))).unwrap();
+        locked.write(&kick("1-1-0", 1, None)).unwrap();
+        locked
+            .write(&kick("4-1-0", now - 3 * hour, Some(now - 2 * hour)))
+            .unwrap();
+        assert_eq!(
+            ids(&locked.kicks().unwrap()),
+            ["1-1-0", "2-1-0", "4-1-0", "3-1-0"],
+            "oldest first, by end or start"
+        );
+        assert_eq!(locked.kick("3-1-0").unwrap().id, "3-1-0");
+        assert!(locked.kick("9-9-9").is_none());
+        locked.write(&refused("5-1-0", now - 2, "web1")).unwrap();
+        locked
+            .write(&refused("6-1-0", now - 1, "198.51.100.7"))
+            .unwrap();
+        assert_eq!(locked.refusals_from("web1").kept.len(), 1);
+        assert!(locked.refusals_from("web2").kept.is_empty());
+        let all = locked.refusals().unwrap();
+        assert_eq!(all[0].sender, "198.51.100.7", "the latest first");
+        // Kicks the rules need for 90 minutes: the week-old ended one
+        // goes, the running one stays whatever its age, so do the recent.
+        let kicks = locked.kicks().unwrap();
+        locked.prune(&kicks, now, 90 * 60_000).unwrap();
+        assert_eq!(ids(&locked.kicks().unwrap()), ["1-1-0", "4-1-0", "3-1-0"]);
+        assert!(locked.write(&refused("../x", 3, "web1")).is_err());
+        assert!(locked.write(&kick("a/b", 3, None)).is_err());
+    }
+
+    #[test]
+    fn no_flood_of_refusals_forgets_a_kick_the_rules_need() {
+        // Security review 2026-11-28 M1 and M2: 500 refusals used to push
+        // the kicks out, and every refusal was read by every request.
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(&dir.path().join("state")).unwrap();
+        let locked = ledger.lock(Duration::from_millis(50)).unwrap();
+        let now = 10 * KEEP;
+        locked
+            .write(&kick("1-1-0", now - 10, Some(now - 5)))
+            .unwrap();
+        for n in 0..3_000u64 {
+            let sender = format!("198.51.{}.{}", n % 1_500 / 250, n % 250);
+            let mut record = refused(&format!("{}-2-{n}", now + n), now + n, &sender);
+            if let Record::Refused(r) = &mut record {
+                r.cause.resource = format!("Notify[kick -> {}]", "x".repeat(4_000));
+            }
+            locked.write(&record).unwrap();
+        }
+        for n in 0..50u64 {
+            locked
+                .write(&refused(
+                    &format!("{}-3-{n}", now + 5_000 + n),
+                    now + 5_000 + n,
+                    "web1",
+                ))
+                .unwrap();
+        }
+        let kicks = locked.kicks().unwrap();
+        locked.prune(&kicks, now + 6_000, 3_600_000).unwrap();
+        assert_eq!(ids(&locked.kicks().unwrap()), ["1-1-0"], "the kick stays");
+        let web1 = locked.refusals_from("web1");
+        assert_eq!(web1.kept.len(), crate::kick::record::KEPT_PER_SENDER);
+        assert_eq!(web1.not_kept, 30, "counted past the cap");
+        assert!(web1.kept[0].cause.resource.len() <= 256);
+        let all = locked.refusals().unwrap();
+        let senders = all.iter().filter(|r| !r.sender.is_empty()).count();
+        assert_eq!(
+            senders, MAX_SENDERS,
+            "senders beyond the cap are counted only"
+        );
+        let counted: u64 = all.iter().map(|r| r.not_kept + r.kept.len() as u64).sum();
+        assert_eq!(counted, 3_050, "every refusal is kept or counted");
+        let bytes: u64 = std::fs::read_dir(ledger.path())
             .unwrap()
-            .iter()
-            .map(|r| r.id().into())
-            .collect();
-        assert_eq!(ids, ["1-1-0", "2-1-0"]);
-        locked.prune(KEEP + 2).unwrap();
-        assert_eq!(locked.records().unwrap().len(), 1, "the week-old one went");
-        assert!(locked.write(&refused("../x", 3)).is_err());
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        assert!(bytes < 8 << 20, "{bytes} bytes");
+    }
+
+    #[test]
+    fn a_refusal_with_a_kicks_id_takes_its_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(&dir.path().join("state")).unwrap();
+        let locked = ledger.lock(Duration::from_millis(50)).unwrap();
+        locked.write(&kick("1-1-0", 1, None)).unwrap();
+        locked.write(&refused("1-1-0", 2, "web1")).unwrap();
+        assert!(locked.kick("1-1-0").is_none());
+        assert_eq!(locked.refusals_from("web1").kept[0].id, "1-1-0");
+    }
+
+    #[test]
+    fn slots_are_held_until_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(&dir.path().join("state")).unwrap();
+        let other = Ledger::open(&dir.path().join("state")).unwrap();
+        let a = ledger.try_slot(2).unwrap().unwrap();
+        let b = other.try_slot(2).unwrap().unwrap();
+        assert!(ledger.try_slot(2).unwrap().is_none());
+        drop(a);
+        assert!(other.try_slot(2).unwrap().is_some());
+        drop(b);
+        // A waiting kick reads a kick's file without the lock.
+        ledger
+            .lock(Duration::from_millis(50))
+            .unwrap()
+            .write(&kick("1-1-0", 1, None))
+            .unwrap();
+        assert_eq!(other.peek("1-1-0").unwrap().host, "lb1");
+        assert!(other.peek("../1-1-0").is_none());
     }
 
     #[test]
@@ -373,11 +703,15 @@ mod tests {
         let ledger = Ledger::open(&state).unwrap();
         std::os::unix::fs::symlink(&victim, state.join("5-1-0.json")).unwrap();
         std::os::unix::fs::symlink(&victim, state.join(".5-1-0.json")).unwrap();
+        std::os::unix::fs::symlink(&victim, state.join("refused-s-web1.state")).unwrap();
         let locked = ledger.lock(Duration::from_millis(50)).unwrap();
         // Reading does not follow it either.
-        assert!(locked.records().unwrap().is_empty());
-        locked.write(&refused("5-1-0", 5)).unwrap();
+        assert!(locked.kicks().unwrap().is_empty());
+        assert!(locked.refusals_from("web1").kept.is_empty());
+        locked.write(&kick("5-1-0", 5, None)).unwrap();
+        locked.write(&refused("6-1-0", 5, "web1")).unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "ROOTDATA");
-        assert_eq!(locked.records().unwrap().len(), 1);
+        assert_eq!(locked.kicks().unwrap().len(), 1);
+        assert_eq!(locked.refusals_from("web1").kept.len(), 1);
     }
 }

@@ -105,16 +105,18 @@ fn print_inventory(settings: &Settings, ledger: &Ledger, json: bool) -> Result<(
 
 fn print_status(settings: &Settings, ledger: &Ledger) -> Result<(), String> {
     let locked = ledger.lock(Duration::from_secs(5))?;
-    settle(&locked, now())?;
-    print!("{}", status::render(settings, &locked.records()?, now()));
+    let kicks = settle(&locked, now())?;
+    let refusals = locked.refusals()?;
+    drop(locked);
+    print!("{}", status::render(settings, &kicks, &refusals, now()));
     Ok(())
 }
 
-/// Marks kicks whose supervisor is gone as interrupted: a killed
-/// supervisor must not count as a running kick forever.
-fn settle(locked: &Locked, now: Millis) -> Result<(), String> {
-    let (kicks, _) = locked.kicks()?;
-    for mut kick in kicks.into_iter().filter(|k| k.active()) {
+/// Every kick, those whose supervisor is gone marked interrupted: a
+/// killed supervisor must not count as a running kick forever.
+pub fn settle(locked: &Locked, now: Millis) -> Result<Vec<record::Kick>, String> {
+    let mut kicks = locked.kicks()?;
+    for kick in kicks.iter_mut().filter(|k| k.active()) {
         let gone = match &kick.supervisor {
             Some(s) => !supervise::alive(s),
             None => now.saturating_sub(kick.queued_at) > SUPERVISOR_START,
@@ -122,10 +124,10 @@ fn settle(locked: &Locked, now: Millis) -> Result<(), String> {
         if gone {
             kick.ended_at = Some(now);
             kick.end = Some(End::Interrupted);
-            locked.write(&Record::Kick(kick))?;
+            locked.write(&Record::Kick(kick.clone()))?;
         }
     }
-    Ok(())
+    Ok(kicks)
 }
 
 /// One notification from snmptrapd.
@@ -161,11 +163,7 @@ pub fn handle(
                 return Ok(());
             };
             let resource = format!("{resource_type}[{title}]");
-            let started = decide(settings, ledger, trap.source, &role, resource)?;
-            for id in started {
-                start(config, ledger, &id);
-            }
-            Ok(())
+            decide(config, settings, ledger, trap.source, &role, resource)
         }
     }
 }
@@ -182,7 +180,7 @@ fn record_report(
 ) -> Result<(), String> {
     let now = now();
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
-    settle(&locked, now)?;
+    let mut kicks = settle(&locked, now)?;
     if end.finished {
         // Every run says what the host is: the inventory follows.
         let mut inventory = locked.inventory();
@@ -190,7 +188,6 @@ fn record_report(
         inventory.prune(now, millis(settings.inventory_expiry));
         locked.write_inventory(&inventory)?;
     }
-    let (mut kicks, _) = locked.kicks()?;
     // A kick of the host that asked for it was asked while the asking run
     // went on; that run ends first (Puppet's run lock), and its end is not
     // the kicked run's. `again` kicks mark it as they start.
@@ -264,20 +261,19 @@ fn record_report(
     Ok(())
 }
 
-/// Judges a request for `role` from `source` and records the decisions;
-/// the ids of the kicks to start.
+/// Judges a request for `role` from `source`, starts the supervisors of
+/// the kicks it makes and records the decisions.
 fn decide(
+    config: &Path,
     settings: &Settings,
     ledger: &Ledger,
     source: Option<IpAddr>,
     role: &str,
     resource: String,
-) -> Result<Vec<String>, String> {
+) -> Result<(), String> {
     let now = now();
     let sender = source.and_then(|a| sender_host(settings, a));
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
-    settle(&locked, now)?;
-    let (kicks, refusals) = locked.kicks()?;
     let Some(sender) = sender else {
         let shown = source.map_or_else(|| "an unknown transport".to_string(), |a| a.to_string());
         let cause = Cause {
@@ -287,7 +283,8 @@ fn decide(
         let record = refused(now, None, role, cause, 0, None, Refusal::UnknownSender);
         warn!("kick: {}", status::refusal_line(&record, settings));
         locked.write(&Record::Refused(record))?;
-        return Ok(Vec::new());
+        locked.prune_refusals(now)?;
+        return Ok(());
     };
     if !settings::is_role_name(role) {
         warn!(
@@ -295,8 +292,9 @@ fn decide(
             escaped(&resource),
             escaped(&sender)
         );
-        return Ok(Vec::new());
+        return Ok(());
     }
+    let kicks = settle(&locked, now)?;
     let cause = Cause {
         host: sender.clone(),
         resource,
@@ -316,7 +314,6 @@ fn decide(
         Some(r) => r.hosts.clone(),
         None => Vec::new(),
     };
-    let mut started = Vec::new();
     for decision in judge::judge(settings, &kicks, &request, &targets) {
         match decision {
             Decision::Kick {
@@ -332,8 +329,7 @@ fn decide(
                     escaped(&cause.resource),
                     kick.host,
                 );
-                locked.write(&Record::Kick(kick.clone()))?;
-                started.push(kick.id);
+                locked.write(&Record::Kick(supervised(config, kick, now)))?;
             }
             Decision::Defer {
                 host,
@@ -351,9 +347,9 @@ fn decide(
                     kick.host,
                     escaped(&status::why(&why, settings)),
                 );
+                kick.not_before = judge::retry_at(settings, &kicks, role, &why, now);
                 kick.deferred = Some(why);
-                locked.write(&Record::Kick(kick.clone()))?;
-                started.push(kick.id);
+                locked.write(&Record::Kick(supervised(config, kick, now)))?;
             }
             Decision::Coalesce {
                 into,
@@ -388,7 +384,8 @@ fn decide(
                 why,
             } => {
                 let deep = matches!(why, Refusal::TooDeep { .. });
-                if deep && judge::already_refused(&refusals, caused_by.as_deref(), role) {
+                let earlier = || locked.refusals_from(&sender).kept;
+                if deep && judge::already_refused(&earlier(), caused_by.as_deref(), role) {
                     debug!("kick: {role} from {sender}: refused again (too deep)");
                     continue;
                 }
@@ -398,20 +395,25 @@ fn decide(
             }
         }
     }
-    let _ = locked.prune(now);
-    Ok(started)
+    let _ = locked.prune(&kicks, now, judge::horizon(settings));
+    Ok(())
 }
 
-/// Starts the supervisor of kick `id`; when it cannot start, the kick is
-/// recorded as not started.
-fn start(config: &Path, ledger: &Ledger, id: &str) {
-    if let Err(e) = supervise::spawn(config, id) {
-        warn!("kick {id}: {e}");
-        let _ = supervise::update(ledger, id, |k| {
-            k.ended_at = Some(now());
-            k.end = Some(End::NotStarted(e.clone()));
-        });
+/// `kick` with its supervisor started (it waits for the ledger's lock,
+/// which the handler holds until the kick is written), or ended as not
+/// started when the supervisor cannot start. Recording the supervisor
+/// here spares each of a role's thousand supervisors taking the lock to
+/// say it lives.
+fn supervised(config: &Path, mut kick: record::Kick, now: Millis) -> record::Kick {
+    match supervise::spawn(config, &kick.id) {
+        Ok(supervisor) => kick.supervisor = Some(supervisor),
+        Err(e) => {
+            warn!("kick {}: {e}", kick.id);
+            kick.ended_at = Some(now);
+            kick.end = Some(End::NotStarted(e));
+        }
     }
+    kick
 }
 
 /// A kick decided now, its id given to the run when `{kick}` asks.

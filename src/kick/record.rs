@@ -1,5 +1,6 @@
-//! What the ledger remembers of each kick and each refusal: plain data,
-//! one JSON file per record in the state directory.
+//! What the ledger remembers of each kick and each refusal: plain data.
+//! The ledger keeps one file per kick, and one per sender for its
+//! refusals (the newest kept, the rest counted).
 
 use serde::{Deserialize, Serialize};
 
@@ -109,6 +110,11 @@ pub struct Kick {
     /// Its command failed and it waits `retry_delay` to run it again.
     #[serde(default)]
     pub retrying: bool,
+    /// A deferred kick held back by time alone (the window, the budget's
+    /// hour): the earliest the rules may let it start, so that its
+    /// supervisor sleeps until then without reading the ledger.
+    #[serde(default)]
+    pub not_before: Option<Millis>,
 }
 
 /// Causes of coalesced requests kept in a kick, at most.
@@ -168,6 +174,9 @@ pub enum Refusal {
     Budget { used: u32 },
     /// `kick -> again`: the host's own run that asked is going on.
     OwnRun,
+    /// The ledger holds as many kicks that its rules still need as it
+    /// may: new ones are refused rather than older ones forgotten.
+    Full { kicks: usize },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,7 +194,75 @@ pub struct Refused {
     pub why: Refusal,
 }
 
-/// One file of the ledger.
+/// Longest text of a notification kept in a refusal (a title may be
+/// 4 KiB; what it was is clear from its start).
+const REFUSED_TEXT: usize = 256;
+
+impl Refused {
+    /// The refusal as kept: its texts from notifications cut to
+    /// [`REFUSED_TEXT`] bytes, so that a flood of long titles costs a
+    /// bounded ledger.
+    pub fn bounded(mut self) -> Refused {
+        for text in [
+            &mut self.role,
+            &mut self.cause.host,
+            &mut self.cause.resource,
+        ] {
+            cut(text, REFUSED_TEXT);
+        }
+        self
+    }
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, ending in
+/// `…` when cut.
+fn cut(text: &mut String, max: usize) {
+    if text.len() <= max {
+        return;
+    }
+    let mut end = max - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+}
+
+/// One sender's refusals: the newest kept, the rest only counted, so
+/// that no sender's flood costs more than a few KiB, nor pushes out what
+/// another sender did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SenderRefusals {
+    pub sender: String,
+    /// Oldest first, at most [`KEPT_PER_SENDER`].
+    pub kept: Vec<Refused>,
+    /// Refusals of this sender no longer kept.
+    pub not_kept: u64,
+}
+
+/// Refusals kept per sender.
+pub const KEPT_PER_SENDER: usize = 20;
+
+impl SenderRefusals {
+    /// Keeps `refused`, counting the oldest beyond the cap.
+    pub fn add(&mut self, refused: Refused) {
+        self.kept.push(refused.bounded());
+        if self.kept.len() > KEPT_PER_SENDER {
+            let over = self.kept.len() - KEPT_PER_SENDER;
+            self.kept.drain(..over);
+            self.not_kept = self.not_kept.saturating_add(over as u64);
+        }
+    }
+
+    /// When it last refused.
+    pub fn last_at(&self) -> Millis {
+        self.kept.iter().map(|r| r.at).max().unwrap_or(0)
+    }
+}
+
+/// One file of the ledger. (A kick is the larger by far, and the common
+/// one: boxing it would cost an allocation for nothing.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Record {

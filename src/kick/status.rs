@@ -4,7 +4,7 @@
 
 use super::inventory::Inventory;
 use super::judge::{outcome, Outcome};
-use super::record::{End, Millis, Record, Refusal, Refused};
+use super::record::{End, Kick, Millis, Refusal, Refused, SenderRefusals};
 use super::settings::Settings;
 use std::fmt::Write;
 
@@ -53,6 +53,9 @@ pub fn why(refusal: &Refusal, settings: &Settings) -> String {
         ),
         Refusal::Budget { used } => format!("the role's budget per hour is spent ({used} kicks)"),
         Refusal::OwnRun => "the run that asked is going on".to_string(),
+        Refusal::Full { kicks } => {
+            format!("the ledger holds {kicks} kicks its rules still need, as many as it may")
+        }
     }
 }
 
@@ -100,16 +103,21 @@ pub fn inventory(inventory: &Inventory, json: bool) -> String {
     out
 }
 
-/// The report `kick --status` prints.
-pub fn render(settings: &Settings, records: &[Record], now: Millis) -> String {
+/// The report `kick --status` prints: the kicks, newest first, then each
+/// sender's refusals (the senders heard of last first).
+pub fn render(
+    settings: &Settings,
+    kicks: &[Kick],
+    refusals: &[SenderRefusals],
+    now: Millis,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{:<20}  {:<24}  {:<12}  {:>3}  {:<26}  {:<20}  CAUSE",
         "STARTED", "HOST", "ROLE", "GEN", "OUTCOME", "ENDED"
     );
-    for record in records.iter().rev() {
-        let Record::Kick(k) = record else { continue };
+    for k in kicks.iter().rev() {
         let outcome = outcome(settings, k, now);
         let mut shown = match &k.end {
             Some(End::Exited(code)) => format!("{outcome} (exit {code})"),
@@ -139,17 +147,14 @@ pub fn render(settings: &Settings, records: &[Record], now: Millis) -> String {
             k.ended_at.map(utc).unwrap_or_else(|| "-".to_string()),
         );
     }
-    let refusals: Vec<_> = records
+    if refusals
         .iter()
-        .rev()
-        .filter_map(|r| match r {
-            Record::Refused(r) => Some(r),
-            Record::Kick(_) => None,
-        })
-        .collect();
-    if !refusals.is_empty() {
+        .any(|s| !s.kept.is_empty() || s.not_kept > 0)
+    {
         let _ = writeln!(out, "\nREFUSED");
-        for r in refusals {
+    }
+    for sender in refusals {
+        for r in sender.kept.iter().rev() {
             let _ = writeln!(
                 out,
                 "{:<20}  {:<24}  {:<12}  {:>3}  from {} {}: {}",
@@ -161,6 +166,14 @@ pub fn render(settings: &Settings, records: &[Record], now: Millis) -> String {
                 escaped(&r.cause.resource),
                 escaped(&why(&r.why, settings)),
             );
+        }
+        if sender.not_kept > 0 {
+            let from = if sender.sender.is_empty() {
+                "senders no longer kept".to_string()
+            } else {
+                escaped(&sender.sender)
+            };
+            let _ = writeln!(out, "{:<20}  and {} more from {from}", "", sender.not_kept);
         }
     }
     out

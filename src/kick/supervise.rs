@@ -8,7 +8,7 @@
 
 use super::judge;
 use super::ledger::{now, Ledger};
-use super::record::{End, Kick, Record, Supervisor};
+use super::record::{End, Kick, Millis, Record, Refusal, Supervisor};
 use super::settings::Settings;
 use super::status;
 use std::io::Read;
@@ -21,10 +21,11 @@ use std::time::{Duration, Instant};
 const OUTPUT_TAIL: usize = 4096;
 /// How long the supervisor waits for the ledger's lock.
 const LOCK_WAIT: Duration = Duration::from_secs(10);
-/// A waiting kick looks at the ledger again at least this often…
-const POLL: Duration = Duration::from_secs(1);
-/// …and at most this often.
+/// A waiting kick looks this often at what holds it (a file or two).
 const MIN_POLL: Duration = Duration::from_millis(200);
+/// A kick waiting for a free slot tries again this often (an `flock`, no
+/// reading).
+const SLOT_POLL: Duration = Duration::from_millis(50);
 /// The longest a budget holds a kick back.
 const HOUR: Duration = Duration::from_secs(3600);
 /// Between SIGTERM and SIGKILL at `timeout`.
@@ -77,7 +78,8 @@ pub fn alive(supervisor: &Supervisor) -> bool {
 }
 
 /// Starts the supervisor of kick `id`, detached; does not wait for it.
-pub fn spawn(config: &Path, id: &str) -> Result<(), String> {
+/// The caller records who supervises the kick as it writes it.
+pub fn spawn(config: &Path, id: &str) -> Result<Supervisor, String> {
     let mut command = Command::new("/proc/self/exe");
     command
         .arg("kick")
@@ -99,10 +101,13 @@ pub fn spawn(config: &Path, id: &str) -> Result<(), String> {
             Ok(())
         });
     }
-    command
+    let child = command
         .spawn()
-        .map(drop)
-        .map_err(|e| format!("cannot start the supervisor: {e}"))
+        .map_err(|e| format!("cannot start the supervisor: {e}"))?;
+    Ok(Supervisor {
+        pid: child.id(),
+        start_ticks: start_ticks(child.id()).unwrap_or(0),
+    })
 }
 
 /// The supervisor's work for kick `id`: wait until it may start, run it,
@@ -114,7 +119,9 @@ pub fn run(settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String>
         pid,
         start_ticks: start_ticks(pid).unwrap_or(0),
     };
-    let Some(mut kick) = wait_until_due(settings, ledger, id, me)? else {
+    // The slot is held until this process ends: while the command runs,
+    // and while it waits to run again.
+    let Some((mut kick, _slot)) = wait_until_due(settings, ledger, id, me)? else {
         return Ok(());
     };
     let (retries, retry_delay) = settings
@@ -157,7 +164,7 @@ pub fn run(settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String>
 /// `None` when it does not (the kick ends as its last attempt did).
 fn begin_retry(settings: &Settings, ledger: &Ledger, id: &str) -> Result<Option<Kick>, String> {
     let locked = ledger.lock(LOCK_WAIT)?;
-    let (kicks, _) = locked.kicks()?;
+    let kicks = locked.kicks()?;
     let Some(mut kick) = kicks.iter().find(|k| k.id == id).cloned() else {
         return Ok(None);
     };
@@ -189,72 +196,128 @@ pub fn shown_argv(argv: &[String]) -> String {
         .join(" ")
 }
 
-/// Waits until the rules allow kick `id` ([`judge::may_start`]) and
-/// fewer than `max_parallel` kicks run, then marks it started. `None`
-/// when the record is gone or ended, or it still may not start after the
-/// longest any rule holds a kick back (`window` + `timeout` + an hour).
+/// Waits until the rules allow kick `id` ([`judge::may_start`]) and one
+/// of the `max_parallel` slots is free, then marks it started; the slot
+/// is held while the returned file is. `None` when the record is gone or
+/// ended, or it still may not start after the longest any rule holds a
+/// kick back (`window` + `timeout` + an hour).
+///
+/// Waiting reads no more than a file or two: a slot is an `flock` tried
+/// every [`SLOT_POLL`]; a kick held back by time sleeps until its
+/// `not_before`; one held by an event looks every [`MIN_POLL`] at the one
+/// file that tells (the kick it waits for, or its own: the asking run's
+/// end); only then does it take the ledger's lock and judge. So a
+/// thousand waiting kicks do not hold the lock the handler needs.
 fn wait_until_due(
     settings: &Settings,
     ledger: &Ledger,
     id: &str,
     me: Supervisor,
-) -> Result<Option<Kick>, String> {
+) -> Result<Option<(Kick, std::fs::File)>, String> {
     let deadline = Instant::now() + settings.timeout + settings.window + HOUR;
+    // The handler writes the kick just after starting us, under its lock:
+    // when it is not there yet, the lock tells when it is.
+    let first = match ledger.peek(id) {
+        Some(kick) => Some(kick),
+        None => ledger.lock(LOCK_WAIT)?.kick(id),
+    };
+    let Some(mut seen) = first else {
+        return Ok(None);
+    };
     loop {
-        let pause;
-        {
-            let locked = ledger.lock(LOCK_WAIT)?;
-            let (kicks, _) = locked.kicks()?;
-            let Some(mut kick) = kicks.iter().find(|k| k.id == id).cloned() else {
-                return Ok(None);
-            };
-            if !kick.pending() {
-                return Ok(None);
-            }
-            let now = now();
-            let running = kicks
-                .iter()
-                .filter(|k| k.active() && k.started_at.is_some())
-                .count();
-            let held = judge::may_start(settings, &kicks, &kick, now);
-            if held.is_none() && running < settings.max_parallel {
-                kick.started_at = Some(now);
-                kick.supervisor = Some(me);
-                kick.attempts = kick.attempts.saturating_add(1);
-                locked.write(&Record::Kick(kick.clone()))?;
-                return Ok(Some(kick));
-            }
-            if Instant::now() >= deadline {
-                kick.ended_at = Some(now);
-                kick.end = Some(End::NotStarted(match &held {
-                    Some(why) => format!("still held back: {}", status::why(why, settings)),
-                    None => format!("{} kicks still running", settings.max_parallel),
-                }));
-                locked.write(&Record::Kick(kick))?;
-                return Ok(None);
-            }
-            // Sleep until the rule may allow it, looking again at least
-            // every second (a run's end or a kick's end comes any time).
-            pause = held
-                .as_ref()
-                .and_then(|why| judge::retry_at(settings, &kicks, &kick.role, why))
-                .map_or(POLL, |at| {
-                    Duration::from_millis(at.saturating_sub(now)).clamp(MIN_POLL, POLL)
-                });
-            // Marks us alive while it waits, so nobody takes the kick for
-            // an interrupted one, and says why it waits.
-            let shown = match &held {
-                Some(why) => Some(why.clone()),
-                None => kick.deferred.clone(),
-            };
-            if kick.supervisor != Some(me) || kick.deferred != shown {
-                kick.supervisor = Some(me);
-                kick.deferred = shown;
-                locked.write(&Record::Kick(kick))?;
-            }
+        if Instant::now() >= deadline {
+            return give_up(settings, ledger, id);
         }
-        std::thread::sleep(pause);
+        if still_held(ledger, &seen, now()) {
+            std::thread::sleep(MIN_POLL);
+            continue;
+        }
+        let Some(slot) = ledger.try_slot(settings.max_parallel)? else {
+            std::thread::sleep(SLOT_POLL);
+            continue;
+        };
+        let locked = ledger.lock(LOCK_WAIT)?;
+        let Some(mut kick) = locked.kick(id) else {
+            return Ok(None);
+        };
+        if !kick.pending() {
+            return Ok(None);
+        }
+        let now = now();
+        // A kick the handler found free to start needs no judging again:
+        // it was the host's only pending kick, and counted in the budget.
+        let waits = kick.deferred.is_some() || kick.after_run;
+        let (held, kicks) = if waits {
+            let kicks = super::settle(&locked, now)?;
+            (judge::may_start(settings, &kicks, &kick, now), kicks)
+        } else {
+            (None, Vec::new())
+        };
+        let Some(why) = held else {
+            kick.started_at = Some(now);
+            kick.supervisor = Some(me);
+            kick.attempts = kick.attempts.saturating_add(1);
+            kick.not_before = None;
+            locked.write(&Record::Kick(kick.clone()))?;
+            return Ok(Some((kick, slot)));
+        };
+        // Says why it waits now, and until when at the earliest.
+        let not_before = judge::retry_at(settings, &kicks, &kick.role, &why, now);
+        if kick.deferred.as_ref() != Some(&why) || kick.not_before != not_before {
+            kick.deferred = Some(why);
+            kick.not_before = not_before;
+            locked.write(&Record::Kick(kick.clone()))?;
+        }
+        seen = kick;
     }
+}
+
+/// Whether what held `kick` back when it was last judged still holds, as
+/// far as one file or the clock tells: its time not come, the kick it
+/// waits for still running, its asking run not ended.
+fn still_held(ledger: &Ledger, kick: &Kick, now: Millis) -> bool {
+    if kick.after_run {
+        return ledger
+            .peek(&kick.id)
+            .is_some_and(|k| k.after_run && k.pending());
+    }
+    if let Some(at) = kick.not_before {
+        // Time alone frees it (a look at its own file all the same, for a
+        // kick ended some other way). Each kick a little after the others,
+        // by its PID's milliseconds: a role's kicks held by one budget do
+        // not all take the lock in the same instant.
+        let spread = Millis::from(std::process::id() % 1000);
+        return now < at.saturating_add(spread)
+            && ledger.peek(&kick.id).is_some_and(|k| k.pending());
+    }
+    match &kick.deferred {
+        // Until it ends, or its supervisor is gone (then judging settles
+        // it as interrupted).
+        Some(Refusal::Busy { kick: busy }) => ledger
+            .peek(busy)
+            .is_some_and(|k| k.active() && k.supervisor.is_some_and(|s| alive(&s))),
+        _ => false,
+    }
+}
+
+/// A kick that waited as long as any rule holds one back: it ends, not
+/// started, with the reason.
+fn give_up(
+    settings: &Settings,
+    ledger: &Ledger,
+    id: &str,
+) -> Result<Option<(Kick, std::fs::File)>, String> {
+    let locked = ledger.lock(LOCK_WAIT)?;
+    let Some(mut kick) = locked.kick(id).filter(|k| k.pending()) else {
+        return Ok(None);
+    };
+    kick.ended_at = Some(now());
+    kick.end = Some(End::NotStarted(match &kick.deferred {
+        Some(why) => format!("still held back: {}", status::why(why, settings)),
+        None => format!("{} kicks still running", settings.max_parallel),
+    }));
+    locked.write(&Record::Kick(kick))?;
+    Ok(None)
 }
 
 /// Runs `argv` in a process group of its own with a clean environment,
@@ -354,8 +417,7 @@ fn home() -> String {
 /// Reads kick `id`, changes it with `change`, writes it back.
 pub fn update(ledger: &Ledger, id: &str, change: impl FnOnce(&mut Kick)) -> Result<(), String> {
     let locked = ledger.lock(LOCK_WAIT)?;
-    let (kicks, _) = locked.kicks()?;
-    let Some(mut kick) = kicks.into_iter().find(|k| k.id == id) else {
+    let Some(mut kick) = locked.kick(id) else {
         return Err(format!("kick {id} is not in the ledger"));
     };
     change(&mut kick);

@@ -142,6 +142,19 @@ pub const EVENT_TITLE: &str = ".1.3.6.1.4.1.20267.401.4.1.5.1";
 /// coldStart: a notification that is not the kick's.
 pub const COLD_START: &str = ".1.3.6.1.6.3.1.1.5.1";
 
+/// snmptrapd's traphandle input for notification `trap` from `from` (its
+/// transport line), with `varbinds` as `(OID, value)`: what the handler
+/// reads on its standard input.
+pub fn trap_input(from: &str, trap: &str, varbinds: &[(&str, &str)]) -> String {
+    let mut text = format!(
+        "localhost\nUDP: [{from}]:40000->[127.0.0.1]:162\n.1.3.6.1.2.1.1.3.0 0:0:01:00.00\n.1.3.6.1.6.3.1.1.4.1.0 {trap}\n"
+    );
+    for (oid, value) in varbinds {
+        text.push_str(&format!("{oid} {value}\n"));
+    }
+    text
+}
+
 /// A manager's kick configuration and ledger.
 pub struct KickSite {
     dir: TempDir,
