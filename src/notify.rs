@@ -22,7 +22,7 @@ use crate::agentx::session;
 use crate::config::NotifyConfig;
 #[cfg(test)]
 use crate::metrics::RedisEvent;
-use crate::metrics::{About, Layout, Limit, Notification, SNMP_TRAP_OID};
+use crate::metrics::{About, Layout, Limit, Notification, RowIndex, SNMP_TRAP_OID};
 use crate::oid::Oid;
 use crate::smi::Value;
 use limits::{Admit, Ceiling, Drops};
@@ -140,6 +140,23 @@ impl Notifier {
             let value = value(&oid)?;
             Some((oid, value))
         }));
+        // Rows carried after the OBJECTS: every row of a table numbered
+        // from 1 (a few dozen lookups at most, by its cap).
+        if let Some(table) = notification.trailing_rows() {
+            if let RowIndex::Row { max, .. } = table.index {
+                let rows = table.max_rows.map_or(max, |m| max.min(m as u32));
+                for row in 1..=rows {
+                    for column in table.columns {
+                        let Some(oid) = self.layout.row_oid(column, &[row]) else {
+                            continue;
+                        };
+                        if let Some(value) = value(&oid) {
+                            varbinds.push((oid, value));
+                        }
+                    }
+                }
+            }
+        }
         let sent = self.tx.try_send(varbinds);
         match sent {
             Ok(()) => {

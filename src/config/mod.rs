@@ -238,6 +238,12 @@ struct FilePuppet {
     certname: Option<String>,
     /// Days left under which a certificate or the CRL is expiring.
     certificate_warning_days: Option<u64>,
+    /// The facts served (`puppetFactTable`, `puppetRunFinished`).
+    facts: Option<Vec<String>>,
+    /// The external fact that gives the role when the certificate has none.
+    role_fact: Option<String>,
+    /// facter's external fact directories.
+    facts_dirs: Option<Vec<PathBuf>>,
 }
 
 /// `events_log = "/path"`, `events_log = false` (or `""`), or `true` (the
@@ -482,6 +488,7 @@ impl Config {
                 notifications.puppet_certificate_warning = certificates.warning;
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
+                    facts: fact_settings(p).map_err(in_file)?,
                     certificates,
                     summary: p
                         .summary
@@ -528,6 +535,52 @@ impl Config {
             warnings,
         })
     }
+}
+
+/// `[puppet] facts`, `role_fact` and `facts_dirs`, validated: bounded
+/// names of facter's shape, absolute directories.
+fn fact_settings(p: &FilePuppet) -> Result<FactSettings, String> {
+    let mut settings = FactSettings::default();
+    if let Some(names) = &p.facts {
+        if names.len() > MAX_FACTS {
+            return Err(format!("puppet.facts: at most {MAX_FACTS} facts are served"));
+        }
+        for name in names {
+            if !valid_fact_name(name) {
+                return Err(format!(
+                    "puppet.facts: {:?} is not a fact name (1 to {MAX_FACT_NAME} letters, digits, \
+                     '_', '.' or '-')",
+                    crate::text::printable(name)
+                ));
+            }
+            if settings.names.contains(name) {
+                return Err(format!("puppet.facts: {name} is named twice"));
+            }
+            settings.names.push(name.clone());
+        }
+    }
+    if let Some(name) = &p.role_fact {
+        if !valid_fact_name(name) {
+            return Err(format!(
+                "puppet.role_fact: {:?} is not a fact name",
+                crate::text::printable(name)
+            ));
+        }
+        settings.role_fact = Some(name.clone());
+    }
+    if let Some(dirs) = &p.facts_dirs {
+        if dirs.len() > MAX_FACT_DIRS {
+            return Err(format!("puppet.facts_dirs: at most {MAX_FACT_DIRS} directories"));
+        }
+        if let Some(dir) = dirs.iter().find(|d| !d.is_absolute()) {
+            return Err(format!(
+                "puppet.facts_dirs: {:?} is not an absolute path",
+                dir.display().to_string()
+            ));
+        }
+        settings.dirs = dirs.clone();
+    }
+    Ok(settings)
 }
 
 /// The events log keys of `[puppet]`, validated.
