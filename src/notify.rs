@@ -487,4 +487,43 @@ mod tests {
         );
         assert_eq!(varbinds[1], (name_oid, Value::text("cache")));
     }
+
+    /// puppetRunFinished carries puppetFactTable's rows after its
+    /// objects, row by row; other notifications do not.
+    #[test]
+    fn the_run_end_carries_the_fact_rows_after_its_objects() {
+        use crate::metrics::{PuppetEvent, PUPPET_FACT_TABLE};
+        let (tx, mut rx) = mpsc::channel(10);
+        let layout = Layout::default_layout();
+        let mut notifier = Notifier::new(NotifyConfig::default(), layout.clone(), tx);
+        let [name, value] = PUPPET_FACT_TABLE.columns else {
+            panic!("two columns")
+        };
+        let cells = [
+            (layout.row_oid(name, &[1]).unwrap(), Value::text("hostname")),
+            (layout.row_oid(value, &[1]).unwrap(), Value::text("web1")),
+            (layout.row_oid(name, &[3]).unwrap(), Value::text("zone")),
+            (layout.row_oid(value, &[3]).unwrap(), Value::text("z1")),
+        ];
+        let status = crate::metrics::puppet_objects()
+            .find(|o| o.name == "puppetLastRunStatus")
+            .unwrap();
+        let status_oid = layout.row_oid(status, &[0]).unwrap();
+        let lookup = |oid: &Oid| {
+            if *oid == status_oid {
+                return Some(Value::Integer(1));
+            }
+            cells.iter().find(|(o, _)| o == oid).map(|(_, v)| v.clone())
+        };
+        notifier.send(PuppetEvent::RunFinished, About::PUPPET, lookup);
+        let varbinds = rx.try_recv().unwrap();
+        assert_eq!(varbinds.len(), 2 + cells.len(), "{varbinds:?}");
+        assert_eq!(varbinds[1].0, status_oid);
+        assert_eq!(varbinds[2..], cells);
+        notifier.send(PuppetEvent::AgentStale, About::PUPPET, lookup);
+        let varbinds = rx.try_recv().unwrap();
+        assert!(varbinds
+            .iter()
+            .all(|(o, _)| !cells.iter().any(|(c, _)| c == o)));
+    }
 }

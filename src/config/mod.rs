@@ -543,7 +543,9 @@ fn fact_settings(p: &FilePuppet) -> Result<FactSettings, String> {
     let mut settings = FactSettings::default();
     if let Some(names) = &p.facts {
         if names.len() > MAX_FACTS {
-            return Err(format!("puppet.facts: at most {MAX_FACTS} facts are served"));
+            return Err(format!(
+                "puppet.facts: at most {MAX_FACTS} facts are served"
+            ));
         }
         for name in names {
             if !valid_fact_name(name) {
@@ -570,7 +572,9 @@ fn fact_settings(p: &FilePuppet) -> Result<FactSettings, String> {
     }
     if let Some(dirs) = &p.facts_dirs {
         if dirs.len() > MAX_FACT_DIRS {
-            return Err(format!("puppet.facts_dirs: at most {MAX_FACT_DIRS} directories"));
+            return Err(format!(
+                "puppet.facts_dirs: at most {MAX_FACT_DIRS} directories"
+            ));
         }
         if let Some(dir) = dirs.iter().find(|d| !d.is_absolute()) {
             return Err(format!(

@@ -80,13 +80,18 @@ pub fn inventory(inventory: &Inventory, json: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<20}  {:<32}  {:<16}  ADDRESS",
-        "SEEN", "HOST", "ROLE"
+        "{:<20}  {:<32}  {:<16}  {:<39}  FACTS",
+        "SEEN", "HOST", "ROLE", "ADDRESS"
     );
     for (host, entry) in &inventory.hosts {
+        let facts: Vec<String> = entry
+            .facts
+            .iter()
+            .map(|(name, value)| format!("{}={}", escaped(name), crate::text::quoted(value)))
+            .collect();
         let _ = writeln!(
             out,
-            "{:<20}  {:<32}  {:<16}  {}",
+            "{:<20}  {:<32}  {:<16}  {:<39}  {}",
             utc(entry.seen),
             escaped(host),
             if entry.role.is_empty() {
@@ -95,6 +100,11 @@ pub fn inventory(inventory: &Inventory, json: bool) -> String {
                 entry.role.as_str()
             },
             escaped(&entry.address),
+            if facts.is_empty() {
+                "-".to_string()
+            } else {
+                facts.join(" ")
+            },
         );
     }
     out

@@ -194,7 +194,9 @@ impl Kind {
 /// following a link and without blocking, judged by its descriptor.
 pub fn read_trusted(path: &Path, trust: &Trust) -> Result<Vec<u8>, String> {
     let shown = path.display();
-    trust.check(path).map_err(|e| format!("{shown}: not read: {e}"))?;
+    trust
+        .check(path)
+        .map_err(|e| format!("{shown}: not read: {e}"))?;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -221,7 +223,9 @@ pub fn read_trusted(path: &Path, trust: &Trust) -> Result<Vec<u8>, String> {
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{shown}: {e}"))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("{shown}: grew over the {MAX_FILE_BYTES}-byte limit"));
+        return Err(format!(
+            "{shown}: grew over the {MAX_FILE_BYTES}-byte limit"
+        ));
     }
     Ok(bytes)
 }
@@ -288,8 +292,7 @@ pub fn parse_yaml(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Vec::new());
     }
-    super::yaml::from_slice::<BTreeMap<String, Scalar>>(bytes, MAX_FILE_BYTES as usize)
-        .map(scalars)
+    super::yaml::from_slice::<BTreeMap<String, Scalar>>(bytes, MAX_FILE_BYTES as usize).map(scalars)
 }
 
 /// A `.json` file's top-level object.
@@ -362,7 +365,8 @@ mod tests {
 
     #[test]
     fn the_three_formats_as_facter_reads_them() {
-        let txt = b"# a comment\nrole=node\n Datacenter = dc1 \nno equals sign\n-x=1\nempty=\n";
+        let txt =
+            b"# a comment\nrole=node\n Datacenter = dc1 \nno equals sign\nbad key=1\nempty=\n";
         assert_eq!(
             parse_txt(txt),
             [
@@ -371,7 +375,8 @@ mod tests {
                 ("empty".into(), String::new()),
             ]
         );
-        let yaml = b"role: web\nweight: 3\nratio: 0.5\nenabled: true\nnested:\n  a: 1\nlist: [1, 2]\n";
+        let yaml =
+            b"role: web\nweight: 3\nratio: 0.5\nenabled: true\nnested:\n  a: 1\nlist: [1, 2]\n";
         let mut got = parse_yaml(yaml).unwrap();
         got.sort();
         assert_eq!(
@@ -403,14 +408,33 @@ mod tests {
         let other = dir.parent().unwrap().join("second");
         std::fs::create_dir(&other).unwrap();
         std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755)).unwrap();
-        write(&dir.join("a.txt"), b"role=web\ndatacenter=dc1\nsecret=x\n", 0o644);
+        write(
+            &dir.join("a.txt"),
+            b"role=web\ndatacenter=dc1\nsecret=x\n",
+            0o644,
+        );
         write(&dir.join("b.yaml"), b"datacenter: dc9\nrack: 4\n", 0o644);
-        write(&other.join("c.json"), br#"{"rack": 7, "tier": "front"}"#, 0o644);
+        write(
+            &other.join("c.json"),
+            br#"{"rack": 7, "tier": "front"}"#,
+            0o644,
+        );
         // An executable fact is never run (nor read).
-        write(&dir.join("run.sh"), b"#!/bin/sh\ntouch /tmp/ran\necho tier=x\n", 0o755);
+        write(
+            &dir.join("run.sh"),
+            b"#!/bin/sh\ntouch /tmp/ran\necho tier=x\n",
+            0o755,
+        );
         let s = settings(
             &[&dir, &other, Path::new("/nonexistent/facts.d")],
-            &["datacenter", "rack", "tier", "hostname", "uptime_seconds", "absent"],
+            &[
+                "datacenter",
+                "rack",
+                "tier",
+                "hostname",
+                "uptime_seconds",
+                "absent",
+            ],
             Some("role"),
         );
         let facts = read_facts(&s);
@@ -419,19 +443,37 @@ mod tests {
             .iter()
             .map(|(r, n, v)| (*r, n.as_str(), v.as_str()))
             .collect();
-        assert_eq!(served[..3], [(1, "datacenter", "dc1"), (2, "rack", "4"), (3, "tier", "front")]);
+        assert_eq!(
+            served[..3],
+            [
+                (1, "datacenter", "dc1"),
+                (2, "rack", "4"),
+                (3, "tier", "front")
+            ]
+        );
         assert_eq!(served[3].1, "hostname");
         assert!(!served[3].2.contains('.') && !served[3].2.is_empty());
         assert_eq!(served[4].1, "uptime_seconds");
         assert!(served[4].2.parse::<u64>().unwrap() > 0);
-        assert_eq!(served.len(), 5, "absent has no row; secret is not allowlisted");
+        assert_eq!(
+            served.len(),
+            5,
+            "absent has no row; secret is not allowlisted"
+        );
         assert_eq!(facts.role.as_deref(), Some("web"));
         // datacenter given twice: said, the first file's kept.
-        assert!(facts.errors.iter().any(|e| e.contains("datacenter")), "{:?}", facts.errors);
+        assert!(
+            facts.errors.iter().any(|e| e.contains("datacenter")),
+            "{:?}",
+            facts.errors
+        );
         // An external fact overrides a built-in, as in facter.
         write(&dir.join("h.txt"), b"hostname=from-file\n", 0o644);
         let facts = read_facts(&s);
-        assert!(facts.served.iter().any(|(_, n, v)| n == "hostname" && v == "from-file"));
+        assert!(facts
+            .served
+            .iter()
+            .any(|(_, n, v)| n == "hostname" && v == "from-file"));
         // Nothing asked: nothing read.
         assert_eq!(read_facts(&settings(&[&dir], &[], None)), Facts::default());
     }
@@ -449,7 +491,11 @@ mod tests {
         // SAFETY: a valid C string.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         // A symbolic link to a file the agent may read and others not.
-        write(&dir.parent().unwrap().join("shadow"), b"role=root-only\n", 0o600);
+        write(
+            &dir.parent().unwrap().join("shadow"),
+            b"role=root-only\n",
+            0o600,
+        );
         std::os::unix::fs::symlink(dir.parent().unwrap().join("shadow"), dir.join("link.txt"))
             .unwrap();
         // Writable by others: anyone could make the host a load balancer.
@@ -467,7 +513,10 @@ mod tests {
         for expected in ["huge.txt", "fifo.txt", "link.txt", "bad.yaml"] {
             assert!(said.contains(expected), "{expected}: {said}");
         }
-        assert!(said.contains("open.txt") && said.contains("writable by all"), "{said}");
+        assert!(
+            said.contains("open.txt") && said.contains("writable by all"),
+            "{said}"
+        );
         // A directory anyone may write: nothing in it is believed.
         if is_root() {
             std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
@@ -490,9 +539,17 @@ mod tests {
     fn many_files_are_bounded() {
         let (_top, dir) = facts_dir();
         for n in 0..MAX_FILES + 5 {
-            write(&dir.join(format!("f{n:04}.txt")), format!("k{n}=v\n").as_bytes(), 0o644);
+            write(
+                &dir.join(format!("f{n:04}.txt")),
+                format!("k{n}=v\n").as_bytes(),
+                0o644,
+            );
         }
         let facts = read_facts(&settings(&[&dir], &["k0"], None));
-        assert!(facts.errors.iter().any(|e| e.contains("more than")), "{:?}", facts.errors);
+        assert!(
+            facts.errors.iter().any(|e| e.contains("more than")),
+            "{:?}",
+            facts.errors
+        );
     }
 }

@@ -94,9 +94,9 @@
 //! tokio reactor, without the thread and cross-platform layer of `notify`.
 
 pub mod certificates;
-pub mod facts;
 pub mod events;
 pub mod events_log;
+pub mod facts;
 pub mod files;
 pub mod locks;
 pub mod objects;
