@@ -59,12 +59,12 @@ fn fact_rows(node: &PuppetNode) -> Vec<(String, String, String)> {
     let values = client.walk(FACT_VALUE).vars();
     names
         .iter()
-        .filter(|n| n.oid.starts_with(FACT_NAME))
+        .filter(|n| n.name.starts_with(FACT_NAME))
         .filter_map(|n| {
-            let index = n.oid.rsplit('.').next()?.to_string();
+            let index = n.name.rsplit('.').next()?.to_string();
             let value = values
                 .iter()
-                .find(|v| v.oid == format!("{FACT_VALUE}.{index}"))?;
+                .find(|v| v.name == format!("{FACT_VALUE}.{index}"))?;
             Some((index, n.text(), value.text()))
         })
         .collect()
@@ -139,7 +139,10 @@ fn facts_are_served_reach_the_inventory_and_select_the_hosts_kicked() {
     assert_eq!(rows[2], ("3".into(), "zone".into(), "a".into()));
     assert_eq!(web1.snmpd.numeric().get_one(ROLE).text(), "node");
     assert_eq!(db1.snmpd.numeric().get_one(ROLE).text(), "db");
-    assert_eq!(fact_rows(&web2)[1], ("2".into(), "uptime_seconds".into(), "5".into()));
+    assert_eq!(
+        fact_rows(&web2)[1],
+        ("2".into(), "uptime_seconds".into(), "5".into())
+    );
 
     // The run notifications brought them to the manager's inventory.
     let listed = wait_until(Duration::from_secs(30), || {
@@ -173,8 +176,15 @@ fn facts_are_served_reach_the_inventory_and_select_the_hosts_kicked() {
     // lb1 asks for the web nodes: only web1 passes every expression
     // (web2 is up 5 s, db1 is no node whatever its facts say).
     lb1.apply("ask", "notify { 'kick -> web': }\n");
-    let kicked = wait_until(Duration::from_secs(30), || !manager.site.kicked().is_empty());
+    let kicked = wait_until(Duration::from_secs(30), || {
+        !manager.site.kicked().is_empty()
+    });
     assert!(kicked, "{}", manager.site.status());
     manager.wait_quiet(Duration::from_secs(60));
-    assert_eq!(manager.site.kicked(), ["web1 web"], "{}", manager.site.status());
+    assert_eq!(
+        manager.site.kicked(),
+        ["web1 web"],
+        "{}",
+        manager.site.status()
+    );
 }
