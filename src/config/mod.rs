@@ -1191,6 +1191,43 @@ mod tests {
     }
 
     #[test]
+    fn puppet_fact_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load(
+            "[puppet]\nfacts = [\"hostname\", \"uptime_seconds\", \"datacenter\"]\n\
+             role_fact = \"role\"\nfacts_dirs = [\"/srv/facts.d\"]\n",
+        )
+        .unwrap();
+        let facts = config.puppet.unwrap().facts;
+        assert_eq!(facts.names, ["hostname", "uptime_seconds", "datacenter"]);
+        assert_eq!(facts.role_fact.as_deref(), Some("role"));
+        assert_eq!(facts.dirs, [PathBuf::from("/srv/facts.d")]);
+        let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
+        let facts = defaults.puppet.unwrap().facts;
+        assert!(!facts.wanted(), "nothing read unless asked");
+        assert_eq!(facts.dirs.len(), DEFAULT_FACT_DIRS.len());
+        let many: Vec<String> = (0..=MAX_FACTS).map(|n| format!("\"f{n}\"")).collect();
+        for (bad, says) in [
+            ("facts = [\"a b\"]".to_string(), "is not a fact name"),
+            ("facts = [\"\"]".to_string(), "is not a fact name"),
+            ("facts = [\"a\", \"a\"]".to_string(), "named twice"),
+            (format!("facts = [{}]", many.join(", ")), "at most 32"),
+            ("role_fact = \"x/y\"".to_string(), "puppet.role_fact"),
+            (
+                "facts_dirs = [\"facts.d\"]".to_string(),
+                "not an absolute path",
+            ),
+        ] {
+            let err = load(&format!("[puppet]\n{bad}\n")).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn puppet_certificate_keys() {
         let dir = tempfile::tempdir().unwrap();
         let load = |text: &str| {

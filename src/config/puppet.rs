@@ -189,7 +189,7 @@ impl FactSettings {
 /// "external-dir"): AIO Puppet's, then the one Debian's facter reads.
 pub const DEFAULT_FACT_DIRS: &[&str] = &["/etc/puppetlabs/facter/facts.d", "/etc/facter/facts.d"];
 /// `facts` names at most (rows of `puppetFactTable`).
-pub const MAX_FACTS: usize = 32;
+pub const MAX_FACTS: usize = crate::metrics::MAX_FACT_ROWS;
 /// A fact's name at most, in bytes (`puppetFactName`'s SIZE).
 pub const MAX_FACT_NAME: usize = 64;
 /// `facts_dirs` at most.

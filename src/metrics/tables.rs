@@ -689,6 +689,10 @@ pub const PUPPET_CERTIFICATE_TABLE: TableDef = TableDef {
     max_rows: Some(3),
 };
 
+/// Rows of `puppetFactTable` at most (`puppetFactIndex`, `Integer32
+/// (1..32)`): the facts `[puppet] facts` may name.
+pub const MAX_FACT_ROWS: usize = 32;
+
 /// `puppetFactTable`: the allowlisted facts (`[puppet] facts`), each row
 /// numbered by its fact's place in that list.
 pub const PUPPET_FACT_TABLE: TableDef = TableDef {
@@ -697,13 +701,13 @@ pub const PUPPET_FACT_TABLE: TableDef = TableDef {
     augments: None,
     index: RowIndex::Row {
         object: "puppetFactIndex",
-        max: crate::config::MAX_FACTS as u32,
+        max: MAX_FACT_ROWS as u32,
     },
     // The index is the fact's place in `facts`; its DESCRIPTION says so.
     rows_from: &[],
     resource_type: "puppetFact",
     columns: PUPPET_FACT_COLUMNS,
-    max_rows: Some(crate::config::MAX_FACTS),
+    max_rows: Some(MAX_FACT_ROWS),
 };
 
 /// Every table of PUPPET-AGENT-MIB the agent serves.
