@@ -11,6 +11,8 @@
 //!   shows them;
 //! - a `[[role]]` with `select` (puppet-kicker's expressions) kicks
 //!   exactly the hosts whose facts pass every expression.
+//! - a sender the manager does not know brings no facts into the
+//!   inventory, and a known one's flood of facts is cut to 32.
 
 // Starts real servers and tools (or needs root): built only with the
 // `system-tests` feature, which scripts/test.sh turns on.
@@ -187,4 +189,46 @@ fn facts_are_served_reach_the_inventory_and_select_the_hosts_kicked() {
         "{}",
         manager.site.status()
     );
+}
+
+/// The handler as snmptrapd runs it, fed a `puppetRunFinished` carrying
+/// `facts` rows (numeric OIDs, as without our MIBs loaded) from `from`.
+fn run_finished(from: &str, facts: u32) -> String {
+    let mut input = format!(
+        "h\nUDP: [{from}]:40000->[10.99.0.1]:162\n\
+         .1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.4.1.20267.401.0.18\n\
+         .1.3.6.1.4.1.20267.401.1.3.0 1\n\
+         .1.3.6.1.4.1.20267.401.1.54.0 \"node\"\n"
+    );
+    for row in 1..=facts {
+        input.push_str(&format!(
+            "{FACT_NAME}.{row} \"f{row}\"\n{FACT_VALUE}.{row} \"v{row}\"\n"
+        ));
+    }
+    input
+}
+
+#[test]
+fn facts_enter_the_inventory_only_from_known_senders_and_bounded() {
+    let site = KickSite::new(|dir| {
+        format!(
+            "kick_command = [\"{}\", \"{{host}}\"]\ninventory_from = [\"10.99.0.0/24\"]\n",
+            dir.join("never-run").display()
+        )
+    });
+    // From an address no configured host has, outside inventory_from:
+    // neither its role nor its facts enter.
+    let (out, _) = site.handle(&run_finished("192.0.2.7", 3));
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_str(&site.inventory(true)).unwrap();
+    assert!(json["hosts"].as_object().unwrap().is_empty(), "{json}");
+    // From inventory_from, a flood of facts: the first 32 rows are kept.
+    let (out, took) = site.handle(&run_finished("10.99.0.5", 2000));
+    assert!(out.status.success(), "{out:?}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    let json: serde_json::Value = serde_json::from_str(&site.inventory(true)).unwrap();
+    let facts = json["hosts"]["10.99.0.5"]["facts"].as_object().unwrap();
+    assert_eq!(facts.len(), 32, "{json}");
+    assert_eq!(facts["f1"], "v1");
+    assert_eq!(json["hosts"]["10.99.0.5"]["role"], "node");
 }
