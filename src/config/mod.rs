@@ -555,6 +555,11 @@ fn fact_settings(p: &FilePuppet) -> Result<FactSettings, String> {
                     crate::text::printable(name)
                 ));
             }
+            if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                return Err(format!(
+                    "puppet.facts: {name}: facter's fact names are lower case (it lower-cases external facts)"
+                ));
+            }
             if settings.names.contains(name) {
                 return Err(format!("puppet.facts: {name} is named twice"));
             }
@@ -562,9 +567,9 @@ fn fact_settings(p: &FilePuppet) -> Result<FactSettings, String> {
         }
     }
     if let Some(name) = &p.role_fact {
-        if !valid_fact_name(name) {
+        if !valid_fact_name(name) || name.bytes().any(|b| b.is_ascii_uppercase()) {
             return Err(format!(
-                "puppet.role_fact: {:?} is not a fact name",
+                "puppet.role_fact: {:?} is not a fact name (lower case, as facter names them)",
                 crate::text::printable(name)
             ));
         }
@@ -1215,6 +1220,7 @@ mod tests {
             ("facts = [\"a b\"]".to_string(), "is not a fact name"),
             ("facts = [\"\"]".to_string(), "is not a fact name"),
             ("facts = [\"a\", \"a\"]".to_string(), "named twice"),
+            ("facts = [\"Zone\"]".to_string(), "lower case"),
             (format!("facts = [{}]", many.join(", ")), "at most 32"),
             ("role_fact = \"x/y\"".to_string(), "puppet.role_fact"),
             (
