@@ -183,8 +183,10 @@ pub struct KickArgs {
     pub status: bool,
 
     /// List the inventory: the hosts whose run notifications reached this
-    /// manager, with the role their certificate gives them (pp_role) and
-    /// when each was last heard of; a role without hosts kicks these.
+    /// manager, with the role their certificate gives them (pp_role, or
+    /// their role_fact), the facts their agent serves ([puppet] facts) and
+    /// when each was last heard of; a role without hosts kicks these, a
+    /// role's select those whose facts pass it.
     #[arg(long, conflicts_with = "status")]
     pub inventory: bool,
 

@@ -22,7 +22,7 @@ use crate::agentx::session;
 use crate::config::NotifyConfig;
 #[cfg(test)]
 use crate::metrics::RedisEvent;
-use crate::metrics::{About, Layout, Limit, Notification, SNMP_TRAP_OID};
+use crate::metrics::{About, Layout, Limit, Notification, RowIndex, SNMP_TRAP_OID};
 use crate::oid::Oid;
 use crate::smi::Value;
 use limits::{Admit, Ceiling, Drops};
@@ -140,6 +140,23 @@ impl Notifier {
             let value = value(&oid)?;
             Some((oid, value))
         }));
+        // Rows carried after the OBJECTS: every row of a table numbered
+        // from 1 (a few dozen lookups at most, by its cap).
+        if let Some(table) = notification.trailing_rows() {
+            if let RowIndex::Row { max, .. } = table.index {
+                let rows = table.max_rows.map_or(max, |m| max.min(m as u32));
+                for row in 1..=rows {
+                    for column in table.columns {
+                        let Some(oid) = self.layout.row_oid(column, &[row]) else {
+                            continue;
+                        };
+                        if let Some(value) = value(&oid) {
+                            varbinds.push((oid, value));
+                        }
+                    }
+                }
+            }
+        }
         let sent = self.tx.try_send(varbinds);
         match sent {
             Ok(()) => {
@@ -469,5 +486,44 @@ mod tests {
             "{varbinds:?}"
         );
         assert_eq!(varbinds[1], (name_oid, Value::text("cache")));
+    }
+
+    /// puppetRunFinished carries puppetFactTable's rows after its
+    /// objects, row by row; other notifications do not.
+    #[test]
+    fn the_run_end_carries_the_fact_rows_after_its_objects() {
+        use crate::metrics::{PuppetEvent, PUPPET_FACT_TABLE};
+        let (tx, mut rx) = mpsc::channel(10);
+        let layout = Layout::default_layout();
+        let mut notifier = Notifier::new(NotifyConfig::default(), layout.clone(), tx);
+        let [name, value] = PUPPET_FACT_TABLE.columns else {
+            panic!("two columns")
+        };
+        let cells = [
+            (layout.row_oid(name, &[1]).unwrap(), Value::text("hostname")),
+            (layout.row_oid(value, &[1]).unwrap(), Value::text("web1")),
+            (layout.row_oid(name, &[3]).unwrap(), Value::text("zone")),
+            (layout.row_oid(value, &[3]).unwrap(), Value::text("z1")),
+        ];
+        let status = crate::metrics::puppet_objects()
+            .find(|o| o.name == "puppetLastRunStatus")
+            .unwrap();
+        let status_oid = layout.row_oid(status, &[0]).unwrap();
+        let lookup = |oid: &Oid| {
+            if *oid == status_oid {
+                return Some(Value::Integer(1));
+            }
+            cells.iter().find(|(o, _)| o == oid).map(|(_, v)| v.clone())
+        };
+        notifier.send(PuppetEvent::RunFinished, About::PUPPET, lookup);
+        let varbinds = rx.try_recv().unwrap();
+        assert_eq!(varbinds.len(), 2 + cells.len(), "{varbinds:?}");
+        assert_eq!(varbinds[1].0, status_oid);
+        assert_eq!(varbinds[2..], cells);
+        notifier.send(PuppetEvent::AgentStale, About::PUPPET, lookup);
+        let varbinds = rx.try_recv().unwrap();
+        assert!(varbinds
+            .iter()
+            .all(|(o, _)| !cells.iter().any(|(c, _)| c == o)));
     }
 }

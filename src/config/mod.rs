@@ -238,6 +238,12 @@ struct FilePuppet {
     certname: Option<String>,
     /// Days left under which a certificate or the CRL is expiring.
     certificate_warning_days: Option<u64>,
+    /// The facts served (`puppetFactTable`, `puppetRunFinished`).
+    facts: Option<Vec<String>>,
+    /// The external fact that gives the role when the certificate has none.
+    role_fact: Option<String>,
+    /// facter's external fact directories.
+    facts_dirs: Option<Vec<PathBuf>>,
 }
 
 /// `events_log = "/path"`, `events_log = false` (or `""`), or `true` (the
@@ -482,6 +488,7 @@ impl Config {
                 notifications.puppet_certificate_warning = certificates.warning;
                 let defaults = PuppetPaths::default();
                 Some(PuppetPaths {
+                    facts: fact_settings(p).map_err(in_file)?,
                     certificates,
                     summary: p
                         .summary
@@ -528,6 +535,61 @@ impl Config {
             warnings,
         })
     }
+}
+
+/// `[puppet] facts`, `role_fact` and `facts_dirs`, validated: bounded
+/// names of facter's shape, absolute directories.
+fn fact_settings(p: &FilePuppet) -> Result<FactSettings, String> {
+    let mut settings = FactSettings::default();
+    if let Some(names) = &p.facts {
+        if names.len() > MAX_FACTS {
+            return Err(format!(
+                "puppet.facts: at most {MAX_FACTS} facts are served"
+            ));
+        }
+        for name in names {
+            if !valid_fact_name(name) {
+                return Err(format!(
+                    "puppet.facts: {:?} is not a fact name (1 to {MAX_FACT_NAME} letters, digits, \
+                     '_', '.' or '-')",
+                    crate::text::printable(name)
+                ));
+            }
+            if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                return Err(format!(
+                    "puppet.facts: {name}: facter's fact names are lower case (it lower-cases external facts)"
+                ));
+            }
+            if settings.names.contains(name) {
+                return Err(format!("puppet.facts: {name} is named twice"));
+            }
+            settings.names.push(name.clone());
+        }
+    }
+    if let Some(name) = &p.role_fact {
+        if !valid_fact_name(name) || name.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Err(format!(
+                "puppet.role_fact: {:?} is not a fact name (lower case, as facter names them)",
+                crate::text::printable(name)
+            ));
+        }
+        settings.role_fact = Some(name.clone());
+    }
+    if let Some(dirs) = &p.facts_dirs {
+        if dirs.len() > MAX_FACT_DIRS {
+            return Err(format!(
+                "puppet.facts_dirs: at most {MAX_FACT_DIRS} directories"
+            ));
+        }
+        if let Some(dir) = dirs.iter().find(|d| !d.is_absolute()) {
+            return Err(format!(
+                "puppet.facts_dirs: {:?} is not an absolute path",
+                dir.display().to_string()
+            ));
+        }
+        settings.dirs = dirs.clone();
+    }
+    Ok(settings)
 }
 
 /// The events log keys of `[puppet]`, validated.
@@ -1130,6 +1192,44 @@ mod tests {
         ] {
             let err = load(&text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn puppet_fact_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = write_config(&dir, text);
+            Config::load(&cli(&["-c", path.to_str().unwrap()]), None)
+        };
+        let config = load(
+            "[puppet]\nfacts = [\"hostname\", \"uptime_seconds\", \"datacenter\"]\n\
+             role_fact = \"role\"\nfacts_dirs = [\"/srv/facts.d\"]\n",
+        )
+        .unwrap();
+        let facts = config.puppet.unwrap().facts;
+        assert_eq!(facts.names, ["hostname", "uptime_seconds", "datacenter"]);
+        assert_eq!(facts.role_fact.as_deref(), Some("role"));
+        assert_eq!(facts.dirs, [PathBuf::from("/srv/facts.d")]);
+        let defaults = Config::load(&cli(&["--puppet"]), None).unwrap();
+        let facts = defaults.puppet.unwrap().facts;
+        assert!(!facts.wanted(), "nothing read unless asked");
+        assert_eq!(facts.dirs.len(), DEFAULT_FACT_DIRS.len());
+        let many: Vec<String> = (0..=MAX_FACTS).map(|n| format!("\"f{n}\"")).collect();
+        for (bad, says) in [
+            ("facts = [\"a b\"]".to_string(), "is not a fact name"),
+            ("facts = [\"\"]".to_string(), "is not a fact name"),
+            ("facts = [\"a\", \"a\"]".to_string(), "named twice"),
+            ("facts = [\"Zone\"]".to_string(), "lower case"),
+            (format!("facts = [{}]", many.join(", ")), "at most 32"),
+            ("role_fact = \"x/y\"".to_string(), "puppet.role_fact"),
+            (
+                "facts_dirs = [\"facts.d\"]".to_string(),
+                "not an absolute path",
+            ),
+        ] {
+            let err = load(&format!("[puppet]\n{bad}\n")).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
         }
     }
 

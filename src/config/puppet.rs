@@ -26,6 +26,8 @@ pub struct PuppetPaths {
     pub run_lock: PathBuf,
     /// The agent's certificate, CA and CRL (`ssldir`, `certname`).
     pub certificates: CertificateSettings,
+    /// The facts served and the role's external fact.
+    pub facts: FactSettings,
 }
 
 impl PuppetPaths {
@@ -37,6 +39,7 @@ impl PuppetPaths {
             disabled_lock: statedir.join("agent_disabled.lock"),
             run_lock: statedir.join("agent_catalog_run.lock"),
             certificates: CertificateSettings::default(),
+            facts: FactSettings::default(),
         }
     }
 }
@@ -147,4 +150,57 @@ pub fn valid_certname(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| (b' '..=b'~').contains(&b) && b != b'/' && !b.is_ascii_uppercase())
+}
+
+/// `[puppet] facts`, `role_fact`, `facts_dirs`: the facts the agent serves
+/// (`puppetFactTable`, and after the objects of `puppetRunFinished`) and
+/// the external fact that gives the host's role when its certificate has
+/// none. Read by `crate::puppet::facts`, never by running facter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FactSettings {
+    /// The allowlist, in the order the rows are numbered (`facts`).
+    pub names: Vec<String>,
+    /// The external fact whose value is the role when the certificate
+    /// carries no `pp_role` (`role_fact`).
+    pub role_fact: Option<String>,
+    /// facter's external fact directories, read in this order
+    /// (`facts_dirs`).
+    pub dirs: Vec<PathBuf>,
+}
+
+impl Default for FactSettings {
+    fn default() -> Self {
+        FactSettings {
+            names: Vec::new(),
+            role_fact: None,
+            dirs: DEFAULT_FACT_DIRS.iter().map(PathBuf::from).collect(),
+        }
+    }
+}
+
+impl FactSettings {
+    /// Whether any fact is to be read at all.
+    pub fn wanted(&self) -> bool {
+        !self.names.is_empty() || self.role_fact.is_some()
+    }
+}
+
+/// facter's external fact directories for root (`facter --help`,
+/// "external-dir"): AIO Puppet's, then the one Debian's facter reads.
+pub const DEFAULT_FACT_DIRS: &[&str] = &["/etc/puppetlabs/facter/facts.d", "/etc/facter/facts.d"];
+/// `facts` names at most (rows of `puppetFactTable`).
+pub const MAX_FACTS: usize = crate::metrics::MAX_FACT_ROWS;
+/// A fact's name at most, in bytes (`puppetFactName`'s SIZE).
+pub const MAX_FACT_NAME: usize = 64;
+/// `facts_dirs` at most.
+pub const MAX_FACT_DIRS: usize = 8;
+
+/// Whether `name` may be a fact of the allowlist: what facter's external
+/// facts are named (letters, digits, `_`, and `.` `-`), 1 to
+/// [`MAX_FACT_NAME`] bytes.
+pub fn valid_fact_name(name: &str) -> bool {
+    (1..=MAX_FACT_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
 }

@@ -19,6 +19,7 @@ pub mod inventory;
 pub mod judge;
 pub mod ledger;
 pub mod record;
+pub mod select;
 pub mod settings;
 pub mod status;
 pub mod supervise;
@@ -184,7 +185,7 @@ fn record_report(
     if end.finished {
         // Every run says what the host is: the inventory follows.
         let mut inventory = locked.inventory();
-        inventory.saw(host, address, end.role.as_deref(), now);
+        inventory.saw_with_facts(host, address, end.role.as_deref(), &end.facts, now);
         inventory.prune(now, millis(settings.inventory_expiry));
         locked.write_inventory(&inventory)?;
     }
@@ -306,6 +307,12 @@ fn decide(
         resource: &cause.resource,
     };
     let targets = match settings.role(role) {
+        // `select`: the inventory's hosts whose facts pass it.
+        Some(r) if r.hosts.is_empty() && !r.select.is_empty() => {
+            locked
+                .inventory()
+                .selected(&r.select, now, millis(settings.inventory_expiry))
+        }
         Some(r) if r.hosts.is_empty() => {
             locked
                 .inventory()

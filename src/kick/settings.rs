@@ -61,6 +61,9 @@ pub struct Role {
     /// `retry_delay` and within `budget_per_hour`.
     pub retries: u32,
     pub retry_delay: Duration,
+    /// `select`: of the inventory's hosts, those whose facts pass every
+    /// expression (`super::select`); empty: no test.
+    pub select: Vec<super::select::Expression>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,6 +165,8 @@ struct FileRole {
     budget_per_hour: Option<u32>,
     retries: Option<u32>,
     retry_delay: Option<u64>,
+    /// puppet-kicker's fact expressions, all of which must hold.
+    select: Option<toml::Spanned<Vec<String>>>,
 }
 
 /// A role name: a plain word, which is all a `kick -> ROLE` title names.
@@ -302,12 +307,20 @@ impl Settings {
                 role.retries,
                 role.retry_delay,
             )?;
+            let select = role_select(text, &role.name, role.select.as_ref())?;
+            if !select.is_empty() && !hosts.is_empty() {
+                return Err(format!(
+                    "role {}: hosts and select together: select chooses among the inventory's hosts",
+                    role.name
+                ));
+            }
             roles.push(Role {
                 name: role.name,
                 hosts,
                 budget_per_hour,
                 retries,
                 retry_delay,
+                select,
             });
         }
         let mut addresses = BTreeMap::new();
@@ -353,6 +366,7 @@ impl Settings {
                 budget_per_hour: DEFAULT_BUDGET,
                 retries: again_retries,
                 retry_delay: again_retry_delay,
+                select: Vec::new(),
             },
             kick_command,
             window: Duration::from_secs(window),
@@ -404,6 +418,23 @@ impl Settings {
     pub fn gives_job_id(&self) -> bool {
         self.kick_command.contains(&Arg::Kick)
     }
+}
+
+/// A role's `select`, parsed; a bad expression refused with the line of
+/// the file it is on.
+fn role_select(
+    text: &str,
+    role: &str,
+    select: Option<&toml::Spanned<Vec<String>>>,
+) -> Result<Vec<super::select::Expression>, String> {
+    let Some(select) = select else {
+        return Ok(Vec::new());
+    };
+    let line = text
+        .get(..select.span().start)
+        .map_or(0, |before| before.matches('\n').count() + 1);
+    super::select::parse_all(select.get_ref())
+        .map_err(|e| format!("line {line} (select): role {role}: {e}"))
 }
 
 /// A role's budget per hour by default.
@@ -575,6 +606,32 @@ hosts = ["lb1.example.net"]
         let e = Settings::parse("kick_command = [\"k\", \"{host}\"]\n[[role]]\nname = \"again\"\n")
             .unwrap_err();
         assert!(e.contains("the name is taken"), "{e}");
+    }
+
+    #[test]
+    fn a_roles_select_is_parsed_and_a_bad_one_refused_with_its_line() {
+        let s = Settings::parse(
+            "kick_command = [\"k\", \"{host}\"]\n[[role]]\nname = \"web\"\n\
+             select = [\"role=node\", \"uptime_seconds>10\", \"hostname=/^web/\"]\n",
+        )
+        .unwrap();
+        let select = &s.role("web").unwrap().select;
+        assert_eq!(select.len(), 3);
+        assert_eq!(select[2].fact, "hostname");
+        for (bad, why) in [
+            ("\"hostname=/(/\"", "not a regular expression"),
+            ("\"uptime\"", "is expected"),
+            ("\"=x\"", "a fact name"),
+        ] {
+            let e = Settings::parse(&format!(
+                "kick_command = [\"k\", \"{{host}}\"]\n\n[[role]]\nname = \"web\"\nselect = [\"a=1\", {bad}]\n"
+            ))
+            .unwrap_err();
+            assert!(
+                e.starts_with("line 5 (select): role web: ") && e.contains(why),
+                "{e}"
+            );
+        }
     }
 
     #[test]

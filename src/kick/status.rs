@@ -83,13 +83,18 @@ pub fn inventory(inventory: &Inventory, json: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<20}  {:<32}  {:<16}  ADDRESS",
-        "SEEN", "HOST", "ROLE"
+        "{:<20}  {:<32}  {:<16}  {:<39}  FACTS",
+        "SEEN", "HOST", "ROLE", "ADDRESS"
     );
     for (host, entry) in &inventory.hosts {
+        let facts: Vec<String> = entry
+            .facts
+            .iter()
+            .map(|(name, value)| format!("{}={}", escaped(name), crate::text::quoted(value)))
+            .collect();
         let _ = writeln!(
             out,
-            "{:<20}  {:<32}  {:<16}  {}",
+            "{:<20}  {:<32}  {:<16}  {:<39}  {}",
             utc(entry.seen),
             escaped(host),
             if entry.role.is_empty() {
@@ -98,6 +103,11 @@ pub fn inventory(inventory: &Inventory, json: bool) -> String {
                 entry.role.as_str()
             },
             escaped(&entry.address),
+            if facts.is_empty() {
+                "-".to_string()
+            } else {
+                facts.join(" ")
+            },
         );
     }
     out
@@ -189,5 +199,39 @@ mod tests {
         assert_eq!(utc(1_795_683_336_000), "2026-11-26T08:55:36Z");
         assert_eq!(utc(951_782_400_000), "2000-02-29T00:00:00Z");
         assert_eq!(escaped("a\u{1b}[32mok"), "a\\u{1b}[32mok");
+    }
+
+    /// A host's facts are the sender's words: shown quoted, escaped, on
+    /// the host's own line.
+    #[test]
+    fn the_inventory_shows_facts_quoted_and_escaped() {
+        let mut inventory = Inventory::default();
+        let facts = [
+            ("hostname".to_string(), "web1".to_string()),
+            ("motd".to_string(), "a \"b\"\n\u{1b}[2Jx".to_string()),
+        ];
+        inventory.saw_with_facts("web1", "10.0.0.1", Some("node"), &facts, 1_000);
+        inventory.saw("db1", "10.0.0.2", Some("db"), 1_000);
+        let text = inventory_text(&inventory);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].ends_with("FACTS"), "{text}");
+        let web1 = lines.iter().find(|l| l.contains("web1")).unwrap();
+        assert!(
+            web1.ends_with("hostname=\"web1\" motd=\"a \\\"b\\\"\\u{a}\\u{1b}[2Jx\""),
+            "{web1}"
+        );
+        assert!(lines.iter().any(|l| l.contains("db1") && l.ends_with(" -")));
+        let json: serde_json::Value = serde_json::from_str(&inventory_json(&inventory)).unwrap();
+        assert_eq!(json["hosts"]["web1"]["facts"]["hostname"], "web1");
+        assert!(json["hosts"]["db1"].get("facts").is_none());
+    }
+
+    fn inventory_text(inventory: &Inventory) -> String {
+        super::inventory(inventory, false)
+    }
+
+    fn inventory_json(inventory: &Inventory) -> String {
+        super::inventory(inventory, true)
     }
 }

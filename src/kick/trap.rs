@@ -14,8 +14,15 @@ use crate::metrics::{puppet_objects, PuppetEvent, PuppetRunStatus, SNMP_TRAP_OID
 use std::io::{BufRead, Read};
 use std::net::IpAddr;
 
-/// Varbinds looked at; a resource notification carries eight.
-pub const MAX_VARBIND_LINES: usize = 64;
+/// Varbinds looked at: a resource notification carries eight,
+/// `puppetRunFinished` eleven and two per fact (at most 32) after them.
+pub const MAX_VARBIND_LINES: usize = 96;
+/// Facts kept from one notification at most (`puppetFactIndex` is
+/// 1..32).
+pub const MAX_FACTS: usize = 32;
+/// A fact's name and value kept at most, in bytes (the MIB's SIZEs).
+const MAX_FACT_NAME: usize = 64;
+const MAX_FACT_VALUE: usize = 255;
 /// Longest line kept; longer ones are cut (a title is at most 255 bytes
 /// in the MIB).
 const MAX_LINE: usize = 4096;
@@ -60,6 +67,9 @@ pub struct RunEnd {
     /// `puppetRole`, when carried and not empty: the sender's role as its
     /// certificate says (the sender's word, like the job id).
     pub role: Option<String>,
+    /// The rows of `puppetFactTable` carried after the objects (name,
+    /// value), in row order: the sender's word too, bounded.
+    pub facts: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +120,8 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
     let mut job_id = None;
     let mut run_end = None;
     let mut role = None;
+    let mut facts: std::collections::BTreeMap<u32, (Option<String>, Option<String>)> =
+        std::collections::BTreeMap::new();
     for line in lines.take(MAX_VARBIND_LINES) {
         let Some((name, value)) = line.trim().split_once(char::is_whitespace) else {
             continue;
@@ -130,6 +142,17 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
                 };
             }
             trap_oid = Some(value);
+        } else if let Some((is_name, row)) = fact_cell(&oid) {
+            let value = if by_name {
+                value.trim().to_string()
+            } else {
+                unquote(value.trim())
+            };
+            if facts.len() < MAX_FACTS || facts.contains_key(&row) {
+                let cell = facts.entry(row).or_default();
+                let slot = if is_name { &mut cell.0 } else { &mut cell.1 };
+                slot.get_or_insert(value);
+            }
         } else if let Some(column) = carried_column(&oid) {
             let value = if by_name {
                 value.trim().to_string()
@@ -169,6 +192,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             finished: false,
             run_end,
             role: None,
+            facts: Vec::new(),
         }),
         Some(Kind::RunRecovered) => Event::RunEnded(RunEnd {
             resources_changed,
@@ -187,6 +211,10 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             finished: true,
             run_end,
             role,
+            facts: facts
+                .into_values()
+                .filter_map(|(name, value)| fact_pair(name?, value?))
+                .collect(),
         }),
         None => Event::Other,
     };
@@ -251,6 +279,34 @@ fn carried_column(oid: &[u32]) -> Option<Column> {
         }
     }
     None
+}
+
+/// Whether `oid` is a cell of `puppetFactTable` (`puppetFactName`: true,
+/// `puppetFactValue`: false) and of which row.
+fn fact_cell(oid: &[u32]) -> Option<(bool, u32)> {
+    let rest = oid.strip_prefix(PUPPET_ROOT)?;
+    for (name, is_name) in [("puppetFactName", true), ("puppetFactValue", false)] {
+        let arcs = puppet_object_arcs(name)?;
+        if let Some([row]) = rest.strip_prefix(arcs) {
+            return (1..=MAX_FACTS as u32)
+                .contains(row)
+                .then_some((is_name, *row));
+        }
+    }
+    None
+}
+
+/// A fact as carried, if its name is one (facter's shape) and both fit
+/// the MIB's sizes; a value is cut at a character boundary.
+fn fact_pair(name: String, value: String) -> Option<(String, String)> {
+    if !crate::config::valid_fact_name(&name) || name.len() > MAX_FACT_NAME {
+        return None;
+    }
+    let mut cut = value.len().min(MAX_FACT_VALUE);
+    while !value.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some((name, value[..cut].to_string()))
 }
 
 /// puppetLastRunStatus as snmptrapd prints it: `changed`, `changed(2)`
@@ -439,13 +495,26 @@ mod tests {
             PUPPET-AGENT-MIB::puppetResourcesChanged.0 0 resources\n\
             PUPPET-AGENT-MIB::puppetLastRunTransaction.0 534e2b3d-255f-42ce-8625-a0d2c93b2b91\n\
             PUPPET-AGENT-MIB::puppetLastRunJobId.0 1795683336000-77-0\n\
-            PUPPET-AGENT-MIB::puppetRole.0 haproxy\n";
+            PUPPET-AGENT-MIB::puppetRole.0 haproxy\n\
+            PUPPET-AGENT-MIB::puppetFactName.1 hostname\n\
+            PUPPET-AGENT-MIB::puppetFactValue.1 web1\n\
+            PUPPET-AGENT-MIB::puppetFactName.3 uptime_seconds\n\
+            PUPPET-AGENT-MIB::puppetFactValue.3 12\n";
         let numeric = "h\nUDP: [10.0.0.7]:1->[10.0.0.2]:162\n\
             .1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.4.1.20267.401.0.18\n\
             .1.3.6.1.4.1.20267.401.1.3.0 1\n\
             .1.3.6.1.4.1.20267.401.1.5.0 0\n\
             .1.3.6.1.4.1.20267.401.1.53.0 \"1795683336000-77-0\"\n\
-            .1.3.6.1.4.1.20267.401.1.54.0 \"haproxy\"\n";
+            .1.3.6.1.4.1.20267.401.1.54.0 \"haproxy\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.2.1 \"hostname\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.3.1 \"web1\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.3.3 \"12\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.2.3 \"uptime_seconds\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.2.4 \"-bad name\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.3.4 \"x\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.2.5 \"no_value\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.2.99 \"out_of_range\"\n\
+            .1.3.6.1.4.1.20267.401.6.1.3.99 \"x\"\n";
         for text in [named, numeric] {
             let Event::RunEnded(end) = parse(text).event else {
                 panic!("{text}")
@@ -460,6 +529,10 @@ mod tests {
                     finished: true,
                     run_end: (text == named).then_some(1795683336),
                     role: Some("haproxy".into()),
+                    facts: vec![
+                        ("hostname".into(), "web1".into()),
+                        ("uptime_seconds".into(), "12".into()),
+                    ],
                 },
                 "{text}"
             );
@@ -483,7 +556,7 @@ mod tests {
         for row in 0..2000 {
             text.push_str(&format!(".1.3.6.1.4.1.20267.401.4.1.6.{row} \"x\"\n"));
         }
-        // The type and title come after the first 64 varbinds: ignored.
+        // The type and title come after the first 96 varbinds: ignored.
         text.push_str(".1.3.6.1.4.1.20267.401.4.1.4.1 \"Notify\"\n");
         text.push_str(".1.3.6.1.4.1.20267.401.4.1.5.1 \"kick -> db\"\n");
         assert_eq!(parse(&text).event, Event::Other);

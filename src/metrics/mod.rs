@@ -344,8 +344,12 @@ pub enum PuppetField {
     /// (a kick's), empty for a run nobody gave one.
     JobId,
     /// The host's role: the trusted fact `pp_role` of the agent's
-    /// certificate, empty without one.
+    /// certificate, else the configured external fact (`role_fact`),
+    /// empty without either.
     Role,
+    /// Columns of `puppetFactTable`: an allowlisted fact's name and value.
+    FactName,
+    FactValue,
     /// Columns of `puppetResourceTable`.
     ResourceType,
     ResourceTitle,

@@ -608,6 +608,21 @@ impl Notification {
         self.def().name
     }
 
+    /// The table whose every row it carries after its OBJECTS, row by row,
+    /// each row's columns in order. SNMPv2 lets the sender append
+    /// variables after those the OBJECTS clause names (RFC 3416 4.2.6: "If
+    /// any additional variables are being included (at the option of the
+    /// generating SNMP entity), then each is copied to the variable-bindings
+    /// field"); the MIB's DESCRIPTION of the notification says which.
+    /// `puppetRunFinished` carries `puppetFactTable`: a manager's inventory
+    /// learns the host's facts with its run's end, asking nothing.
+    pub const fn trailing_rows(self) -> Option<&'static TableDef> {
+        match self {
+            Notification::Puppet(PuppetEvent::RunFinished) => Some(&PUPPET_FACT_TABLE),
+            _ => None,
+        }
+    }
+
     /// The notification a configuration names (by its MIB name).
     pub fn from_name(name: &str) -> Option<Notification> {
         RedisEvent::from_name(name)

@@ -82,6 +82,10 @@ pub struct NotCollected {
 #[rustfmt::skip]
 pub const NOT_COLLECTED: &[NotCollected] = &[
     NotCollected {
+        objects: PUPPET_FACT_COLUMNS,
+        why: "puppetFactTable (.401.6), the host's allowlisted facts: text a manager targets hosts by, not a time series; puppetRunFinished carries them.",
+    },
+    NotCollected {
         objects: PUPPET_RESOURCE_COLUMNS,
         why: "puppetResourceTable (.401.2), the resources of the last Puppet run: its rows are renumbered on every run, so a time series per row would mix unrelated resources; the puppetRunFailed event carries the first error instead.",
     },

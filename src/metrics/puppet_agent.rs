@@ -235,6 +235,14 @@ enumeration! {
     }
 }
 
+/// `puppetFactTable` (`puppet.6`), INDEX { puppetFactIndex }: the facts
+/// of `[puppet] facts` that have a value, each at its place in that list.
+#[rustfmt::skip]
+pub const PUPPET_FACT_COLUMNS: &[ObjectDef] = &[
+    puppet("puppetFactName", &[6, 1, 2], DisplayString, PuppetField::FactName),
+    puppet("puppetFactValue", &[6, 1, 3], DisplayString, PuppetField::FactValue),
+];
+
 /// PUPPET-AGENT-MIB's scalars, each served with `.0`.
 pub const PUPPET_SCALAR_LISTS: &[&[ObjectDef]] =
     &[PUPPET_SCALARS, PUPPET_RUN_SCALARS, PUPPET_EVENT_SCALARS];

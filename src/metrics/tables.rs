@@ -689,11 +689,33 @@ pub const PUPPET_CERTIFICATE_TABLE: TableDef = TableDef {
     max_rows: Some(3),
 };
 
+/// Rows of `puppetFactTable` at most (`puppetFactIndex`, `Integer32
+/// (1..32)`): the facts `[puppet] facts` may name.
+pub const MAX_FACT_ROWS: usize = 32;
+
+/// `puppetFactTable`: the allowlisted facts (`[puppet] facts`), each row
+/// numbered by its fact's place in that list.
+pub const PUPPET_FACT_TABLE: TableDef = TableDef {
+    table: "puppetFactTable",
+    entry: "puppetFactEntry",
+    augments: None,
+    index: RowIndex::Row {
+        object: "puppetFactIndex",
+        max: MAX_FACT_ROWS as u32,
+    },
+    // The index is the fact's place in `facts`; its DESCRIPTION says so.
+    rows_from: &[],
+    resource_type: "puppetFact",
+    columns: PUPPET_FACT_COLUMNS,
+    max_rows: Some(MAX_FACT_ROWS),
+};
+
 /// Every table of PUPPET-AGENT-MIB the agent serves.
 pub const PUPPET_TABLES: &[TableDef] = &[
     PUPPET_RESOURCE_TABLE,
     PUPPET_EVENT_TABLE,
     PUPPET_CERTIFICATE_TABLE,
+    PUPPET_FACT_TABLE,
 ];
 
 /// The columns of the tables that AUGMENT `redisInstanceEntry` and are
@@ -745,6 +767,7 @@ pub const PUPPET_TABLE_COLUMNS: &[&[ObjectDef]] = &[
     PUPPET_TABLES[0].columns,
     PUPPET_TABLES[1].columns,
     PUPPET_TABLES[2].columns,
+    PUPPET_TABLES[3].columns,
 ];
 
 /// The table an object is a column of.

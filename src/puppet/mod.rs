@@ -47,6 +47,9 @@
 //! - [`certificates`]: the agent's own certificate, its CA and its CRL
 //!   from Puppet's `ssldir` (read with [`crate::x509`]), as
 //!   `puppetCertificateTable`'s rows, and when they turn expiring.
+//! - [`facts`]: the allowlisted facts (facter's external facts and two
+//!   built-ins, read without running facter) as `puppetFactTable`'s rows,
+//!   and the role's external fact where the certificate gives none.
 //! - [`watcher`]: [`watcher::spawn_readings`], the source's own loop: it
 //!   sends a reading for every new state and the time passing between
 //!   them; beneath it [`spawn_watcher`], which keeps a `watch` channel of
@@ -93,6 +96,7 @@
 pub mod certificates;
 pub mod events;
 pub mod events_log;
+pub mod facts;
 pub mod files;
 pub mod locks;
 pub mod objects;

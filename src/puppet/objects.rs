@@ -7,7 +7,7 @@ use super::report::ResourceEntry;
 use super::state::PuppetState;
 use crate::metrics::{
     self, write_rows, write_scalars, Layout, PuppetField, RowKey, PUPPET_CERTIFICATE_TABLE,
-    PUPPET_RESOURCE_TABLE,
+    PUPPET_FACT_TABLE, PUPPET_RESOURCE_TABLE,
 };
 use crate::smi::{display_string, saturate_u32, Value};
 use crate::snapshot::{Part, PartKey, Reading};
@@ -49,6 +49,18 @@ pub fn puppet_part(state: &PuppetState, layout: &Layout) -> Part {
         &mut part,
         |file| RowKey::Row(file.kind.number() as u32),
         |file, field| file.value(field, now, warning),
+    );
+    write_rows(
+        &PUPPET_FACT_TABLE,
+        &state.facts.served,
+        layout,
+        &mut part,
+        |(row, _, _)| RowKey::Row(*row),
+        |(_, name, value), field| match field {
+            PuppetField::FactName => Some(display_string(name)),
+            PuppetField::FactValue => Some(display_string(value)),
+            _ => None,
+        },
     );
     part
 }
@@ -128,7 +140,7 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         PuppetField::ReadError => display_string(&state.errors().join("; ")),
         PuppetField::TransactionUuid => display_string(report?.transaction_uuid.as_deref()?),
         PuppetField::JobId => display_string(report?.job_id.as_deref().unwrap_or("")),
-        PuppetField::Role => display_string(state.certificates.role().unwrap_or("")),
+        PuppetField::Role => display_string(state.role().unwrap_or("")),
         PuppetField::RunsObserved => Value::Counter32(state.runs.observed as u32),
         PuppetField::ChangingRuns => gauge(state.runs.changing_runs.into()),
         PuppetField::RunsLastHour => gauge(state.runs.last_hour.into()),
@@ -141,7 +153,9 @@ fn scalar(state: &PuppetState, field: PuppetField) -> Option<Value> {
         | PuppetField::ResourceState
         | PuppetField::ResourceMessage
         | PuppetField::Events(_)
-        | PuppetField::Certificate(_) => return None,
+        | PuppetField::Certificate(_)
+        | PuppetField::FactName
+        | PuppetField::FactValue => return None,
     })
 }
 

@@ -6,6 +6,7 @@
 //! [`FileStatus`] what the latest read found.
 
 use super::certificates::{read_certificates, Certificates};
+use super::facts::{read_facts, Facts};
 pub use super::files::FileStatus;
 use super::files::{read_capped, FileStamp, Outcome};
 use super::locks::{self, RunLock, MAX_LOCK_BYTES};
@@ -99,9 +100,19 @@ pub struct PuppetState {
     pub runs: RunTrend,
     /// The agent's certificate, CA and CRL (`super::certificates`).
     pub certificates: Certificates,
+    /// The facts served and the role's external fact (`super::facts`).
+    pub facts: Facts,
 }
 
 impl PuppetState {
+    /// The host's role: its certificate's trusted fact `pp_role` when it
+    /// has one (the Puppet CA signed it: the host cannot change it), else
+    /// the configured external fact (`role_fact`, which root on the host
+    /// writes).
+    pub fn role(&self) -> Option<&str> {
+        self.certificates.role().or(self.facts.role.as_deref())
+    }
+
     /// Report and summary pairing (see [`Pairing`]).
     pub fn pairing(&self) -> Pairing {
         match (&self.summary, &self.report) {
@@ -342,6 +353,7 @@ impl PuppetReader {
             run_lock,
             runs: RunTrend::default(),
             certificates: read_certificates(&self.paths.certificates),
+            facts: read_facts(&self.paths.facts),
         }
     }
 }

@@ -411,6 +411,18 @@ impl Conditions {
                 _ => out.push((Level::Warn, format!("puppet: the {what} {p}: {error}"))),
             }
         }
+        // The facts files refused or unreadable: said when what is said
+        // changes, never on every read.
+        let key = state.facts.errors.join("\n");
+        let previous = self.last.insert("facts", key.clone());
+        if previous.as_deref() != Some(key.as_str()) {
+            for error in &state.facts.errors {
+                out.push((
+                    Level::Warn,
+                    format!("puppet: facts: {}", crate::text::printable(error)),
+                ));
+            }
+        }
         out
     }
 }

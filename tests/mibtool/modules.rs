@@ -14,8 +14,8 @@ use redis_snmp::metrics::{
     NotificationDef, ObjectDef, RowIndex, Source, TableDef, DEFAULT_PUPPET_ROOT,
     DEFAULT_REDIS_ROOT, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
     MAX_SIZE_BUCKET, PUPPET_CERTIFICATE_COLUMNS, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
-    PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS, PUPPET_SCALARS,
-    PUPPET_SOURCE, PUPPET_TABLES, REDIS_NOTIFICATIONS, TABLES,
+    PUPPET_FACT_COLUMNS, PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS,
+    PUPPET_SCALARS, PUPPET_SOURCE, PUPPET_TABLES, REDIS_NOTIFICATIONS, TABLES,
 };
 use redis_snmp::oid::Oid;
 use std::collections::BTreeSet;
@@ -441,6 +441,7 @@ pub fn puppet() -> ModuleSpec {
             "certificate table columns".into(),
             names(&[PUPPET_CERTIFICATE_COLUMNS]),
         ),
+        ("fact table columns".into(), names(&[PUPPET_FACT_COLUMNS])),
     ];
     ModuleSpec {
         name: "PUPPET-AGENT-MIB",

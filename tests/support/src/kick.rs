@@ -32,13 +32,25 @@ pub struct PuppetNode {
 
 impl PuppetNode {
     pub fn start(host: Option<&Host>, manager: &Snmptrapd) -> PuppetNode {
-        PuppetNode::start_as(host, manager, None, None)
+        PuppetNode::start_as(host, manager, None, None, "")
+    }
+
+    /// A node in `host` whose agent's `[puppet]` section has `extra` too
+    /// (`facts`, `role_fact`, `facts_dirs`), its certificate giving it
+    /// `role` when one is given.
+    pub fn with_settings(
+        host: &Host,
+        manager: &Snmptrapd,
+        role: Option<&str>,
+        extra: &str,
+    ) -> PuppetNode {
+        PuppetNode::start_as(Some(host), manager, role, None, extra)
     }
 
     /// A node whose Puppet certificate gives it `role` (its trusted fact
     /// `pp_role`, which its agent serves as puppetRole).
     pub fn with_role(host: &Host, manager: &Snmptrapd, role: &str) -> PuppetNode {
-        PuppetNode::start_as(Some(host), manager, Some(role), None)
+        PuppetNode::start_as(Some(host), manager, Some(role), None, "")
     }
 
     /// A node on this host whose agent follows the run files of another
@@ -46,7 +58,7 @@ impl PuppetNode {
     /// and the locks', as `puppet agent --publicdir/--vardir` lays them
     /// out), not a `puppet apply` of its own.
     pub fn following(manager: &Snmptrapd, public: &Path, state: &Path) -> PuppetNode {
-        PuppetNode::start_as(None, manager, None, Some((public, state)))
+        PuppetNode::start_as(None, manager, None, Some((public, state)), "")
     }
 
     fn start_as(
@@ -54,6 +66,7 @@ impl PuppetNode {
         manager: &Snmptrapd,
         role: Option<&str>,
         files: Option<(&Path, &Path)>,
+        extra: &str,
     ) -> PuppetNode {
         // The shipped trapsess line; the rest of the shipped access lines
         // would keep the tests' community out of PUPPET-AGENT-MIB.
@@ -80,7 +93,7 @@ impl PuppetNode {
             .puppet_files(
                 public,
                 state,
-                &format!("events_log = \"{}\"\n{ssl}", events.display()),
+                &format!("events_log = \"{}\"\n{ssl}\n{extra}", events.display()),
             )
             .start(dir.path());
         // The agent follows the (still missing) log: puppetEventsLogStatus.0.
