@@ -18,6 +18,7 @@
 pub mod inventory;
 pub mod judge;
 pub mod ledger;
+pub mod on;
 pub mod record;
 pub mod settings;
 pub mod status;
@@ -157,11 +158,29 @@ pub fn handle(
             resource_type,
             title,
         } => {
-            let Some(role) = trap::kicked_role(resource_type, title) else {
-                return Ok(());
-            };
-            let resource = format!("{resource_type}[{title}]");
-            let started = decide(settings, ledger, trap.source, &role, resource)?;
+            let mut started = Vec::new();
+            if let Some(role) = trap::kicked_role(resource_type, title) {
+                let resource = format!("{resource_type}[{title}]");
+                started = decide(settings, ledger, trap.source, &role, resource)?;
+            }
+            started.extend(on::react(
+                settings,
+                ledger,
+                trap.source,
+                resource_type,
+                title,
+                false,
+            )?);
+            for id in started {
+                start(config, ledger, &id);
+            }
+            Ok(())
+        }
+        Event::ResourceFailed {
+            resource_type,
+            title,
+        } => {
+            let started = on::react(settings, ledger, trap.source, resource_type, title, true)?;
             for id in started {
                 start(config, ledger, &id);
             }
@@ -307,7 +326,25 @@ fn decide(
         role,
         resource: &cause.resource,
     };
-    let targets = match settings.role(role) {
+    let targets = targets_of(settings, &locked, role, now);
+    let mut kicks = kicks;
+    let started = record_decisions(
+        settings,
+        &locked,
+        &mut kicks,
+        &refusals,
+        &request,
+        &cause,
+        &targets,
+        &|_| None,
+    )?;
+    let _ = locked.prune(now);
+    Ok(started)
+}
+
+/// The hosts a kick of `role` targets: its own, or the inventory's.
+fn targets_of(settings: &Settings, locked: &Locked, role: &str, now: Millis) -> Vec<String> {
+    match settings.role(role) {
         Some(r) if r.hosts.is_empty() => {
             locked
                 .inventory()
@@ -315,25 +352,47 @@ fn decide(
         }
         Some(r) => r.hosts.clone(),
         None => Vec::new(),
-    };
+    }
+}
+
+/// Records what `judge` decides of `request` for `targets` (kicks,
+/// deferrals, coalescing, refusals) and keeps `kicks` as the ledger now
+/// has them, so that the next request of the same notification is judged
+/// with these; the ids of the kicks to start. `on`: the `[[on]]` rule that
+/// asked, given the new kick's id.
+#[allow(clippy::too_many_arguments)]
+fn record_decisions(
+    settings: &Settings,
+    locked: &Locked,
+    kicks: &mut Vec<record::Kick>,
+    refusals: &[Refused],
+    request: &Request,
+    cause: &Cause,
+    targets: &[String],
+    on: &dyn Fn(&str) -> Option<record::Callback>,
+) -> Result<Vec<String>, String> {
+    let (now, sender, role) = (request.now, request.sender, request.role);
     let mut started = Vec::new();
-    for decision in judge::judge(settings, &kicks, &request, &targets) {
+    let decisions = judge::judge(settings, kicks, request, targets);
+    for decision in decisions {
         match decision {
             Decision::Kick {
                 host,
                 generation,
                 caused_by,
             } => {
-                let kick = new_kick(settings, now, host, role, &cause, generation, caused_by);
+                let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
+                kick.on = on(&kick.id);
                 info!(
                     "kick {}: {} asks for {role} ({}): kicking {}, generation {generation}",
                     kick.id,
-                    escaped(&sender),
+                    escaped(sender),
                     escaped(&cause.resource),
                     kick.host,
                 );
                 locked.write(&Record::Kick(kick.clone()))?;
-                started.push(kick.id);
+                started.push(kick.id.clone());
+                kicks.push(kick);
             }
             Decision::Defer {
                 host,
@@ -341,19 +400,21 @@ fn decide(
                 caused_by,
                 why,
             } => {
-                let mut kick = new_kick(settings, now, host, role, &cause, generation, caused_by);
+                let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
+                kick.on = on(&kick.id);
                 kick.after_run = why == Refusal::OwnRun;
                 info!(
                     "kick {}: {} asks for {role} ({}): {} is deferred, generation {generation}: {}",
                     kick.id,
-                    escaped(&sender),
+                    escaped(sender),
                     escaped(&cause.resource),
                     kick.host,
                     escaped(&status::why(&why, settings)),
                 );
                 kick.deferred = Some(why);
                 locked.write(&Record::Kick(kick.clone()))?;
-                started.push(kick.id);
+                started.push(kick.id.clone());
+                kicks.push(kick);
             }
             Decision::Coalesce {
                 into,
@@ -375,11 +436,14 @@ fn decide(
                 info!(
                     "kick {}: {} asks for {role} ({}): joins the kick of {} that waits",
                     kick.id,
-                    escaped(&sender),
+                    escaped(sender),
                     escaped(&cause.resource),
                     kick.host,
                 );
-                locked.write(&Record::Kick(kick))?;
+                locked.write(&Record::Kick(kick.clone()))?;
+                if let Some(known) = kicks.iter_mut().find(|k| k.id == kick.id) {
+                    *known = kick;
+                }
             }
             Decision::Refuse {
                 host,
@@ -388,7 +452,7 @@ fn decide(
                 why,
             } => {
                 let deep = matches!(why, Refusal::TooDeep { .. });
-                if deep && judge::already_refused(&refusals, caused_by.as_deref(), role) {
+                if deep && judge::already_refused(refusals, caused_by.as_deref(), role) {
                     debug!("kick: {role} from {sender}: refused again (too deep)");
                     continue;
                 }
@@ -398,7 +462,6 @@ fn decide(
             }
         }
     }
-    let _ = locked.prune(now);
     Ok(started)
 }
 

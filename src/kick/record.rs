@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 pub type Millis = u64;
 
 /// Who caused a kick: the host whose notification asked for it, and the
-/// resource that changed there.
+/// resource that changed there (with an `[[on]]` rule's, its status and
+/// the rule's line: `File[/etc/haproxy/a.cfg] changed ([[on]] line 12)`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cause {
     pub host: String,
@@ -109,6 +110,36 @@ pub struct Kick {
     /// Its command failed and it waits `retry_delay` to run it again.
     #[serde(default)]
     pub retrying: bool,
+    /// Asked by an `[[on]]` rule: which, and what it runs.
+    #[serde(default)]
+    pub on: Option<Callback>,
+}
+
+/// The `[[on]]` rule that asked for a kick, as it was when it matched (a
+/// file edited since changes nothing already decided).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Callback {
+    /// `[[on]] line 12: File[/etc/haproxy/*] changed from web: kick haproxy`.
+    pub rule: String,
+    /// A `run` rule's command, its placeholders filled: run on the
+    /// manager instead of `kick_command` (`host` is then `SENDER/on:LINE`,
+    /// no host).
+    #[serde(default)]
+    pub run: Option<Vec<String>>,
+    /// The rule's `retries` and `retry_delay` (seconds), when it gives
+    /// them; else the role's.
+    #[serde(default)]
+    pub retries: Option<u32>,
+    #[serde(default)]
+    pub retry_delay: Option<u64>,
+}
+
+impl Kick {
+    /// A `run` callback: its outcome is its command's exit code (no host
+    /// reports a run for it).
+    pub fn runs_callback(&self) -> bool {
+        self.on.as_ref().is_some_and(|c| c.run.is_some())
+    }
 }
 
 /// Causes of coalesced requests kept in a kick, at most.

@@ -22,7 +22,7 @@ pub const DEFAULT_STATE_DIR: &str = "/var/lib/redis-snmp/kick";
 /// Generations, not the window, stop loops.
 pub const DEFAULT_WINDOW: u64 = 60;
 /// `retry_delay`'s default, seconds.
-const DEFAULT_RETRY_DELAY: u64 = 30;
+pub(super) const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(30);
 
 /// No configuration is larger; a bigger file is refused, not read.
 const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -90,6 +90,8 @@ pub struct Settings {
     pub inventory_from: Vec<Network>,
     /// A host not heard of for this long leaves the inventory.
     pub inventory_expiry: Duration,
+    /// `[[on]]` rules, in the file's order.
+    pub on: Vec<super::on::Rule>,
 }
 
 /// An address prefix: `10.0.0.0/8`, `fd00::/64`, or one address.
@@ -152,6 +154,10 @@ struct FileSettings {
     addresses: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     role: Vec<FileRole>,
+    /// `[[on]]`: callbacks on any change (super::on), with their spans
+    /// for their line numbers.
+    #[serde(default)]
+    on: Vec<toml::Spanned<super::on::FileRule>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -310,6 +316,8 @@ impl Settings {
                 retry_delay,
             });
         }
+        let role_names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
+        let on = super::on::rules(text, file.on, &role_names)?;
         let mut addresses = BTreeMap::new();
         for (host, list) in file.addresses {
             if !is_host_name(&host) {
@@ -362,6 +370,7 @@ impl Settings {
             state_dir,
             roles,
             addresses,
+            on,
         })
     }
 
@@ -370,7 +379,16 @@ impl Settings {
         if name == AGAIN {
             return Some(&self.again);
         }
-        self.roles.iter().find(|r| r.name == name)
+        self.roles
+            .iter()
+            .find(|r| r.name == name)
+            .or_else(|| self.on_role(name))
+    }
+
+    /// The pseudo-role `on:LINE` of a `run` rule (its budget and retries).
+    fn on_role(&self, name: &str) -> Option<&Role> {
+        let rule = self.on.iter().find(|r| r.role.name == name)?;
+        matches!(rule.action, super::on::Action::Run(_)).then_some(&rule.role)
     }
 
     /// Every host a role or `[addresses]` names, once, in the order first
@@ -407,7 +425,7 @@ impl Settings {
 }
 
 /// A role's budget per hour by default.
-const DEFAULT_BUDGET: u32 = 12;
+pub(super) const DEFAULT_BUDGET: u32 = 12;
 
 /// `retries` and `retry_delay` (of a role, or the file's for `again`).
 fn retry_settings(
@@ -419,7 +437,7 @@ fn retry_settings(
     let delay = bounded(
         &format!("{prefix}retry_delay"),
         delay,
-        DEFAULT_RETRY_DELAY,
+        DEFAULT_RETRY_DELAY.as_secs(),
         1,
         3600,
     )?;
