@@ -382,7 +382,7 @@ fn record_decisions(
                 caused_by,
             } => {
                 let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
-                kick.on = on(&kick.id);
+                kick.on = on(&kick.id).map(Box::new);
                 info!(
                     "kick {}: {} asks for {role} ({}): kicking {}, generation {generation}",
                     kick.id,
@@ -401,7 +401,7 @@ fn record_decisions(
                 why,
             } => {
                 let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
-                kick.on = on(&kick.id);
+                kick.on = on(&kick.id).map(Box::new);
                 kick.after_run = why == Refusal::OwnRun;
                 info!(
                     "kick {}: {} asks for {role} ({}): {} is deferred, generation {generation}: {}",

@@ -112,7 +112,7 @@ pub struct Kick {
     pub retrying: bool,
     /// Asked by an `[[on]]` rule: which, and what it runs.
     #[serde(default)]
-    pub on: Option<Callback>,
+    pub on: Option<Box<Callback>>,
 }
 
 /// The `[[on]]` rule that asked for a kick, as it was when it matched (a
@@ -219,6 +219,10 @@ pub struct Refused {
 /// One file of the ledger.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+// A kick is larger than a refusal, and a ledger holds a few hundred of
+// each: boxing every kick would cost more allocations than the bytes it
+// saves.
+#[allow(clippy::large_enum_variant)]
 pub enum Record {
     Kick(Kick),
     Refused(Refused),
