@@ -640,6 +640,23 @@ mod tests {
         assert_eq!(run.target("web1"), "web1/on:12");
     }
 
+    /// The rules debian/conf/kick.toml shows (commented) load as written.
+    #[test]
+    fn the_shipped_examples_load() {
+        let shipped = include_str!("../../debian/conf/kick.toml");
+        let examples = &shipped[shipped.find("# [[on]]").unwrap()..];
+        let rules: String = examples
+            .lines()
+            .map(|l| l.trim_start_matches('#').trim_start())
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let s = Settings::parse(&format!("{HEAD}{rules}")).unwrap();
+        assert_eq!(s.on.len(), 2);
+        assert_eq!(s.on[0].action, Action::Kick("haproxy".into()));
+        assert!(s.on[1].matches("Service[nginx]", true, &[]));
+        assert_eq!(s.on[1].retries, Some(2));
+    }
+
     #[test]
     fn a_bad_rule_is_refused_with_its_line() {
         let refused = |rule: &str| Settings::parse(&format!("{HEAD}[[on]]\n{rule}")).unwrap_err();
