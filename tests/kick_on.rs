@@ -25,39 +25,69 @@ fn is_kick_id(id: &str) -> bool {
     parts.len() == 3 && parts.iter().all(|p| p.parse::<u64>().is_ok())
 }
 
-#[test]
-fn a_rule_takes_only_its_glob_its_status_and_a_known_sender() {
-    let work = tempfile::tempdir().unwrap();
-    let callback = recording_callback(work.path(), "cb");
-    let cb = callback.display();
-    let site = KickSite::new(|dir| {
-        format!(
-            "{}window = 1\n[addresses]\n\"web1\" = [\"127.0.0.1\"]\n\
-             [[role]]\nname = \"haproxy\"\nhosts = [\"lb1\"]\n\
-             [[on]]\nresource = \"File[/etc/haproxy/*]\"\nkick = \"haproxy\"\n\
-             [[on]]\nresource = \"File[/etc/haproxy/*]\"\nstatus = \"failed\"\n\
-             run = [\"{cb}\", \"{{host}}\", \"{{resource}}\", \"{{status}}\", \"{{role}}\"]\n",
-            recording_command(dir, 0)
-        )
-    });
-    let trapd = Snmptrapd::start_with_access(&site.snmptrapd_lines());
-    let inform = |from: &str, oid: &str, title: &str| {
-        let out = SnmpClient::new(trapd.port())
+/// A manager on loopback whose kick.toml says 127.0.0.1 is web1 (the
+/// rest of the file: `rules`), and informs sent to it as the agents send
+/// them (the shipped SNMPv3 user, with privacy).
+struct Loopback {
+    site: KickSite,
+    trapd: Snmptrapd,
+}
+
+impl Loopback {
+    fn start(rules: &str) -> Loopback {
+        let site = KickSite::new(|dir| {
+            format!(
+                "{}{rules}\n[addresses]\n\"web1\" = [\"127.0.0.1\"]\n",
+                recording_command(dir, 0)
+            )
+        });
+        let trapd = Snmptrapd::start_with_access(&site.snmptrapd_lines());
+        Loopback { site, trapd }
+    }
+
+    /// A resource notification (`oid`) for `File[title]` from `from`.
+    fn inform(&self, from: &str, oid: &str, title: &str) {
+        let out = SnmpClient::new(self.trapd.port())
             .numeric()
             .opt(&format!("--clientaddr={from}"))
             .usm(&UsmUser::documented())
             .inform(oid, &resource_varbinds("File", title));
         assert!(out.status.success(), "snmpinform: {out:?}");
-    };
+    }
+
+    /// Waits until no kick or callback runs or waits.
+    fn quiet(&self) {
+        let quiet = wait_until(Duration::from_secs(30), || {
+            let status = self.site.status();
+            ["running", "queued", "deferred", "retrying"]
+                .iter()
+                .all(|s| !status.contains(&format!(" {s} ")))
+        });
+        assert!(quiet, "{}", self.site.status());
+    }
+}
+
+#[test]
+fn a_rule_takes_only_its_glob_its_status_and_a_known_sender() {
+    let work = tempfile::tempdir().unwrap();
+    let callback = recording_callback(work.path(), "cb");
+    let cb = callback.display();
+    let m = Loopback::start(&format!(
+        "window = 1\n[[role]]\nname = \"haproxy\"\nhosts = [\"lb1\"]\n\
+         [[on]]\nresource = \"File[/etc/haproxy/*]\"\nkick = \"haproxy\"\n\
+         [[on]]\nresource = \"File[/etc/haproxy/*]\"\nstatus = \"failed\"\n\
+         run = [\"{cb}\", \"{{host}}\", \"{{resource}}\", \"{{status}}\", \"{{role}}\"]\n"
+    ));
+    let site = &m.site;
     // From an address no configured host has: nothing, not even a refusal
     // (a rule never matches an unknown sender).
-    inform("127.0.0.2", RESOURCE_CHANGED, "/etc/haproxy/haproxy.cfg");
-    inform("127.0.0.2", RESOURCE_FAILED, "/etc/haproxy/haproxy.cfg");
+    m.inform("127.0.0.2", RESOURCE_CHANGED, "/etc/haproxy/haproxy.cfg");
+    m.inform("127.0.0.2", RESOURCE_FAILED, "/etc/haproxy/haproxy.cfg");
     // Another resource, from the known sender: nothing.
-    inform("127.0.0.1", RESOURCE_CHANGED, "/etc/nginx/nginx.conf");
+    m.inform("127.0.0.1", RESOURCE_CHANGED, "/etc/nginx/nginx.conf");
     // Handled in order: once this one's kick is in the ledger, the ones
     // before were handled too.
-    inform("127.0.0.1", RESOURCE_CHANGED, "/etc/haproxy/haproxy.cfg");
+    m.inform("127.0.0.1", RESOURCE_CHANGED, "/etc/haproxy/haproxy.cfg");
     let kicked = wait_until(Duration::from_secs(10), || site.kicked() == ["lb1 haproxy"]);
     assert!(kicked, "{:?}\n{}", site.kicked(), site.status());
     let lines = site.on_lines();
@@ -77,7 +107,7 @@ fn a_rule_takes_only_its_glob_its_status_and_a_known_sender() {
     // The rule for failures did not run for a change.
     assert!(callback_calls(work.path(), "cb").is_empty());
     // A failed resource: the rule for failures runs, not the kick's.
-    inform("127.0.0.1", RESOURCE_FAILED, "/etc/haproxy/haproxy.cfg");
+    m.inform("127.0.0.1", RESOURCE_FAILED, "/etc/haproxy/haproxy.cfg");
     let ran = wait_until(Duration::from_secs(10), || {
         !callback_calls(work.path(), "cb").is_empty()
     });
@@ -95,6 +125,68 @@ fn a_rule_takes_only_its_glob_its_status_and_a_known_sender() {
     assert!(done, "{}", site.status());
     assert_eq!(site.kicked(), ["lb1 haproxy"]);
     println!("{}", site.status());
+}
+
+#[test]
+fn a_run_callback_waits_coalesces_and_retries_as_its_rule_says() {
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    let slow = recording_callback_then(d, "slow", "sleep 2");
+    let marker = d.join("failed-once");
+    let once = recording_callback_then(
+        d,
+        "once",
+        &format!(
+            "[ -e {m} ] || {{ touch {m}; exit 3; }}",
+            m = marker.display()
+        ),
+    );
+    let m = Loopback::start(&format!(
+        "window = 1\n\
+         [[on]]\nresource = \"File[/srv/*]\"\nrun = [\"{}\", \"{{resource}}\"]\n\
+         [[on]]\nresource = \"File[/retry/*]\"\nrun = [\"{}\", \"{{host}}\"]\nretries = 1\nretry_delay = 1\n",
+        slow.display(),
+        once.display()
+    ));
+    let lines = m.site.on_lines();
+    m.inform("127.0.0.1", RESOURCE_CHANGED, "/srv/a");
+    let first = wait_until(Duration::from_secs(10), || {
+        callback_calls(d, "slow").len() == 1
+    });
+    assert!(first, "{}", m.site.status());
+    // While it runs: the next change waits, the one after joins it.
+    m.inform("127.0.0.1", RESOURCE_CHANGED, "/srv/b");
+    m.inform("127.0.0.1", RESOURCE_CHANGED, "/srv/c");
+    let second = wait_until(Duration::from_secs(15), || {
+        callback_calls(d, "slow").len() == 2
+    });
+    assert!(second, "{}", m.site.status());
+    m.quiet();
+    assert_eq!(
+        callback_calls(d, "slow"),
+        [["File[/srv/a]"], ["File[/srv/b]"]],
+        "{}",
+        m.site.status()
+    );
+    let of_rule = m.site.status_lines(&format!("web1/on:{}", lines[0]));
+    let cause = |t: &str| format!("web1 File[{t}] changed ([[on]] line {})", lines[0]);
+    assert!(
+        of_rule.iter().any(|l| l.contains("succeeded (exit 0)")
+            && l.contains(&format!("{}, {}", cause("/srv/b"), cause("/srv/c")))),
+        "{}",
+        m.site.status()
+    );
+    // A command that fails once runs again after the rule's retry_delay.
+    m.inform("127.0.0.1", RESOURCE_CHANGED, "/retry/x");
+    let retried = wait_until(Duration::from_secs(15), || {
+        m.site
+            .status_lines(&format!("web1/on:{}", lines[1]))
+            .iter()
+            .any(|l| l.contains("succeeded (exit 0) (2 attempts)"))
+    });
+    assert!(retried, "{}", m.site.status());
+    assert_eq!(callback_calls(d, "once"), [["web1"], ["web1"]]);
+    println!("{}", m.site.status());
 }
 
 /// The rules of the scenario, each with the callback script `cb` where

@@ -422,11 +422,17 @@ impl HostsManager {
 /// A `run` callback for `[[on]]` rules: a script in `dir` that appends its
 /// arguments, one a line, then `--`, to `dir/NAME.calls`; its path.
 pub fn recording_callback(dir: &Path, name: &str) -> PathBuf {
+    recording_callback_then(dir, name, "")
+}
+
+/// [`recording_callback`], then the shell lines `then` (`sleep 2`, an
+/// `exit 3` the first time…).
+pub fn recording_callback_then(dir: &Path, name: &str, then: &str) -> PathBuf {
     let script = dir.join(format!("{name}.sh"));
     fs::write(
         &script,
         format!(
-            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> {calls}\necho -- >> {calls}\n",
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> {calls}\necho -- >> {calls}\n{then}\n",
             calls = dir.join(format!("{name}.calls")).display()
         ),
     )
