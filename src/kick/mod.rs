@@ -2,13 +2,17 @@
 //! `traphandle` for the agent's Puppet notifications; a resource event
 //! `Notify[kick -> ROLE]` from a known host runs the configured command
 //! (Puppet, over ssh) on the hosts of ROLE, and the kicked host's own run
-//! notifications say whether it worked.
+//! notifications say whether it worked. Any other resource event of a
+//! known host may match an `[[on]]` rule, which kicks a role or runs a
+//! command on the manager.
 //!
 //! - [`settings`]: `kick.toml`, checked and bounded.
 //! - [`trap`]: snmptrapd's input, read with bounds.
 //! - [`record`]: what the ledger remembers; [`ledger`]: the state
 //!   directory, written without following symlinks.
 //! - [`judge`]: pure: which kicks are due (generations, windows, budgets).
+//! - [`on`]: `[[on]]` rules, callbacks on any change: which resource
+//!   events ask for a kick or a command, judged like a kick.
 //! - [`supervise`]: the detached supervisor that runs a kick with a
 //!   timeout; [`status`]: `kick --status`.
 //!
@@ -20,6 +24,7 @@ pub mod judge;
 pub mod ledger;
 pub mod on;
 pub mod record;
+pub mod rules;
 pub mod settings;
 pub mod status;
 pub mod supervise;
@@ -163,7 +168,7 @@ pub fn handle(
                 let resource = format!("{resource_type}[{title}]");
                 started = decide(settings, ledger, trap.source, &role, resource)?;
             }
-            started.extend(on::react(
+            started.extend(on_rules(
                 settings,
                 ledger,
                 trap.source,
@@ -180,7 +185,7 @@ pub fn handle(
             resource_type,
             title,
         } => {
-            let started = on::react(settings, ledger, trap.source, resource_type, title, true)?;
+            let started = on_rules(settings, ledger, trap.source, resource_type, title, true)?;
             for id in started {
                 start(config, ledger, &id);
             }
@@ -338,6 +343,74 @@ fn decide(
         &targets,
         &|_| None,
     )?;
+    let _ = locked.prune(now);
+    Ok(started)
+}
+
+/// A resource event of `resource_type[title]`, failed or not, from
+/// `source`: each `[[on]]` rule it matches ([`on`]) is judged as a
+/// request and recorded; the ids of the kicks to start. An event from a
+/// sender that is no configured host (nor of `inventory_from`) matches
+/// nothing, and leaves nothing in the ledger.
+fn on_rules(
+    settings: &Settings,
+    ledger: &Ledger,
+    source: Option<IpAddr>,
+    resource_type: &str,
+    title: &str,
+    failed: bool,
+) -> Result<Vec<String>, String> {
+    let Some(resource) = rules::matchable(resource_type, title) else {
+        return Ok(Vec::new());
+    };
+    let candidates = on::candidates(settings, &resource, failed);
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(sender) = source.and_then(|a| sender_host(settings, a)) else {
+        debug!(
+            "kick: {} from an unknown sender matches no [[on]] rule",
+            escaped(&resource)
+        );
+        return Ok(Vec::new());
+    };
+    let now = now();
+    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
+    settle(&locked, now)?;
+    let (mut kicks, refusals) = locked.kicks()?;
+    let (own_role, roles) = on::sender_roles(settings, &locked.inventory(), &sender, now);
+    let mut started = Vec::new();
+    for rule in candidates
+        .into_iter()
+        .filter(|r| r.matches(&resource, failed, &roles))
+    {
+        let asked = on::asked(rule, &sender, &resource, failed);
+        let targets = match asked.target {
+            Some(target) => vec![target],
+            None => targets_of(settings, &locked, &asked.role, now),
+        };
+        let request = Request {
+            now,
+            sender: &sender,
+            role: &asked.role,
+            resource: &asked.cause.resource,
+        };
+        let callback = |id: &str| {
+            Some(on::callback(
+                rule, &sender, &resource, failed, &own_role, id,
+            ))
+        };
+        started.extend(record_decisions(
+            settings,
+            &locked,
+            &mut kicks,
+            &refusals,
+            &request,
+            &asked.cause,
+            &targets,
+            &callback,
+        )?);
+    }
     let _ = locked.prune(now);
     Ok(started)
 }

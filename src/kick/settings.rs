@@ -22,7 +22,7 @@ pub const DEFAULT_STATE_DIR: &str = "/var/lib/redis-snmp/kick";
 /// Generations, not the window, stop loops.
 pub const DEFAULT_WINDOW: u64 = 60;
 /// `retry_delay`'s default, seconds.
-pub(super) const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(30);
+const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(30);
 
 /// No configuration is larger; a bigger file is refused, not read.
 const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -91,7 +91,10 @@ pub struct Settings {
     /// A host not heard of for this long leaves the inventory.
     pub inventory_expiry: Duration,
     /// `[[on]]` rules, in the file's order.
-    pub on: Vec<super::on::Rule>,
+    pub on: Vec<super::rules::Rule>,
+    /// The pseudo-roles `on:LINE` of the `run` rules: their budgets and
+    /// retries (super::on).
+    on_roles: Vec<Role>,
 }
 
 /// An address prefix: `10.0.0.0/8`, `fd00::/64`, or one address.
@@ -157,7 +160,7 @@ struct FileSettings {
     /// `[[on]]`: callbacks on any change (super::on), with their spans
     /// for their line numbers.
     #[serde(default)]
-    on: Vec<toml::Spanned<super::on::FileRule>>,
+    on: Vec<toml::Spanned<super::rules::FileRule>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -317,7 +320,13 @@ impl Settings {
             });
         }
         let role_names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
-        let on = super::on::rules(text, file.on, &role_names)?;
+        let known = super::rules::Known {
+            roles: &role_names,
+            is_role_name,
+            again: AGAIN,
+        };
+        let on = super::rules::rules(text, file.on, &known)?;
+        let on_roles = on_roles(&on);
         let mut addresses = BTreeMap::new();
         for (host, list) in file.addresses {
             if !is_host_name(&host) {
@@ -371,6 +380,7 @@ impl Settings {
             roles,
             addresses,
             on,
+            on_roles,
         })
     }
 
@@ -387,8 +397,7 @@ impl Settings {
 
     /// The pseudo-role `on:LINE` of a `run` rule (its budget and retries).
     fn on_role(&self, name: &str) -> Option<&Role> {
-        let rule = self.on.iter().find(|r| r.role.name == name)?;
-        matches!(rule.action, super::on::Action::Run(_)).then_some(&rule.role)
+        self.on_roles.iter().find(|r| r.name == name)
     }
 
     /// Every host a role or `[addresses]` names, once, in the order first
@@ -424,8 +433,24 @@ impl Settings {
     }
 }
 
+/// The pseudo-roles of the `run` rules (super::on): a rule's budget and
+/// retries, or the defaults of a role.
+fn on_roles(rules: &[super::rules::Rule]) -> Vec<Role> {
+    rules
+        .iter()
+        .filter(|r| matches!(r.action, super::rules::Action::Run(_)))
+        .map(|r| Role {
+            name: super::rules::Rule::role_name(r.line),
+            hosts: Vec::new(),
+            budget_per_hour: r.budget_per_hour.unwrap_or(DEFAULT_BUDGET),
+            retries: r.retries.unwrap_or(0),
+            retry_delay: r.retry_delay.unwrap_or(DEFAULT_RETRY_DELAY),
+        })
+        .collect()
+}
+
 /// A role's budget per hour by default.
-pub(super) const DEFAULT_BUDGET: u32 = 12;
+const DEFAULT_BUDGET: u32 = 12;
 
 /// `retries` and `retry_delay` (of a role, or the file's for `again`).
 fn retry_settings(
