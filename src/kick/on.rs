@@ -21,9 +21,14 @@
 //! - `window` and the busy rule apply per rule and sender: one run at a
 //!   time, not again within `window` of its end; what comes meanwhile
 //!   waits as one pending run (the causes listed, the placeholders those
-//!   of the first), so a run of a hundred changed files runs the command
-//!   at most twice;
+//!   of the first): a Puppet run that changes a hundred files runs the
+//!   command twice;
 //! - `budget_per_hour` is the rule's own, over all senders.
+//!
+//! This file is pure (what a rule asks, given the settings, the sender
+//! and the inventory); [`super::rules`] checks the rules when the file
+//! loads; the handler (`on_rules` in the kick's module) takes the lock,
+//! finds the sender and records the decisions.
 
 use super::inventory::Inventory;
 use super::judge::millis;
