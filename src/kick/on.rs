@@ -21,8 +21,8 @@
 //! - `window` and the busy rule apply per rule and sender: one run at a
 //!   time, not again within `window` of its end; what comes meanwhile
 //!   waits as one pending run (the causes listed, the placeholders those
-//!   of the first): a Puppet run that changes a hundred files runs the
-//!   command twice;
+//!   of the first): a burst of changes runs the command twice, not once a
+//!   change;
 //! - `budget_per_hour` is the rule's own, over all senders.
 //!
 //! This file is pure (what a rule asks, given the settings, the sender
