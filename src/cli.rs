@@ -163,6 +163,15 @@ pub enum Command {
     /// id {kick} gave the run) says how each kick ended, a run that changed
     /// nothing too; --status lists the kicks and refusals kept in
     /// state_dir.
+    ///
+    /// Callbacks on any change: an [[on]] rule of the file takes the
+    /// puppetResourceChanged and puppetResourceFailed of configured hosts
+    /// whose resource (Type[title]) matches its glob, whose status is its
+    /// status (changed, failed or any) and, with from_role, whose sender has
+    /// that role; it kicks a configured role (kick = "ROLE"), or runs a
+    /// command on the manager (run = [argv], placeholders {host} {resource}
+    /// {status} {role} {kick} as whole arguments), judged and recorded like
+    /// a kick: generations, window, budget, deferral, retries.
     Kick(KickArgs),
 }
 

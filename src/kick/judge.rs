@@ -465,6 +465,14 @@ impl std::fmt::Display for Outcome {
 }
 
 pub fn outcome(settings: &Settings, kick: &Kick, now: Millis) -> Outcome {
+    // A `run` callback is over when its command is: its exit code says.
+    if let (true, Some(End::Exited(code))) = (kick.runs_callback(), &kick.end) {
+        return if *code == 0 {
+            Outcome::Succeeded(None)
+        } else {
+            Outcome::Failed
+        };
+    }
     if let Some(report) = kick.report {
         return if report.failed {
             Outcome::Failed
@@ -527,6 +535,7 @@ pub fn new_kick(
         retrying: false,
         asking_run: None,
         not_before: None,
+        on: None,
     }
 }
 

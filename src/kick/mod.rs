@@ -2,13 +2,17 @@
 //! `traphandle` for the agent's Puppet notifications; a resource event
 //! `Notify[kick -> ROLE]` from a known host runs the configured command
 //! (Puppet, over ssh) on the hosts of ROLE, and the kicked host's own run
-//! notifications say whether it worked.
+//! notifications say whether it worked. Any other resource event of a
+//! known host may match an `[[on]]` rule, which kicks a role or runs a
+//! command on the manager.
 //!
 //! - [`settings`]: `kick.toml`, checked and bounded.
 //! - [`trap`]: snmptrapd's input, read with bounds.
 //! - [`record`]: what the ledger remembers; [`ledger`]: the state
 //!   directory, written without following symlinks.
 //! - [`judge`]: pure: which kicks are due (generations, windows, budgets).
+//! - [`on`]: `[[on]]` rules, callbacks on any change: which resource
+//!   events ask for a kick or a command, judged like a kick.
 //! - [`supervise`]: the detached supervisor that runs a kick with a
 //!   timeout; [`status`]: `kick --status`.
 //!
@@ -18,7 +22,9 @@
 pub mod inventory;
 pub mod judge;
 pub mod ledger;
+pub mod on;
 pub mod record;
+pub mod rules;
 pub mod select;
 pub mod settings;
 pub mod status;
@@ -160,12 +166,32 @@ pub fn handle(
             resource_type,
             title,
         } => {
-            let Some(role) = trap::kicked_role(resource_type, title) else {
-                return Ok(());
-            };
-            let resource = format!("{resource_type}[{title}]");
-            decide(config, settings, ledger, trap.source, &role, resource)
+            if let Some(role) = trap::kicked_role(resource_type, title) {
+                let resource = format!("{resource_type}[{title}]");
+                decide(config, settings, ledger, trap.source, &role, resource)?;
+            }
+            on_rules(
+                config,
+                settings,
+                ledger,
+                trap.source,
+                resource_type,
+                title,
+                false,
+            )
         }
+        Event::ResourceFailed {
+            resource_type,
+            title,
+        } => on_rules(
+            config,
+            settings,
+            ledger,
+            trap.source,
+            resource_type,
+            title,
+            true,
+        ),
     }
 }
 
@@ -306,8 +332,93 @@ fn decide(
         role,
         resource: &cause.resource,
     };
-    let targets = match settings.role(role) {
-        // `select`: the inventory's hosts whose facts pass it.
+    let targets = targets_of(settings, &locked, role, now);
+    let mut kicks = kicks;
+    record_decisions(
+        config,
+        settings,
+        &locked,
+        &mut kicks,
+        &request,
+        &cause,
+        &targets,
+        &|_| None,
+    )?;
+    let _ = locked.prune(&kicks, now, judge::horizon(settings));
+    Ok(())
+}
+
+/// A resource event of `resource_type[title]`, failed or not, from
+/// `source`: each `[[on]]` rule it matches ([`on`]) is judged as a
+/// request, recorded, and its kicks started. An event from a
+/// sender that is no configured host (nor of `inventory_from`) matches
+/// nothing, and leaves nothing in the ledger.
+fn on_rules(
+    config: &Path,
+    settings: &Settings,
+    ledger: &Ledger,
+    source: Option<IpAddr>,
+    resource_type: &str,
+    title: &str,
+    failed: bool,
+) -> Result<(), String> {
+    let Some(resource) = rules::matchable(resource_type, title) else {
+        return Ok(());
+    };
+    let candidates = on::candidates(settings, &resource, failed);
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let Some(sender) = source.and_then(|a| sender_host(settings, a)) else {
+        debug!(
+            "kick: {} from an unknown sender matches no [[on]] rule",
+            escaped(&resource)
+        );
+        return Ok(());
+    };
+    let now = now();
+    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
+    let mut kicks = settle(&locked, now)?;
+    let (own_role, roles) = on::sender_roles(settings, &locked.inventory(), &sender, now);
+    for rule in candidates
+        .into_iter()
+        .filter(|r| r.matches(&resource, failed, &roles))
+    {
+        let asked = on::asked(rule, &sender, &resource, failed);
+        let targets = match asked.target {
+            Some(target) => vec![target],
+            None => targets_of(settings, &locked, &asked.role, now),
+        };
+        let request = Request {
+            now,
+            sender: &sender,
+            role: &asked.role,
+            resource: &asked.cause.resource,
+        };
+        let callback = |id: &str| {
+            Some(on::callback(
+                rule, &sender, &resource, failed, &own_role, id,
+            ))
+        };
+        record_decisions(
+            config,
+            settings,
+            &locked,
+            &mut kicks,
+            &request,
+            &asked.cause,
+            &targets,
+            &callback,
+        )?;
+    }
+    let _ = locked.prune(&kicks, now, judge::horizon(settings));
+    Ok(())
+}
+
+/// The hosts a kick of `role` targets: its own, or the inventory's (those
+/// whose facts pass its `select`, when it has one).
+fn targets_of(settings: &Settings, locked: &Locked, role: &str, now: Millis) -> Vec<String> {
+    match settings.role(role) {
         Some(r) if r.hosts.is_empty() && !r.select.is_empty() => {
             locked
                 .inventory()
@@ -320,23 +431,46 @@ fn decide(
         }
         Some(r) => r.hosts.clone(),
         None => Vec::new(),
-    };
-    for decision in judge::judge(settings, &kicks, &request, &targets) {
+    }
+}
+
+/// Records what `judge` decides of `request` for `targets` (kicks,
+/// deferrals, coalescing, refusals) and keeps `kicks` as the ledger now
+/// has them, so that the next request of the same notification is judged
+/// with these; each kick's supervisor is started as it is recorded. `on`:
+/// the `[[on]]` rule that asked, given the new kick's id.
+#[allow(clippy::too_many_arguments)]
+fn record_decisions(
+    config: &Path,
+    settings: &Settings,
+    locked: &Locked,
+    kicks: &mut Vec<record::Kick>,
+    request: &Request,
+    cause: &Cause,
+    targets: &[String],
+    on: &dyn Fn(&str) -> Option<record::Callback>,
+) -> Result<(), String> {
+    let (now, sender, role) = (request.now, request.sender, request.role);
+    let decisions = judge::judge(settings, kicks, request, targets);
+    for decision in decisions {
         match decision {
             Decision::Kick {
                 host,
                 generation,
                 caused_by,
             } => {
-                let kick = new_kick(settings, now, host, role, &cause, generation, caused_by);
+                let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
+                kick.on = on(&kick.id).map(Box::new);
                 info!(
                     "kick {}: {} asks for {role} ({}): kicking {}, generation {generation}",
                     kick.id,
-                    escaped(&sender),
+                    escaped(sender),
                     escaped(&cause.resource),
                     kick.host,
                 );
-                locked.write(&Record::Kick(supervised(config, kick, now)))?;
+                let kick = supervised(config, kick, now);
+                locked.write(&Record::Kick(kick.clone()))?;
+                kicks.push(kick);
             }
             Decision::Defer {
                 host,
@@ -344,19 +478,22 @@ fn decide(
                 caused_by,
                 why,
             } => {
-                let mut kick = new_kick(settings, now, host, role, &cause, generation, caused_by);
+                let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
+                kick.on = on(&kick.id).map(Box::new);
                 kick.after_run = why == Refusal::OwnRun;
                 info!(
                     "kick {}: {} asks for {role} ({}): {} is deferred, generation {generation}: {}",
                     kick.id,
-                    escaped(&sender),
+                    escaped(sender),
                     escaped(&cause.resource),
                     kick.host,
                     escaped(&status::why(&why, settings)),
                 );
-                kick.not_before = judge::retry_at(settings, &kicks, role, &why, now);
+                kick.not_before = judge::retry_at(settings, kicks, role, &why, now);
                 kick.deferred = Some(why);
-                locked.write(&Record::Kick(supervised(config, kick, now)))?;
+                let kick = supervised(config, kick, now);
+                locked.write(&Record::Kick(kick.clone()))?;
+                kicks.push(kick);
             }
             Decision::Coalesce {
                 into,
@@ -378,11 +515,14 @@ fn decide(
                 info!(
                     "kick {}: {} asks for {role} ({}): joins the kick of {} that waits",
                     kick.id,
-                    escaped(&sender),
+                    escaped(sender),
                     escaped(&cause.resource),
                     kick.host,
                 );
-                locked.write(&Record::Kick(kick))?;
+                locked.write(&Record::Kick(kick.clone()))?;
+                if let Some(known) = kicks.iter_mut().find(|k| k.id == kick.id) {
+                    *known = kick;
+                }
             }
             Decision::Refuse {
                 host,
@@ -391,7 +531,7 @@ fn decide(
                 why,
             } => {
                 let deep = matches!(why, Refusal::TooDeep { .. });
-                let earlier = || locked.refusals_from(&sender).kept;
+                let earlier = || locked.refusals_from(sender).kept;
                 if deep && judge::already_refused(&earlier(), caused_by.as_deref(), role) {
                     debug!("kick: {role} from {sender}: refused again (too deep)");
                     continue;
@@ -402,7 +542,6 @@ fn decide(
             }
         }
     }
-    let _ = locked.prune(&kicks, now, judge::horizon(settings));
     Ok(())
 }
 

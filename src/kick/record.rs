@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 pub type Millis = u64;
 
 /// Who caused a kick: the host whose notification asked for it, and the
-/// resource that changed there.
+/// resource that changed there (with an `[[on]]` rule's, its status and
+/// the rule's line: `File[/etc/haproxy/a.cfg] changed ([[on]] line 12)`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cause {
     pub host: String,
@@ -115,6 +116,36 @@ pub struct Kick {
     /// supervisor sleeps until then without reading the ledger.
     #[serde(default)]
     pub not_before: Option<Millis>,
+    /// Asked by an `[[on]]` rule: which, and what it runs.
+    #[serde(default)]
+    pub on: Option<Box<Callback>>,
+}
+
+/// The `[[on]]` rule that asked for a kick, as it was when it matched (a
+/// file edited since changes nothing already decided).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Callback {
+    /// `[[on]] line 12: File[/etc/haproxy/*] changed from web: kick haproxy`.
+    pub rule: String,
+    /// A `run` rule's command, its placeholders filled: run on the
+    /// manager instead of `kick_command` (`host` is then `SENDER/on:LINE`,
+    /// no host).
+    #[serde(default)]
+    pub run: Option<Vec<String>>,
+    /// The rule's `retries` and `retry_delay` (seconds), when it gives
+    /// them; else the role's.
+    #[serde(default)]
+    pub retries: Option<u32>,
+    #[serde(default)]
+    pub retry_delay: Option<u64>,
+}
+
+impl Kick {
+    /// A `run` callback: its outcome is its command's exit code (no host
+    /// reports a run for it).
+    pub fn runs_callback(&self) -> bool {
+        self.on.as_ref().is_some_and(|c| c.run.is_some())
+    }
 }
 
 /// Causes of coalesced requests kept in a kick, at most.
@@ -260,11 +291,13 @@ impl SenderRefusals {
     }
 }
 
-/// One file of the ledger. (A kick is the larger by far, and the common
-/// one: boxing it would cost an allocation for nothing.)
-#[allow(clippy::large_enum_variant)]
+/// One file of the ledger.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+// A kick is larger than a refusal, and a ledger holds a few hundred of
+// each: boxing every kick would cost more allocations than the bytes it
+// saves.
+#[allow(clippy::large_enum_variant)]
 pub enum Record {
     Kick(Kick),
     Refused(Refused),

@@ -22,7 +22,7 @@ pub const DEFAULT_STATE_DIR: &str = "/var/lib/redis-snmp/kick";
 /// Generations, not the window, stop loops.
 pub const DEFAULT_WINDOW: u64 = 60;
 /// `retry_delay`'s default, seconds.
-const DEFAULT_RETRY_DELAY: u64 = 30;
+const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(30);
 
 /// No configuration is larger; a bigger file is refused, not read.
 const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -93,6 +93,11 @@ pub struct Settings {
     pub inventory_from: Vec<Network>,
     /// A host not heard of for this long leaves the inventory.
     pub inventory_expiry: Duration,
+    /// `[[on]]` rules, in the file's order.
+    pub on: Vec<super::rules::Rule>,
+    /// The pseudo-roles `on:LINE` of the `run` rules: their budgets and
+    /// retries (super::on).
+    on_roles: Vec<Role>,
 }
 
 /// An address prefix: `10.0.0.0/8`, `fd00::/64`, or one address.
@@ -155,6 +160,10 @@ struct FileSettings {
     addresses: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     role: Vec<FileRole>,
+    /// `[[on]]`: callbacks on any change (super::on), with their spans
+    /// for their line numbers.
+    #[serde(default)]
+    on: Vec<toml::Spanned<super::rules::FileRule>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -323,6 +332,14 @@ impl Settings {
                 select,
             });
         }
+        let role_names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
+        let known = super::rules::Known {
+            roles: &role_names,
+            is_role_name,
+            again: AGAIN,
+        };
+        let on = super::rules::rules(text, file.on, &known)?;
+        let on_roles = on_roles(&on);
         let mut addresses = BTreeMap::new();
         for (host, list) in file.addresses {
             if !is_host_name(&host) {
@@ -376,6 +393,8 @@ impl Settings {
             state_dir,
             roles,
             addresses,
+            on,
+            on_roles,
         })
     }
 
@@ -384,7 +403,15 @@ impl Settings {
         if name == AGAIN {
             return Some(&self.again);
         }
-        self.roles.iter().find(|r| r.name == name)
+        self.roles
+            .iter()
+            .find(|r| r.name == name)
+            .or_else(|| self.on_role(name))
+    }
+
+    /// The pseudo-role `on:LINE` of a `run` rule (its budget and retries).
+    fn on_role(&self, name: &str) -> Option<&Role> {
+        self.on_roles.iter().find(|r| r.name == name)
     }
 
     /// Every host a role or `[addresses]` names, once, in the order first
@@ -437,6 +464,23 @@ fn role_select(
         .map_err(|e| format!("line {line} (select): role {role}: {e}"))
 }
 
+/// The pseudo-roles of the `run` rules (super::on): a rule's budget and
+/// retries, or the defaults of a role.
+fn on_roles(rules: &[super::rules::Rule]) -> Vec<Role> {
+    rules
+        .iter()
+        .filter(|r| matches!(r.action, super::rules::Action::Run(_)))
+        .map(|r| Role {
+            name: super::rules::Rule::role_name(r.line),
+            hosts: Vec::new(),
+            budget_per_hour: r.budget_per_hour.unwrap_or(DEFAULT_BUDGET),
+            retries: r.retries.unwrap_or(0),
+            retry_delay: r.retry_delay.unwrap_or(DEFAULT_RETRY_DELAY),
+            select: Vec::new(),
+        })
+        .collect()
+}
+
 /// A role's budget per hour by default.
 const DEFAULT_BUDGET: u32 = 12;
 
@@ -450,7 +494,7 @@ fn retry_settings(
     let delay = bounded(
         &format!("{prefix}retry_delay"),
         delay,
-        DEFAULT_RETRY_DELAY,
+        DEFAULT_RETRY_DELAY.as_secs(),
         1,
         3600,
     )?;

@@ -124,11 +124,19 @@ pub fn run(settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String>
     let Some((mut kick, _slot)) = wait_until_due(settings, ledger, id, me)? else {
         return Ok(());
     };
-    let (retries, retry_delay) = settings
+    let (mut retries, mut retry_delay) = settings
         .role(&kick.role)
         .map_or((0, Duration::ZERO), |r| (r.retries, r.retry_delay));
+    // An `[[on]]` rule's own retries, and a `run` rule's own command.
+    if let Some(on) = &kick.on {
+        retries = on.retries.unwrap_or(retries);
+        retry_delay = on.retry_delay.map_or(retry_delay, Duration::from_secs);
+    }
     loop {
-        let argv = settings.argv(&kick.host, &kick.role, &kick.id);
+        let argv = match kick.on.as_ref().and_then(|on| on.run.clone()) {
+            Some(argv) => argv,
+            None => settings.argv(&kick.host, &kick.role, &kick.id),
+        };
         tracing::info!(
             "kick {id}: running {} for {} ({}), attempt {}",
             shown_argv(&argv),

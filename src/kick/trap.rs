@@ -40,6 +40,12 @@ pub enum Event {
         resource_type: String,
         title: String,
     },
+    /// puppetResourceFailed: a resource `resource_type[title]` failed
+    /// (`[[on]]` rules with status `failed` or `any` take it).
+    ResourceFailed {
+        resource_type: String,
+        title: String,
+    },
     /// A run of the sending host ended: puppetRunFinished says how, and
     /// with which job id; puppetRunFailed is a failure, puppetRunChanged
     /// and puppetRunRecovered a success.
@@ -180,6 +186,13 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
             },
             _ => Event::Other,
         },
+        Some(Kind::ResourceFailed) => match (resource_type, title) {
+            (Some(resource_type), Some(title)) => Event::ResourceFailed {
+                resource_type,
+                title,
+            },
+            _ => Event::Other,
+        },
         Some(Kind::RunEnded { failed }) => Event::RunEnded(RunEnd {
             failed,
             changed: if failed {
@@ -223,6 +236,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
 
 enum Kind {
     ResourceChanged,
+    ResourceFailed,
     /// puppetRunFailed (failed) or puppetRunChanged.
     RunEnded {
         failed: bool,
@@ -240,6 +254,7 @@ fn event_of(oid: &[u32]) -> Option<Kind> {
     let event = PuppetEvent::ALL.iter().find(|e| e.number() == number)?;
     match event {
         PuppetEvent::ResourceChanged => Some(Kind::ResourceChanged),
+        PuppetEvent::ResourceFailed => Some(Kind::ResourceFailed),
         PuppetEvent::RunFailed => Some(Kind::RunEnded { failed: true }),
         PuppetEvent::RunChanged => Some(Kind::RunEnded { failed: false }),
         PuppetEvent::RunRecovered => Some(Kind::RunRecovered),
@@ -473,6 +488,18 @@ mod tests {
         );
         assert_eq!(ended(run("puppetRunRecovered").event), (false, None, false));
         assert_eq!(run("puppetAgentStale").event, Event::Other);
+        // A failed resource, by number, its row's type and title.
+        let failed = parse(
+            "h\nUDP: [10.0.0.1]:1->[10.0.0.2]:162\n.1.3.6.1.6.3.1.1.4.1.0 .1.3.6.1.4.1.20267.401.0.10\n\
+             .1.3.6.1.4.1.20267.401.4.1.4.3 \"File\"\n.1.3.6.1.4.1.20267.401.4.1.5.3 \"/etc/x\"\n",
+        );
+        assert_eq!(
+            failed.event,
+            Event::ResourceFailed {
+                resource_type: "File".into(),
+                title: "/etc/x".into()
+            }
+        );
         assert_eq!(
             run("puppetRunFailed").source,
             Some("fd00::2".parse().unwrap())

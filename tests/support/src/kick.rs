@@ -444,3 +444,58 @@ impl HostsManager {
         assert!(quiet, "kicks still running:\n{}", self.site.status());
     }
 }
+
+/// A `run` callback for `[[on]]` rules: a script in `dir` that appends its
+/// arguments, one a line, then `--`, to `dir/NAME.calls`; its path.
+pub fn recording_callback(dir: &Path, name: &str) -> PathBuf {
+    recording_callback_then(dir, name, "")
+}
+
+/// [`recording_callback`], then the shell lines `then` (`sleep 2`, an
+/// `exit 3` the first time…).
+pub fn recording_callback_then(dir: &Path, name: &str, then: &str) -> PathBuf {
+    let script = dir.join(format!("{name}.sh"));
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> {calls}\necho -- >> {calls}\n{then}\n",
+            calls = dir.join(format!("{name}.calls")).display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// The calls [`recording_callback`] `name` in `dir` recorded: each its
+/// arguments.
+pub fn callback_calls(dir: &Path, name: &str) -> Vec<Vec<String>> {
+    let text = fs::read_to_string(dir.join(format!("{name}.calls"))).unwrap_or_default();
+    let mut calls = Vec::new();
+    let mut call = Vec::new();
+    for line in text.lines() {
+        if line == "--" {
+            calls.push(std::mem::take(&mut call));
+        } else {
+            call.push(line.to_string());
+        }
+    }
+    calls
+}
+
+impl KickSite {
+    /// The lines of kick.toml's `[[on]]` headers, in order: the rules'
+    /// names in the ledger (`on:LINE`) and in their causes.
+    pub fn on_lines(&self) -> Vec<usize> {
+        fs::read_to_string(self.config())
+            .unwrap_or_default()
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "[[on]]")
+            .map(|(i, _)| i + 1)
+            .collect()
+    }
+}
+
+/// The puppetResourceFailed notification.
+pub const RESOURCE_FAILED: &str = ".1.3.6.1.4.1.20267.401.0.10";
