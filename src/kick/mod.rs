@@ -52,9 +52,6 @@ const HANDLER_LOCK_WAIT: Duration = Duration::from_millis(60);
 const LOOKUP_WAIT: Duration = Duration::from_millis(25);
 /// Lookups made at most per notification.
 const MAX_LOOKUPS: usize = 64;
-/// A queued kick whose supervisor has not said it runs after this long
-/// never will.
-const SUPERVISOR_START: Millis = 30_000;
 
 /// What `redis-snmp kick` was asked to do.
 pub enum Mode<'a> {
@@ -112,29 +109,11 @@ fn print_inventory(settings: &Settings, ledger: &Ledger, json: bool) -> Result<(
 
 fn print_status(settings: &Settings, ledger: &Ledger) -> Result<(), String> {
     let locked = ledger.lock(Duration::from_secs(5))?;
-    let kicks = settle(&locked, now())?;
+    let kicks = supervise::settle(&locked, now())?;
     let refusals = locked.refusals()?;
     drop(locked);
     print!("{}", status::render(settings, &kicks, &refusals, now()));
     Ok(())
-}
-
-/// Every kick, those whose supervisor is gone marked interrupted: a
-/// killed supervisor must not count as a running kick forever.
-pub fn settle(locked: &Locked, now: Millis) -> Result<Vec<record::Kick>, String> {
-    let mut kicks = locked.kicks()?;
-    for kick in kicks.iter_mut().filter(|k| k.active()) {
-        let gone = match &kick.supervisor {
-            Some(s) => !supervise::alive(s),
-            None => now.saturating_sub(kick.queued_at) > SUPERVISOR_START,
-        };
-        if gone {
-            kick.ended_at = Some(now);
-            kick.end = Some(End::Interrupted);
-            locked.write(&Record::Kick(kick.clone()))?;
-        }
-    }
-    Ok(kicks)
 }
 
 /// One notification from snmptrapd.
@@ -207,7 +186,7 @@ fn record_report(
 ) -> Result<(), String> {
     let now = now();
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
-    let mut kicks = settle(&locked, now)?;
+    let mut kicks = supervise::settle(&locked, now)?;
     if end.finished {
         // Every run says what the host is: the inventory follows.
         let mut inventory = locked.inventory();
@@ -321,7 +300,7 @@ fn decide(
         );
         return Ok(());
     }
-    let kicks = settle(&locked, now)?;
+    let kicks = supervise::settle(&locked, now)?;
     let cause = Cause {
         host: sender.clone(),
         resource,
@@ -378,7 +357,7 @@ fn on_rules(
     };
     let now = now();
     let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
-    let mut kicks = settle(&locked, now)?;
+    let mut kicks = supervise::settle(&locked, now)?;
     let (own_role, roles) = on::sender_roles(settings, &locked.inventory(), &sender, now);
     for rule in candidates
         .into_iter()

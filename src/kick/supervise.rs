@@ -7,7 +7,7 @@
 //! records how it ended.
 
 use super::judge;
-use super::ledger::{now, Ledger};
+use super::ledger::{now, Ledger, Locked};
 use super::record::{End, Kick, Millis, Record, Refusal, Supervisor};
 use super::settings::Settings;
 use super::status;
@@ -28,6 +28,9 @@ const MIN_POLL: Duration = Duration::from_millis(200);
 const SLOT_POLL: Duration = Duration::from_millis(50);
 /// The longest a budget holds a kick back.
 const HOUR: Duration = Duration::from_secs(3600);
+/// A queued kick with no supervisor recorded after this long never will
+/// have one (its handler died between writing it and starting it).
+const SUPERVISOR_START: Millis = 30_000;
 /// Between SIGTERM and SIGKILL at `timeout`.
 const GRACE: Duration = Duration::from_secs(5);
 /// The environment a kick command gets: nothing of snmptrapd's.
@@ -75,6 +78,24 @@ pub fn start_ticks(pid: u32) -> Option<u64> {
 /// Whether the supervisor recorded for a kick still runs.
 pub fn alive(supervisor: &Supervisor) -> bool {
     start_ticks(supervisor.pid) == Some(supervisor.start_ticks)
+}
+
+/// Every kick, those whose supervisor is gone marked interrupted: a
+/// killed supervisor must not count as a running kick forever.
+pub fn settle(locked: &Locked, now: Millis) -> Result<Vec<Kick>, String> {
+    let mut kicks = locked.kicks()?;
+    for kick in kicks.iter_mut().filter(|k| k.active()) {
+        let gone = match &kick.supervisor {
+            Some(s) => !alive(s),
+            None => now.saturating_sub(kick.queued_at) > SUPERVISOR_START,
+        };
+        if gone {
+            kick.ended_at = Some(now);
+            kick.end = Some(End::Interrupted);
+            locked.write(&Record::Kick(kick.clone()))?;
+        }
+    }
+    Ok(kicks)
 }
 
 /// Starts the supervisor of kick `id`, detached; does not wait for it.
@@ -256,7 +277,7 @@ fn wait_until_due(
         // it was the host's only pending kick, and counted in the budget.
         let waits = kick.deferred.is_some() || kick.after_run;
         let (held, kicks) = if waits {
-            let kicks = super::settle(&locked, now)?;
+            let kicks = settle(&locked, now)?;
             (judge::may_start(settings, &kicks, &kick, now), kicks)
         } else {
             (None, Vec::new())
