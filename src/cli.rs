@@ -196,6 +196,26 @@ pub struct KickArgs {
     #[arg(long, value_name = "ID", hide = true, conflicts_with = "status")]
     pub supervise: Option<String>,
 
+    /// Ask PuppetDB for the hosts of a role given by a query and kick
+    /// them (what the handler starts, detached), for a request from
+    /// --source for --resource.
+    #[arg(long, value_name = "ROLE", hide = true, conflicts_with_all = ["status", "supervise"], requires_all = ["source", "resource"])]
+    pub resolve: Option<String>,
+
+    /// With --resolve: the address the request came from.
+    #[arg(long, value_name = "ADDRESS", hide = true, requires = "resolve")]
+    pub source: Option<std::net::IpAddr>,
+
+    /// With --resolve: the resource that asked.
+    #[arg(
+        long,
+        value_name = "RESOURCE",
+        hide = true,
+        requires = "resolve",
+        allow_hyphen_values = true
+    )]
+    pub resource: Option<String>,
+
     /// Print help.
     #[arg(short = '?', long, action = ArgAction::Help)]
     pub help: Option<bool>,

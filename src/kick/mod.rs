@@ -18,6 +18,7 @@
 pub mod inventory;
 pub mod judge;
 pub mod ledger;
+pub mod puppetdb;
 pub mod record;
 pub mod settings;
 pub mod status;
@@ -59,6 +60,14 @@ pub enum Mode<'a> {
     Inventory(bool),
     /// Run kick `id` (started by the handler, detached).
     Supervise(&'a str),
+    /// Ask PuppetDB for the hosts of a role given by `query`, then judge
+    /// and start their kicks (started by the handler, detached): the
+    /// request's role, sender address and resource.
+    Resolve {
+        role: &'a str,
+        source: IpAddr,
+        resource: &'a str,
+    },
 }
 
 pub fn main(config: &Path, mode: Mode) -> ExitCode {
@@ -85,6 +94,11 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
         Mode::Status => print_status(&settings, &ledger),
         Mode::Inventory(json) => print_inventory(&settings, &ledger, json),
         Mode::Supervise(id) => supervise::run(&settings, &ledger, id),
+        Mode::Resolve {
+            role,
+            source,
+            resource,
+        } => resolve(config, &settings, &ledger, role, source, resource),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -161,7 +175,10 @@ pub fn handle(
                 return Ok(());
             };
             let resource = format!("{resource_type}[{title}]");
-            let started = decide(settings, ledger, trap.source, &role, resource)?;
+            if let Some(source) = by_query(settings, trap.source, &role) {
+                return resolve_later(config, settings, ledger, source, &role, resource);
+            }
+            let started = decide(settings, ledger, trap.source, &role, resource, None)?;
             for id in started {
                 start(config, ledger, &id);
             }
@@ -265,13 +282,15 @@ fn record_report(
 }
 
 /// Judges a request for `role` from `source` and records the decisions;
-/// the ids of the kicks to start.
+/// the ids of the kicks to start. `resolved`: the hosts PuppetDB named
+/// for a role given by a query (see [`resolve`]).
 fn decide(
     settings: &Settings,
     ledger: &Ledger,
     source: Option<IpAddr>,
     role: &str,
     resource: String,
+    resolved: Option<Vec<String>>,
 ) -> Result<Vec<String>, String> {
     let now = now();
     let sender = source.and_then(|a| sender_host(settings, a));
@@ -308,6 +327,8 @@ fn decide(
         resource: &cause.resource,
     };
     let targets = match settings.role(role) {
+        _ if resolved.is_some() => resolved.unwrap_or_default(),
+        Some(r) if r.query.is_some() => Vec::new(),
         Some(r) if r.hosts.is_empty() => {
             locked
                 .inventory()
@@ -400,6 +421,102 @@ fn decide(
     }
     let _ = locked.prune(now);
     Ok(started)
+}
+
+/// The sender's address when `role`'s hosts are a PuppetDB query's and
+/// the sender is a known host (an unknown one is refused by [`decide`] as
+/// for every role, without asking PuppetDB anything).
+fn by_query(settings: &Settings, source: Option<IpAddr>, role: &str) -> Option<IpAddr> {
+    settings.role(role)?.query.as_ref()?;
+    let source = source?;
+    sender_host(settings, source).map(|_| source)
+}
+
+/// The handler's part of a request for a role given by a query: start
+/// the resolver, detached, and return (see [`puppetdb`] for why the
+/// handler never asks PuppetDB itself). A resolver that cannot start
+/// leaves a refusal.
+fn resolve_later(
+    config: &Path,
+    settings: &Settings,
+    ledger: &Ledger,
+    source: IpAddr,
+    role: &str,
+    resource: String,
+) -> Result<(), String> {
+    info!(
+        "kick: {} asks for {role} ({}): asking PuppetDB for its hosts",
+        source,
+        escaped(&resource)
+    );
+    match supervise::spawn_resolver(config, role, source, &resource) {
+        Ok(()) => Ok(()),
+        Err(e) => refuse_by_query(settings, ledger, source, role, resource, e),
+    }
+}
+
+/// Records that a request for a role given by a query kicked nothing:
+/// PuppetDB named no host, for `why`.
+fn refuse_by_query(
+    settings: &Settings,
+    ledger: &Ledger,
+    source: IpAddr,
+    role: &str,
+    resource: String,
+    why: String,
+) -> Result<(), String> {
+    let now = now();
+    let host = sender_host(settings, source).unwrap_or_else(|| source.to_string());
+    let cause = Cause { host, resource };
+    let record = refused(now, None, role, cause, 0, None, Refusal::PuppetDb { why });
+    warn!("kick: {}", status::refusal_line(&record, settings));
+    let locked = ledger.lock(Duration::from_secs(10))?;
+    locked.write(&Record::Refused(record))
+}
+
+/// The resolver (`kick --resolve ROLE`, detached): asks PuppetDB for the
+/// role's hosts within `puppetdb_timeout`, judges the request against
+/// them as the handler judges listed hosts, starts their kicks.
+fn resolve(
+    config: &Path,
+    settings: &Settings,
+    ledger: &Ledger,
+    role: &str,
+    source: IpAddr,
+    resource: &str,
+) -> Result<(), String> {
+    let query = settings.role(role).and_then(|r| r.query.as_deref());
+    let (Some(query), Some(db)) = (query, &settings.puppetdb) else {
+        return Err(format!("role {role} is not given by a PuppetDB query"));
+    };
+    let started = Instant::now();
+    let answer = puppetdb::certnames(db, query);
+    debug!("kick: PuppetDB answered in {:?}", started.elapsed());
+    let hosts = match answer {
+        Ok(hosts) if hosts.is_empty() => Err("the query names no host".to_string()),
+        other => other,
+    };
+    match hosts {
+        Err(why) => refuse_by_query(settings, ledger, source, role, resource.to_string(), why),
+        Ok(hosts) => {
+            info!(
+                "kick: PuppetDB names the hosts of {role}: {}",
+                hosts.join(" ")
+            );
+            let ids = decide(
+                settings,
+                ledger,
+                Some(source),
+                role,
+                resource.to_string(),
+                Some(hosts),
+            )?;
+            for id in ids {
+                start(config, ledger, &id);
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Starts the supervisor of kick `id`; when it cannot start, the kick is

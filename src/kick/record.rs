@@ -168,6 +168,10 @@ pub enum Refusal {
     Budget { used: u32 },
     /// `kick -> again`: the host's own run that asked is going on.
     OwnRun,
+    /// The role's hosts are a PuppetDB query's, and PuppetDB named none:
+    /// it could not answer (why), or its answer was refused (why), or the
+    /// query matched no host.
+    PuppetDb { why: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

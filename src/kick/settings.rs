@@ -3,6 +3,7 @@
 //! the file must be root's (or the running user's) and writable by nobody
 //! else, and every value is bounded.
 
+use super::puppetdb::PuppetDb;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -61,6 +62,8 @@ pub struct Role {
     /// `retry_delay` and within `budget_per_hour`.
     pub retries: u32,
     pub retry_delay: Duration,
+    /// A PQL query whose answer's certnames are the hosts (`puppetdb`).
+    pub query: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +93,8 @@ pub struct Settings {
     pub inventory_from: Vec<Network>,
     /// A host not heard of for this long leaves the inventory.
     pub inventory_expiry: Duration,
+    /// PuppetDB, for roles that give a `query`.
+    pub puppetdb: Option<PuppetDb>,
 }
 
 /// An address prefix: `10.0.0.0/8`, `fd00::/64`, or one address.
@@ -152,6 +157,11 @@ struct FileSettings {
     addresses: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     role: Vec<FileRole>,
+    puppetdb: Option<String>,
+    puppetdb_cert: Option<PathBuf>,
+    puppetdb_key: Option<PathBuf>,
+    puppetdb_ca: Option<PathBuf>,
+    puppetdb_timeout: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -162,6 +172,7 @@ struct FileRole {
     budget_per_hour: Option<u32>,
     retries: Option<u32>,
     retry_delay: Option<u64>,
+    query: Option<String>,
 }
 
 /// A role name: a plain word, which is all a `kick -> ROLE` title names.
@@ -176,7 +187,7 @@ pub fn is_role_name(name: &str) -> bool {
 
 /// A host name or address as ssh and the resolver take it; never an
 /// option (`-oProxyCommand=…`).
-fn is_host_name(name: &str) -> bool {
+pub fn is_host_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 253
         && !name.starts_with('-')
@@ -276,6 +287,19 @@ impl Settings {
             if roles.iter().any(|r| r.name == role.name) {
                 return Err(format!("role {} is defined twice", role.name));
             }
+            if role.query.is_some() && role.hosts.is_some() {
+                return Err(format!("role {}: hosts or query, not both", role.name));
+            }
+            if let Some(query) = &role.query {
+                super::puppetdb::check_query(query)
+                    .map_err(|e| format!("role {} query: {e}", role.name))?;
+                if file.puppetdb.is_none() {
+                    return Err(format!(
+                        "role {}: a query needs puppetdb = \"https://…\"",
+                        role.name
+                    ));
+                }
+            }
             let hosts = role.hosts.unwrap_or_default();
             if hosts.len() > MAX_HOSTS_PER_ROLE {
                 return Err(format!(
@@ -308,8 +332,14 @@ impl Settings {
                 budget_per_hour,
                 retries,
                 retry_delay,
+                query: role.query,
             });
         }
+        let puppetdb = puppetdb_settings(
+            file.puppetdb,
+            [file.puppetdb_cert, file.puppetdb_key, file.puppetdb_ca],
+            file.puppetdb_timeout,
+        )?;
         let mut addresses = BTreeMap::new();
         for (host, list) in file.addresses {
             if !is_host_name(&host) {
@@ -353,7 +383,9 @@ impl Settings {
                 budget_per_hour: DEFAULT_BUDGET,
                 retries: again_retries,
                 retry_delay: again_retry_delay,
+                query: None,
             },
+            puppetdb,
             kick_command,
             window: Duration::from_secs(window),
             max_depth,
@@ -404,6 +436,49 @@ impl Settings {
     pub fn gives_job_id(&self) -> bool {
         self.kick_command.contains(&Arg::Kick)
     }
+}
+
+/// `puppetdb` and the settings beside it: all three files, absolute, when
+/// it is given; none without it.
+fn puppetdb_settings(
+    url: Option<String>,
+    files: [Option<PathBuf>; 3],
+    timeout: Option<u64>,
+) -> Result<Option<PuppetDb>, String> {
+    let names = ["puppetdb_cert", "puppetdb_key", "puppetdb_ca"];
+    let Some(url) = url else {
+        if let Some(at) = files.iter().position(Option::is_some) {
+            return Err(format!("{}: only with puppetdb = \"https://…\"", names[at]));
+        }
+        if timeout.is_some() {
+            return Err("puppetdb_timeout: only with puppetdb = \"https://…\"".to_string());
+        }
+        return Ok(None);
+    };
+    let (host, port) = super::puppetdb::parse_url(&url)?;
+    let mut paths = Vec::with_capacity(3);
+    for (name, file) in names.iter().zip(files) {
+        let path = file.ok_or_else(|| {
+            format!("puppetdb needs {name} (PuppetDB asks for a client certificate its CA signed)")
+        })?;
+        if !path.is_absolute() {
+            return Err(format!(
+                "{name} = {:?}: must be an absolute path",
+                path.display()
+            ));
+        }
+        paths.push(path);
+    }
+    let timeout = bounded("puppetdb_timeout", timeout, 10, 1, 60)?;
+    let [cert, key, ca]: [PathBuf; 3] = paths.try_into().expect("three paths");
+    Ok(Some(PuppetDb {
+        host,
+        port,
+        cert,
+        key,
+        ca,
+        timeout: Duration::from_secs(timeout),
+    }))
 }
 
 /// A role's budget per hour by default.

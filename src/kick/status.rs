@@ -53,6 +53,7 @@ pub fn why(refusal: &Refusal, settings: &Settings) -> String {
         ),
         Refusal::Budget { used } => format!("the role's budget per hour is spent ({used} kicks)"),
         Refusal::OwnRun => "the run that asked is going on".to_string(),
+        Refusal::PuppetDb { why } => format!("PuppetDB: {why}"),
     }
 }
 

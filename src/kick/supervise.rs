@@ -78,13 +78,37 @@ pub fn alive(supervisor: &Supervisor) -> bool {
 
 /// Starts the supervisor of kick `id`, detached; does not wait for it.
 pub fn spawn(config: &Path, id: &str) -> Result<(), String> {
+    detached(config, &["--supervise".to_string(), id.to_string()])
+        .map_err(|e| format!("cannot start the supervisor: {e}"))
+}
+
+/// Starts the resolver of a request for `role` (a role given by a
+/// PuppetDB query) from `source` for `resource`, detached as a supervisor
+/// is; does not wait for it.
+pub fn spawn_resolver(
+    config: &Path,
+    role: &str,
+    source: std::net::IpAddr,
+    resource: &str,
+) -> Result<(), String> {
+    // `--opt=VALUE`: a resource title that starts with '-' stays a value.
+    let args = [
+        format!("--resolve={role}"),
+        format!("--source={source}"),
+        format!("--resource={resource}"),
+    ];
+    detached(config, &args).map_err(|e| format!("cannot start the resolver: {e}"))
+}
+
+/// This program again as `kick -c CONFIG ARGS…`, in a session of its own,
+/// with a clean environment and /dev/null on 0, 1 and 2.
+fn detached(config: &Path, args: &[String]) -> std::io::Result<()> {
     let mut command = Command::new("/proc/self/exe");
     command
         .arg("kick")
         .arg("-c")
         .arg(config)
-        .arg("--supervise")
-        .arg(id)
+        .args(args)
         .env_clear()
         .env("PATH", PATH)
         .stdin(Stdio::null())
@@ -99,10 +123,7 @@ pub fn spawn(config: &Path, id: &str) -> Result<(), String> {
             Ok(())
         });
     }
-    command
-        .spawn()
-        .map(drop)
-        .map_err(|e| format!("cannot start the supervisor: {e}"))
+    command.spawn().map(drop)
 }
 
 /// The supervisor's work for kick `id`: wait until it may start, run it,
