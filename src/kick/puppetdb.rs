@@ -126,7 +126,7 @@ pub fn certnames(db: &PuppetDb, query: &str) -> Result<Vec<String>, String> {
     set_timeouts(&tls.sock, deadline)?;
     tls.write_all(request.as_bytes())
         .and_then(|()| tls.flush())
-        .map_err(|e| io_error("sending the query", &e, deadline))?;
+        .map_err(|e| io_error("the TLS handshake or the query", &e, deadline))?;
     let answer = read_bounded(&mut tls, |s| set_timeouts(&s.sock, deadline), deadline)?;
     let body = http_body(&answer)?;
     certnames_of(&body)
@@ -147,6 +147,9 @@ fn io_error(what: &str, e: &std::io::Error, deadline: Instant) -> String {
     if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) || Instant::now() >= deadline
     {
         format!("{what}: no answer within puppetdb_timeout")
+    } else if e.kind() == ErrorKind::InvalidData {
+        // rustls's own errors: a certificate refused, or no TLS at all.
+        format!("{what}: TLS failed: {e}")
     } else {
         format!("{what}: {e}")
     }
