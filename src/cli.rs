@@ -162,7 +162,11 @@ pub enum Command {
     /// nothing else. The kicked hosts' own puppetRunFinished (with the job
     /// id {kick} gave the run) says how each kick ended, a run that changed
     /// nothing too; --status lists the kicks and refusals kept in
-    /// state_dir.
+    /// state_dir. A role may give a PQL query instead of hosts (with
+    /// puppetdb = "https://HOST:8081" and a client certificate beside it):
+    /// a detached resolver asks PuppetDB within puppetdb_timeout and kicks
+    /// the certnames it names; a PuppetDB that cannot answer leaves a
+    /// refusal with the reason.
     Kick(KickArgs),
 }
 

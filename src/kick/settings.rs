@@ -653,6 +653,54 @@ hosts = ["lb1.example.net"]
     }
 
     #[test]
+    fn roles_by_puppetdb_query_need_puppetdb_and_its_certificate() {
+        let pdb = "puppetdb = \"https://puppet:8081\"\npuppetdb_cert = \"/etc/c.pem\"\n\
+                   puppetdb_key = \"/etc/k.pem\"\npuppetdb_ca = \"/etc/ca.pem\"\n";
+        let role = "[[role]]\nname = \"lb\"\nquery = 'inventory[certname] { trusted.extensions.pp_role = \"lb\" }'\n";
+        let with = |top: &str, role: &str| {
+            Settings::parse(&format!(
+                "kick_command = [\"k\", \"{{host}}\"]\n{top}{role}"
+            ))
+        };
+        let s = with(pdb, role).unwrap();
+        let db = s.puppetdb.as_ref().unwrap();
+        assert_eq!((db.host.as_str(), db.port), ("puppet", 8081));
+        assert_eq!(db.timeout, Duration::from_secs(10));
+        assert!(s
+            .role("lb")
+            .unwrap()
+            .query
+            .as_deref()
+            .unwrap()
+            .contains("pp_role"));
+        assert!(s.role("lb").unwrap().hosts.is_empty());
+        let e = with("", role).unwrap_err();
+        assert!(e.contains("a query needs puppetdb"), "{e}");
+        let e = with(&pdb.replace("puppetdb_key = \"/etc/k.pem\"\n", ""), role).unwrap_err();
+        assert!(e.contains("puppetdb needs puppetdb_key"), "{e}");
+        let e = with(&pdb.replace("/etc/ca.pem", "ca.pem"), role).unwrap_err();
+        assert!(e.contains("puppetdb_ca") && e.contains("absolute"), "{e}");
+        let e = with(
+            &pdb.replace("https://puppet:8081", "http://puppet:8080"),
+            role,
+        )
+        .unwrap_err();
+        assert!(e.contains("https://HOST[:PORT]"), "{e}");
+        let e = with(&format!("{pdb}puppetdb_timeout = 0\n"), role).unwrap_err();
+        assert!(e.contains("puppetdb_timeout = 0"), "{e}");
+        let e = with("puppetdb_cert = \"/etc/c.pem\"\n", "").unwrap_err();
+        assert!(e.contains("only with puppetdb"), "{e}");
+        let both = role.replace("query =", "hosts = [\"lb1\"]\nquery =");
+        assert!(with(pdb, &both)
+            .unwrap_err()
+            .contains("hosts or query, not both"));
+        let e = with(pdb, "[[role]]\nname = \"lb\"\nquery = \"\"\n").unwrap_err();
+        assert!(e.contains("role lb query"), "{e}");
+        let e = with(pdb, "[[role]]\nname = \"lb\"\nquery = \"a\\u001bb\"\n").unwrap_err();
+        assert!(e.contains("control character"), "{e}");
+    }
+
+    #[test]
     fn the_file_must_be_roots_or_ours_and_not_writable_by_others() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
