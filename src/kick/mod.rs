@@ -489,6 +489,12 @@ fn resolve(
     let (Some(query), Some(db)) = (query, &settings.puppetdb) else {
         return Err(format!("role {role} is not given by a PuppetDB query"));
     };
+    // Resolvers are started per request: a flood of requests from an
+    // authenticated host must not become a flood of queries.
+    let Some(_slot) = puppetdb::Slot::take(config) else {
+        let why = format!("{} queries are under way already", puppetdb::MAX_RESOLVERS);
+        return refuse_by_query(settings, ledger, source, role, resource.to_string(), why);
+    };
     let started = Instant::now();
     let answer = puppetdb::certnames(db, query);
     debug!("kick: PuppetDB answered in {:?}", started.elapsed());

@@ -42,6 +42,38 @@ pub const MAX_HOSTS: usize = 1000;
 /// A PQL query's length at most.
 pub const MAX_QUERY: usize = 4096;
 
+/// Resolvers of one configuration asking PuppetDB at once, at most.
+pub const MAX_RESOLVERS: usize = 8;
+
+/// One of the [`MAX_RESOLVERS`] places of a running resolver: an abstract
+/// unix socket named after the configuration and the place, held while
+/// it lives and freed by the kernel however the process ends (no file to
+/// leave behind in the ledger's directory).
+pub struct Slot(#[allow(dead_code)] std::os::unix::net::UnixListener);
+
+impl Slot {
+    /// A free place, or `None` when all are taken.
+    pub fn take(config: &std::path::Path) -> Option<Slot> {
+        use std::os::linux::net::SocketAddrExt;
+        use std::os::unix::ffi::OsStrExt;
+        // FNV-1a of the path: the name stays short whatever the path.
+        let hash = config
+            .as_os_str()
+            .as_bytes()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+        (0..MAX_RESOLVERS).find_map(|place| {
+            let name = format!("redis-snmp-kick-resolver/{hash:016x}/{place}");
+            let addr = std::os::unix::net::SocketAddr::from_abstract_name(name).ok()?;
+            std::os::unix::net::UnixListener::bind_addr(&addr)
+                .ok()
+                .map(Slot)
+        })
+    }
+}
+
 /// Where PuppetDB is and how to prove who we are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PuppetDb {
@@ -596,6 +628,22 @@ mod tests {
         drop(held);
         let e = connect("127.0.0.1", 1, Instant::now() + Duration::from_secs(2)).unwrap_err();
         assert!(e.contains("connecting to 127.0.0.1:1"), "{e}");
+    }
+
+    #[test]
+    fn at_most_eight_resolvers_ask_at_once() {
+        let config = std::path::Path::new("/nonexistent/test-slots/kick.toml");
+        let held: Vec<Slot> = (0..MAX_RESOLVERS)
+            .map(|_| Slot::take(config).expect("a free place"))
+            .collect();
+        assert!(Slot::take(config).is_none());
+        let other = std::path::Path::new("/nonexistent/test-slots/other.toml");
+        assert!(
+            Slot::take(other).is_some(),
+            "another configuration's places"
+        );
+        drop(held);
+        assert!(Slot::take(config).is_some());
     }
 
     #[test]
