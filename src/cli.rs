@@ -162,7 +162,11 @@ pub enum Command {
     /// nothing else. The kicked hosts' own puppetRunFinished (with the job
     /// id {kick} gave the run) says how each kick ended, a run that changed
     /// nothing too; --status lists the kicks and refusals kept in
-    /// state_dir.
+    /// state_dir. A role may give a PQL query instead of hosts (with
+    /// puppetdb = "https://HOST:8081" and a client certificate beside it):
+    /// a detached resolver asks PuppetDB within puppetdb_timeout and kicks
+    /// the certnames it names; a PuppetDB that cannot answer leaves a
+    /// refusal with the reason.
     ///
     /// Callbacks on any change: an [[on]] rule of the file takes the
     /// puppetResourceChanged and puppetResourceFailed of configured hosts
@@ -206,6 +210,26 @@ pub struct KickArgs {
     /// Run one recorded kick (what the handler starts, detached).
     #[arg(long, value_name = "ID", hide = true, conflicts_with = "status")]
     pub supervise: Option<String>,
+
+    /// Ask PuppetDB for the hosts of a role given by a query and kick
+    /// them (what the handler starts, detached), for a request from
+    /// --source for --resource.
+    #[arg(long, value_name = "ROLE", hide = true, conflicts_with_all = ["status", "supervise"], requires_all = ["source", "resource"])]
+    pub resolve: Option<String>,
+
+    /// With --resolve: the address the request came from.
+    #[arg(long, value_name = "ADDRESS", hide = true, requires = "resolve")]
+    pub source: Option<std::net::IpAddr>,
+
+    /// With --resolve: the resource that asked.
+    #[arg(
+        long,
+        value_name = "RESOURCE",
+        hide = true,
+        requires = "resolve",
+        allow_hyphen_values = true
+    )]
+    pub resource: Option<String>,
 
     /// Print help.
     #[arg(short = '?', long, action = ArgAction::Help)]

@@ -124,7 +124,7 @@ fn run_kick(cli: &Cli, args: &redis_snmp::cli::KickArgs) -> ExitCode {
     use redis_snmp::kick;
     // The supervisor runs detached, its stderr /dev/null: it logs to
     // journald where journald runs (the ledger has its outcome anyway).
-    let detached = args.supervise.is_some();
+    let detached = args.supervise.is_some() || args.resolve.is_some();
     logging::init(
         cli.verbose.max(args.verbose),
         redis_snmp::config::LogTarget::Auto,
@@ -137,6 +137,13 @@ fn run_kick(cli: &Cli, args: &redis_snmp::cli::KickArgs) -> ExitCode {
         .unwrap_or_else(|| kick::settings::DEFAULT_PATH.into());
     let mode = match (&args.supervise, args.status, args.inventory) {
         (Some(id), _, _) => kick::Mode::Supervise(id),
+        (None, _, _) if args.resolve.is_some() => kick::Mode::Resolve {
+            role: args.resolve.as_deref().unwrap_or_default(),
+            source: args
+                .source
+                .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into()),
+            resource: args.resource.as_deref().unwrap_or_default(),
+        },
         (None, true, _) => kick::Mode::Status,
         (None, false, true) => kick::Mode::Inventory(args.json),
         (None, false, false) => kick::Mode::Handle,

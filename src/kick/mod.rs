@@ -23,6 +23,7 @@ pub mod inventory;
 pub mod judge;
 pub mod ledger;
 pub mod on;
+pub mod puppetdb;
 pub mod record;
 pub mod rules;
 pub mod select;
@@ -63,6 +64,14 @@ pub enum Mode<'a> {
     Inventory(bool),
     /// Run kick `id` (started by the handler, detached).
     Supervise(&'a str),
+    /// Ask PuppetDB for the hosts of a role given by `query`, then judge
+    /// and start their kicks (started by the handler, detached): the
+    /// request's role, sender address and resource.
+    Resolve {
+        role: &'a str,
+        source: IpAddr,
+        resource: &'a str,
+    },
 }
 
 pub fn main(config: &Path, mode: Mode) -> ExitCode {
@@ -89,6 +98,11 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
         Mode::Status => print_status(&settings, &ledger),
         Mode::Inventory(json) => print_inventory(&settings, &ledger, json),
         Mode::Supervise(id) => supervise::run(&settings, &ledger, id),
+        Mode::Resolve {
+            role,
+            source,
+            resource,
+        } => resolve(config, &settings, &ledger, role, source, resource),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -147,7 +161,12 @@ pub fn handle(
         } => {
             if let Some(role) = trap::kicked_role(resource_type, title) {
                 let resource = format!("{resource_type}[{title}]");
-                decide(config, settings, ledger, trap.source, &role, resource)?;
+                match by_query(settings, trap.source, &role) {
+                    Some(source) => {
+                        resolve_later(config, settings, ledger, source, &role, resource)?
+                    }
+                    None => decide(config, settings, ledger, trap.source, &role, resource, None)?,
+                }
             }
             on_rules(
                 config,
@@ -268,7 +287,8 @@ fn record_report(
 }
 
 /// Judges a request for `role` from `source`, starts the supervisors of
-/// the kicks it makes and records the decisions.
+/// the kicks it makes and records the decisions. `resolved`: the hosts
+/// PuppetDB named for a role given by a query (see [`resolve`]).
 fn decide(
     config: &Path,
     settings: &Settings,
@@ -276,6 +296,7 @@ fn decide(
     source: Option<IpAddr>,
     role: &str,
     resource: String,
+    resolved: Option<Vec<String>>,
 ) -> Result<(), String> {
     let now = now();
     let sender = source.and_then(|a| sender_host(settings, a));
@@ -311,7 +332,10 @@ fn decide(
         role,
         resource: &cause.resource,
     };
-    let targets = targets_of(settings, &locked, role, now);
+    let targets = match resolved {
+        Some(hosts) => hosts,
+        None => targets_of(settings, &locked, role, now),
+    };
     let mut kicks = kicks;
     record_decisions(
         config,
@@ -403,6 +427,8 @@ fn targets_of(settings: &Settings, locked: &Locked, role: &str, now: Millis) -> 
                 .inventory()
                 .selected(&r.select, now, millis(settings.inventory_expiry))
         }
+        // Named by PuppetDB, by the resolver only.
+        Some(r) if r.query.is_some() => Vec::new(),
         Some(r) if r.hosts.is_empty() => {
             locked
                 .inventory()
@@ -522,6 +548,105 @@ fn record_decisions(
         }
     }
     Ok(())
+}
+
+/// The sender's address when `role`'s hosts are a PuppetDB query's and
+/// the sender is a known host (an unknown one is refused by [`decide`] as
+/// for every role, without asking PuppetDB anything).
+fn by_query(settings: &Settings, source: Option<IpAddr>, role: &str) -> Option<IpAddr> {
+    settings.role(role)?.query.as_ref()?;
+    let source = source?;
+    sender_host(settings, source).map(|_| source)
+}
+
+/// The handler's part of a request for a role given by a query: start
+/// the resolver, detached, and return (see [`puppetdb`] for why the
+/// handler never asks PuppetDB itself). A resolver that cannot start
+/// leaves a refusal.
+fn resolve_later(
+    config: &Path,
+    settings: &Settings,
+    ledger: &Ledger,
+    source: IpAddr,
+    role: &str,
+    resource: String,
+) -> Result<(), String> {
+    info!(
+        "kick: {} asks for {role} ({}): asking PuppetDB for its hosts",
+        source,
+        escaped(&resource)
+    );
+    match supervise::spawn_resolver(config, role, source, &resource) {
+        Ok(()) => Ok(()),
+        Err(e) => refuse_by_query(settings, ledger, source, role, resource, e),
+    }
+}
+
+/// Records that a request for a role given by a query kicked nothing:
+/// PuppetDB named no host, for `why`.
+fn refuse_by_query(
+    settings: &Settings,
+    ledger: &Ledger,
+    source: IpAddr,
+    role: &str,
+    resource: String,
+    why: String,
+) -> Result<(), String> {
+    let now = now();
+    let host = sender_host(settings, source).unwrap_or_else(|| source.to_string());
+    let cause = Cause { host, resource };
+    let record = refused(now, None, role, cause, 0, None, Refusal::PuppetDb { why });
+    warn!("kick: {}", status::refusal_line(&record, settings));
+    let locked = ledger.lock(Duration::from_secs(10))?;
+    locked.write(&Record::Refused(record))
+}
+
+/// The resolver (`kick --resolve ROLE`, detached): asks PuppetDB for the
+/// role's hosts within `puppetdb_timeout`, judges the request against
+/// them as the handler judges listed hosts, starts their kicks.
+fn resolve(
+    config: &Path,
+    settings: &Settings,
+    ledger: &Ledger,
+    role: &str,
+    source: IpAddr,
+    resource: &str,
+) -> Result<(), String> {
+    let query = settings.role(role).and_then(|r| r.query.as_deref());
+    let (Some(query), Some(db)) = (query, &settings.puppetdb) else {
+        return Err(format!("role {role} is not given by a PuppetDB query"));
+    };
+    // Resolvers are started per request: a flood of requests from an
+    // authenticated host must not become a flood of queries.
+    let Some(_slot) = puppetdb::Slot::take(config) else {
+        let why = format!("{} queries are under way already", puppetdb::MAX_RESOLVERS);
+        return refuse_by_query(settings, ledger, source, role, resource.to_string(), why);
+    };
+    let started = Instant::now();
+    let answer = puppetdb::certnames(db, query);
+    debug!("kick: PuppetDB answered in {:?}", started.elapsed());
+    let hosts = match answer {
+        Ok(hosts) if hosts.is_empty() => Err("the query names no host".to_string()),
+        other => other,
+    };
+    match hosts {
+        Err(why) => refuse_by_query(settings, ledger, source, role, resource.to_string(), why),
+        Ok(hosts) => {
+            info!(
+                "kick: PuppetDB names the hosts of {role}: {}",
+                hosts.join(" ")
+            );
+            decide(
+                config,
+                settings,
+                ledger,
+                Some(source),
+                role,
+                resource.to_string(),
+                Some(hosts),
+            )
+        }
+    }
 }
 
 /// `kick` with its supervisor started (it waits for the ledger's lock,

@@ -208,6 +208,10 @@ pub enum Refusal {
     /// The ledger holds as many kicks that its rules still need as it
     /// may: new ones are refused rather than older ones forgotten.
     Full { kicks: usize },
+    /// The role's hosts are a PuppetDB query's, and PuppetDB named none:
+    /// it could not answer (why), or its answer was refused (why), or the
+    /// query matched no host.
+    PuppetDb { why: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

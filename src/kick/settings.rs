@@ -3,6 +3,7 @@
 //! the file must be root's (or the running user's) and writable by nobody
 //! else, and every value is bounded.
 
+use super::puppetdb::PuppetDb;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -64,6 +65,8 @@ pub struct Role {
     /// `select`: of the inventory's hosts, those whose facts pass every
     /// expression (`super::select`); empty: no test.
     pub select: Vec<super::select::Expression>,
+    /// A PQL query whose answer's certnames are the hosts (`puppetdb`).
+    pub query: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +101,8 @@ pub struct Settings {
     /// The pseudo-roles `on:LINE` of the `run` rules: their budgets and
     /// retries (super::on).
     on_roles: Vec<Role>,
+    /// PuppetDB, for roles that give a `query`.
+    pub puppetdb: Option<PuppetDb>,
 }
 
 /// An address prefix: `10.0.0.0/8`, `fd00::/64`, or one address.
@@ -164,6 +169,11 @@ struct FileSettings {
     /// for their line numbers.
     #[serde(default)]
     on: Vec<toml::Spanned<super::rules::FileRule>>,
+    puppetdb: Option<String>,
+    puppetdb_cert: Option<PathBuf>,
+    puppetdb_key: Option<PathBuf>,
+    puppetdb_ca: Option<PathBuf>,
+    puppetdb_timeout: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -176,6 +186,7 @@ struct FileRole {
     retry_delay: Option<u64>,
     /// puppet-kicker's fact expressions, all of which must hold.
     select: Option<toml::Spanned<Vec<String>>>,
+    query: Option<String>,
 }
 
 /// A role name: a plain word, which is all a `kick -> ROLE` title names.
@@ -190,7 +201,7 @@ pub fn is_role_name(name: &str) -> bool {
 
 /// A host name or address as ssh and the resolver take it; never an
 /// option (`-oProxyCommand=…`).
-fn is_host_name(name: &str) -> bool {
+pub fn is_host_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 253
         && !name.starts_with('-')
@@ -290,6 +301,19 @@ impl Settings {
             if roles.iter().any(|r| r.name == role.name) {
                 return Err(format!("role {} is defined twice", role.name));
             }
+            if role.query.is_some() && role.hosts.is_some() {
+                return Err(format!("role {}: hosts or query, not both", role.name));
+            }
+            if let Some(query) = &role.query {
+                super::puppetdb::check_query(query)
+                    .map_err(|e| format!("role {} query: {e}", role.name))?;
+                if file.puppetdb.is_none() {
+                    return Err(format!(
+                        "role {}: a query needs puppetdb = \"https://…\"",
+                        role.name
+                    ));
+                }
+            }
             let hosts = role.hosts.unwrap_or_default();
             if hosts.len() > MAX_HOSTS_PER_ROLE {
                 return Err(format!(
@@ -330,6 +354,7 @@ impl Settings {
                 retries,
                 retry_delay,
                 select,
+                query: role.query,
             });
         }
         let role_names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
@@ -340,6 +365,11 @@ impl Settings {
         };
         let on = super::rules::rules(text, file.on, &known)?;
         let on_roles = on_roles(&on);
+        let puppetdb = puppetdb_settings(
+            file.puppetdb,
+            [file.puppetdb_cert, file.puppetdb_key, file.puppetdb_ca],
+            file.puppetdb_timeout,
+        )?;
         let mut addresses = BTreeMap::new();
         for (host, list) in file.addresses {
             if !is_host_name(&host) {
@@ -384,7 +414,9 @@ impl Settings {
                 retries: again_retries,
                 retry_delay: again_retry_delay,
                 select: Vec::new(),
+                query: None,
             },
+            puppetdb,
             kick_command,
             window: Duration::from_secs(window),
             max_depth,
@@ -477,8 +509,52 @@ fn on_roles(rules: &[super::rules::Rule]) -> Vec<Role> {
             retries: r.retries.unwrap_or(0),
             retry_delay: r.retry_delay.unwrap_or(DEFAULT_RETRY_DELAY),
             select: Vec::new(),
+            query: None,
         })
         .collect()
+}
+
+/// `puppetdb` and the settings beside it: all three files, absolute, when
+/// it is given; none without it.
+fn puppetdb_settings(
+    url: Option<String>,
+    files: [Option<PathBuf>; 3],
+    timeout: Option<u64>,
+) -> Result<Option<PuppetDb>, String> {
+    let names = ["puppetdb_cert", "puppetdb_key", "puppetdb_ca"];
+    let Some(url) = url else {
+        if let Some(at) = files.iter().position(Option::is_some) {
+            return Err(format!("{}: only with puppetdb = \"https://…\"", names[at]));
+        }
+        if timeout.is_some() {
+            return Err("puppetdb_timeout: only with puppetdb = \"https://…\"".to_string());
+        }
+        return Ok(None);
+    };
+    let (host, port) = super::puppetdb::parse_url(&url)?;
+    let mut paths = Vec::with_capacity(3);
+    for (name, file) in names.iter().zip(files) {
+        let path = file.ok_or_else(|| {
+            format!("puppetdb needs {name} (PuppetDB asks for a client certificate its CA signed)")
+        })?;
+        if !path.is_absolute() {
+            return Err(format!(
+                "{name} = {:?}: must be an absolute path",
+                path.display()
+            ));
+        }
+        paths.push(path);
+    }
+    let timeout = bounded("puppetdb_timeout", timeout, 10, 1, 60)?;
+    let [cert, key, ca]: [PathBuf; 3] = paths.try_into().expect("three paths");
+    Ok(Some(PuppetDb {
+        host,
+        port,
+        cert,
+        key,
+        ca,
+        timeout: Duration::from_secs(timeout),
+    }))
 }
 
 /// A role's budget per hour by default.
@@ -676,6 +752,54 @@ hosts = ["lb1.example.net"]
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn roles_by_puppetdb_query_need_puppetdb_and_its_certificate() {
+        let pdb = "puppetdb = \"https://puppet:8081\"\npuppetdb_cert = \"/etc/c.pem\"\n\
+                   puppetdb_key = \"/etc/k.pem\"\npuppetdb_ca = \"/etc/ca.pem\"\n";
+        let role = "[[role]]\nname = \"lb\"\nquery = 'inventory[certname] { trusted.extensions.pp_role = \"lb\" }'\n";
+        let with = |top: &str, role: &str| {
+            Settings::parse(&format!(
+                "kick_command = [\"k\", \"{{host}}\"]\n{top}{role}"
+            ))
+        };
+        let s = with(pdb, role).unwrap();
+        let db = s.puppetdb.as_ref().unwrap();
+        assert_eq!((db.host.as_str(), db.port), ("puppet", 8081));
+        assert_eq!(db.timeout, Duration::from_secs(10));
+        assert!(s
+            .role("lb")
+            .unwrap()
+            .query
+            .as_deref()
+            .unwrap()
+            .contains("pp_role"));
+        assert!(s.role("lb").unwrap().hosts.is_empty());
+        let e = with("", role).unwrap_err();
+        assert!(e.contains("a query needs puppetdb"), "{e}");
+        let e = with(&pdb.replace("puppetdb_key = \"/etc/k.pem\"\n", ""), role).unwrap_err();
+        assert!(e.contains("puppetdb needs puppetdb_key"), "{e}");
+        let e = with(&pdb.replace("/etc/ca.pem", "ca.pem"), role).unwrap_err();
+        assert!(e.contains("puppetdb_ca") && e.contains("absolute"), "{e}");
+        let e = with(
+            &pdb.replace("https://puppet:8081", "http://puppet:8080"),
+            role,
+        )
+        .unwrap_err();
+        assert!(e.contains("https://HOST[:PORT]"), "{e}");
+        let e = with(&format!("{pdb}puppetdb_timeout = 0\n"), role).unwrap_err();
+        assert!(e.contains("puppetdb_timeout = 0"), "{e}");
+        let e = with("puppetdb_cert = \"/etc/c.pem\"\n", "").unwrap_err();
+        assert!(e.contains("only with puppetdb"), "{e}");
+        let both = role.replace("query =", "hosts = [\"lb1\"]\nquery =");
+        assert!(with(pdb, &both)
+            .unwrap_err()
+            .contains("hosts or query, not both"));
+        let e = with(pdb, "[[role]]\nname = \"lb\"\nquery = \"\"\n").unwrap_err();
+        assert!(e.contains("role lb query"), "{e}");
+        let e = with(pdb, "[[role]]\nname = \"lb\"\nquery = \"a\\u001bb\"\n").unwrap_err();
+        assert!(e.contains("control character"), "{e}");
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub fn why(refusal: &Refusal, settings: &Settings) -> String {
         Refusal::Full { kicks } => {
             format!("the ledger holds {kicks} kicks its rules still need, as many as it may")
         }
+        Refusal::PuppetDb { why } => format!("PuppetDB: {why}"),
     }
 }
 

@@ -101,13 +101,43 @@ pub fn settle(locked: &Locked, now: Millis) -> Result<Vec<Kick>, String> {
 /// Starts the supervisor of kick `id`, detached; does not wait for it.
 /// The caller records who supervises the kick as it writes it.
 pub fn spawn(config: &Path, id: &str) -> Result<Supervisor, String> {
+    let child = detached(config, &["--supervise".to_string(), id.to_string()])
+        .map_err(|e| format!("cannot start the supervisor: {e}"))?;
+    Ok(Supervisor {
+        pid: child.id(),
+        start_ticks: start_ticks(child.id()).unwrap_or(0),
+    })
+}
+
+/// Starts the resolver of a request for `role` (a role given by a
+/// PuppetDB query) from `source` for `resource`, detached as a supervisor
+/// is; does not wait for it.
+pub fn spawn_resolver(
+    config: &Path,
+    role: &str,
+    source: std::net::IpAddr,
+    resource: &str,
+) -> Result<(), String> {
+    // `--opt=VALUE`: a resource title that starts with '-' stays a value.
+    let args = [
+        format!("--resolve={role}"),
+        format!("--source={source}"),
+        format!("--resource={resource}"),
+    ];
+    detached(config, &args)
+        .map(drop)
+        .map_err(|e| format!("cannot start the resolver: {e}"))
+}
+
+/// This program again as `kick -c CONFIG ARGS…`, in a session of its own,
+/// with a clean environment and /dev/null on 0, 1 and 2.
+fn detached(config: &Path, args: &[String]) -> std::io::Result<std::process::Child> {
     let mut command = Command::new("/proc/self/exe");
     command
         .arg("kick")
         .arg("-c")
         .arg(config)
-        .arg("--supervise")
-        .arg(id)
+        .args(args)
         .env_clear()
         .env("PATH", PATH)
         .stdin(Stdio::null())
@@ -122,13 +152,7 @@ pub fn spawn(config: &Path, id: &str) -> Result<Supervisor, String> {
             Ok(())
         });
     }
-    let child = command
-        .spawn()
-        .map_err(|e| format!("cannot start the supervisor: {e}"))?;
-    Ok(Supervisor {
-        pid: child.id(),
-        start_ticks: start_ticks(child.id()).unwrap_or(0),
-    })
+    command.spawn()
 }
 
 /// The supervisor's work for kick `id`: wait until it may start, run it,

@@ -61,6 +61,18 @@ impl PuppetNode {
         PuppetNode::start_as(None, manager, None, Some((public, state)), "")
     }
 
+    /// A node in `host` whose agent follows the run files of a `puppet
+    /// agent` run in that host ([`crate::puppet_server::AgentHost`]'s,
+    /// `public` and `state` as in [`PuppetNode::following`]).
+    pub fn in_host_following(
+        host: &Host,
+        manager: &Snmptrapd,
+        public: &Path,
+        state: &Path,
+    ) -> PuppetNode {
+        PuppetNode::start_as(Some(host), manager, None, Some((public, state)), "")
+    }
+
     fn start_as(
         host: Option<&Host>,
         manager: &Snmptrapd,
@@ -113,6 +125,11 @@ impl PuppetNode {
             snmpd,
             _dir: dir,
         }
+    }
+
+    /// What the node's agent logged.
+    pub fn agent_log(&self) -> String {
+        self._agent.log()
     }
 
     /// The events log the agent follows.

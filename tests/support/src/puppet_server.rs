@@ -315,7 +315,10 @@ fn forward(client: TcpStream, target: SocketAddr) {
 }
 
 impl PuppetServer {
-    /// Lets the hosts of `net` reach the server at [`UPLINK_ADDRESS`]:8140.
+    /// Lets the hosts of `net` reach the server at [`UPLINK_ADDRESS`]:8140,
+    /// and PuppetDB's HTTPS at the server's own address, port 8081 (the
+    /// address its certificate names: the switch takes it too, so that a
+    /// manager in the network asks PuppetDB as a site's manager would).
     pub fn uplink(&self, net: &Network) -> Uplink {
         let switch = net.switch_netns();
         ip(&[
@@ -327,48 +330,66 @@ impl PuppetServer {
             "dev",
             "br0",
         ]);
+        let server: Ipv4Addr = self.address.parse().expect("the server's address");
+        ip(&[
+            "-n",
+            switch,
+            "addr",
+            "add",
+            &format!("{server}/32"),
+            "dev",
+            "br0",
+        ]);
         for host in net.hosts() {
             let via = UPLINK_ADDRESS.to_string();
             ip(&["-n", host.netns(), "route", "add", "default", "via", &via]);
         }
         let path = format!("/run/netns/{switch}");
         let ns = File::open(&path).unwrap_or_else(|e| panic!("opening {path}: {e}"));
+        let ends = [(UPLINK_ADDRESS, 8140), (server, 8081)];
         // Bound on a thread of its own that entered the switch's namespace.
-        let listener = std::thread::scope(|s| {
+        let listeners: Vec<(TcpListener, SocketAddr)> = std::thread::scope(|s| {
             s.spawn(|| {
                 if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
                     panic!("setns({path}): {}", std::io::Error::last_os_error());
                 }
-                TcpListener::bind((UPLINK_ADDRESS, 8140))
+                ends.map(|(at, port)| {
+                    let listener = TcpListener::bind((at, port))
+                        .unwrap_or_else(|e| panic!("binding {at}:{port} in {switch}: {e}"));
+                    listener
+                        .set_nonblocking(true)
+                        .expect("non-blocking listener");
+                    (listener, SocketAddr::from((server, port)))
+                })
             })
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
-        .unwrap_or_else(|e| panic!("binding {UPLINK_ADDRESS}:8140 in {switch}: {e}"));
-        listener
-            .set_nonblocking(true)
-            .expect("non-blocking listener");
-        let target: SocketAddr = format!("{}:8140", self.address)
-            .parse()
-            .expect("the server's address");
+        .into();
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
         // Spawned from this thread: its connections out leave from this
         // host's namespace.
         let thread = std::thread::spawn(move || {
             while !stopped.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((client, _)) => {
-                        let _ = client.set_nonblocking(false);
-                        std::thread::spawn(move || forward(client, target));
+                let mut idle = true;
+                for (listener, target) in &listeners {
+                    match listener.accept() {
+                        Ok((client, _)) => {
+                            idle = false;
+                            let _ = client.set_nonblocking(false);
+                            let target = *target;
+                            std::thread::spawn(move || forward(client, target));
+                        }
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                        Err(e) => {
+                            eprintln!("uplink to the Puppet server: accept: {e}");
+                            std::thread::sleep(Duration::from_millis(200));
+                        }
                     }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                        std::thread::sleep(Duration::from_millis(20))
-                    }
-                    Err(e) => {
-                        eprintln!("uplink to the Puppet server: accept: {e}");
-                        std::thread::sleep(Duration::from_millis(200));
-                    }
+                }
+                if idle {
+                    std::thread::sleep(Duration::from_millis(20));
                 }
             }
         });
@@ -509,6 +530,17 @@ impl AgentHost {
         self.var("ssl/certs").join(format!("{}.pem", self.certname))
     }
 
+    /// The host's private key (once bootstrapped).
+    pub fn private_key(&self) -> PathBuf {
+        self.var("ssl/private_keys")
+            .join(format!("{}.pem", self.certname))
+    }
+
+    /// The CA certificates the host was given (root and intermediate).
+    pub fn ca_certificate(&self) -> PathBuf {
+        self.var("ssl/certs/ca.pem")
+    }
+
     fn var(&self, sub: &str) -> PathBuf {
         self.dir.path().join("var").join(sub)
     }
@@ -556,10 +588,7 @@ impl AgentHost {
                 // mount namespace of the agent's.
                 let mut cmd = Command::new("ip");
                 cmd.args(["netns", "exec", ns, "unshare", "--mount", "sh", "-c"])
-                    .arg(
-                        "mount --bind \"$0/hosts\" /etc/hosts && \
-                         mount --bind \"$0/resolv.conf\" /etc/resolv.conf && exec puppet \"$@\"",
-                    )
+                    .arg(IN_HOST)
                     .arg(self.dir.path().join("conf"));
                 cmd
             }
@@ -608,11 +637,29 @@ impl AgentHost {
     }
 
     /// The argv of one agent run in `environment` as a kick command runs
-    /// it (this host's namespace only), with `{host}` as the certname for
-    /// the kick to fill in; the caller adds `--job-id {kick}`.
+    /// it (in the host's namespace, as [`AgentHost::run`] does, for a host
+    /// of a network), with `{host}` as the certname for the kick to fill
+    /// in; the caller adds `--job-id {kick}`.
     pub fn kick_argv(&self, environment: &Environment) -> Vec<String> {
-        assert!(self.netns.is_none(), "kick_argv: a host of this namespace");
-        let mut argv = vec!["/usr/bin/puppet".to_string(), "agent".to_string()];
+        let mut argv = match &self.netns {
+            None => vec!["/usr/bin/puppet".to_string()],
+            Some(ns) => [
+                "/usr/sbin/ip",
+                "netns",
+                "exec",
+                ns,
+                "unshare",
+                "--mount",
+                "sh",
+                "-c",
+                IN_HOST,
+            ]
+            .map(str::to_string)
+            .into_iter()
+            .chain([self.dir.path().join("conf").to_string_lossy().into_owned()])
+            .collect(),
+        };
+        argv.push("agent".to_string());
         let mut args = self.args();
         if let Some(at) = args.iter().position(|a| a == "--certname") {
             args[at + 1] = "{host}".to_string();
@@ -632,7 +679,22 @@ impl AgentHost {
     /// `environment` (its log to the console, that is [`AgentRun::output`]),
     /// with `--job-id` when given.
     pub fn run(&self, environment: &Environment, job_id: Option<&str>) -> AgentRun {
-        let mut extra = one_run(environment);
+        self.run_logging(environment, job_id, None)
+    }
+
+    /// [`AgentHost::run`], its log also written as JSON lines to `events`
+    /// (the events log a redis-snmp agent follows) when given.
+    pub fn run_logging(
+        &self,
+        environment: &Environment,
+        job_id: Option<&str>,
+        events: Option<&Path>,
+    ) -> AgentRun {
+        let mut extra: Vec<&str> = one_run(environment);
+        let events = events.map(|e| e.to_string_lossy().into_owned());
+        if let Some(events) = &events {
+            extra.extend(["--logdest", events.as_str()]);
+        }
         extra.push("--detailed-exitcodes");
         if let Some(id) = job_id {
             extra.extend(["--job-id", id]);
@@ -640,6 +702,11 @@ impl AgentHost {
         self.puppet(&["agent"], &extra)
     }
 }
+
+/// The script that runs `puppet ARGS…` in a host's mount namespace with
+/// the host's own /etc/hosts and resolv.conf (`$0`: their directory).
+const IN_HOST: &str = "mount --bind \"$0/hosts\" /etc/hosts && \
+     mount --bind \"$0/resolv.conf\" /etc/resolv.conf && exec puppet \"$@\"";
 
 /// The options of one agent run in `environment`, in the foreground.
 fn one_run(environment: &Environment) -> Vec<&str> {
