@@ -6,10 +6,16 @@
 //! known host may match an `[[on]]` rule, which kicks a role or runs a
 //! command on the manager.
 //!
-//! - [`settings`]: `kick.toml`, checked and bounded.
+//! - [`settings`]: `kick.toml`, checked and bounded; [`rules`]: its
+//!   `[[on]]` rules; [`select`]: a role's fact expressions; [`names`]:
+//!   what a host name may be.
 //! - [`trap`]: snmptrapd's input, read with bounds.
+//! - [`inventory`]: the hosts heard of, their roles and facts.
+//! - [`puppetdb`]: a role's hosts by a PQL query, asked by a detached
+//!   resolver, never by the handler.
 //! - [`record`]: what the ledger remembers; [`ledger`]: the state
-//!   directory, written without following symlinks.
+//!   directory, written without following symlinks, bounded, no flood
+//!   rewriting what the rules judge by.
 //! - [`judge`]: pure: which kicks are due (generations, windows, budgets).
 //! - [`on`]: `[[on]]` rules, callbacks on any change: which resource
 //!   events ask for a kick or a command, judged like a kick.
@@ -22,6 +28,7 @@
 pub mod inventory;
 pub mod judge;
 pub mod ledger;
+pub mod names;
 pub mod on;
 pub mod puppetdb;
 pub mod record;

@@ -456,7 +456,7 @@ pub fn certnames_of(body: &[u8]) -> Result<Vec<String>, String> {
             .get("certname")
             .and_then(|c| c.as_str())
             .ok_or("a row has no certname (ask for inventory[certname])")?;
-        if !super::settings::is_host_name(name) {
+        if !super::names::is_host_name(name) {
             let shown: String = name.chars().flat_map(char::escape_debug).take(80).collect();
             return Err(format!("certname \"{shown}\" is not a host name"));
         }

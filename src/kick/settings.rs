@@ -3,6 +3,7 @@
 //! the file must be root's (or the running user's) and writable by nobody
 //! else, and every value is bounded.
 
+use super::names::is_host_name;
 use super::puppetdb::PuppetDb;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -197,17 +198,6 @@ pub fn is_role_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
-}
-
-/// A host name or address as ssh and the resolver take it; never an
-/// option (`-oProxyCommand=…`).
-pub fn is_host_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 253
-        && !name.starts_with('-')
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_.-:".contains(&b))
 }
 
 fn bounded<T: PartialOrd + std::fmt::Display + Copy>(
