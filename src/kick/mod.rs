@@ -151,16 +151,11 @@ pub fn handle(
             let Some(source) = trap.source else {
                 return Ok(());
             };
-            let Some(host) = sender_host(settings, source) else {
-                return Ok(());
-            };
-            record_report(
-                settings,
-                ledger,
-                &host,
-                &source.to_canonical().to_string(),
-                end,
-            )
+            let address = source.to_canonical().to_string();
+            match sender_host(settings, source) {
+                Some(host) => record_report(settings, ledger, &host, &address, end),
+                None => report_by_job_id(settings, ledger, &address, end),
+            }
         }
         Event::ResourceChanged {
             resource_type,
@@ -236,27 +231,8 @@ fn record_report(
             locked.write(&Record::Kick(kick.clone()))?;
         }
     }
-    let reported = judge::kick_reported(settings, &kicks, host, end, now);
-    if let Some(kick) = reported {
-        let mut kick = kick.clone();
-        kick.report = Some(record::Report {
-            failed: end.failed,
-            at: now,
-            changed: end.changed,
-            exact: end.job_id.is_some(),
-        });
-        info!(
-            "kick {}: {} reports a {} run{}",
-            kick.id,
-            escaped(host),
-            if end.failed { "failed" } else { "successful" },
-            match (end.changed, &end.job_id) {
-                (Some(false), _) => " that changed nothing",
-                (_, Some(_)) => " (its job id)",
-                _ => "",
-            }
-        );
-        locked.write(&Record::Kick(kick))?;
+    if let Some(kick) = judge::kick_reported(settings, &kicks, host, end, now) {
+        write_report(&locked, kick.clone(), host, end, now)?;
     }
     let waiting = kicks
         .iter()
@@ -291,6 +267,69 @@ fn record_report(
         }
     }
     Ok(())
+}
+
+/// `kick`'s report: the end of the run `host` says was its kicked one.
+fn write_report(
+    locked: &Locked,
+    mut kick: record::Kick,
+    host: &str,
+    end: &RunEnd,
+    now: Millis,
+) -> Result<(), String> {
+    kick.report = Some(record::Report {
+        failed: end.failed,
+        at: now,
+        changed: end.changed,
+        exact: end.job_id.is_some(),
+    });
+    info!(
+        "kick {}: {} reports a {} run{}",
+        kick.id,
+        escaped(host),
+        if end.failed { "failed" } else { "successful" },
+        match (end.changed, &end.job_id) {
+            (Some(false), _) => " that changed nothing",
+            (_, Some(_)) => " (its job id)",
+            _ => "",
+        }
+    );
+    locked.write(&Record::Kick(kick))
+}
+
+/// A run's end from an address no configured host has. A host that a
+/// role's PuppetDB query named is kicked without being configured; its
+/// kicked run's end names the kick's job id, which that run alone was
+/// given (`{kick}` in its command), so it reports that kick, and nothing
+/// more: it enters no inventory and finishes no `again`; a run end
+/// without a job id from such an address is ignored as before, and a
+/// configured host's kick is reported from its own addresses only.
+fn report_by_job_id(
+    settings: &Settings,
+    ledger: &Ledger,
+    address: &str,
+    end: &RunEnd,
+) -> Result<(), String> {
+    let Some(job) = end.job_id.as_deref() else {
+        return Ok(());
+    };
+    let now = now();
+    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
+    let kicks = supervise::settle(&locked, now)?;
+    let configured = settings.hosts();
+    let kick = kicks.into_iter().find(|k| {
+        k.job_id.as_deref() == Some(job)
+            && !configured.contains(&k.host.as_str())
+            && !k.runs_callback()
+            && !k.report.is_some_and(|r| r.exact)
+    });
+    let Some(kick) = kick else {
+        debug!("kick: a run end from {address} names no kick's job id");
+        return Ok(());
+    };
+    let host = kick.host.clone();
+    info!("kick {}: its job id came back from {address}", kick.id);
+    write_report(&locked, kick, &host, end, now)
 }
 
 /// Judges a request for `role` from `source`, starts the supervisors of
@@ -779,6 +818,63 @@ fn configured_host(settings: &Settings, address: IpAddr) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_id_reports_the_kick_of_a_host_only_puppetdb_names() {
+        let s = Settings::parse(
+            "kick_command = [\"k\", \"{host}\", \"{kick}\"]\n\
+             [[role]]\nname = \"lb\"\nhosts = [\"lb1.example.net\"]\n",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(&dir.path().join("state")).unwrap();
+        let cause = Cause {
+            host: "web1".into(),
+            resource: "Notify[kick -> lb]".into(),
+        };
+        for (id, host) in [("1-1-0", "lb1.example.net"), ("2-1-0", "lb9.example.net")] {
+            let mut kick = judge::new_kick(id.into(), host.into(), "lb", cause.clone(), 1, None, 1);
+            kick.job_id = Some(id.into());
+            kick.started_at = Some(1);
+            kick.ended_at = Some(2);
+            kick.end = Some(End::Exited(0));
+            let locked = ledger.lock(Duration::from_millis(50)).unwrap();
+            locked.write(&Record::Kick(kick)).unwrap();
+        }
+        let end = |job: Option<&str>| RunEnd {
+            failed: false,
+            changed: Some(true),
+            resources_changed: Some(3),
+            job_id: job.map(String::from),
+            finished: true,
+            run_end: Some(3),
+            role: None,
+            facts: Vec::new(),
+        };
+        let report = |id: &str| {
+            let locked = ledger.lock(Duration::from_millis(50)).unwrap();
+            locked.kick(id).unwrap().report
+        };
+        // No job id, or another one: nothing.
+        report_by_job_id(&s, &ledger, "192.0.2.9", &end(None)).unwrap();
+        report_by_job_id(&s, &ledger, "192.0.2.9", &end(Some("9-9-9"))).unwrap();
+        assert_eq!((report("1-1-0"), report("2-1-0")), (None, None));
+        // A configured host's kick: from its own addresses only.
+        report_by_job_id(&s, &ledger, "192.0.2.9", &end(Some("1-1-0"))).unwrap();
+        assert_eq!(report("1-1-0"), None);
+        // A host only PuppetDB named: its job id reports its kick.
+        report_by_job_id(&s, &ledger, "192.0.2.9", &end(Some("2-1-0"))).unwrap();
+        let got = report("2-1-0").unwrap();
+        assert!(
+            got.exact && got.changed == Some(true) && !got.failed,
+            "{got:?}"
+        );
+        let locked = ledger.lock(Duration::from_millis(50)).unwrap();
+        assert!(
+            locked.inventory().hosts.is_empty(),
+            "it enters no inventory"
+        );
+    }
 
     #[test]
     fn senders_are_known_by_address_name_or_lookup() {

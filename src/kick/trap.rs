@@ -63,7 +63,9 @@ pub struct RunEnd {
     /// `puppetResourcesChanged`, when carried.
     pub resources_changed: Option<u64>,
     /// `puppetLastRunJobId`, when carried and not empty: the sender's
-    /// word, compared, never trusted to name another host's kick.
+    /// word, compared; it names a kick of another address only for a host
+    /// no configuration names (a PuppetDB query's), whose kicked run alone
+    /// was given it.
     pub job_id: Option<String>,
     /// From `puppetRunFinished`, which every run sends: a run without a
     /// job id here was given none.
