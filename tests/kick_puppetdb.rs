@@ -31,7 +31,7 @@ use testkit::kick::{
     recording_command, KickSite, PuppetNode, EVENT_TITLE, EVENT_TYPE, RESOURCE_CHANGED,
 };
 use testkit::netns::Network;
-use testkit::puppet_server::{AgentHost, PuppetServer, UPLINK_ADDRESS};
+use testkit::puppet_server::{balancer_site, AgentHost, PuppetServer, UPLINK_ADDRESS};
 use testkit::{wait_until, Snmptrapd};
 
 /// kick.toml's PuppetDB lines: `url`, and `manager`'s certificate, key
@@ -207,41 +207,10 @@ fn a_silent_or_garbled_puppetdb_kicks_nothing_and_says_why() {
 /// fragment of `lb_dir` and assembles haproxy.cfg from the fragments
 /// (what the concat module does, without the module).
 fn site_pp(lb_dir: &Path) -> String {
-    format!(
-        r#"$haproxy_dir = '{dir}'
-$members = "haproxy_${{server_facts['environment']}}"
-
-define haproxy_member(Any $address, Integer $port) {{
-  file {{ "${{::haproxy_dir}}/haproxy.d/50-${{title}}.cfg":
-    content => "    server ${{title}} ${{address}}:${{port}} check\n",
-    notify  => Exec['assemble haproxy.cfg'],
-  }}
-}}
-
-node 'web1' {{
-  @@haproxy_member {{ $trusted['certname']:
-    address => $facts['networking']['ip'],
-    port    => 80,
-    tag     => [$members],
-  }}
-  exec {{ 'start the web server': command => '/bin/sleep 3' }}
-  -> notify {{ 'kick -> haproxy': }}
-}}
-
-node 'lb1' {{
-  file {{ "${{haproxy_dir}}/haproxy.d": ensure => directory }}
-  file {{ "${{haproxy_dir}}/haproxy.d/00-head.cfg":
-    content => "backend web\n    balance roundrobin\n",
-    notify  => Exec['assemble haproxy.cfg'],
-  }}
-  Haproxy_member <<| tag == $members |>>
-  exec {{ 'assemble haproxy.cfg':
-    command     => "/bin/sh -c 'cat ${{haproxy_dir}}/haproxy.d/*.cfg > ${{haproxy_dir}}/haproxy.cfg'",
-    refreshonly => true,
-  }}
-}}
-"#,
-        dir = lb_dir.display()
+    balancer_site(
+        lb_dir,
+        "\"haproxy_${server_facts['environment']}\"",
+        "  exec { 'start the web server': command => '/bin/sleep 3' }\n  -> notify { 'kick -> haproxy': }\n",
     )
 }
 

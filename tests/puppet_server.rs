@@ -19,45 +19,16 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use testkit::netns::Network;
-use testkit::puppet_server::{AgentHost, AgentRun, Environment, PuppetServer};
+use testkit::puppet_server::{balancer_site, AgentHost, AgentRun, Environment, PuppetServer};
 
 /// The site: web1 exports an `haproxy_member` tagged haproxy, lb1 collects
 /// every such member into a fragment of `dir` and assembles haproxy.cfg
 /// from the fragments (what the concat module does, without the module).
 fn site_pp(lb_dir: &Path) -> String {
-    format!(
-        r#"$haproxy_dir = '{dir}'
-
-define haproxy_member(Any $address, Integer $port) {{
-  file {{ "${{::haproxy_dir}}/haproxy.d/50-${{title}}.cfg":
-    content => "    server ${{title}} ${{address}}:${{port}} check\n",
-    notify  => Exec['assemble haproxy.cfg'],
-  }}
-}}
-
-node 'web1' {{
-  @@haproxy_member {{ $trusted['certname']:
-    address => $facts['networking']['ip'],
-    port    => 80,
-    tag     => ['haproxy'],
-  }}
-  notify {{ "${{trusted['certname']}} has the role ${{trusted['extensions']['pp_role']}}": }}
-}}
-
-node 'lb1' {{
-  file {{ "${{haproxy_dir}}/haproxy.d": ensure => directory }}
-  file {{ "${{haproxy_dir}}/haproxy.d/00-head.cfg":
-    content => "backend web\n    balance roundrobin\n",
-    notify  => Exec['assemble haproxy.cfg'],
-  }}
-  Haproxy_member <<| tag == 'haproxy' |>>
-  exec {{ 'assemble haproxy.cfg':
-    command     => "/bin/sh -c 'cat ${{haproxy_dir}}/haproxy.d/*.cfg > ${{haproxy_dir}}/haproxy.cfg'",
-    refreshonly => true,
-  }}
-}}
-"#,
-        dir = lb_dir.display()
+    balancer_site(
+        lb_dir,
+        "'haproxy'",
+        "  notify { \"${trusted['certname']} has the role ${trusted['extensions']['pp_role']}\": }\n",
     )
 }
 

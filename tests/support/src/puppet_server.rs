@@ -722,3 +722,44 @@ fn one_run(environment: &Environment) -> Vec<&str> {
         environment.name(),
     ]
 }
+
+/// The seeds' site: web1 exports an `haproxy_member` tagged `members` (a
+/// Puppet expression) and applies `web1_extra`; lb1 collects every such
+/// member into a fragment of `lb_dir` and assembles haproxy.cfg from the
+/// fragments (what the concat module does, without the module).
+pub fn balancer_site(lb_dir: &Path, members: &str, web1_extra: &str) -> String {
+    format!(
+        r#"$haproxy_dir = '{dir}'
+$members = {members}
+
+define haproxy_member(Any $address, Integer $port) {{
+  file {{ "${{::haproxy_dir}}/haproxy.d/50-${{title}}.cfg":
+    content => "    server ${{title}} ${{address}}:${{port}} check\n",
+    notify  => Exec['assemble haproxy.cfg'],
+  }}
+}}
+
+node 'web1' {{
+  @@haproxy_member {{ $trusted['certname']:
+    address => $facts['networking']['ip'],
+    port    => 80,
+    tag     => [$members],
+  }}
+{web1_extra}}}
+
+node 'lb1' {{
+  file {{ "${{haproxy_dir}}/haproxy.d": ensure => directory }}
+  file {{ "${{haproxy_dir}}/haproxy.d/00-head.cfg":
+    content => "backend web\n    balance roundrobin\n",
+    notify  => Exec['assemble haproxy.cfg'],
+  }}
+  Haproxy_member <<| tag == $members |>>
+  exec {{ 'assemble haproxy.cfg':
+    command     => "/bin/sh -c 'cat ${{haproxy_dir}}/haproxy.d/*.cfg > ${{haproxy_dir}}/haproxy.cfg'",
+    refreshonly => true,
+  }}
+}}
+"#,
+        dir = lb_dir.display()
+    )
+}
