@@ -60,6 +60,10 @@ pub const NOT_EXPORTED: &[NotCollected] = &[
         why: "puppetEventTable (.401.4), the last resource events of the events log: each row is one event, seen once, and text; puppetEventsSeen counts them.",
     },
     NotCollected {
+        objects: PUPPET_FACT_COLUMNS,
+        why: "puppetFactTable (.401.6), the facts the host's configuration lets the agent serve: each value is text, the host's own word, for a manager's inventory and its select expressions; a series per fact would be a label carrying a string.",
+    },
+    NotCollected {
         objects: ALARM_COLUMNS,
         why: "redisAlarmTable (.400.3.23), the agent's own alarms raised now: each row is gone once rearmed, and its values are text; the shipped alert rules evaluate the same thresholds on the exporter's series instead.",
     },
