@@ -168,14 +168,14 @@ pub enum Command {
     /// the certnames it names; a PuppetDB that cannot answer leaves a
     /// refusal with the reason.
     ///
-    /// Callbacks on any change: an [[on]] rule of the file takes the
+    /// Callbacks on any change: each "on" rule of the file takes the
     /// puppetResourceChanged and puppetResourceFailed of configured hosts
-    /// whose resource (Type[title]) matches its glob, whose status is its
-    /// status (changed, failed or any) and, with from_role, whose sender has
-    /// that role; it kicks a configured role (kick = "ROLE"), or runs a
-    /// command on the manager (run = [argv], placeholders {host} {resource}
-    /// {status} {role} {kick} as whole arguments), judged and recorded like
-    /// a kick: generations, window, budget, deferral, retries.
+    /// whose resource (its type and title) matches its glob, whose status
+    /// is its status (changed, failed or any) and, with from_role, whose
+    /// sender has that role; it kicks a configured role (kick = "ROLE"), or
+    /// runs a command on the manager (run, an argv with placeholders {host}
+    /// {resource} {status} {role} {kick} as whole arguments), judged and
+    /// recorded like a kick: generations, window, budget, deferral, retries.
     Kick(KickArgs),
 }
 
@@ -197,9 +197,9 @@ pub struct KickArgs {
 
     /// List the inventory: the hosts whose run notifications reached this
     /// manager, with the role their certificate gives them (pp_role, or
-    /// their role_fact), the facts their agent serves ([puppet] facts) and
-    /// when each was last heard of; a role without hosts kicks these, a
-    /// role's select those whose facts pass it.
+    /// their role_fact), the facts their agent serves (its puppet section's
+    /// facts) and when each was last heard of; a role without hosts kicks
+    /// these, a role's select those whose facts pass it.
     #[arg(long, conflicts_with = "status")]
     pub inventory: bool,
 

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use redis_snmp::kick::on::{glob, matchable};
+use redis_snmp::kick::rules::{glob, matchable};
 use redis_snmp::kick::trap::{kicked_role, read, Event};
 
 fuzz_target!(|data: &[u8]| {

@@ -35,11 +35,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Kicks no rule needs any more, kept at most (the newest).
-const MAX_HISTORY: usize = 1_000;
+pub const MAX_HISTORY: usize = 1_000;
 /// History and refusals older than this go.
 const KEEP: Millis = 7 * 24 * 3_600_000;
 /// Senders whose refusals are kept, at most (the ones heard of last).
-const MAX_SENDERS: usize = 1_000;
+pub const MAX_SENDERS: usize = 1_000;
 /// No kick file is larger (a kick is well under 8 KiB with its output
 /// tail and its coalesced causes).
 const MAX_RECORD_BYTES: u64 = 64 * 1024;

@@ -6,7 +6,7 @@
 //! must be answered within 100 ms, while PuppetDB may be slow, down, or
 //! answer a query over a whole fleet in seconds. The handler checks the
 //! sender (its address, as for any role) and starts a detached resolver
-//! (`kick --resolve ROLE`, [`super::resolve`]) as it starts supervisors;
+//! (`kick --resolve ROLE`, `resolve` in the kick module) as it starts supervisors;
 //! the resolver asks PuppetDB, bounded in time and size, then judges the
 //! request against the hosts named just as the handler judges a role's
 //! listed hosts (deferred, coalesced, generations: the same code), and

@@ -231,7 +231,7 @@ pub struct Refused {
 
 /// Longest text of a notification kept in a refusal (a title may be
 /// 4 KiB; what it was is clear from its start).
-const REFUSED_TEXT: usize = 256;
+pub const REFUSED_TEXT: usize = 256;
 
 impl Refused {
     /// The refusal as kept: its texts from notifications cut to
