@@ -389,16 +389,18 @@ impl Locked<'_> {
     }
 
     /// Forgets what no rule needs any more: of `kicks` (as read at the
-    /// start of this lock: newer ones are active), those ended more than
-    /// `needed` ago are history, the newest [`MAX_HISTORY`] kept for a
-    /// week; refusals older than a week go, and senders beyond
-    /// [`MAX_SENDERS`] (the ones heard of longest ago) are counted only.
-    /// Kicks the rules may need are never removed here.
-    pub fn prune(&self, kicks: &[Kick], now: Millis, needed: Millis) -> Result<(), String> {
-        let history: Vec<&Kick> = kicks
-            .iter()
-            .filter(|k| !k.active() && now.saturating_sub(at(k)) > needed)
-            .collect();
+    /// start of this lock: newer ones are active), those the rules no
+    /// longer need (`needed`, the judge's word) are history, the newest
+    /// [`MAX_HISTORY`] kept for a week; refusals older than a week go, and
+    /// senders beyond [`MAX_SENDERS`] (the ones heard of longest ago) are
+    /// counted only. Kicks the rules may need are never removed here.
+    pub fn prune(
+        &self,
+        kicks: &[Kick],
+        now: Millis,
+        needed: impl Fn(&Kick) -> bool,
+    ) -> Result<(), String> {
+        let history: Vec<&Kick> = kicks.iter().filter(|k| !needed(k)).collect();
         let excess = history.len().saturating_sub(MAX_HISTORY);
         for (n, kick) in history.iter().enumerate() {
             if n < excess || now.saturating_sub(at(kick)) > KEEP {
@@ -577,7 +579,9 @@ mod tests {
         // Kicks the rules need for 90 minutes: the week-old ended one
         // goes, the running one stays whatever its age, so do the recent.
         let kicks = locked.kicks().unwrap();
-        locked.prune(&kicks, now, 90 * 60_000).unwrap();
+        locked
+            .prune(&kicks, now, |k| k.active() || now - at(k) <= 90 * 60_000)
+            .unwrap();
         assert_eq!(ids(&locked.kicks().unwrap()), ["1-1-0", "4-1-0", "3-1-0"]);
         assert!(locked.write(&refused("../x", 3, "web1")).is_err());
         assert!(locked.write(&kick("a/b", 3, None)).is_err());
@@ -612,7 +616,10 @@ mod tests {
                 .unwrap();
         }
         let kicks = locked.kicks().unwrap();
-        locked.prune(&kicks, now + 6_000, 3_600_000).unwrap();
+        let later = now + 6_000;
+        locked
+            .prune(&kicks, later, |k| k.active() || later - at(k) <= 3_600_000)
+            .unwrap();
         assert_eq!(ids(&locked.kicks().unwrap()), ["1-1-0"], "the kick stays");
         let web1 = locked.refusals_from("web1");
         assert_eq!(web1.kept.len(), crate::kick::record::KEPT_PER_SENDER);

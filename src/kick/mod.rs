@@ -393,7 +393,7 @@ fn decide(
         &targets,
         &|_| None,
     )?;
-    let _ = locked.prune(&kicks, now, judge::horizon(settings));
+    let _ = locked.prune(&kicks, now, |k| judge::needed(settings, k, now));
     Ok(())
 }
 
@@ -460,7 +460,7 @@ fn on_rules(
             &callback,
         )?;
     }
-    let _ = locked.prune(&kicks, now, judge::horizon(settings));
+    let _ = locked.prune(&kicks, now, |k| judge::needed(settings, k, now));
     Ok(())
 }
 

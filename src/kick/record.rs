@@ -314,12 +314,4 @@ impl Record {
             Record::Refused(r) => &r.id,
         }
     }
-
-    /// When it happened, for ordering and pruning.
-    pub fn at(&self) -> Millis {
-        match self {
-            Record::Kick(k) => k.ended_at.unwrap_or(k.queued_at),
-            Record::Refused(r) => r.at,
-        }
-    }
 }
