@@ -107,16 +107,17 @@ pub fn read_password_file(path: &Path) -> Result<(Secret, Option<String>), Secre
     if password.is_empty() {
         return Err(SecretError::Empty(shown));
     }
-    let warning = world_readable_warning(path);
+    let warning = world_readable_warning(path, "a password");
     Ok((Secret(password), warning))
 }
 
-/// A warning when a file holding a secret can be read by anyone.
-pub fn world_readable_warning(path: &Path) -> Option<String> {
+/// A warning when a file holding a secret (`holds`: "a password", "a
+/// private key") can be read by anyone.
+pub fn world_readable_warning(path: &Path, holds: &str) -> Option<String> {
     let mode = std::fs::metadata(path).ok()?.permissions().mode();
     (mode & 0o004 != 0).then(|| {
         format!(
-            "{} holds a password and is readable by every user (mode {:o}); chmod o-r it",
+            "{} holds {holds} and is readable by every user (mode {:o}); chmod o-r it",
             path.display(),
             mode & 0o777
         )

@@ -833,7 +833,7 @@ fn alias_secret(
             path.display()
         ));
     }
-    warnings.extend(secret::world_readable_warning(path));
+    warnings.extend(secret::world_readable_warning(path, "a secret"));
     Ok((Secret::new(line), absolute(path)))
 }
 
@@ -882,7 +882,7 @@ pub(super) fn tls_from_file(
         }
     }
     if let Some(path) = &tls.key_file {
-        warnings.extend(secret::world_readable_warning(path));
+        warnings.extend(secret::world_readable_warning(path, "a private key"));
     }
     Ok(tls)
 }

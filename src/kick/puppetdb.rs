@@ -266,7 +266,7 @@ fn tls_config(db: &PuppetDb) -> Result<rustls::ClientConfig, String> {
     if chain.is_empty() {
         return Err(format!("{} holds no certificate", db.cert.display()));
     }
-    if let Some(warning) = key_warning(&db.key) {
+    if let Some(warning) = crate::secret::world_readable_warning(&db.key, "a private key") {
         tracing::warn!("kick: {warning}");
     }
     // The key's text never reaches an error message.
@@ -279,20 +279,6 @@ fn tls_config(db: &PuppetDb) -> Result<rustls::ClientConfig, String> {
         .with_root_certificates(roots)
         .with_client_auth_cert(chain, key)
         .map_err(|e| format!("TLS client certificate: {e}"))
-}
-
-/// As for every secret file: a key readable by every user is used, and
-/// said so.
-fn key_warning(path: &std::path::Path) -> Option<String> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode();
-    (mode & 0o004 != 0).then(|| {
-        format!(
-            "{} holds a private key and is readable by every user (mode {:o}); chmod o-r it",
-            path.display(),
-            mode & 0o777
-        )
-    })
 }
 
 /// Reads until the peer closes, at most [`MAX_HEAD`] + [`MAX_RESPONSE`]
