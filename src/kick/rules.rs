@@ -239,8 +239,8 @@ pub struct FileRule {
     retry_delay: Option<toml::Spanned<u64>>,
 }
 
-/// The line of byte `at` of `text`.
-fn line_of(text: &str, at: usize) -> u32 {
+/// The line of byte `at` of `text` (kick.toml's errors name it).
+pub fn line_of(text: &str, at: usize) -> u32 {
     let before = text.get(..at).unwrap_or(text);
     u32::try_from(before.matches('\n').count() + 1).unwrap_or(u32::MAX)
 }

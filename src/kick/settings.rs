@@ -479,9 +479,7 @@ fn role_select(
     let Some(select) = select else {
         return Ok(Vec::new());
     };
-    let line = text
-        .get(..select.span().start)
-        .map_or(0, |before| before.matches('\n').count() + 1);
+    let line = super::rules::line_of(text, select.span().start);
     super::select::parse_all(select.get_ref())
         .map_err(|e| format!("line {line} (select): role {role}: {e}"))
 }
