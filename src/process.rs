@@ -96,3 +96,12 @@ mod tests {
         assert_eq!(uid_of("nul\0inside"), None);
     }
 }
+
+/// The start time of `pid` in clock ticks since boot (field 22 of
+/// `/proc/PID/stat`), which tells a PID used again from the one recorded.
+pub fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name (field 2) is in parentheses and may hold anything.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}

@@ -85,7 +85,9 @@ const NEVER: &[(&str, &[&str], &[&str])] = &[
     ("hub", &["agentx", "config"], &[]),
     ("reload", &["agentx", "puppet", "snapshot"], &[]),
     // The kick reads the catalogue's notification names and nothing of
-    // the agent's running parts.
+    // the agent's running parts; a shared ledger is reached by the agent's
+    // own connection to Redis (its TLS, its peer check, its bounded
+    // replies), not by its poller.
     (
         "kick",
         &[
@@ -98,7 +100,7 @@ const NEVER: &[(&str, &[&str], &[&str])] = &[
             "alarms",
             "discovery",
         ],
-        &[],
+        &["redis::connection", "redis::budget"],
     ),
 ];
 

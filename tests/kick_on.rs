@@ -21,8 +21,12 @@ use testkit::{wait_until, SnmpClient, Snmptrapd, UsmUser};
 
 /// Whether `id` looks like a ledger id: `MILLIS-PID-COUNTER`.
 fn is_kick_id(id: &str) -> bool {
+    // The time, the PID, a counter and 32 random bits.
     let parts: Vec<&str> = id.split('-').collect();
-    parts.len() == 3 && parts.iter().all(|p| p.parse::<u64>().is_ok())
+    parts.len() == 4
+        && parts[..3].iter().all(|p| p.parse::<u64>().is_ok())
+        && parts[3].len() == 8
+        && u32::from_str_radix(parts[3], 16).is_ok()
 }
 
 /// A manager on loopback whose kick.toml says 127.0.0.1 is web1 (the

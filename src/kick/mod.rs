@@ -35,6 +35,7 @@ pub mod record;
 pub mod rules;
 pub mod select;
 pub mod settings;
+pub mod shared_settings;
 pub mod status;
 pub mod supervise;
 pub mod trap;
@@ -55,6 +56,20 @@ use trap::{Event, RunEnd};
 /// The handler waits this long at most for the ledger's lock, so that
 /// snmptrapd is answered within 100 ms.
 const HANDLER_LOCK_WAIT: Duration = Duration::from_millis(60);
+/// A shared ledger's lock is waited for longer: the other manager holds
+/// it while it acts on the same notification, waiting for the replicas.
+const SHARED_LOCK_WAIT: Duration = Duration::from_millis(500);
+
+fn handler_wait(ledger: &Ledger) -> Duration {
+    if ledger.manager().is_some() {
+        SHARED_LOCK_WAIT
+    } else {
+        HANDLER_LOCK_WAIT
+    }
+}
+
+/// The handler's calls to a shared ledger end within this, all told.
+const HANDLER_DEADLINE: Duration = Duration::from_millis(900);
 /// Host names without an address in `[addresses]` are looked up within
 /// this time, all at once.
 const LOOKUP_WAIT: Duration = Duration::from_millis(25);
@@ -92,7 +107,7 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let ledger = match Ledger::open(&settings.state_dir) {
+    let ledger = match Ledger::of(&settings) {
         Ok(ledger) => ledger,
         Err(e) => {
             warn!("kick: {e}");
@@ -101,7 +116,12 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
         }
     };
     let result = match mode {
-        Mode::Handle => handle(config, &settings, &ledger, &mut std::io::stdin().lock()),
+        Mode::Handle => {
+            // snmptrapd waits for us: a shared ledger that does not answer
+            // is a refusal within a second, never a hang.
+            ledger.set_deadline(HANDLER_DEADLINE);
+            handle(config, &settings, &ledger, &mut std::io::stdin().lock())
+        }
         Mode::Status => print_status(&settings, &ledger),
         Mode::Inventory(json) => print_inventory(&settings, &ledger, json),
         Mode::Supervise(id) => supervise::run(&settings, &ledger, id),
@@ -153,52 +173,101 @@ pub fn handle(
             };
             let address = source.to_canonical().to_string();
             match sender_host(settings, source) {
-                Some(host) => record_report(settings, ledger, &host, &address, end),
+                Some(host) => record_report(config, settings, ledger, &host, &address, end),
                 None => report_by_job_id(settings, ledger, &address, end),
             }
         }
         Event::ResourceChanged {
             resource_type,
             title,
-        } => {
-            if let Some(role) = trap::kicked_role(resource_type, title) {
-                let resource = format!("{resource_type}[{title}]");
-                match by_query(settings, trap.source, &role) {
-                    Some(source) => {
-                        resolve_later(config, settings, ledger, source, &role, resource)?
-                    }
-                    None => decide(config, settings, ledger, trap.source, &role, resource, None)?,
-                }
-            }
-            on_rules(
-                config,
-                settings,
-                ledger,
-                trap.source,
-                resource_type,
-                title,
-                false,
-            )
-        }
+        } => on_resource(config, settings, ledger, &trap, resource_type, title, false),
         Event::ResourceFailed {
             resource_type,
             title,
-        } => on_rules(
-            config,
-            settings,
-            ledger,
-            trap.source,
-            resource_type,
-            title,
-            true,
-        ),
+        } => on_resource(config, settings, ledger, &trap, resource_type, title, true),
     }
+}
+
+/// A resource event: its `kick -> ROLE` request (a change) and the
+/// `[[on]]` rules it matches, decided under one lock. With a shared
+/// ledger, the managers that both heard it agree by a claim on the
+/// request, written with the decisions: the first acts, the others see it
+/// taken and do nothing.
+fn on_resource(
+    config: &Path,
+    settings: &Settings,
+    ledger: &Ledger,
+    trap: &trap::Trap,
+    resource_type: &str,
+    title: &str,
+    failed: bool,
+) -> Result<(), String> {
+    let kicked = if failed {
+        None
+    } else {
+        trap::kicked_role(resource_type, title)
+    };
+    let matchable = rules::matchable(resource_type, title);
+    let rules_may_match = matchable
+        .as_ref()
+        .is_some_and(|r| !on::candidates(settings, r, failed).is_empty());
+    if kicked.is_none() && !rules_may_match {
+        return Ok(());
+    }
+    let locked = ledger.lock(handler_wait(ledger))?;
+    let claim = trap
+        .source
+        .zip(trap.request.as_deref())
+        .map(|(source, request)| claim_key(source, request));
+    if let Some(key) = &claim {
+        if let Some(by) = locked.taken_by(key)? {
+            info!(
+                "kick: {}[{}] from {}: taken by manager {by}",
+                escaped(resource_type),
+                escaped(title),
+                trap.source.map_or_else(String::new, |s| s.to_string())
+            );
+            return Ok(());
+        }
+    }
+    if let Some(role) = kicked {
+        let resource = format!("{resource_type}[{title}]");
+        match by_query(settings, trap.source, &role) {
+            Some(source) => resolve_later(config, settings, &locked, source, &role, resource)?,
+            None => decide_in(config, settings, &locked, trap.source, &role, resource, None)?,
+        }
+    }
+    if let Some(resource) = matchable.filter(|_| rules_may_match) {
+        on_rules_in(config, settings, &locked, trap.source, &resource, failed)?;
+    }
+    if let Some(key) = &claim {
+        locked.claim(key)?;
+    }
+    // Before the lock goes, and with it the supervisors' wait: what they
+    // will run is held by the replicas a failover would promote.
+    ledger.wait_for_replicas();
+    Ok(())
+}
+
+/// A request's key for the claim: its sender and its own words, cut to a
+/// bounded length (the time and version first, so they stay).
+fn claim_key(source: IpAddr, request: &str) -> String {
+    let mut key = format!("{} {request}", source.to_canonical());
+    if key.len() > 1024 {
+        let mut cut = 1024;
+        while !key.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        key.truncate(cut);
+    }
+    key
 }
 
 /// A run of `host` ended: the report of its kick, if it was kicked; and
 /// the `kick -> again` kick the run asked for may now start, is not
 /// needed, or is too deep.
 fn record_report(
+    config: &Path,
     settings: &Settings,
     ledger: &Ledger,
     host: &str,
@@ -206,8 +275,8 @@ fn record_report(
     end: &RunEnd,
 ) -> Result<(), String> {
     let now = now();
-    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
-    let mut kicks = supervise::settle(&locked, now)?;
+    let locked = ledger.lock(handler_wait(ledger))?;
+    let mut kicks = settled(config, &locked, now)?;
     if end.finished {
         // Every run says what the host is: the inventory follows.
         let mut inventory = locked.inventory();
@@ -314,7 +383,7 @@ fn report_by_job_id(
         return Ok(());
     };
     let now = now();
-    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
+    let locked = ledger.lock(handler_wait(ledger))?;
     let kicks = supervise::settle(&locked, now)?;
     let configured = settings.hosts();
     let kick = kicks.into_iter().find(|k| {
@@ -344,9 +413,24 @@ fn decide(
     resource: String,
     resolved: Option<Vec<String>>,
 ) -> Result<(), String> {
+    let locked = ledger.lock(handler_wait(ledger))?;
+    decide_in(config, settings, &locked, source, role, resource, resolved)?;
+    ledger.wait_for_replicas();
+    Ok(())
+}
+
+/// [`decide`], the ledger locked.
+fn decide_in(
+    config: &Path,
+    settings: &Settings,
+    locked: &Locked,
+    source: Option<IpAddr>,
+    role: &str,
+    resource: String,
+    resolved: Option<Vec<String>>,
+) -> Result<(), String> {
     let now = now();
     let sender = source.and_then(|a| sender_host(settings, a));
-    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
     let Some(sender) = sender else {
         let shown = source.map_or_else(|| "an unknown transport".to_string(), |a| a.to_string());
         let cause = Cause {
@@ -367,7 +451,7 @@ fn decide(
         );
         return Ok(());
     }
-    let kicks = supervise::settle(&locked, now)?;
+    let kicks = settled(config, locked, now)?;
     let cause = Cause {
         host: sender.clone(),
         resource,
@@ -380,13 +464,13 @@ fn decide(
     };
     let targets = match resolved {
         Some(hosts) => hosts,
-        None => targets_of(settings, &locked, role, now),
+        None => targets_of(settings, locked, role, now),
     };
     let mut kicks = kicks;
     record_decisions(
         config,
         settings,
-        &locked,
+        locked,
         &mut kicks,
         &request,
         &cause,
@@ -397,46 +481,38 @@ fn decide(
     Ok(())
 }
 
-/// A resource event of `resource_type[title]`, failed or not, from
-/// `source`: each `[[on]]` rule it matches ([`on`]) is judged as a
-/// request, recorded, and its kicks started. An event from a
-/// sender that is no configured host (nor of `inventory_from`) matches
-/// nothing, and leaves nothing in the ledger.
-fn on_rules(
+/// A resource event `resource`, failed or not, from `source`, the ledger
+/// locked: each `[[on]]` rule it matches ([`on`]) is judged as a
+/// request, recorded, and its kicks started. An event from a sender that
+/// is no configured host (nor of `inventory_from`) matches nothing, and
+/// leaves nothing in the ledger.
+fn on_rules_in(
     config: &Path,
     settings: &Settings,
-    ledger: &Ledger,
+    locked: &Locked,
     source: Option<IpAddr>,
-    resource_type: &str,
-    title: &str,
+    resource: &str,
     failed: bool,
 ) -> Result<(), String> {
-    let Some(resource) = rules::matchable(resource_type, title) else {
-        return Ok(());
-    };
-    let candidates = on::candidates(settings, &resource, failed);
-    if candidates.is_empty() {
-        return Ok(());
-    }
+    let candidates = on::candidates(settings, resource, failed);
     let Some(sender) = source.and_then(|a| sender_host(settings, a)) else {
         debug!(
             "kick: {} from an unknown sender matches no [[on]] rule",
-            escaped(&resource)
+            escaped(resource)
         );
         return Ok(());
     };
     let now = now();
-    let locked = ledger.lock(HANDLER_LOCK_WAIT)?;
-    let mut kicks = supervise::settle(&locked, now)?;
+    let mut kicks = settled(config, locked, now)?;
     let (own_role, roles) = on::sender_roles(settings, &locked.inventory(), &sender, now);
     for rule in candidates
         .into_iter()
-        .filter(|r| r.matches(&resource, failed, &roles))
+        .filter(|r| r.matches(resource, failed, &roles))
     {
-        let asked = on::asked(rule, &sender, &resource, failed);
+        let asked = on::asked(rule, &sender, resource, failed);
         let targets = match asked.target {
             Some(target) => vec![target],
-            None => targets_of(settings, &locked, &asked.role, now),
+            None => targets_of(settings, locked, &asked.role, now),
         };
         let request = Request {
             now,
@@ -446,13 +522,13 @@ fn on_rules(
         };
         let callback = |id: &str| {
             Some(on::callback(
-                rule, &sender, &resource, failed, &own_role, id,
+                rule, &sender, resource, failed, &own_role, id,
             ))
         };
         record_decisions(
             config,
             settings,
-            &locked,
+            locked,
             &mut kicks,
             &request,
             &asked.cause,
@@ -519,7 +595,7 @@ fn record_decisions(
                     escaped(&cause.resource),
                     kick.host,
                 );
-                let kick = supervised(config, kick, now);
+                let kick = supervised(config, locked, kick, now);
                 locked.write(&Record::Kick(kick.clone()))?;
                 kicks.push(kick);
             }
@@ -542,7 +618,7 @@ fn record_decisions(
                 );
                 kick.not_before = judge::retry_at(settings, kicks, role, &why, now);
                 kick.deferred = Some(why);
-                let kick = supervised(config, kick, now);
+                let kick = supervised(config, locked, kick, now);
                 locked.write(&Record::Kick(kick.clone()))?;
                 kicks.push(kick);
             }
@@ -612,7 +688,7 @@ fn by_query(settings: &Settings, source: Option<IpAddr>, role: &str) -> Option<I
 fn resolve_later(
     config: &Path,
     settings: &Settings,
-    ledger: &Ledger,
+    locked: &Locked,
     source: IpAddr,
     role: &str,
     resource: String,
@@ -624,7 +700,10 @@ fn resolve_later(
     );
     match supervise::spawn_resolver(config, role, source, &resource) {
         Ok(()) => Ok(()),
-        Err(e) => refuse_by_query(settings, ledger, source, role, resource, e),
+        Err(e) => {
+            let record = query_refusal(settings, source, role, resource, e);
+            locked.write(&Record::Refused(record))
+        }
     }
 }
 
@@ -638,13 +717,24 @@ fn refuse_by_query(
     resource: String,
     why: String,
 ) -> Result<(), String> {
-    let now = now();
-    let host = sender_host(settings, source).unwrap_or_else(|| source.to_string());
-    let cause = Cause { host, resource };
-    let record = refused(now, None, role, cause, 0, None, Refusal::PuppetDb { why });
-    warn!("kick: {}", status::refusal_line(&record, settings));
+    let record = query_refusal(settings, source, role, resource, why);
     let locked = ledger.lock(Duration::from_secs(10))?;
     locked.write(&Record::Refused(record))
+}
+
+/// The refusal of a request whose PuppetDB query named no host, logged.
+fn query_refusal(
+    settings: &Settings,
+    source: IpAddr,
+    role: &str,
+    resource: String,
+    why: String,
+) -> Refused {
+    let host = sender_host(settings, source).unwrap_or_else(|| source.to_string());
+    let cause = Cause { host, resource };
+    let record = refused(now(), None, role, cause, 0, None, Refusal::PuppetDb { why });
+    warn!("kick: {}", status::refusal_line(&record, settings));
+    record
 }
 
 /// The resolver (`kick --resolve ROLE`, detached): asks PuppetDB for the
@@ -695,14 +785,47 @@ fn resolve(
     }
 }
 
+/// The ledger's kicks, settled ([`supervise::settle`]); with a shared
+/// ledger, the kicks not started of a manager that is gone are
+/// supervised here from now on.
+fn settled(config: &Path, locked: &Locked, now: Millis) -> Result<Vec<record::Kick>, String> {
+    let mut kicks = supervise::settle(locked, now)?;
+    let orphans: Vec<String> = supervise::orphans(locked, &kicks)
+        .iter()
+        .map(|k| k.id.clone())
+        .collect();
+    for kick in kicks.iter_mut().filter(|k| orphans.contains(&k.id)) {
+        let gone = kick
+            .supervisor
+            .as_ref()
+            .and_then(|s| s.manager.clone())
+            .unwrap_or_default();
+        let taken = supervised(config, locked, kick.clone(), now);
+        info!(
+            "kick {}: its supervisor on {} is gone; supervised here now",
+            kick.id,
+            escaped(&gone)
+        );
+        *kick = taken;
+        locked.write(&Record::Kick(kick.clone()))?;
+    }
+    Ok(kicks)
+}
+
 /// `kick` with its supervisor started (it waits for the ledger's lock,
 /// which the handler holds until the kick is written), or ended as not
 /// started when the supervisor cannot start. Recording the supervisor
 /// here spares each of a role's thousand supervisors taking the lock to
 /// say it lives.
-fn supervised(config: &Path, mut kick: record::Kick, now: Millis) -> record::Kick {
-    match supervise::spawn(config, &kick.id) {
-        Ok(supervisor) => kick.supervisor = Some(supervisor),
+fn supervised(config: &Path, locked: &Locked, mut kick: record::Kick, now: Millis) -> record::Kick {
+    match supervise::spawn(config, &kick.id, locked.manager()) {
+        Ok(supervisor) => {
+            // A shared ledger's other managers see it live from now.
+            if let Err(e) = locked.announce(&supervisor) {
+                warn!("kick {}: {e}", kick.id);
+            }
+            kick.supervisor = Some(supervisor)
+        }
         Err(e) => {
             warn!("kick {}: {e}", kick.id);
             kick.ended_at = Some(now);

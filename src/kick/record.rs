@@ -53,11 +53,21 @@ pub struct Report {
 
 /// The process supervising a kick: its PID and its start time in clock
 /// ticks since boot, so that a PID used again by another process is not
-/// taken for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// taken for it; and, with a shared ledger, the manager it runs on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Supervisor {
     pub pid: u32,
     pub start_ticks: u64,
+    #[serde(default)]
+    pub manager: Option<String>,
+}
+
+impl Supervisor {
+    /// Whether this process still runs on this host (its PID with the
+    /// same start time).
+    pub fn runs_here(&self) -> bool {
+        crate::process::start_ticks(self.pid) == Some(self.start_ticks)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

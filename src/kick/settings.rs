@@ -104,6 +104,9 @@ pub struct Settings {
     on_roles: Vec<Role>,
     /// PuppetDB, for roles that give a `query`.
     pub puppetdb: Option<PuppetDb>,
+    /// `[ledger]`: the ledger in a Redis the managers share; `None`: in
+    /// `state_dir`.
+    pub ledger: Option<super::shared_settings::SharedLedger>,
 }
 
 /// An address prefix: `10.0.0.0/8`, `fd00::/64`, or one address.
@@ -175,6 +178,8 @@ struct FileSettings {
     puppetdb_key: Option<PathBuf>,
     puppetdb_ca: Option<PathBuf>,
     puppetdb_timeout: Option<u64>,
+    /// `[ledger]`: a shared ledger in Redis instead of `state_dir`.
+    ledger: Option<super::shared_settings::FileLedger>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -407,6 +412,7 @@ impl Settings {
                 query: None,
             },
             puppetdb,
+            ledger: file.ledger.map(|l| l.check()).transpose()?,
             kick_command,
             window: Duration::from_secs(window),
             max_depth,

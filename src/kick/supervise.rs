@@ -7,7 +7,7 @@
 //! records how it ended.
 
 use super::judge;
-use super::ledger::{now, Ledger, Locked};
+use super::ledger::{now, Ledger, Locked, Slot};
 use super::record::{End, Kick, Millis, Record, Refusal, Supervisor};
 use super::settings::Settings;
 use super::status;
@@ -66,29 +66,45 @@ pub fn close_inherited_descriptors() {
     }
 }
 
-/// The start time of `pid` in clock ticks since boot (field 22 of
-/// `/proc/PID/stat`), which tells a PID used again from the one recorded.
-pub fn start_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name (field 2) is in parentheses and may hold anything.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(19)?.parse().ok()
-}
+pub use crate::process::start_ticks;
 
-/// Whether the supervisor recorded for a kick still runs.
+/// Whether the supervisor recorded for a kick still runs on this host.
 pub fn alive(supervisor: &Supervisor) -> bool {
-    start_ticks(supervisor.pid) == Some(supervisor.start_ticks)
+    supervisor.runs_here()
 }
 
 /// Every kick, those whose supervisor is gone marked interrupted: a
-/// killed supervisor must not count as a running kick forever.
+/// killed supervisor must not count as a running kick forever. A kick
+/// that had not started, whose supervisor on another manager is gone
+/// (that manager stopped), is left for a handler here to take over
+/// ([`orphans`]).
 pub fn settle(locked: &Locked, now: Millis) -> Result<Vec<Kick>, String> {
     let mut kicks = locked.kicks()?;
+    let supervised: Vec<&Supervisor> = kicks
+        .iter()
+        .filter(|k| k.active())
+        .filter_map(|k| k.supervisor.as_ref())
+        .collect();
+    let lives = locked.alive_each(&supervised);
+    let gone_ones: std::collections::HashSet<(u32, u64, Option<String>)> = supervised
+        .iter()
+        .zip(lives)
+        .filter(|(_, alive)| !alive)
+        .map(|(s, _)| (s.pid, s.start_ticks, s.manager.clone()))
+        .collect();
     for kick in kicks.iter_mut().filter(|k| k.active()) {
         let gone = match &kick.supervisor {
-            Some(s) => !alive(s),
+            Some(s) => gone_ones.contains(&(s.pid, s.start_ticks, s.manager.clone())),
             None => now.saturating_sub(kick.queued_at) > SUPERVISOR_START,
         };
+        let remote = kick
+            .supervisor
+            .as_ref()
+            .and_then(|s| s.manager.as_deref())
+            .is_some_and(|m| Some(m) != locked.manager());
+        if gone && remote && kick.pending() {
+            continue;
+        }
         if gone {
             kick.ended_at = Some(now);
             kick.end = Some(End::Interrupted);
@@ -98,14 +114,44 @@ pub fn settle(locked: &Locked, now: Millis) -> Result<Vec<Kick>, String> {
     Ok(kicks)
 }
 
+/// Kicks that have not started whose supervisor, on another manager, is
+/// gone: this manager's to supervise (see [`settle`]).
+pub fn orphans<'k>(locked: &Locked, kicks: &'k [Kick]) -> Vec<&'k Kick> {
+    let Some(me) = locked.manager() else {
+        return Vec::new();
+    };
+    let candidates: Vec<&Kick> = kicks
+        .iter()
+        .filter(|k| k.pending())
+        .filter(|k| {
+            k.supervisor
+                .as_ref()
+                .and_then(|s| s.manager.as_deref())
+                .is_some_and(|m| m != me)
+        })
+        .collect();
+    let supervisors: Vec<&Supervisor> = candidates
+        .iter()
+        .filter_map(|k| k.supervisor.as_ref())
+        .collect();
+    let lives = locked.alive_each(&supervisors);
+    candidates
+        .into_iter()
+        .zip(lives)
+        .filter(|(_, alive)| !alive)
+        .map(|(k, _)| k)
+        .collect()
+}
+
 /// Starts the supervisor of kick `id`, detached; does not wait for it.
 /// The caller records who supervises the kick as it writes it.
-pub fn spawn(config: &Path, id: &str) -> Result<Supervisor, String> {
+pub fn spawn(config: &Path, id: &str, manager: Option<&str>) -> Result<Supervisor, String> {
     let child = detached(config, &["--supervise".to_string(), id.to_string()])
         .map_err(|e| format!("cannot start the supervisor: {e}"))?;
     Ok(Supervisor {
         pid: child.id(),
         start_ticks: start_ticks(child.id()).unwrap_or(0),
+        manager: manager.map(str::to_string),
     })
 }
 
@@ -163,7 +209,11 @@ pub fn run(settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String>
     let me = Supervisor {
         pid,
         start_ticks: start_ticks(pid).unwrap_or(0),
+        manager: ledger.manager().map(str::to_string),
     };
+    // The other managers see that this supervisor lives (a PID of this
+    // host tells them nothing) while it does.
+    let _alive = ledger.keep_alive(&me)?;
     // The slot is held until this process ends: while the command runs,
     // and while it waits to run again.
     let Some((mut kick, _slot)) = wait_until_due(settings, ledger, id, me)? else {
@@ -266,7 +316,7 @@ fn wait_until_due(
     ledger: &Ledger,
     id: &str,
     me: Supervisor,
-) -> Result<Option<(Kick, std::fs::File)>, String> {
+) -> Result<Option<(Kick, Slot)>, String> {
     let deadline = Instant::now() + settings.timeout + settings.window + HOUR;
     // The handler writes the kick just after starting us, under its lock:
     // when it is not there yet, the lock tells when it is.
@@ -296,6 +346,11 @@ fn wait_until_due(
         if !kick.pending() {
             return Ok(None);
         }
+        // Another manager took it over (this one was thought gone): it is
+        // that manager's to run.
+        if kick.supervisor.as_ref().is_some_and(|s| *s != me) {
+            return Ok(None);
+        }
         let now = now();
         // A kick the handler found free to start needs no judging again:
         // it was the host's only pending kick, and counted in the budget.
@@ -308,7 +363,7 @@ fn wait_until_due(
         };
         let Some(why) = held else {
             kick.started_at = Some(now);
-            kick.supervisor = Some(me);
+            kick.supervisor = Some(me.clone());
             kick.attempts = kick.attempts.saturating_add(1);
             kick.not_before = None;
             locked.write(&Record::Kick(kick.clone()))?;
@@ -346,9 +401,9 @@ fn still_held(ledger: &Ledger, kick: &Kick, now: Millis) -> bool {
     match &kick.deferred {
         // Until it ends, or its supervisor is gone (then judging settles
         // it as interrupted).
-        Some(Refusal::Busy { kick: busy }) => ledger
-            .peek(busy)
-            .is_some_and(|k| k.active() && k.supervisor.is_some_and(|s| alive(&s))),
+        Some(Refusal::Busy { kick: busy }) => ledger.peek(busy).is_some_and(|k| {
+            k.active() && k.supervisor.as_ref().is_some_and(|s| ledger.alive(s))
+        }),
         _ => false,
     }
 }
@@ -359,7 +414,7 @@ fn give_up(
     settings: &Settings,
     ledger: &Ledger,
     id: &str,
-) -> Result<Option<(Kick, std::fs::File)>, String> {
+) -> Result<Option<(Kick, Slot)>, String> {
     let locked = ledger.lock(LOCK_WAIT)?;
     let Some(mut kick) = locked.kick(id).filter(|k| k.pending()) else {
         return Ok(None);
@@ -526,11 +581,13 @@ mod tests {
         let ticks = start_ticks(me).unwrap();
         assert!(alive(&Supervisor {
             pid: me,
-            start_ticks: ticks
+            start_ticks: ticks,
+            manager: None,
         }));
         assert!(!alive(&Supervisor {
             pid: me,
-            start_ticks: ticks + 1
+            start_ticks: ticks + 1,
+            manager: None,
         }));
     }
 }

@@ -86,6 +86,11 @@ pub struct Trap {
     /// received it from (never the host line, which the sender can name).
     pub source: Option<IpAddr>,
     pub event: Event,
+    /// What tells this request from any other of its sender: a resource
+    /// event's resource, time and configuration version, as carried. Two
+    /// managers that both hear one notification (an agent sends it to
+    /// each) see the same; a shared ledger lets one of them act on it.
+    pub request: Option<String>,
 }
 
 /// Reads snmptrapd's input from `input` (at most [`MAX_INPUT`] bytes).
@@ -128,6 +133,8 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
     let mut job_id = None;
     let mut run_end = None;
     let mut role = None;
+    let mut event_time = None;
+    let mut config_version = None;
     let mut facts: std::collections::BTreeMap<u32, (Option<String>, Option<String>)> =
         std::collections::BTreeMap::new();
     for line in lines.take(MAX_VARBIND_LINES) {
@@ -147,6 +154,7 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
                 return Trap {
                     source,
                     event: Event::Other,
+                    request: None,
                 };
             }
             trap_oid = Some(value);
@@ -177,9 +185,20 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
                 Column::JobId => job_id = job_id.or(Some(value).filter(|v| !v.is_empty())),
                 Column::RunEnd => run_end = run_end.or_else(|| first_number(&value)),
                 Column::Role => role = role.or(Some(value).filter(|v| !v.is_empty())),
+                Column::EventTime => event_time = event_time.or_else(|| first_number(&value)),
+                Column::ConfigVersion => config_version = config_version.or(Some(value)),
             }
         }
     }
+    let request = match (&resource_type, &title) {
+        // The time and version first: a key cut to its length keeps them.
+        (Some(resource_type), Some(title)) => Some(format!(
+            "{} {} {resource_type}[{title}]",
+            event_time.map_or("-".to_string(), |t| t.to_string()),
+            config_version.as_deref().unwrap_or("-")
+        )),
+        _ => None,
+    };
     let event = match trap_oid.as_deref().and_then(event_of) {
         Some(Kind::ResourceChanged) => match (resource_type, title) {
             (Some(resource_type), Some(title)) => Event::ResourceChanged {
@@ -233,7 +252,17 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
         }),
         None => Event::Other,
     };
-    Trap { source, event }
+    let request = request.filter(|_| {
+        matches!(
+            event,
+            Event::ResourceChanged { .. } | Event::ResourceFailed { .. }
+        )
+    });
+    Trap {
+        source,
+        event,
+        request,
+    }
 }
 
 enum Kind {
@@ -274,6 +303,8 @@ enum Column {
     JobId,
     RunEnd,
     Role,
+    EventTime,
+    ConfigVersion,
 }
 
 /// Which of the read objects `oid` is an instance of: a cell of
@@ -289,6 +320,8 @@ fn carried_column(oid: &[u32]) -> Option<Column> {
         ("puppetLastRunJobId", Column::JobId),
         ("puppetLastRunTime", Column::RunEnd),
         ("puppetRole", Column::Role),
+        ("puppetEventTime", Column::EventTime),
+        ("puppetEventConfigVersion", Column::ConfigVersion),
     ] {
         let arcs = puppet_object_arcs(name)?;
         if rest.len() > arcs.len() && rest.starts_with(arcs) {

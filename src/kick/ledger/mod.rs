@@ -1,11 +1,10 @@
-//! The state directory: one JSON file per kick, and one per sender for
-//! its refusals, written as root without ever following a symlink. The
-//! directory is opened once with `O_NOFOLLOW`, must be owned by the
-//! running user and closed to everyone else (mode 0700 or stricter); every
-//! file in it is opened relative to that descriptor with `O_NOFOLLOW`, and
-//! written by creating a new file (`O_EXCL`) and renaming it into place. A
-//! short `flock` on `lock` serialises read-modify-write; nothing holds it
-//! while a kick runs.
+//! The ledger: what was kicked and refused, kept where every handler and
+//! supervisor of the managers reads it. By default a local directory
+//! ([`dir`]: one manager); with `[ledger]` in kick.toml, a Redis the
+//! managers share ([`shared`]). Both hold the same entries under the same
+//! names: one per kick (`ID.json`), one per sender for its refusals, the
+//! inventory. Read-modify-write is serialised by a short lock; nothing
+//! holds it while a kick runs.
 //!
 //! Bounded, and no flood rewrites what the rules judge by: a kick the
 //! rules may still need (active, or ended within the longest of `window`,
@@ -13,26 +12,25 @@
 //! [`super::judge::MAX_LIVE_KICKS`] of them new kicks are refused instead; older kicks
 //! are history, the newest [`MAX_HISTORY`] kept for a week. Refusals live
 //! apart, per sender ([`SenderRefusals`]): a sender's flood costs its own
-//! file of a few KiB, and at most [`MAX_SENDERS`] senders are kept (the
+//! entry of a few KiB, and at most [`MAX_SENDERS`] senders are kept (the
 //! ones heard of last), the rest counted. What a request reads is the
 //! kicks and its sender's refusals, never every refusal.
 //!
-//! Kicks running at once hold a slot: `slot-N`, `flock`ed by the running
-//! supervisor and released by the kernel when it ends, however it ends,
-//! so that waiting for one reads no record; a waiting kick reads the one
-//! record that tells whether it may go ([`Ledger::peek`], without the
-//! lock: files are replaced whole).
+//! Kicks running at once hold a slot ([`Ledger::try_slot`]), released
+//! however their supervisor ends, so that waiting for one reads no
+//! record; a waiting kick reads the one record that tells whether it may
+//! go ([`Ledger::peek`], without the lock: entries are replaced whole).
+
+pub mod dir;
+pub mod seal;
+pub mod shared;
 
 use super::inventory::Inventory;
-use super::record::{Kick, Millis, Record, Refusal, SenderRefusals};
-use std::ffi::CString;
-use std::fs::File;
-use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use super::record::{Kick, Millis, Record, Refusal, SenderRefusals, Supervisor};
+use super::shared_settings::SharedLedger;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Kicks no rule needs any more, kept at most (the newest).
 pub const MAX_HISTORY: usize = 1_000;
@@ -40,10 +38,10 @@ pub const MAX_HISTORY: usize = 1_000;
 const KEEP: Millis = 7 * 24 * 3_600_000;
 /// Senders whose refusals are kept, at most (the ones heard of last).
 pub const MAX_SENDERS: usize = 1_000;
-/// No kick file is larger (a kick is well under 8 KiB with its output
+/// No kick entry is larger (a kick is well under 8 KiB with its output
 /// tail and its coalesced causes).
-const MAX_RECORD_BYTES: u64 = 64 * 1024;
-/// No sender's refusals file is larger ([`super::record::KEPT_PER_SENDER`]
+pub const MAX_RECORD_BYTES: u64 = 64 * 1024;
+/// No sender's refusals entry is larger ([`super::record::KEPT_PER_SENDER`]
 /// refusals of bounded texts).
 const MAX_REFUSALS_BYTES: u64 = 64 * 1024;
 const SUFFIX: &str = ".json";
@@ -56,29 +54,48 @@ const REFUSED_STRANGER: &str = "refused-u-";
 const REFUSED_SUFFIX: &str = ".state";
 /// What senders beyond [`MAX_SENDERS`] were refused, counted only.
 const REFUSED_BEYOND: &str = "refused-beyond.state";
-/// The inventory's file (not a record: another suffix).
+/// The inventory's entry (not a record: another suffix).
 const INVENTORY: &str = "inventory.state";
-/// No inventory file is larger ([`super::inventory::MAX_HOSTS`] entries
+/// No inventory entry is larger ([`super::inventory::MAX_HOSTS`] entries
 /// of about 100 bytes).
 const MAX_INVENTORY_BYTES: u64 = 4 << 20;
 
+/// Where the entries live.
+enum Store {
+    Dir(dir::Dir),
+    Shared(Arc<shared::Shared>),
+}
+
 pub struct Ledger {
-    dir: OwnedFd,
-    path: PathBuf,
+    store: Store,
+    /// Shown in messages: the directory, or the Redis.
+    shown: String,
 }
 
 /// Held while the ledger is read and written; released on drop.
 pub struct Locked<'l> {
     ledger: &'l Ledger,
-    _lock: File,
+    held: Held,
 }
 
-fn c_name(name: &str) -> Result<CString, String> {
-    CString::new(name).map_err(|_| format!("{name:?}: a NUL in a file name"))
+enum Held {
+    /// The `flock`ed file: unlocked when closed.
+    File { _lock: std::fs::File },
+    Token(String),
 }
 
-fn os_error(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        if let (Store::Shared(shared), Held::Token(token)) = (&self.ledger.store, &self.held) {
+            shared.unlock(token);
+        }
+    }
+}
+
+/// A slot of `max_parallel`, held until dropped (or the process ends).
+pub enum Slot {
+    File { _lock: std::fs::File },
+    Lease { _lease: shared::Lease },
 }
 
 pub fn now() -> Millis {
@@ -90,200 +107,275 @@ pub fn now() -> Millis {
 }
 
 impl Ledger {
-    /// Opens `path`, making it (mode 0700) when it is missing.
+    /// The local directory `path`, made (mode 0700) when it is missing.
     pub fn open(path: &Path) -> Result<Ledger, String> {
-        let shown = path.display();
-        let c_path = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| format!("{shown}: a NUL in the path"))?;
-        // mkdir does not follow a symlink in the last component.
-        // SAFETY: c_path is a valid C string.
-        if unsafe { libc::mkdir(c_path.as_ptr(), 0o700) } != 0
-            && std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST)
-        {
-            return Err(os_error(&format!("state_dir {shown}")));
-        }
-        // SAFETY: c_path is a valid C string; the result is checked.
-        let fd = unsafe {
-            libc::open(
-                c_path.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            return Err(os_error(&format!(
-                "state_dir {shown} (it must be a directory, not a symlink)"
-            )));
-        }
-        // SAFETY: fd was just opened and is owned by nobody else.
-        let dir = unsafe { OwnedFd::from_raw_fd(fd) };
-        let meta = File::from(dir.try_clone().map_err(|e| e.to_string())?)
-            .metadata()
-            .map_err(|e| format!("state_dir {shown}: {e}"))?;
-        // SAFETY: geteuid has no preconditions.
-        let me = unsafe { libc::geteuid() };
-        if meta.uid() != me || meta.mode() & 0o077 != 0 {
-            return Err(format!(
-                "state_dir {shown}: owned by uid {} with mode {:o}; it must be owned by uid {me} \
-                 and closed to everyone else (mode 0700): whoever can write it decides what is kicked",
-                meta.uid(),
-                meta.mode() & 0o7777
-            ));
-        }
         Ok(Ledger {
-            dir,
-            path: path.to_path_buf(),
+            store: Store::Dir(dir::Dir::open(path)?),
+            shown: path.display().to_string(),
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The shared ledger `[ledger]` names (connected at its first use).
+    pub fn open_shared(settings: &SharedLedger) -> Result<Ledger, String> {
+        let shown = match &settings.address {
+            Some(address) => format!("the ledger at {address}"),
+            None => format!(
+                "the ledger {:?} of the sentinels",
+                settings.master_name.as_deref().unwrap_or_default()
+            ),
+        };
+        Ok(Ledger {
+            store: Store::Shared(shared::Shared::open(settings)?),
+            shown,
+        })
+    }
+
+    /// The ledger as kick.toml says: `[ledger]`, or `state_dir`.
+    pub fn of(settings: &super::settings::Settings) -> Result<Ledger, String> {
+        match &settings.ledger {
+            Some(shared) => Ledger::open_shared(shared),
+            None => Ledger::open(&settings.state_dir),
+        }
+    }
+
+    /// Where it is, for messages.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// This manager's name, when the ledger is shared with others.
+    pub fn manager(&self) -> Option<&str> {
+        match &self.store {
+            Store::Dir(_) => None,
+            Store::Shared(shared) => Some(shared.manager()),
+        }
+    }
+
+    /// The handler's bound: no call to a shared ledger after `within`.
+    pub fn set_deadline(&self, within: Duration) {
+        if let Store::Shared(shared) = &self.store {
+            shared.set_deadline(within);
+        }
     }
 
     /// Takes the lock, waiting at most `wait`.
     pub fn lock(&self, wait: Duration) -> Result<Locked<'_>, String> {
-        let lock = self.open_at("lock", libc::O_RDWR | libc::O_CREAT)?;
-        let deadline = Instant::now() + wait;
-        loop {
-            // SAFETY: lock is an open descriptor.
-            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-                return Ok(Locked {
-                    ledger: self,
-                    _lock: lock,
-                });
-            }
-            if Instant::now() >= deadline {
-                return Err(format!(
-                    "{}: the ledger stayed locked for {wait:?}",
-                    self.path.display()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
-
-    /// `name` in the directory, never through a symlink; a FIFO does not
-    /// block the open.
-    fn open_at(&self, name: &str, flags: libc::c_int) -> Result<File, String> {
-        let c = c_name(name)?;
-        // SAFETY: the directory descriptor is open, c a valid C string.
-        let fd = unsafe {
-            libc::openat(
-                self.dir.as_raw_fd(),
-                c.as_ptr(),
-                flags | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
-                0o600,
-            )
+        let held = match &self.store {
+            Store::Dir(dir) => Held::File {
+                _lock: dir.lock(wait)?,
+            },
+            Store::Shared(shared) => Held::Token(shared.lock(wait)?),
         };
-        if fd < 0 {
-            return Err(os_error(&format!("{}/{name}", self.path.display())));
-        }
-        // SAFETY: fd was just opened and is owned by nobody else.
-        Ok(unsafe { File::from_raw_fd(fd) })
+        Ok(Locked { ledger: self, held })
     }
 
-    /// The names in the directory for which `wanted` holds.
-    fn names(&self, wanted: impl Fn(&str) -> bool) -> Result<Vec<String>, String> {
-        // The directory as opened (not its path again, which could have
-        // been swapped for a symlink since).
-        let entries = std::fs::read_dir(format!("/proc/self/fd/{}", self.dir.as_raw_fd()))
-            .map_err(|e| format!("{}: {e}", self.path.display()))?;
-        Ok(entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| !n.starts_with('.') && wanted(n))
-            .collect())
-    }
-
-    /// Kick `id` as its file says now, read without the lock (files are
-    /// replaced whole, never written in place): for a waiting kick to see
-    /// cheaply whether what holds it is over.
+    /// Kick `id` as its entry says now, read without the lock (entries
+    /// are replaced whole, never written in place): for a waiting kick to
+    /// see cheaply whether what holds it is over.
     pub fn peek(&self, id: &str) -> Option<Kick> {
         is_id(id).ok()?;
-        self.read_kick(&format!("{id}{SUFFIX}"))
-            .filter(|k| k.id == id)
+        let name = format!("{id}{SUFFIX}");
+        let text = self.read(&name, MAX_RECORD_BYTES)?;
+        read_kick(&name, &text).filter(|k| k.id == id)
     }
 
-    /// A free slot of `slots`, held (an `flock` on `slot-N`) until the
-    /// file is dropped or the process ends; `None` when all are taken.
-    pub fn try_slot(&self, slots: usize) -> Result<Option<File>, String> {
-        for n in 0..slots {
-            let slot = self.open_at(&format!("slot-{n}"), libc::O_RDWR | libc::O_CREAT)?;
-            // SAFETY: slot is an open descriptor.
-            if unsafe { libc::flock(slot.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-                return Ok(Some(slot));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The kick in file `name`; `None` for anything else (a file that does
-    /// not parse, or a refusal of an older ledger, which kept them so).
-    fn read_kick(&self, name: &str) -> Option<Kick> {
-        let text = self.read_capped(name, MAX_RECORD_BYTES)?;
-        match serde_json::from_slice(&text).ok()? {
-            Record::Kick(kick) => Some(kick),
-            Record::Refused(_) => None,
-        }
-    }
-
-    /// When file `name` was last written (ms since the epoch), not
-    /// following a symlink.
-    fn modified(&self, name: &str) -> Option<Millis> {
-        let c = c_name(name).ok()?;
-        // SAFETY: an all-zero stat is a valid value to be filled.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: the directory is open, c a valid C string, st writable.
-        let done = unsafe {
-            libc::fstatat(
-                self.dir.as_raw_fd(),
-                c.as_ptr(),
-                &mut st,
-                libc::AT_SYMLINK_NOFOLLOW,
-            )
-        };
-        (done == 0).then(|| {
-            Millis::try_from(st.st_mtime).unwrap_or(0) * 1000
-                + Millis::try_from(st.st_mtime_nsec / 1_000_000).unwrap_or(0)
+    /// A free slot of `slots`; `None` when all are taken.
+    pub fn try_slot(&self, slots: usize) -> Result<Option<Slot>, String> {
+        Ok(match &self.store {
+            Store::Dir(dir) => dir.try_slot(slots)?.map(|f| Slot::File { _lock: f }),
+            Store::Shared(shared) => shared
+                .try_slot(slots)?
+                .map(|l| Slot::Lease { _lease: l }),
         })
     }
 
-    /// A regular file of at most `max` bytes, never through a symlink.
-    fn read_capped(&self, name: &str, max: u64) -> Option<Vec<u8>> {
-        let mut file = self.open_at(name, libc::O_RDONLY).ok()?;
-        let meta = file.metadata().ok()?;
-        if !meta.is_file() || meta.len() > max {
-            return None;
+    /// Whether the supervisor recorded for a kick still runs: its PID on
+    /// this host; on another manager, its lease (an error of the ledger
+    /// counts as alive: nothing is taken over on a guess).
+    pub fn alive(&self, supervisor: &Supervisor) -> bool {
+        match (&self.store, &supervisor.manager) {
+            (Store::Shared(shared), Some(manager)) if manager != shared.manager() => shared
+                .held(&alive_lease(supervisor))
+                .unwrap_or(true),
+            _ => supervisor.runs_here(),
         }
-        // Its whole size at once: one read, not a growing buffer's many.
-        let mut text = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
-        Read::by_ref(&mut file)
-            .take(max)
-            .read_to_end(&mut text)
-            .ok()?;
-        Some(text)
+    }
+
+    /// Whether each of `supervisors` still runs, asked at once: see
+    /// [`Ledger::alive`].
+    pub fn alive_each(&self, supervisors: &[&Supervisor]) -> Vec<bool> {
+        let Store::Shared(shared) = &self.store else {
+            return supervisors
+                .iter()
+                .map(|s| s.runs_here())
+                .collect();
+        };
+        let remote = |s: &Supervisor| s.manager.as_deref().is_some_and(|m| m != shared.manager());
+        let asked: Vec<String> = supervisors
+            .iter()
+            .filter(|s| remote(s))
+            .map(|s| alive_lease(s))
+            .collect();
+        let mut answers = shared
+            .held_each(&asked)
+            .unwrap_or_else(|_| vec![true; asked.len()])
+            .into_iter();
+        supervisors
+            .iter()
+            .map(|s| {
+                if remote(s) {
+                    answers.next().unwrap_or(true)
+                } else {
+                    s.runs_here()
+                }
+            })
+            .collect()
+    }
+
+    /// Tells the other managers that `supervisor` (of this manager, just
+    /// started) lives, for a lease's time: the supervisor renews it.
+    pub fn announce(&self, supervisor: &Supervisor) -> Result<(), String> {
+        match &self.store {
+            Store::Dir(_) => Ok(()),
+            Store::Shared(shared) => shared.set_lease(&alive_lease(supervisor), false).map(drop),
+        }
+    }
+
+    /// Keeps telling the other managers that `supervisor` (this process)
+    /// lives, while the returned value is held.
+    pub fn keep_alive(&self, supervisor: &Supervisor) -> Result<Option<Slot>, String> {
+        match &self.store {
+            Store::Dir(_) => Ok(None),
+            Store::Shared(shared) => Ok(shared
+                .set_lease(&alive_lease(supervisor), true)?
+                .map(|l| Slot::Lease { _lease: l })),
+        }
+    }
+
+    /// Waits until the ledger's replicas hold what was written (a shared
+    /// ledger with `replicas`), before a kick it names starts.
+    pub fn wait_for_replicas(&self) {
+        if let Store::Shared(shared) = &self.store {
+            shared.wait_for_replicas();
+        }
+    }
+
+    fn read(&self, name: &str, max: u64) -> Option<Vec<u8>> {
+        match &self.store {
+            Store::Dir(dir) => dir.read_capped(name, max),
+            Store::Shared(shared) => shared.read(name, max),
+        }
+    }
+
+    /// The names of the entries for which `wanted` holds, with when each
+    /// was last written.
+    fn touched(&self, wanted: impl Fn(&str) -> bool) -> Result<Vec<(String, Millis)>, String> {
+        match &self.store {
+            Store::Dir(dir) => Ok(dir
+                .names(&wanted)?
+                .into_iter()
+                .map(|n| {
+                    let at = dir.modified(&n).unwrap_or(0);
+                    (n, at)
+                })
+                .collect()),
+            Store::Shared(shared) => Ok(shared
+                .touched()?
+                .into_iter()
+                .filter(|(n, _)| wanted(n))
+                .collect()),
+        }
+    }
+}
+
+/// The lease that tells the other managers a supervisor lives.
+fn alive_lease(supervisor: &Supervisor) -> String {
+    format!(
+        "alive:{}:{}:{}",
+        supervisor.manager.as_deref().unwrap_or("-"),
+        supervisor.pid,
+        supervisor.start_ticks
+    )
+}
+
+/// The kick in entry `name`; `None` for anything else (an entry that
+/// does not parse, said in the log, or a refusal of an older ledger, which
+/// kept them so).
+fn read_kick(name: &str, text: &[u8]) -> Option<Kick> {
+    match serde_json::from_slice(text) {
+        Ok(Record::Kick(kick)) => Some(kick),
+        Ok(Record::Refused(_)) => None,
+        Err(e) => {
+            tracing::warn!(
+                "kick: the ledger's {} is not a kick record: {}",
+                crate::text::printable(name),
+                crate::text::printable(&e.to_string())
+            );
+            None
+        }
     }
 }
 
 impl Locked<'_> {
-    /// Every kick, oldest first. Files that do not parse are skipped.
+    /// Every kick, oldest first. Entries that do not parse are skipped.
     pub fn kicks(&self) -> Result<Vec<Kick>, String> {
-        let mut kicks: Vec<Kick> = self
-            .ledger
-            .names(|n| n.ends_with(SUFFIX))?
-            .iter()
-            .filter_map(|n| self.ledger.read_kick(n))
-            .collect();
+        let mut kicks: Vec<Kick> = match &self.ledger.store {
+            Store::Dir(dir) => dir
+                .names(|n| n.ends_with(SUFFIX))?
+                .iter()
+                .filter_map(|n| read_kick(n, &dir.read_capped(n, MAX_RECORD_BYTES)?))
+                .collect(),
+            Store::Shared(shared) => shared
+                .kicks(MAX_RECORD_BYTES)?
+                .iter()
+                .filter_map(|(n, text)| {
+                    // An entry under another kick's name is not believed.
+                    read_kick(n, text).filter(|k| format!("{}{SUFFIX}", k.id) == *n)
+                })
+                .collect(),
+        };
         kicks.sort_by(|a, b| (at(a), &a.id).cmp(&(at(b), &b.id)));
         Ok(kicks)
     }
 
-    /// Kick `id`, read from its own file alone.
+    /// Kick `id`, read from its own entry alone.
     pub fn kick(&self, id: &str) -> Option<Kick> {
         self.ledger.peek(id)
     }
 
+    /// The manager that acted on request `key` (its sender and its words:
+    /// what, when), if one did. A local directory has one manager, which
+    /// hears each request once: never.
+    pub fn taken_by(&self, key: &str) -> Result<Option<String>, String> {
+        match &self.ledger.store {
+            Store::Shared(shared) => shared.taken_by(key),
+            Store::Dir(_) => Ok(None),
+        }
+    }
+
+    /// Marks request `key` as acted on by this manager, with what was
+    /// decided (written under this lock, before it).
+    pub fn claim(&self, key: &str) -> Result<(), String> {
+        match (&self.ledger.store, &self.held) {
+            (Store::Shared(shared), Held::Token(token)) => shared.claim(token, key).map(drop),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn manager(&self) -> Option<&str> {
+        self.ledger.manager()
+    }
+
+    pub fn alive_each(&self, supervisors: &[&Supervisor]) -> Vec<bool> {
+        self.ledger.alive_each(supervisors)
+    }
+
+    pub fn announce(&self, supervisor: &Supervisor) -> Result<(), String> {
+        self.ledger.announce(supervisor)
+    }
+
     /// Writes `record`: a kick (new, or the same id again) in its own
-    /// file; a refusal with its sender's. A refusal with the id of a kick
+    /// entry; a refusal with its sender's. A refusal with the id of a kick
     /// takes its place: the kick goes (its supervisor finds nothing to
     /// start).
     pub fn write(&self, record: &Record) -> Result<(), String> {
@@ -312,7 +404,7 @@ impl Locked<'_> {
     }
 
     /// The refusals of `sender` (a host, or an address nobody has), and
-    /// of any sender whose name shares its file (each refusal names its
+    /// of any sender whose name shares its entry (each refusal names its
     /// own).
     pub fn refusals_from(&self, sender: &str) -> SenderRefusals {
         self.read_refusals(&refusals_file(sender, true))
@@ -320,7 +412,7 @@ impl Locked<'_> {
     }
 
     fn read_refusals(&self, file: &str) -> Option<SenderRefusals> {
-        let text = self.ledger.read_capped(file, MAX_REFUSALS_BYTES)?;
+        let text = self.ledger.read(file, MAX_REFUSALS_BYTES)?;
         serde_json::from_slice(&text).ok()
     }
 
@@ -329,19 +421,20 @@ impl Locked<'_> {
     pub fn refusals(&self) -> Result<Vec<SenderRefusals>, String> {
         let mut all: Vec<SenderRefusals> = self
             .ledger
-            .names(is_refusals_file)?
+            .touched(is_refusals_file)?
             .iter()
-            .chain(std::iter::once(&REFUSED_BEYOND.to_string()))
+            .map(|(n, _)| n.as_str())
+            .chain(std::iter::once(REFUSED_BEYOND))
             .filter_map(|n| self.read_refusals(n))
             .collect();
         all.sort_by_key(|r: &SenderRefusals| std::cmp::Reverse(r.last_at()));
         Ok(all)
     }
 
-    /// The inventory of hosts (`inventory.state`); empty when there is none or
-    /// it cannot be read.
+    /// The inventory of hosts; empty when there is none or it cannot be
+    /// read.
     pub fn inventory(&self) -> Inventory {
-        let Some(text) = self.ledger.read_capped(INVENTORY, MAX_INVENTORY_BYTES) else {
+        let Some(text) = self.ledger.read(INVENTORY, MAX_INVENTORY_BYTES) else {
             return Inventory::default();
         };
         serde_json::from_slice(&text).unwrap_or_default()
@@ -352,40 +445,24 @@ impl Locked<'_> {
         self.replace(INVENTORY, &text)
     }
 
-    /// Puts `bytes` in file `name`: a new file (`O_EXCL`) renamed into
-    /// place, so that a reader sees the old or the new, and a symlink
-    /// planted as `name` is replaced, never written through.
+    /// Puts `text` as entry `name`, whole: a reader sees the old or the
+    /// new.
     fn replace(&self, name: &str, text: &[u8]) -> Result<(), String> {
-        let id = name;
-        let tmp = format!(".{id}.{}", std::process::id());
-        let _ = self.unlink(&tmp);
-        let mut file = self.ledger.open_at(
-            &tmp,
-            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_TRUNC,
-        )?;
-        file.write_all(text)
-            .map_err(|e| format!("{}/{tmp}: {e}", self.ledger.path.display()))?;
-        drop(file);
-        let from = c_name(&tmp)?;
-        let to = c_name(name)?;
-        let dir = self.ledger.dir.as_raw_fd();
-        // SAFETY: the directory is open; both names are valid C strings.
-        // renameat replaces a symlink named `to`, never writes through it.
-        if unsafe { libc::renameat(dir, from.as_ptr(), dir, to.as_ptr()) } != 0 {
-            let e = os_error(&format!("{}/{name}", self.ledger.path.display()));
-            let _ = self.unlink(&tmp);
-            return Err(e);
+        match (&self.ledger.store, &self.held) {
+            (Store::Shared(shared), Held::Token(token)) => {
+                shared.replace(token, name, text, now())
+            }
+            (Store::Dir(dir), _) => dir.replace(name, text),
+            _ => Err("the ledger is not locked".to_string()),
         }
-        Ok(())
     }
 
     fn unlink(&self, name: &str) -> Result<(), String> {
-        let c = c_name(name)?;
-        // SAFETY: the directory is open; c a valid C string.
-        if unsafe { libc::unlinkat(self.ledger.dir.as_raw_fd(), c.as_ptr(), 0) } != 0 {
-            return Err(os_error(name));
+        match (&self.ledger.store, &self.held) {
+            (Store::Shared(shared), Held::Token(token)) => shared.unlink(token, name),
+            (Store::Dir(dir), _) => dir.unlink(name),
+            _ => Err("the ledger is not locked".to_string()),
         }
-        Ok(())
     }
 
     /// Forgets what no rule needs any more: of `kicks` (as read at the
@@ -407,32 +484,34 @@ impl Locked<'_> {
                 let _ = self.unlink(&format!("{}{SUFFIX}", kick.id));
             }
         }
-        // Files that are not kicks: refusals of an older ledger (one file
-        // each), or garbage. Only files not read as kicks are looked at.
-        let known: std::collections::HashSet<String> =
-            kicks.iter().map(|k| format!("{}{SUFFIX}", k.id)).collect();
-        for name in self.ledger.names(|n| n.ends_with(SUFFIX))? {
-            if !known.contains(&name) && self.ledger.read_kick(&name).is_none() {
-                let _ = self.unlink(&name);
+        // Entries that are not kicks: refusals of an older ledger (one
+        // file each), or garbage. Only a directory's are looked at: a
+        // shared ledger's kicks that do not read are left for the operator
+        // to see (each read names them in the log).
+        if let Store::Dir(dir) = &self.ledger.store {
+            let known: std::collections::HashSet<String> =
+                kicks.iter().map(|k| format!("{}{SUFFIX}", k.id)).collect();
+            for name in dir.names(|n| n.ends_with(SUFFIX))? {
+                if !known.contains(&name) && self.ledger.peek(name.trim_end_matches(SUFFIX)).is_none()
+                {
+                    let _ = self.unlink(&name);
+                }
             }
         }
         self.prune_refusals(now)
     }
 
-    /// Refusal files untouched for a week go; beyond [`MAX_SENDERS`], the
+    /// Refusal entries untouched for a week go; beyond [`MAX_SENDERS`], the
     /// strangers' first, then the least recently touched, what they held
-    /// counted. Judged by the files' names and times, so that it reads a
-    /// file only to count it.
+    /// counted. Judged by the entries' names and times, so that it reads
+    /// an entry only to count it.
     pub fn prune_refusals(&self, now: Millis) -> Result<(), String> {
         let mut senders: Vec<(bool, Millis, String)> = Vec::new();
-        for name in self.ledger.names(is_refusals_file)? {
-            match self.ledger.modified(&name) {
-                Some(at) if now.saturating_sub(at) <= KEEP => {
-                    senders.push((name.starts_with(REFUSED_KNOWN), at, name))
-                }
-                _ => {
-                    let _ = self.unlink(&name);
-                }
+        for (name, at) in self.ledger.touched(is_refusals_file)? {
+            if now.saturating_sub(at) <= KEEP {
+                senders.push((name.starts_with(REFUSED_KNOWN), at, name))
+            } else {
+                let _ = self.unlink(&name);
             }
         }
         if senders.len() <= MAX_SENDERS {
@@ -460,8 +539,11 @@ fn at(kick: &Kick) -> Millis {
 }
 
 fn is_id(id: &str) -> Result<(), String> {
-    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-        return Err(format!("{id:?}: not a record id"));
+    if id.is_empty()
+        || id.len() > 128
+        || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return Err(format!("{:?}: not a record id", crate::text::printable(id)));
     }
     Ok(())
 }
@@ -471,9 +553,9 @@ fn is_refusals_file(name: &str) -> bool {
         && name.ends_with(REFUSED_SUFFIX)
 }
 
-/// The file of `sender`'s refusals (a `known` one's, or a stranger's): its
-/// name with every byte but letters, digits, `.` and `-` as `_` (two
-/// senders that meet so share a file; each refusal keeps its sender's
+/// The entry of `sender`'s refusals (a `known` one's, or a stranger's):
+/// its name with every byte but letters, digits, `.` and `-` as `_` (two
+/// senders that meet so share an entry; each refusal keeps its sender's
 /// name), cut to fit a file name.
 fn refusals_file(sender: &str, known: bool) -> String {
     let key: String = sender
@@ -495,15 +577,16 @@ fn refusals_file(sender: &str, known: bool) -> String {
     format!("{prefix}{key}{REFUSED_SUFFIX}")
 }
 
-/// A new record id: the time, our PID and a counter, which sort and never
-/// repeat on one host.
+/// A new record id: the time, our PID, a counter and 32 random bits,
+/// which sort and never repeat, on one manager or two.
 pub fn new_id(now: Millis) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     format!(
-        "{now}-{}-{}",
+        "{now}-{}-{}-{:08x}",
         std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        rand::random::<u32>()
     )
 }
 
@@ -512,6 +595,7 @@ mod tests {
     use super::*;
     use crate::kick::record::{Cause, Refused};
     use std::os::unix::fs::PermissionsExt;
+    use std::time::Instant;
 
     fn refused(id: &str, at: Millis, sender: &str) -> Record {
         Record::Refused(Refused {
@@ -633,7 +717,7 @@ mod tests {
         );
         let counted: u64 = all.iter().map(|r| r.not_kept + r.kept.len() as u64).sum();
         assert_eq!(counted, 3_050, "every refusal is kept or counted");
-        let bytes: u64 = std::fs::read_dir(ledger.path())
+        let bytes: u64 = std::fs::read_dir(dir.path().join("state"))
             .unwrap()
             .map(|e| e.unwrap().metadata().unwrap().len())
             .sum();
