@@ -83,6 +83,15 @@ pub fn group_name(gid: u32) -> Option<String> {
     )
 }
 
+/// The start time of `pid` in clock ticks since boot (field 22 of
+/// `/proc/PID/stat`), which tells a PID used again from the one recorded.
+pub fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name (field 2) is in parentheses and may hold anything.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,13 +104,4 @@ mod tests {
         assert_eq!(uid_of("no such user, surely"), None);
         assert_eq!(uid_of("nul\0inside"), None);
     }
-}
-
-/// The start time of `pid` in clock ticks since boot (field 22 of
-/// `/proc/PID/stat`), which tells a PID used again from the one recorded.
-pub fn start_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name (field 2) is in parentheses and may hold anything.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(19)?.parse().ok()
 }

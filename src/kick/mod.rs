@@ -234,7 +234,15 @@ fn on_resource(
         let resource = format!("{resource_type}[{title}]");
         match by_query(settings, trap.source, &role) {
             Some(source) => resolve_later(config, settings, &locked, source, &role, resource)?,
-            None => decide_in(config, settings, &locked, trap.source, &role, resource, None)?,
+            None => decide_in(
+                config,
+                settings,
+                &locked,
+                trap.source,
+                &role,
+                resource,
+                None,
+            )?,
         }
     }
     if let Some(resource) = matchable.filter(|_| rules_may_match) {
@@ -520,11 +528,8 @@ fn on_rules_in(
             role: &asked.role,
             resource: &asked.cause.resource,
         };
-        let callback = |id: &str| {
-            Some(on::callback(
-                rule, &sender, resource, failed, &own_role, id,
-            ))
-        };
+        let callback =
+            |id: &str| Some(on::callback(rule, &sender, resource, failed, &own_role, id));
         record_decisions(
             config,
             settings,

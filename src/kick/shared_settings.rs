@@ -193,7 +193,10 @@ impl FileLedger {
             .replicas
             .unwrap_or(if sentinels.is_empty() { 0 } else { 1 });
         if replicas > 8 {
-            return Err(format!("{} = {replicas}: must be from 0 to 8", key("replicas")));
+            return Err(format!(
+                "{} = {replicas}: must be from 0 to 8",
+                key("replicas")
+            ));
         }
         let prefix = self
             .prefix
@@ -326,21 +329,36 @@ mod tests {
     fn what_is_refused_says_why() {
         for (text, says) in [
             ("key_file = \"/k\"\n", "give redis"),
-            ("redis = \"redis://u:pw@h/0\"\nkey_file = \"/k\"\n", "password"),
+            (
+                "redis = \"redis://u:pw@h/0\"\nkey_file = \"/k\"\n",
+                "password",
+            ),
             ("redis = \"redis://h/0\"\n", "key_file: needed"),
             ("redis = \"redis://h/0\"\nkey_file = \"k\"\n", "absolute"),
-            ("redis = \"redis://h/x\"\nkey_file = \"/k\"\n", "not a database"),
-            ("sentinels = [\"h:1\"]\nkey_file = \"/k\"\n", "master_name: needed"),
+            (
+                "redis = \"redis://h/x\"\nkey_file = \"/k\"\n",
+                "not a database",
+            ),
+            (
+                "sentinels = [\"h:1\"]\nkey_file = \"/k\"\n",
+                "master_name: needed",
+            ),
             (
                 "redis = \"redis://h\"\nsentinels = [\"h:1\"]\nkey_file = \"/k\"\n",
                 "give one",
             ),
-            ("redis = \"redis://h\"\nkey_file = \"/k\"\ntimeout = 5000\n", "10 to 900"),
+            (
+                "redis = \"redis://h\"\nkey_file = \"/k\"\ntimeout = 5000\n",
+                "10 to 900",
+            ),
             (
                 "redis = \"redis://h\"\nkey_file = \"/k\"\nmanager_name = \"a b\"\n",
                 "manager_name",
             ),
-            ("redis = \"redis://h\"\nkey_file = \"/k\"\nprefix = \"\"\n", "prefix"),
+            (
+                "redis = \"redis://h\"\nkey_file = \"/k\"\nprefix = \"\"\n",
+                "prefix",
+            ),
         ] {
             let e = check(text).err().unwrap_or_else(|| panic!("{text} loaded"));
             assert!(e.contains(says), "{text}: {e}");

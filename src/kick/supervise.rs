@@ -401,20 +401,16 @@ fn still_held(ledger: &Ledger, kick: &Kick, now: Millis) -> bool {
     match &kick.deferred {
         // Until it ends, or its supervisor is gone (then judging settles
         // it as interrupted).
-        Some(Refusal::Busy { kick: busy }) => ledger.peek(busy).is_some_and(|k| {
-            k.active() && k.supervisor.as_ref().is_some_and(|s| ledger.alive(s))
-        }),
+        Some(Refusal::Busy { kick: busy }) => ledger
+            .peek(busy)
+            .is_some_and(|k| k.active() && k.supervisor.as_ref().is_some_and(|s| ledger.alive(s))),
         _ => false,
     }
 }
 
 /// A kick that waited as long as any rule holds one back: it ends, not
 /// started, with the reason.
-fn give_up(
-    settings: &Settings,
-    ledger: &Ledger,
-    id: &str,
-) -> Result<Option<(Kick, Slot)>, String> {
+fn give_up(settings: &Settings, ledger: &Ledger, id: &str) -> Result<Option<(Kick, Slot)>, String> {
     let locked = ledger.lock(LOCK_WAIT)?;
     let Some(mut kick) = locked.kick(id).filter(|k| k.pending()) else {
         return Ok(None);

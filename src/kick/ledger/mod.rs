@@ -80,7 +80,9 @@ pub struct Locked<'l> {
 
 enum Held {
     /// The `flock`ed file: unlocked when closed.
-    File { _lock: std::fs::File },
+    File {
+        _lock: std::fs::File,
+    },
     Token(String),
 }
 
@@ -183,9 +185,7 @@ impl Ledger {
     pub fn try_slot(&self, slots: usize) -> Result<Option<Slot>, String> {
         Ok(match &self.store {
             Store::Dir(dir) => dir.try_slot(slots)?.map(|f| Slot::File { _lock: f }),
-            Store::Shared(shared) => shared
-                .try_slot(slots)?
-                .map(|l| Slot::Lease { _lease: l }),
+            Store::Shared(shared) => shared.try_slot(slots)?.map(|l| Slot::Lease { _lease: l }),
         })
     }
 
@@ -194,9 +194,9 @@ impl Ledger {
     /// counts as alive: nothing is taken over on a guess).
     pub fn alive(&self, supervisor: &Supervisor) -> bool {
         match (&self.store, &supervisor.manager) {
-            (Store::Shared(shared), Some(manager)) if manager != shared.manager() => shared
-                .held(&alive_lease(supervisor))
-                .unwrap_or(true),
+            (Store::Shared(shared), Some(manager)) if manager != shared.manager() => {
+                shared.held(&alive_lease(supervisor)).unwrap_or(true)
+            }
             _ => supervisor.runs_here(),
         }
     }
@@ -205,10 +205,7 @@ impl Ledger {
     /// [`Ledger::alive`].
     pub fn alive_each(&self, supervisors: &[&Supervisor]) -> Vec<bool> {
         let Store::Shared(shared) = &self.store else {
-            return supervisors
-                .iter()
-                .map(|s| s.runs_here())
-                .collect();
+            return supervisors.iter().map(|s| s.runs_here()).collect();
         };
         let remote = |s: &Supervisor| s.manager.as_deref().is_some_and(|m| m != shared.manager());
         let asked: Vec<String> = supervisors
@@ -449,9 +446,7 @@ impl Locked<'_> {
     /// new.
     fn replace(&self, name: &str, text: &[u8]) -> Result<(), String> {
         match (&self.ledger.store, &self.held) {
-            (Store::Shared(shared), Held::Token(token)) => {
-                shared.replace(token, name, text, now())
-            }
+            (Store::Shared(shared), Held::Token(token)) => shared.replace(token, name, text, now()),
             (Store::Dir(dir), _) => dir.replace(name, text),
             _ => Err("the ledger is not locked".to_string()),
         }
@@ -492,7 +487,8 @@ impl Locked<'_> {
             let known: std::collections::HashSet<String> =
                 kicks.iter().map(|k| format!("{}{SUFFIX}", k.id)).collect();
             for name in dir.names(|n| n.ends_with(SUFFIX))? {
-                if !known.contains(&name) && self.ledger.peek(name.trim_end_matches(SUFFIX)).is_none()
+                if !known.contains(&name)
+                    && self.ledger.peek(name.trim_end_matches(SUFFIX)).is_none()
                 {
                     let _ = self.unlink(&name);
                 }

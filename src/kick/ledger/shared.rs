@@ -440,7 +440,11 @@ impl Shared {
     /// last written.
     pub fn touched(&self) -> Result<Vec<(String, Millis)>, String> {
         let mut range = redis::cmd("ZRANGE");
-        range.arg(self.key("touched")).arg(0).arg(-1).arg("WITHSCORES");
+        range
+            .arg(self.key("touched"))
+            .arg(0)
+            .arg(-1)
+            .arg("WITHSCORES");
         let Value::Array(items) = self.query(&range)? else {
             return Err("the ledger's times: not a sorted set".to_string());
         };
@@ -623,7 +627,8 @@ impl Shared {
             return;
         }
         let mut wait = redis::cmd("WAIT");
-        wait.arg(wanted).arg(self.settings.timeout.as_millis() as u64);
+        wait.arg(wanted)
+            .arg(self.settings.timeout.as_millis() as u64);
         match self.query(&wait) {
             Ok(Value::Int(n)) if n >= i64::from(wanted) => {}
             Ok(Value::Int(n)) => tracing::warn!(
