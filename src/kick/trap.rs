@@ -137,10 +137,18 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
     let mut config_version = None;
     let mut facts: std::collections::BTreeMap<u32, (Option<String>, Option<String>)> =
         std::collections::BTreeMap::new();
+    let mut uptime = None;
     for line in lines.take(MAX_VARBIND_LINES) {
         let Some((name, value)) = line.trim().split_once(char::is_whitespace) else {
             continue;
         };
+        // sysUpTime.0, first of every notification: the sender's clock
+        // when it sent it, the same in each copy it sends (one per
+        // manager), different for the next.
+        if uptime.is_none() && is_sys_up_time(name) {
+            uptime = Some(value.trim().chars().take(64).collect::<String>());
+            continue;
+        }
         let Some(oid) = resolve(name) else { continue };
         // A value of an object snmptrapd knows by name is printed by its
         // DISPLAY-HINT, as it is; one it knows only by number, quoted.
@@ -191,9 +199,13 @@ fn parse_lines(lines: impl Iterator<Item = String>) -> Trap {
         }
     }
     let request = match (&resource_type, &title) {
-        // The time and version first: a key cut to its length keeps them.
+        // Without a clock of the sender's, two runs' events would look
+        // the same: no key, then.
+        _ if uptime.is_none() && event_time.is_none() => None,
+        // The times and version first: a key cut to its length keeps them.
         (Some(resource_type), Some(title)) => Some(format!(
-            "{} {} {resource_type}[{title}]",
+            "{} {} {} {resource_type}[{title}]",
+            uptime.as_deref().unwrap_or("-"),
             event_time.map_or("-".to_string(), |t| t.to_string()),
             config_version.as_deref().unwrap_or("-")
         )),
@@ -376,6 +388,20 @@ fn run_status(value: &str) -> Option<PuppetRunStatus> {
 
 /// A Gauge32 as snmptrapd prints it: `3`, or `3 resources` with the
 /// object's units.
+/// Whether a varbind's name is sysUpTime.0, as snmptrapd prints it by
+/// number or by name.
+fn is_sys_up_time(name: &str) -> bool {
+    matches!(
+        name,
+        ".1.3.6.1.2.1.1.3.0"
+            | "iso.3.6.1.2.1.1.3.0"
+            | "DISMAN-EVENT-MIB::sysUpTimeInstance"
+            | "SNMPv2-MIB::sysUpTime.0"
+            | "sysUpTimeInstance"
+            | "sysUpTime.0"
+    )
+}
+
 fn first_number(value: &str) -> Option<u64> {
     value.split_whitespace().next()?.parse().ok()
 }
@@ -503,6 +529,32 @@ mod tests {
             panic!()
         };
         assert_eq!(title, "\"kick -> db\"");
+    }
+
+    #[test]
+    fn a_resource_request_is_known_by_the_senders_clock_and_its_event() {
+        // What two managers both hearing one notification agree on.
+        let named = parse(NAMED).request.unwrap();
+        assert!(named.starts_with("0:2:10:48.44 1795683336 "), "{named}");
+        assert!(
+            named.ends_with("Notify[kick -> \"haproxy\" \\ x]"),
+            "{named}"
+        );
+        let numeric = parse(NUMERIC).request.unwrap();
+        assert!(numeric.starts_with("0:2:10:57.31 1795683336 "), "{numeric}");
+        // Another send of the same event is another request.
+        assert_ne!(
+            named,
+            parse(&NAMED.replace("48.44", "48.45")).request.unwrap()
+        );
+        // Without the sender's clock nor the event's time: none.
+        let bare: String = NUMERIC
+            .lines()
+            .filter(|l| !l.starts_with(".1.3.6.1.2.1.1.3.0") && !l.contains(".401.4.1.2."))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(parse(&bare).request, None);
+        assert!(matches!(parse(&bare).event, Event::ResourceChanged { .. }));
     }
 
     #[test]

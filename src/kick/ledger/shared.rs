@@ -67,11 +67,20 @@ return 1
 "#;
 
 /// Ends (`del`) or renews (`renew`, ARGV[3] ms) lease KEYS[1] if it is
-/// still ours (ARGV[1]).
+/// still ours (ARGV[1]); a lease a failover forgot (it is nobody's) is
+/// ours again on renewal.
 const LEASED: &str = r#"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == 'del' then return redis.call('DEL', KEYS[1]) end
-return redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local holder = redis.call('GET', KEYS[1])
+if ARGV[2] == 'del' then
+  if holder == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+  return 0
+end
+if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+  return 1
+end
+return 0
 "#;
 
 enum Ask<'a> {

@@ -28,6 +28,7 @@ pub mod files;
 pub mod generated;
 pub mod hostile;
 pub mod kick;
+pub mod ledger;
 pub mod netns;
 pub mod oids;
 pub mod paths;
