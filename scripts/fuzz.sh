@@ -19,7 +19,7 @@ if [ "$seconds" -eq 0 ]; then
     exit 0
 fi
 targets=("$@")
-[ ${#targets[@]} -ne 0 ] || targets=(agentx_decode info_parse puppet_yaml puppet_events certificate_parse kick_trap)
+[ ${#targets[@]} -ne 0 ] || targets=(agentx_decode info_parse puppet_yaml puppet_events certificate_parse kick_trap ledger_record)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "==> installing cargo-fuzz (cargo install --locked cargo-fuzz)"
@@ -34,6 +34,7 @@ seeds_of() {
     puppet_events) echo tests/fixtures/puppet/logdest ;;
     certificate_parse) echo fuzz/seeds/certificate_parse ;;
     kick_trap) echo tests/fixtures/snmptrapd ;;
+    ledger_record) echo fuzz/seeds/ledger_record ;;
     *)
         echo "scripts/fuzz.sh: unknown target $1" >&2
         return 1

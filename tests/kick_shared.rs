@@ -337,3 +337,44 @@ fn a_ledger_that_does_not_answer_is_a_refusal_within_a_second() {
     std::thread::sleep(Duration::from_secs(1));
     assert!(lines_of(record.path()).is_empty());
 }
+
+/// The rules judge by the one ledger whichever manager hears a request: a
+/// host kicked by mgr1 is "being kicked" and then within its window for
+/// mgr2, and a role's budget spent on mgr1 is spent for mgr2.
+#[test]
+fn the_rules_hold_across_managers() {
+    let ledger = SharedLedger::start();
+    let record = tempfile::tempdir().unwrap();
+    let roles = "[[role]]\nname = \"db\"\nhosts = [\"db1.example.net\"]\n\
+                 [[role]]\nname = \"cache\"\nhosts = [\"c1.example.net\"]\nbudget_per_hour = 1\n";
+    let mgr1 = manager(&ledger, "mgr1", record.path(), 2, roles);
+    let mgr2 = manager(&ledger, "mgr2", record.path(), 2, roles);
+    assert!(mgr1.handle(&change("kick -> db", 1)).0.status.success());
+    assert!(wait_until(Duration::from_secs(10), || lines_of(record.path()).len() == 1));
+    // db1 runs its kick (2 s): mgr2's request for it waits, then runs.
+    let (out, _) = mgr2.handle(&change("kick -> db", 2));
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("deferred"), "{log}");
+    assert!(mgr1.handle(&change("kick -> cache", 3)).0.status.success());
+    let (out, _) = mgr2.handle(&change("kick -> cache", 4));
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("deferred") && log.contains("budget"), "{log}");
+    assert!(
+        wait_until(Duration::from_secs(20), || lines_of(record.path())
+            .iter()
+            .filter(|l| l.starts_with("db1"))
+            .count()
+            == 2),
+        "{}",
+        mgr1.status()
+    );
+    assert_eq!(
+        lines_of(record.path())
+            .iter()
+            .filter(|l| l.starts_with("c1"))
+            .count(),
+        1,
+        "the budget's second kick waits for its hour\n{}",
+        mgr2.status()
+    );
+}

@@ -295,6 +295,28 @@ fn alive_lease(supervisor: &Supervisor) -> String {
     )
 }
 
+/// What an entry of the ledger holds, read from its JSON (a shared
+/// ledger's after its seal held).
+pub enum Entry {
+    Kick(Kick),
+    Refusals(SenderRefusals),
+    Inventory(Inventory),
+}
+
+/// Entry `name`'s JSON `text`, read as its name says; `None` for what
+/// does not parse as that (said in the log for a kick).
+pub fn read_entry(name: &str, text: &[u8]) -> Option<Entry> {
+    if name.ends_with(SUFFIX) {
+        read_kick(name, text).map(Entry::Kick)
+    } else if name == INVENTORY {
+        serde_json::from_slice(text).ok().map(Entry::Inventory)
+    } else if is_refusals_file(name) || name == REFUSED_BEYOND {
+        serde_json::from_slice(text).ok().map(Entry::Refusals)
+    } else {
+        None
+    }
+}
+
 /// The kick in entry `name`; `None` for anything else (an entry that
 /// does not parse, said in the log, or a refusal of an older ledger, which
 /// kept them so).
@@ -410,7 +432,10 @@ impl Locked<'_> {
 
     fn read_refusals(&self, file: &str) -> Option<SenderRefusals> {
         let text = self.ledger.read(file, MAX_REFUSALS_BYTES)?;
-        serde_json::from_slice(&text).ok()
+        match read_entry(file, &text)? {
+            Entry::Refusals(refusals) => Some(refusals),
+            _ => None,
+        }
     }
 
     /// Every sender's refusals, and what was refused of senders no longer
@@ -431,10 +456,11 @@ impl Locked<'_> {
     /// The inventory of hosts; empty when there is none or it cannot be
     /// read.
     pub fn inventory(&self) -> Inventory {
-        let Some(text) = self.ledger.read(INVENTORY, MAX_INVENTORY_BYTES) else {
-            return Inventory::default();
-        };
-        serde_json::from_slice(&text).unwrap_or_default()
+        let text = self.ledger.read(INVENTORY, MAX_INVENTORY_BYTES);
+        match text.and_then(|t| read_entry(INVENTORY, &t)) {
+            Some(Entry::Inventory(inventory)) => inventory,
+            _ => Inventory::default(),
+        }
     }
 
     pub fn write_inventory(&self, inventory: &Inventory) -> Result<(), String> {
