@@ -20,6 +20,8 @@ use testkit::redis::Redis;
 use testkit::wait_until;
 
 const WEB1: &str = "127.0.0.1";
+/// db1's address, from which its run's report comes.
+const DB1: &str = "127.0.0.2";
 /// puppetEventTime and puppetEventConfigVersion of row 1: what tells one
 /// request from the next.
 const EVENT_TIME: &str = ".1.3.6.1.4.1.20267.401.4.1.2.1";
@@ -35,7 +37,12 @@ struct SharedLedger {
 
 impl SharedLedger {
     fn start() -> SharedLedger {
-        let redis = Redis::start();
+        SharedLedger::start_with(&[])
+    }
+
+    /// With extra redis.conf lines (TLS).
+    fn start_with(lines: &[&str]) -> SharedLedger {
+        let redis = Redis::start_with(lines);
         let example = fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("debian/examples/kick-ledger.acl"),
         )
@@ -247,6 +254,14 @@ fn a_kick_left_by_a_dead_manager_is_run_by_the_other() {
     );
     let status = mgr2.status();
     assert!(status.contains("interrupted"), "{status}");
+    // The kick mgr2 took over is shown as run there.
+    assert!(
+        status
+            .lines()
+            .any(|l| l.contains("succeeded") && l.contains(" on mgr2")
+                || l.contains("exit 0") && l.contains(" on mgr2")),
+        "{status}"
+    );
 }
 
 /// What someone who can write the ledger's Redis but has not the key
@@ -345,17 +360,35 @@ fn a_ledger_that_does_not_answer_is_a_refusal_within_a_second() {
 fn the_rules_hold_across_managers() {
     let ledger = SharedLedger::start();
     let record = tempfile::tempdir().unwrap();
-    let roles = "[[role]]\nname = \"db\"\nhosts = [\"db1.example.net\"]\n\
+    let roles = "\"db1.example.net\" = [\"127.0.0.2\"]\n\
+                 [[role]]\nname = \"db\"\nhosts = [\"db1.example.net\"]\n\
                  [[role]]\nname = \"cache\"\nhosts = [\"c1.example.net\"]\nbudget_per_hour = 1\n";
     let mgr1 = manager(&ledger, "mgr1", record.path(), 2, roles);
     let mgr2 = manager(&ledger, "mgr2", record.path(), 2, roles);
     assert!(mgr1.handle(&change("kick -> db", 1)).0.status.success());
-    assert!(wait_until(Duration::from_secs(10), || lines_of(record.path()).len() == 1));
+    assert!(wait_until(Duration::from_secs(10), || lines_of(
+        record.path()
+    )
+    .len()
+        == 1));
     // db1 runs its kick (2 s): mgr2's request for it waits, then runs.
     let (out, _) = mgr2.handle(&change("kick -> db", 2));
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(log.contains("deferred"), "{log}");
+    // db1's report of its kicked run reaches mgr2 alone: the outcome is in
+    // the one ledger all the same.
+    assert!(mgr2
+        .handle(&trap_input(DB1, RUN_CHANGED, &[]))
+        .0
+        .status
+        .success());
     assert!(mgr1.handle(&change("kick -> cache", 3)).0.status.success());
+    // Its kick over and past the window (1 s): only the budget holds.
+    assert!(wait_until(Duration::from_secs(10), || mgr1
+        .status_lines("c1.example.net")
+        .iter()
+        .any(|l| l.contains("exit 0"))));
+    std::thread::sleep(Duration::from_millis(1200));
     let (out, _) = mgr2.handle(&change("kick -> cache", 4));
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(log.contains("deferred") && log.contains("budget"), "{log}");
@@ -377,4 +410,67 @@ fn the_rules_hold_across_managers() {
         "the budget's second kick waits for its hour\n{}",
         mgr2.status()
     );
+    let status = mgr1.status();
+    assert!(
+        status
+            .lines()
+            .any(|l| l.contains("db1.example.net") && l.contains("succeeded")),
+        "{status}"
+    );
+}
+
+/// Over TLS (`rediss://`), verified against `tls_ca_file` for
+/// `tls_server_name`: kicked; against another CA: a refusal within a
+/// second that says why, nothing run.
+#[test]
+fn a_ledger_over_tls_is_verified() {
+    let pki = tempfile::tempdir().unwrap();
+    let dir = pki.path();
+    testkit::pki::make_ca(dir, "ca", "test CA", 2);
+    testkit::pki::make_ca(dir, "other-ca", "other CA", 2);
+    testkit::pki::make_request(dir, "server", "/CN=ledger.test");
+    testkit::pki::sign(
+        dir,
+        "server.csr",
+        "ca",
+        "server.pem",
+        2,
+        "subjectAltName=DNS:ledger.test",
+    );
+    let tls_port = testkit::free_port();
+    let d = dir.display();
+    let ledger = SharedLedger::start_with(&[
+        &format!("tls-port {tls_port}"),
+        &format!("tls-cert-file {d}/server.pem"),
+        &format!("tls-key-file {d}/server.key"),
+        &format!("tls-ca-cert-file {d}/ca.pem"),
+        "tls-auth-clients no",
+    ]);
+    let record = tempfile::tempdir().unwrap();
+    let roles = "[[role]]\nname = \"db\"\nhosts = [\"db1.example.net\"]\n";
+    for (ca, kicked) in [("other-ca", false), ("ca", true)] {
+        let site = manager(&ledger, "mgr1", record.path(), 0, roles);
+        let text = fs::read_to_string(site.config()).unwrap().replace(
+            &format!("redis://kick@127.0.0.1:{}/0\"", ledger.redis.port()),
+            &format!(
+                "rediss://kick@127.0.0.1:{tls_port}/0\"\ntls_ca_file = \"{d}/{ca}.pem\"\n\
+                 tls_server_name = \"ledger.test\""
+            ),
+        );
+        fs::write(site.config(), text).unwrap();
+        let (out, took) = site.handle(&change("kick -> db", 1));
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), kicked, "{ca}: {log}");
+        assert!(took < Duration::from_secs(1), "{took:?}");
+        if !kicked {
+            assert!(log.contains("not signed by a CA"), "{log}");
+            std::thread::sleep(Duration::from_secs(1));
+            assert!(lines_of(record.path()).is_empty());
+        }
+    }
+    assert!(wait_until(Duration::from_secs(10), || lines_of(
+        record.path()
+    ) == [
+        "db1.example.net db"
+    ]));
 }

@@ -137,6 +137,10 @@ pub fn render(
         if k.attempts > 1 {
             let _ = write!(shown, " ({} attempts)", k.attempts);
         }
+        // With a shared ledger: which manager runs (or ran) it.
+        if let Some(manager) = k.supervisor.as_ref().and_then(|s| s.manager.as_deref()) {
+            let _ = write!(shown, " on {}", escaped(manager));
+        }
         let mut cause = format!("{} {}", escaped(&k.cause.host), escaped(&k.cause.resource));
         for c in &k.coalesced {
             let _ = write!(cause, ", {} {}", escaped(&c.host), escaped(&c.resource));
