@@ -298,7 +298,7 @@ fn alive_lease(supervisor: &Supervisor) -> String {
 /// What an entry of the ledger holds, read from its JSON (a shared
 /// ledger's after its seal held).
 pub enum Entry {
-    Kick(Kick),
+    Kick(Box<Kick>),
     Refusals(SenderRefusals),
     Inventory(Inventory),
 }
@@ -307,7 +307,7 @@ pub enum Entry {
 /// does not parse as that (said in the log for a kick).
 pub fn read_entry(name: &str, text: &[u8]) -> Option<Entry> {
     if name.ends_with(SUFFIX) {
-        read_kick(name, text).map(Entry::Kick)
+        read_kick(name, text).map(|k| Entry::Kick(Box::new(k)))
     } else if name == INVENTORY {
         serde_json::from_slice(text).ok().map(Entry::Inventory)
     } else if is_refusals_file(name) || name == REFUSED_BEYOND {

@@ -62,7 +62,7 @@ impl LedgerCluster {
         let mut servers = Vec::new();
         let mut sentinels = Vec::new();
         for (n, host) in hosts.iter().enumerate() {
-            let own = dir.path().join(format!("{}", host.name()));
+            let own = dir.path().join(host.name());
             fs::create_dir(&own).unwrap();
             let replica = if n == 0 {
                 String::new()
