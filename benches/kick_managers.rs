@@ -19,7 +19,10 @@
 //! For each request: the kick command's start minus the baseline's time
 //! on the manager that kicked (what the kick itself costs: the handler,
 //! the ledger, the claim, the supervisor), and minus the time the inform
-//! was sent. `KICK_REQUESTS` sets the requests per mode (default 100).
+//! was sent. Then the ledger's master is killed while 100 more requests
+//! come, one every 100 ms: the pause of the kicks, the requests refused
+//! in it, and any kicked twice. `KICK_REQUESTS` sets the requests per mode
+//! (default 100).
 
 #[path = "support/mod.rs"]
 mod support;
@@ -34,6 +37,8 @@ use testkit::netns::{Host, Network};
 use testkit::{wait_until, SnmpClient, Snmptrapd, UsmUser};
 
 const EVENT_TIME: &str = ".1.3.6.1.4.1.20267.401.4.1.2.1";
+/// Requests sent while the ledger fails over.
+const FAILOVER_REQUESTS: u64 = 100;
 
 fn epoch_ns() -> u128 {
     SystemTime::now()
@@ -66,7 +71,7 @@ fn manager(host: &Host, web1: &Host, requests: u64, ledger: &str) -> Manager {
                 dir.join("kicked").display()
             ),
         );
-        let roles: String = (0..requests)
+        let roles: String = (0..requests + FAILOVER_REQUESTS)
             .map(|n| format!("[[role]]\nname = \"r{n}\"\nhosts = [\"t{n}\"]\n"))
             .collect();
         format!(
@@ -208,10 +213,43 @@ fn main() {
     let local = manager(net.host("mgr1"), web1, requests, "");
     let (local_own, local_total, _) = measure(web1, &[&local], requests);
     drop(local);
-    let ledger = LedgerCluster::start(&[net.host("led1"), net.host("led2"), net.host("led3")]);
+    let mut ledger = LedgerCluster::start(&[net.host("led1"), net.host("led2"), net.host("led3")]);
     let mgr1 = manager(net.host("mgr1"), web1, requests, &ledger.section("mgr1"));
     let mgr2 = manager(net.host("mgr2"), web1, requests, &ledger.section("mgr2"));
     let (shared_own, shared_total, doubled) = measure(web1, &[&mgr1, &mgr2], requests);
+    // The ledger's master killed while requests keep coming, one every
+    // 100 ms: how long kicks pause, how many are refused meanwhile, and
+    // whether any is run twice.
+    let killed_at = epoch_ns();
+    ledger.kill_master();
+    let failover = requests..requests + FAILOVER_REQUESTS;
+    for n in failover.clone() {
+        send(web1, &[&mgr1, &mgr2], n);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(5));
+    let mut started: BTreeMap<String, Vec<u128>> = BTreeMap::new();
+    for manager in [&mgr1, &mgr2] {
+        let text = std::fs::read_to_string(manager.site.dir().join("kicked")).unwrap_or_default();
+        for line in text.lines() {
+            if let Some((role, at)) = line.split_once(' ') {
+                if let Ok(at) = at.trim().parse::<u128>() {
+                    started.entry(role.to_string()).or_default().push(at);
+                }
+            }
+        }
+    }
+    let after: Vec<&Vec<u128>> = failover
+        .clone()
+        .filter_map(|n| started.get(&format!("r{n}")))
+        .collect();
+    let refused = FAILOVER_REQUESTS as usize - after.len();
+    let twice = after.iter().filter(|at| at.len() > 1).count();
+    let resumed = after
+        .iter()
+        .flat_map(|at| at.iter().copied())
+        .filter(|at| *at > killed_at)
+        .min();
     let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
     println!("\n{requests} requests per ledger, one at a time, web1 → managers across network namespaces");
     println!(
@@ -250,5 +288,12 @@ fn main() {
         "shared − local, the kick's own cost: {} at the median, {} at the p99; requests kicked twice: {doubled}",
         ms(s.median.saturating_sub(l.median)),
         ms(s.p99.saturating_sub(l.p99))
+    );
+    println!(
+        "the ledger's master killed: first kick {} after, {refused} of {FAILOVER_REQUESTS} requests refused meanwhile, {twice} kicked twice",
+        resumed.map_or("never".to_string(), |at| format!(
+            "{:.2} s",
+            (at - killed_at) as f64 / 1e9
+        ))
     );
 }
