@@ -134,6 +134,19 @@ impl FileLedger {
                 key("tls")
             ));
         }
+        let uses_tls = matches!(address, Some(RedisAddress::Tls { .. })) || self.tls == Some(true);
+        let tls_files = [
+            ("tls_ca_file", self.tls_ca_file.is_some()),
+            ("tls_cert_file", self.tls_cert_file.is_some()),
+            ("tls_key_file", self.tls_key_file.is_some()),
+            ("tls_server_name", self.tls_server_name.is_some()),
+        ];
+        if let Some((name, _)) = tls_files.iter().find(|(_, given)| *given && !uses_tls) {
+            return Err(format!(
+                "{}: only with rediss:// (or tls = true with sentinels)",
+                key(name)
+            ));
+        }
         let username = match (self.username, url_user) {
             (Some(_), Some(_)) => {
                 return Err(format!(
@@ -358,6 +371,10 @@ mod tests {
             (
                 "redis = \"redis://h\"\nkey_file = \"/k\"\nprefix = \"\"\n",
                 "prefix",
+            ),
+            (
+                "redis = \"redis://h\"\nkey_file = \"/k\"\ntls_ca_file = \"/ca\"\n",
+                "only with rediss://",
             ),
         ] {
             let e = check(text).err().unwrap_or_else(|| panic!("{text} loaded"));
