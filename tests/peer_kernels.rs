@@ -72,6 +72,7 @@ mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 ip link set lo up
 echo "GUEST KERNEL $(uname -r)"
+echo "GUEST UP $(cut -d' ' -f1 /proc/uptime)"
 mkdir -p /run/shared && chown {NOBODY}:{NOBODY} /run/shared
 umask 000
 waits=
@@ -177,10 +178,15 @@ fn check_on(release: &str) {
         Err(why) => return skip(why),
     };
     let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
     let image = match initramfs(dir.path()) {
         Ok(image) => image,
         Err(why) => return skip(why),
     };
+    println!(
+        "the initramfs made in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     let boot = guest::boot(&kernel, &image, Duration::from_secs(240))
         .unwrap_or_else(|e| panic!("Linux {release} ({}): {e}", kernel.package));
     // The guest's own lines, without what the firmware's terminal codes
@@ -191,8 +197,13 @@ fn check_on(release: &str) {
         .filter_map(|l| l.find("GUEST ").map(|at| l[at..].trim_end()))
         .collect();
     let console = &said.join("\n");
+    let up = said
+        .iter()
+        .find_map(|l| l.strip_prefix("GUEST UP "))
+        .unwrap_or("?");
     println!(
-        "Linux {release} ({}): booted, ran and powered off in {:.1} s",
+        "Linux {release} ({}): QEMU started, booted (the kernel up for {up} s at /init), \
+         ran the scenario and powered off in {:.1} s",
         kernel.package,
         boot.took.as_secs_f64()
     );

@@ -69,6 +69,13 @@ fn drain(fd: libc::c_int, mut each: impl FnMut(&[u8]) + Send + 'static) {
 
 impl Thief {
     fn listen(place: Place, uid: u32) -> Thief {
+        Thief::listen_slowly(place, uid, 0)
+    }
+
+    /// A thief that accepts nothing for its first `delay` seconds: the
+    /// agent's connections wait in its queue meanwhile (where kernels
+    /// before 6.17 show them as root's).
+    fn listen_slowly(place: Place, uid: u32, delay: u32) -> Thief {
         // Everything the child needs is made before fork(): in the child of
         // a threaded process only the kernel is called.
         let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
@@ -125,6 +132,7 @@ impl Thief {
                     len as libc::socklen_t,
                     dual,
                     uid,
+                    delay,
                     [ready_w, data_w, conns_w],
                 )
             }
@@ -180,6 +188,7 @@ unsafe fn thief_child(
     len: libc::socklen_t,
     dual: bool,
     uid: u32,
+    delay: u32,
     [ready, data, conns]: [libc::c_int; 3],
 ) -> ! {
     const CONNS: libc::c_int = 0;
@@ -242,6 +251,7 @@ unsafe fn thief_child(
         }
         libc::write(READY, [0u8, 0].as_ptr().cast(), 2);
         libc::close(READY);
+        libc::sleep(delay);
         let mut buf = [0u8; 4096];
         loop {
             let c = libc::accept(fd, std::ptr::null_mut(), std::ptr::null_mut());
@@ -352,6 +362,45 @@ fn a_port_taken_while_redis_is_down_gets_no_password() {
         )
         .start_quiet(dir.path());
     port_thieves_hear_nothing(&snmpd, &agent, &mut redis, &password);
+}
+
+/// A thief that delays `accept()` while Redis is down: what the agent
+/// sends waits in its queue, to be read once it accepts. Nothing must be
+/// there. On this machine's kernel (6.17 or later) the queued connection
+/// shows its listener's user; tests/peer_kernels.rs boots the older
+/// kernels that show it as root's.
+#[test]
+fn a_port_thief_that_delays_accept_gets_no_password() {
+    let password = format!("Slow{}thief", std::process::id());
+    let mut redis = Redis::start_with(&[&format!("requirepass {password}")]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pw_file = password_file(dir.path(), &password, 0);
+    let _agent = AgentConfig::new(&snmpd)
+        .redis(
+            "main",
+            &redis.address(),
+            &format!("password_file = \"{}\"", pw_file.display()),
+        )
+        .start_quiet(dir.path());
+    snmpd.wait_instance_state(1, "1", "");
+    let port = redis.port();
+    redis.stop();
+    let thief = Thief::listen_slowly(
+        Place::Tcp(SocketAddr::from(([127, 0, 0, 1], port))),
+        NOBODY,
+        3,
+    );
+    let (_, error) = snmpd.wait_instance_state(1, "2", "port held by uid 65534 (nobody)");
+    assert!(error.contains("the password was not sent"), "{error}");
+    // Accepting now: what was queued arrives.
+    assert!(
+        wait_until(Duration::from_secs(15), || thief.connections() >= 2),
+        "the agent connected {} times",
+        thief.connections()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(thief.received(), b"", "the thief heard {:?}", heard(&thief));
 }
 
 /// A directory `nobody` may create sockets in, below one it may search.
