@@ -13,7 +13,11 @@
 //!   accepts nothing for 4 s; then it reads all that was queued. It must
 //!   hear nothing, and the agent must say whose the port is;
 //! - `redis` listens the same way on 127.0.0.1:6382 (a Redis slow to
-//!   accept): it must get AUTH, the check is not a refusal of everything.
+//!   accept): it must get AUTH, the check is not a refusal of everything;
+//! - a server that discovery found (listening as `redis` on
+//!   127.0.0.1:6383) stops, and `nobody` takes its port the same way: it
+//!   must hear nothing at all (a discovered server is sent no password,
+//!   but not even INFO goes to another user).
 //!
 //! The guest also prints how its kernel shows the queued connections:
 //! on these kernels uid 0, which is what made the attack work.
@@ -76,7 +80,12 @@ echo "GUEST UP $(cut -d' ' -f1 /proc/uptime)"
 mkdir -p /run/shared && chown {NOBODY}:{NOBODY} /run/shared
 umask 000
 waits=
-{listeners}sleep 0.5
+{listeners}# A server discovery finds (its listener redis's), that stops; then
+# nobody takes its port and delays accept.
+( /bin/listener found-redis {REDIS} tcp:127.0.0.1:6383 0 4 >/tmp/found-redis.out 2>&1
+  /bin/listener found-thief {NOBODY} tcp:127.0.0.1:6383 {DELAY} {OPEN} >/tmp/found-thief.out 2>&1 ) &
+waits="$waits $!"
+sleep 0.5
 umask 022
 /bin/listener as {AGENT} /usr/bin/redis-snmp -n -c /etc/redis-snmp/agent.toml >/tmp/agent.log 2>&1 &
 agent=$!
@@ -91,7 +100,9 @@ poweroff -f
 }
 
 fn agent_config() -> String {
-    let mut text = String::from("agentx_socket = \"/run/no-snmpd/master\"\nrefresh = 1\n");
+    let mut text = String::from(
+        "agentx_socket = \"/run/no-snmpd/master\"\nrefresh = 1\n\n[discovery]\nlocal = true\n",
+    );
     for (name, _, _, address) in LISTENERS {
         text.push_str(&format!(
             "\n[[redis]]\nname = \"{name}\"\naddress = \"{address}\"\ntimeout = 1.0\npassword_file = \"/etc/redis-snmp/password\"\n"
@@ -263,6 +274,27 @@ fn check_on(release: &str) {
             "Linux {release}: the agent did not say {said:?} of {name}:\n{console}"
         );
     }
+    // Discovered: the agent talked to the server it found, then sent
+    // nothing to the thief on its port.
+    let (_, text) = heard(console, "found-redis")
+        .unwrap_or_else(|| panic!("found-redis said nothing:\n{console}"));
+    assert!(
+        text != "-" && !text.contains(PASSWORD),
+        "the discovered server heard {text}:\n{console}"
+    );
+    let (connections, text) = heard(console, "found-thief")
+        .unwrap_or_else(|| panic!("found-thief said nothing:\n{console}"));
+    assert!(
+        connections >= 1 && text == "-",
+        "Linux {release}: the thief on a discovered server's port heard {text} over {connections} connection(s)"
+    );
+    assert!(
+        console.lines().any(|l| l.starts_with("GUEST AGENT ")
+            && l.contains(
+                "port held by uid 65534 (nobody), not by redis or root: nothing was sent"
+            )),
+        "Linux {release}: the agent did not say whose the discovered server's port is:\n{console}"
+    );
     assert!(
         !console
             .lines()
