@@ -75,7 +75,10 @@ fn main() {
     if let [_, verb, uid, program, rest @ ..] = &args[..] {
         if verb == "as" {
             use std::os::unix::process::CommandExt;
-            assert!(become_user(uid.parse().expect("UID")), "cannot become uid {uid}");
+            assert!(
+                become_user(uid.parse().expect("UID")),
+                "cannot become uid {uid}"
+            );
             let e = std::process::Command::new(program).args(rest).exec();
             panic!("{program}: {e}");
         }
