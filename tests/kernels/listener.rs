@@ -2,13 +2,15 @@
 //! slow Redis, that takes its time to accept. Built by rustc alone (std
 //! only, statically linked) into the guest's busybox initramfs.
 //!
-//! `listener NAME UID tcp:ADDRESS|unix:PATH DELAY OPEN`
+//! `listener NAME UID tcp:ADDRESS|unix:PATH DELAY OPEN[+]`
 //!
 //! Becomes `UID` (groups dropped) before it creates its socket, listens,
 //! and accepts nothing for `DELAY` seconds: the connections made meanwhile
 //! wait in its queue, and it prints each way the kernel's table showed
-//! them meanwhile (`queued st … uid … inode …`). Then for `OPEN` seconds it accepts
-//! every connection and reads what it was sent, and prints one line:
+//! them meanwhile (`queued st … uid … inode …`). Then for `OPEN` seconds
+//! (longer, until one came; with `OPEN+`, until it was sent something)
+//! it accepts every connection and reads what it was sent, and prints one
+//! line:
 //! `GUEST NAME connections N heard TEXT` (TEXT escaped, `-` for nothing).
 //!
 //! `listener as UID PROGRAM ARGS…` runs PROGRAM as `UID` (busybox's
@@ -24,6 +26,9 @@ extern "C" {
     fn setresgid(r: u32, e: u32, s: u32) -> i32;
     fn setresuid(r: u32, e: u32, s: u32) -> i32;
 }
+
+/// The longest a listener stays open waiting for its first connection.
+const LONGER: Duration = Duration::from_secs(30);
 
 enum Listener {
     Tcp(TcpListener),
@@ -89,6 +94,11 @@ fn main() {
     };
     let uid: u32 = uid.parse().expect("UID");
     let seconds = |s: &str| Duration::from_secs_f64(s.parse().expect("seconds"));
+    // `OPEN+`: and longer, until it heard something.
+    let (open, until_heard) = match open.strip_suffix('+') {
+        Some(open) => (open, true),
+        None => (open.as_str(), false),
+    };
     let (delay, open) = (seconds(delay), seconds(open));
     assert!(become_user(uid), "{name}: cannot become uid {uid}");
     let (listener, port) = if let Some(address) = place.strip_prefix("tcp:") {
@@ -116,19 +126,15 @@ fn main() {
 
     let mut heard = Vec::new();
     let mut connections = 0;
-    let end = Instant::now() + open;
-    let mut take = |mut stream: Box<dyn Read>| {
-        connections += 1;
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stream.read(&mut buf) {
-            if n == 0 || heard.len() > 64 << 10 {
-                break;
-            }
-            heard.extend_from_slice(&buf[..n]);
-        }
-    };
+    let open_since = Instant::now();
     let wait = Some(Duration::from_millis(300));
-    while Instant::now() < end {
+    // OPEN seconds, and longer (up to LONGER) until one connection came,
+    // or something was heard, for a guest slow to start the agent.
+    let waiting =
+        |connections: usize, heard: &[u8]| connections == 0 || (until_heard && heard.is_empty());
+    while open_since.elapsed() < open
+        || (waiting(connections, &heard) && open_since.elapsed() < LONGER)
+    {
         let accepted: Option<Box<dyn Read>> = match &listener {
             Listener::Tcp(l) => {
                 l.set_nonblocking(true).unwrap();
@@ -147,9 +153,17 @@ fn main() {
                 })
             }
         };
-        match accepted {
-            Some(stream) => take(stream),
-            None => std::thread::sleep(Duration::from_millis(50)),
+        let Some(mut stream) = accepted else {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        connections += 1;
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stream.read(&mut buf) {
+            if n == 0 || heard.len() > 64 << 10 {
+                break;
+            }
+            heard.extend_from_slice(&buf[..n]);
         }
     }
     println!(
