@@ -5,9 +5,10 @@
 //! `listener NAME UID tcp:ADDRESS|unix:PATH DELAY OPEN[+]`
 //!
 //! Becomes `UID` (groups dropped) before it creates its socket, listens,
-//! and accepts nothing for `DELAY` seconds: the connections made meanwhile
-//! wait in its queue, and it prints each way the kernel's table showed
-//! them meanwhile (`queued st … uid … inode …`). Then for `OPEN` seconds
+//! and accepts nothing for `DELAY` seconds (a TCP one longer, until a
+//! connection waited): the connections made meanwhile wait in its queue,
+//! and it prints each way the kernel's table showed them (`queued st …
+//! uid …`). Then for `OPEN` seconds
 //! (longer, until one came; with `OPEN+`, until it was sent something)
 //! it accepts every connection and reads what it was sent, and prints one
 //! line:
@@ -27,7 +28,7 @@ extern "C" {
     fn setresuid(r: u32, e: u32, s: u32) -> i32;
 }
 
-/// The longest a listener stays open waiting for its first connection.
+/// The longest a listener waits for its first connection.
 const LONGER: Duration = Duration::from_secs(30);
 
 enum Listener {
@@ -48,17 +49,23 @@ fn escaped(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The rows of the kernel's TCP tables that are connections to `port`
-/// (their local port), as `queued st 01 uid 0 inode 0`.
-fn queued(port: u16) -> Vec<String> {
+/// The connections to `port` (their local port) that wait in its queue,
+/// not accepted (no inode) and not closed for good: established (`01`),
+/// half open (`03`) or closed by the client only (`08`). Each as its
+/// client's address and `queued st 01 uid 0`, how the table shows it.
+fn queued(port: u16) -> Vec<(String, String)> {
     let suffix = format!(":{port:04X}");
     let mut rows = Vec::new();
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         let text = std::fs::read_to_string(table).unwrap_or_default();
         for line in text.lines().skip(1) {
             let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() > 9 && f[1].ends_with(&suffix) && f[3] != "0A" {
-                rows.push(format!("queued st {} uid {} inode {}", f[3], f[7], f[9]));
+            if f.len() > 9
+                && f[1].ends_with(&suffix)
+                && ["01", "03", "08"].contains(&f[3])
+                && f[9] == "0"
+            {
+                rows.push((f[2].to_string(), format!("queued st {} uid {}", f[3], f[7])));
             }
         }
     }
@@ -112,11 +119,17 @@ fn main() {
         panic!("{name}: {place} is neither tcp: nor unix:");
     };
     println!("GUEST {name} listening as uid {uid} at {place}");
+    // DELAY seconds, and longer (up to LONGER) until a connection waited
+    // in the queue, for a guest slow to start the agent.
     let mut rows = std::collections::BTreeSet::new();
-    let quiet = Instant::now() + delay;
-    while Instant::now() < quiet {
-        if let Some(port) = port {
-            rows.extend(queued(port));
+    let mut clients = std::collections::BTreeSet::new();
+    let quiet_since = Instant::now();
+    while quiet_since.elapsed() < delay
+        || (port.is_some() && clients.is_empty() && quiet_since.elapsed() < LONGER)
+    {
+        for (client, row) in port.map(queued).unwrap_or_default() {
+            clients.insert(client);
+            rows.insert(row);
         }
         std::thread::sleep(Duration::from_millis(100));
     }
