@@ -247,6 +247,17 @@ pub fn static_program(source: &Path) -> Result<PathBuf, String> {
         ));
     }
     std::fs::rename(&partial, &built).map_err(|e| e.to_string())?;
+    // Builds of earlier texts of the source are not needed again.
+    let stale = |name: &str| name.starts_with(&format!("{stem}-")) && !name.contains(".partial");
+    for entry in std::fs::read_dir(cache_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if entry.path() != built && entry.file_name().to_str().is_some_and(stale) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     Ok(built)
 }
 
