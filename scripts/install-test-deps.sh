@@ -49,6 +49,19 @@ if [ ${#missing[@]} -ne 0 ]; then
     INSTALLED_NOW=1
 fi
 
+# tests/peer_kernels.rs boots Debian's own kernels (6.1, 6.12) under QEMU
+# with a busybox initramfs: qemu-system-x86 (about 17 MB to fetch, without
+# recommends) and busybox-static. On its own: where qemu-utils came from
+# bookworm-backports, bookworm's qemu-system-common conflicts with it, and
+# the matching backport is taken instead.
+for pkg in qemu-system-x86 busybox-static; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        as_root apt-get install -y --no-install-recommends "$pkg" ||
+            as_root apt-get install -y --no-install-recommends -t "$(. /etc/os-release && echo "$VERSION_CODENAME")-backports" "$pkg" ||
+            echo "cannot install $pkg: tests/peer_kernels.rs will skip" >&2
+    fi
+done
+
 # The packages may have started the system's snmpd (udp/161, /var/agentx),
 # snmptrapd and redis-server (6379). The tests never use them, but nothing
 # should answer there. systemctl does not work in every CI container, so stop
@@ -96,6 +109,10 @@ echo "base MIBs: $(scripts/base-mibs.sh)"
 # tests/servers.rs: unpacked into a per-user cache, never installed or
 # started (see the script). A server it cannot fetch is skipped, not fatal.
 scripts/test-servers.sh || echo "test-servers.sh failed; tests/servers.rs will skip what is missing" >&2
+
+# The kernels tests/peer_kernels.rs boots (images of 14 and 12 MB, from
+# Debian's packages of 27 and 34 MB, fetched once) into a per-user cache.
+scripts/test-kernels.sh || echo "test-kernels.sh failed; tests/peer_kernels.rs will skip what is missing" >&2
 
 # pysnmp and pysmi from PyPI into target/py-venv (tests/second_stack.rs).
 # Where PyPI cannot be reached it says so, and those tests skip saying so;

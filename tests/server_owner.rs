@@ -31,6 +31,8 @@ enum Place<'a> {
     /// `[::]:PORT`, IPv4 too: the agent's IPv4 connection then shows in
     /// `tcp6` as `::ffff:127.0.0.1`.
     DualStack(u16),
+    /// `[::]:PORT`, IPv6 only: beside an IPv4 listener of the same port.
+    V6Only(u16),
     Unix(&'a Path),
 }
 
@@ -69,6 +71,13 @@ fn drain(fd: libc::c_int, mut each: impl FnMut(&[u8]) + Send + 'static) {
 
 impl Thief {
     fn listen(place: Place, uid: u32) -> Thief {
+        Thief::listen_slowly(place, uid, 0)
+    }
+
+    /// A thief that accepts nothing for its first `delay` seconds: the
+    /// agent's connections wait in its queue meanwhile (where kernels
+    /// before 6.17 show them as root's).
+    fn listen_slowly(place: Place, uid: u32, delay: u32) -> Thief {
         // Everything the child needs is made before fork(): in the child of
         // a threaded process only the kernel is called.
         let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
@@ -87,13 +96,14 @@ impl Thief {
                 (libc::AF_INET, size_of::<libc::sockaddr_in>(), false)
             }
             Place::Tcp(SocketAddr::V6(_)) => unimplemented!("an IPv6 thief"),
-            Place::DualStack(port) => {
+            Place::DualStack(port) | Place::V6Only(port) => {
                 let mut sin6: libc::sockaddr_in6 = unsafe { std::mem::zeroed() };
                 sin6.sin6_family = libc::AF_INET6 as libc::sa_family_t;
                 sin6.sin6_port = port.to_be();
                 // SAFETY: as above.
                 unsafe { std::ptr::write((&raw mut storage).cast(), sin6) };
-                (libc::AF_INET6, size_of::<libc::sockaddr_in6>(), true)
+                let dual = matches!(place, Place::DualStack(_));
+                (libc::AF_INET6, size_of::<libc::sockaddr_in6>(), dual)
             }
             Place::Unix(path) => {
                 let mut sun: libc::sockaddr_un = unsafe { std::mem::zeroed() };
@@ -125,6 +135,7 @@ impl Thief {
                     len as libc::socklen_t,
                     dual,
                     uid,
+                    delay,
                     [ready_w, data_w, conns_w],
                 )
             }
@@ -180,6 +191,7 @@ unsafe fn thief_child(
     len: libc::socklen_t,
     dual: bool,
     uid: u32,
+    delay: u32,
     [ready, data, conns]: [libc::c_int; 3],
 ) -> ! {
     const CONNS: libc::c_int = 0;
@@ -216,12 +228,13 @@ unsafe fn thief_child(
         let one: libc::c_int = 1;
         let zero: libc::c_int = 0;
         let int = size_of::<libc::c_int>() as libc::socklen_t;
-        if dual {
+        if domain == libc::AF_INET6 {
+            let v6only: libc::c_int = if dual { zero } else { one };
             libc::setsockopt(
                 fd,
                 libc::IPPROTO_IPV6,
                 libc::IPV6_V6ONLY,
-                (&raw const zero).cast(),
+                (&raw const v6only).cast(),
                 int,
             );
         }
@@ -242,6 +255,7 @@ unsafe fn thief_child(
         }
         libc::write(READY, [0u8, 0].as_ptr().cast(), 2);
         libc::close(READY);
+        libc::sleep(delay);
         let mut buf = [0u8; 4096];
         loop {
             let c = libc::accept(fd, std::ptr::null_mut(), std::ptr::null_mut());
@@ -352,6 +366,70 @@ fn a_port_taken_while_redis_is_down_gets_no_password() {
         )
         .start_quiet(dir.path());
     port_thieves_hear_nothing(&snmpd, &agent, &mut redis, &password);
+}
+
+/// Another user's IPv6-only listener on Redis's port (which the kernel
+/// allows beside Redis's IPv4 one) takes none of the agent's IPv4
+/// connections, and is not taken for their server: Redis is polled.
+#[test]
+fn an_ipv6_only_listener_of_another_user_beside_redis_stops_nothing() {
+    let password = format!("Beside{}v6", std::process::id());
+    let redis = Redis::start_with(&[&format!("requirepass {password}")]);
+    let neighbour = Thief::listen(Place::V6Only(redis.port()), NOBODY);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pw_file = password_file(dir.path(), &password, 0);
+    let agent = AgentConfig::new(&snmpd)
+        .redis(
+            "main",
+            &redis.address(),
+            &format!("password_file = \"{}\"", pw_file.display()),
+        )
+        .start_quiet(dir.path());
+    snmpd.wait_instance_state(1, "1", "");
+    std::thread::sleep(Duration::from_secs(2));
+    snmpd.wait_instance_state(1, "1", "");
+    assert_eq!(neighbour.connections(), 0);
+    assert!(!agent.log().contains("held by"), "{}", agent.log());
+}
+
+/// A thief that delays `accept()` while Redis is down: what the agent
+/// sends waits in its queue, to be read once it accepts. Nothing must be
+/// there. On this machine's kernel (6.17 or later) the queued connection
+/// shows its listener's user; tests/peer_kernels.rs boots the older
+/// kernels that show it as root's.
+#[test]
+fn a_port_thief_that_delays_accept_gets_no_password() {
+    let password = format!("Slow{}thief", std::process::id());
+    let mut redis = Redis::start_with(&[&format!("requirepass {password}")]);
+    let snmpd = Snmpd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pw_file = password_file(dir.path(), &password, 0);
+    let _agent = AgentConfig::new(&snmpd)
+        .redis(
+            "main",
+            &redis.address(),
+            &format!("password_file = \"{}\"", pw_file.display()),
+        )
+        .start_quiet(dir.path());
+    snmpd.wait_instance_state(1, "1", "");
+    let port = redis.port();
+    redis.stop();
+    let thief = Thief::listen_slowly(
+        Place::Tcp(SocketAddr::from(([127, 0, 0, 1], port))),
+        NOBODY,
+        3,
+    );
+    let (_, error) = snmpd.wait_instance_state(1, "2", "port held by uid 65534 (nobody)");
+    assert!(error.contains("the password was not sent"), "{error}");
+    // Accepting now: what was queued arrives.
+    assert!(
+        wait_until(Duration::from_secs(15), || thief.connections() >= 2),
+        "the agent connected {} times",
+        thief.connections()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(thief.received(), b"", "the thief heard {:?}", heard(&thief));
 }
 
 /// A directory `nobody` may create sockets in, below one it may search.

@@ -5,23 +5,53 @@
 //! privileged port: meanwhile any local user may listen there, and a
 //! client that sends AUTH to whatever accepts hands that user the
 //! password. So before the password leaves, the agent asks the kernel
-//! whose the server's end of the connection is, and sends nothing unless
-//! it is the instance's `server_user`'s (by default each of `redis` and
+//! who serves the connection, and sends nothing unless it is the
+//! instance's `server_user`'s (by default each of `redis` and
 //! `valkey` that exists) or root's:
 //!
 //! - **TCP to this host**, at a loopback address or at one of the host's
 //!   own (the kernel then gives the connection that address at both
-//!   ends): the server's end is the socket whose local address is our
-//!   peer and whose peer is our local address, in `/proc/self/net/tcp` or
-//!   `tcp6` (an IPv4 connection accepted by a dual-stack listener is there
-//!   as `::ffff:a.b.c.d`). Its uid is the user of the process that
-//!   accepted it or, while it waits in the listener's queue, the user that
-//!   created the listening socket. `/proc/self/net` stays readable under
-//!   the unit's `ProcSubset=pid` and `ProtectProc=invisible`, which hide
-//!   `/proc/net`; netlink's sock_diag would tell the same, but the unit's
-//!   `RestrictAddressFamilies=` leaves the agent no netlink socket.
+//!   ends), from the kernel's socket tables, `/proc/self/net/tcp` and
+//!   `tcp6`. Two kinds of row are judged, and all must be allowed:
+//!   - the **listeners that could have taken the connection**: rows in
+//!     LISTEN bound to our peer's port at its address or at the wildcard
+//!     (`0.0.0.0`, `::`), in the table where the server's end is (a
+//!     connection is of its listener's family: an IPv4 connection taken
+//!     by a dual-stack listener is in `tcp6` as `::ffff:a.b.c.d`). A
+//!     listener's uid is always the user that created it;
+//!   - the **server's end** (local address our peer, peer our local
+//!     address) **once accepted** (it has an inode): its uid is then the
+//!     user of the process that accepted it.
+//!
+//!   The server's end alone is not enough: a connection that waits in
+//!   the listener's queue has no socket of its own yet (inode 0), and
+//!   before Linux 6.17 the table shows it as root's (uid 0), so a user
+//!   who listens on Redis's port while it is down and delays `accept()`
+//!   would pass for root; since 6.17 it shows the listener's user. The
+//!   listener tells the truth on every kernel, and the data we send sits
+//!   in that queue until whoever owns the listener accepts it: no one
+//!   else can take it out (closing the listener resets what it queued).
+//!   Judging every listener of the port rather than guessing the one the
+//!   kernel chose keeps this safe whatever the binds: several listeners
+//!   of one port can only coexist as one user's `SO_REUSEPORT` group, at
+//!   different addresses (only ours and the wildcard's count), as IPv4
+//!   and IPv6-only listeners (a different table), or bound to different
+//!   devices (which this cannot tell apart, so both are judged). The
+//!   tests boot Debian's 6.1 and 6.12 kernels to see it hold there.
+//!
+//!   Other ways were weighed: sock_diag over netlink tells the same as
+//!   the tables, but the unit's `RestrictAddressFamilies=` leaves the
+//!   agent no netlink socket; waiting for Redis to answer a `PING` before
+//!   AUTH proves the connection accepted, but sends a discovered server's
+//!   impostor a byte and costs a round trip on every connection, and the
+//!   table must still be read after it. `/proc/self/net` stays readable
+//!   under the unit's `ProcSubset=pid` and `ProtectProc=invisible`, which
+//!   hide `/proc/net`.
 //! - **A unix socket**: `SO_PEERCRED`, the user the server ran as when it
-//!   called `listen()`.
+//!   called `listen()`. The kernel copies it to our end at `connect()`,
+//!   from the listener, so it holds while the connection waits to be
+//!   accepted, on every kernel; the socket file's owner (and
+//!   `/proc/net/unix`) would say who bound the path, not who listens.
 //! - **TCP to another host**: nothing on this host can tell who that is.
 //!   TLS (`rediss://`, the server's certificate checked) proves the
 //!   server there, and is not checked here either.
@@ -175,7 +205,7 @@ pub async fn check_tcp(stream: &TcpStream, stake: &Stake) -> Result<(), String> 
     // off the runtime's thread.
     tokio::task::spawn_blocking(move || {
         let owners = owned.owners()?;
-        for uid in server_end_uids(local, peer)? {
+        for uid in holder_uids(local, peer)? {
             owners.judge("port", uid)?;
         }
         Ok(())
@@ -211,35 +241,31 @@ pub fn on_this_host(local: SocketAddr, peer: SocketAddr) -> bool {
     peer_ip.is_loopback() || peer_ip.is_unspecified() || peer_ip == local.ip().to_canonical()
 }
 
-/// The uids of the server's end of the connection `local` → `peer`, looked
-/// for a few times while it is not there yet.
-fn server_end_uids(local: SocketAddr, peer: SocketAddr) -> Result<Vec<u32>, String> {
+/// The uids that must be allowed for the connection `local` → `peer`:
+/// the listeners that could have taken it, and the server's end once
+/// accepted; looked for a few times while the server's end is not there
+/// yet.
+fn holder_uids(local: SocketAddr, peer: SocketAddr) -> Result<Vec<u32>, String> {
     for look in 0..LOOKS {
         if look > 0 {
             std::thread::sleep(LOOK_AGAIN);
         }
-        let mut ends = Vec::new();
         // An IPv6 server's end is in tcp6 only; an IPv4 one is in tcp, or
         // in tcp6 when a dual-stack listener accepted it. Each read walks
-        // the kernel's whole table (milliseconds), so only as needed.
+        // the kernel's whole table (milliseconds), so only as needed. The
+        // listener that made the server's end is of its family, so in the
+        // table where it is found.
         let ipv4 = peer.ip().to_canonical().is_ipv4();
+        let mut seen = Seen::default();
         for table in TABLES {
-            if ends.is_empty() && (ipv4 || table.ends_with("tcp6")) {
-                ends.extend(read_table(Path::new(table), local, peer)?);
+            if seen.ends.is_empty() && (ipv4 || table.ends_with("tcp6")) {
+                seen = read_table(Path::new(table), local, peer)?;
             }
         }
-        if ends.is_empty() {
+        if seen.ends.is_empty() {
             continue;
         }
-        let live: Vec<u32> = ends
-            .iter()
-            .filter(|end| end.is_live())
-            .map(|end| end.uid)
-            .collect();
-        if live.is_empty() {
-            return Err("the server closed the connection at once".into());
-        }
-        return Ok(live);
+        return seen.uids(peer.port());
     }
     // Not our local address in the words: its port changes with every
     // connection, and the poller says an error again when its text does.
@@ -249,16 +275,16 @@ fn server_end_uids(local: SocketAddr, peer: SocketAddr) -> Result<Vec<u32>, Stri
     ))
 }
 
-fn read_table(path: &Path, local: SocketAddr, peer: SocketAddr) -> Result<Vec<End>, String> {
+fn read_table(path: &Path, local: SocketAddr, peer: SocketAddr) -> Result<Seen, String> {
     match std::fs::File::open(path) {
-        Ok(file) => Ok(server_ends(
+        Ok(file) => Ok(Seen::read(
             BufReader::new(file.take(MAX_TABLE_BYTES)),
             local,
             peer,
         )),
         // No IPv6 in this kernel: no tcp6.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && path.ends_with("tcp6") => {
-            Ok(Vec::new())
+            Ok(Seen::default())
         }
         Err(e) => Err(format!(
             "cannot read {} to see who holds the port: {e}",
@@ -267,53 +293,118 @@ fn read_table(path: &Path, local: SocketAddr, peer: SocketAddr) -> Result<Vec<En
     }
 }
 
-/// One row of a table that is the server's end of our connection.
+/// TCP_LISTEN in the table's `st` column.
+const LISTEN: u8 = 0x0A;
+
+/// One row of a table that matters to our connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct End {
+struct Row {
     /// The kernel's TCP state number (`st`).
     state: u8,
     uid: u32,
+    /// 0 for a socket no process holds: a connection not accepted yet.
+    inode: u64,
 }
 
-impl End {
-    /// Established (`01`), or half open still (`03`, SYN_RECV, shown with
-    /// its listener's uid). A closing socket cannot be judged: the one
-    /// in TIME_WAIT (or an orphan in FIN_WAIT2) is shown as uid 0, and
-    /// whoever closed it reads nothing more from it.
+impl Row {
+    /// Established (`01`), or half open still (`03`, SYN_RECV). A closing
+    /// socket cannot be judged: the one in TIME_WAIT (or an orphan in
+    /// FIN_WAIT2) is shown as uid 0, and whoever closed it reads nothing
+    /// more from it.
     fn is_live(&self) -> bool {
         matches!(self.state, 0x01 | 0x03)
     }
+
+    /// Accepted: a process holds it, and the uid shown is that process's
+    /// user. Before that (inode 0) the uid shown is the listener's on
+    /// Linux 6.17 and later, and 0 on older kernels, so it says nothing.
+    fn is_accepted(&self) -> bool {
+        self.inode != 0
+    }
 }
 
-/// The rows of a `/proc/net/tcp`-formatted table whose local address is
-/// `peer` and whose remote address is `local`: the other end of our
-/// connection. Rows that do not read are skipped.
-fn server_ends(table: impl BufRead, local: SocketAddr, peer: SocketAddr) -> Vec<End> {
-    let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
-    let (local, peer) = (canonical(local), canonical(peer));
-    let mut ends = Vec::new();
-    // The header, then: sl local rem st tx:rx tr:when retrnsmt uid ...
-    for line in table.lines().skip(1).map_while(Result::ok) {
-        let mut fields = line.split_whitespace();
-        let (Some(_), Some(here), Some(there), Some(state)) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        if crate::proc_net::parse_socket_address(here).map(canonical) != Some(peer)
-            || crate::proc_net::parse_socket_address(there).map(canonical) != Some(local)
-        {
-            continue;
+/// What one table says about our connection.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Seen {
+    /// The rows whose local address is our peer and whose remote
+    /// address is our local one: the server's end.
+    ends: Vec<Row>,
+    /// The listening sockets that could have taken the connection: bound
+    /// to our peer's port, at its address or the wildcard (`0.0.0.0`,
+    /// `::`).
+    listeners: Vec<Row>,
+}
+
+impl Seen {
+    /// The rows of a `/proc/net/tcp`-formatted table that matter to the
+    /// connection `local` → `peer`. Rows that do not read are skipped.
+    fn read(table: impl BufRead, local: SocketAddr, peer: SocketAddr) -> Seen {
+        let canonical = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
+        let (local, peer) = (canonical(local), canonical(peer));
+        let mut seen = Seen::default();
+        // The header, then: sl local rem st tx:rx tr:when retrnsmt uid
+        // timeout inode ...
+        for line in table.lines().skip(1).map_while(Result::ok) {
+            let mut fields = line.split_whitespace();
+            let (Some(_), Some(here), Some(there), Some(state)) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            let (Some(here), Some(there), Ok(state)) = (
+                crate::proc_net::parse_socket_address(here).map(canonical),
+                crate::proc_net::parse_socket_address(there).map(canonical),
+                u8::from_str_radix(state, 16),
+            ) else {
+                continue;
+            };
+            let end = here == peer && there == local;
+            let listener = state == LISTEN
+                && here.port() == peer.port()
+                && (here.ip() == peer.ip() || here.ip().is_unspecified());
+            if !end && !listener {
+                continue;
+            }
+            let (Some(Ok(uid)), Some(Ok(inode))) = (
+                fields.nth(3).map(str::parse::<u32>),
+                fields.nth(1).map(str::parse::<u64>),
+            ) else {
+                continue;
+            };
+            let row = Row { state, uid, inode };
+            if end {
+                seen.ends.push(row);
+            } else {
+                seen.listeners.push(row);
+            }
         }
-        let (Ok(state), Some(Ok(uid))) = (
-            u8::from_str_radix(state, 16),
-            fields.nth(3).map(str::parse::<u32>),
-        ) else {
-            continue;
-        };
-        ends.push(End { state, uid });
+        seen
     }
-    ends
+
+    /// Whose the connection is: every listener that could have taken it
+    /// (bound to its port at its address or the wildcard), and the server's
+    /// end once someone accepted it. All must be allowed.
+    fn uids(&self, port: u16) -> Result<Vec<u32>, String> {
+        let live: Vec<&Row> = self.ends.iter().filter(|end| end.is_live()).collect();
+        if live.is_empty() {
+            return Err("the server closed the connection at once".into());
+        }
+        let mut uids: Vec<u32> = self.listeners.iter().map(|l| l.uid).collect();
+        if uids.is_empty() && live.iter().any(|end| !end.is_accepted()) {
+            // Its listener closed: the connection is reset, or about to be.
+            return Err(format!(
+                "the connection was not accepted, and nothing listens on port {port} any more"
+            ));
+        }
+        uids.extend(
+            live.iter()
+                .filter(|end| end.is_accepted())
+                .map(|end| end.uid),
+        );
+        uids.sort_unstable();
+        uids.dedup();
+        Ok(uids)
+    }
 }
 
 #[cfg(test)]
@@ -336,9 +427,9 @@ mod tests {
         format!("{ip}:{:04X}", address.port())
     }
 
-    fn row(here: SocketAddr, there: SocketAddr, state: &str, uid: u32) -> String {
+    fn row(here: SocketAddr, there: SocketAddr, state: &str, uid: u32, inode: u64) -> String {
         format!(
-            "   0: {} {} {state} 00000000:00000000 00:00000000 00000000 {uid:>5}        0 0 1 0000000000000000 100 0 0 10 0\n",
+            "   0: {} {} {state} 00000000:00000000 00:00000000 00000000 {uid:>5}        0 {inode} 1 0000000000000000 100 0 0 10 0\n",
             hex(here),
             hex(there)
         )
@@ -350,64 +441,155 @@ mod tests {
         text.parse().unwrap()
     }
 
+    fn row_of(state: u8, uid: u32, inode: u64) -> Row {
+        Row { state, uid, inode }
+    }
+
     #[test]
-    fn the_server_end_is_the_row_facing_ours_not_ours() {
+    fn the_server_end_is_the_row_facing_ours_and_the_listener_the_ports() {
         let (ours, server) = (addr("127.0.0.1:51000"), addr("127.0.0.1:6379"));
         let table = format!(
-            "{HEADER}{}{}{}{}",
-            // The listener, another user's connection to it, our end.
-            row(server, addr("0.0.0.0:0"), "0A", 102),
-            row(addr("127.0.0.1:51001"), server, "01", 1000),
-            row(ours, server, "01", 999),
-            row(server, ours, "01", 65534),
+            "{HEADER}{}{}{}{}{}{}",
+            // The listener, another user's connection to it, our end, the
+            // server's end; a listener at another address, one at another
+            // port.
+            row(server, addr("0.0.0.0:0"), "0A", 102, 500),
+            row(addr("127.0.0.1:51001"), server, "01", 1000, 501),
+            row(ours, server, "01", 999, 502),
+            row(server, ours, "01", 102, 503),
+            row(addr("127.0.0.2:6379"), addr("0.0.0.0:0"), "0A", 65534, 504),
+            row(addr("0.0.0.0:6380"), addr("0.0.0.0:0"), "0A", 65534, 505),
+        );
+        let seen = Seen::read(table.as_bytes(), ours, server);
+        assert_eq!(seen.ends, [row_of(1, 102, 503)]);
+        assert_eq!(seen.listeners, [row_of(LISTEN, 102, 500)]);
+        assert_eq!(seen.uids(6379), Ok(vec![102]));
+    }
+
+    /// Linux 6.1 (Debian 12) and 6.12 (Debian 13), as a reviewer saw it: a
+    /// connection that `nobody`'s listener has not accepted yet is shown as
+    /// root's (uid 0, no inode). It is judged by its listener.
+    #[test]
+    fn a_connection_not_yet_accepted_is_judged_by_its_listener_not_as_root() {
+        let (ours, server) = (addr("127.0.0.1:34214"), addr("127.0.0.1:40511"));
+        let captured = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:9E3F 00000000:0000 0A 00000000:00000001 00:00000000 00000000 65534        0 10219 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:9E3F 0100007F:85A6 01 00000000:00000021 00:00000000 00000000     0        0 0 1 0000000000000000 20 4 30 10 -1
+   2: 0100007F:85A6 0100007F:9E3F 01 00000000:00000000 00:00000000 00000000   102        0 10230 1 0000000000000000 20 4 30 10 -1
+";
+        if cfg!(target_endian = "little") {
+            let seen = Seen::read(captured.as_bytes(), ours, server);
+            assert_eq!(seen.ends, [row_of(1, 0, 0)]);
+            assert_eq!(seen.uids(40511), Ok(vec![65534]));
+            let owners = Owners {
+                users: vec![("redis".into(), 102)],
+            };
+            let why = owners.judge("port", seen.uids(40511).unwrap()[0]);
+            assert!(why.unwrap_err().starts_with("port held by uid 65534"));
+        }
+        // Redis's own listener, its connection not accepted yet: allowed.
+        let table = format!(
+            "{HEADER}{}{}",
+            row(server, addr("0.0.0.0:0"), "0A", 102, 7),
+            row(server, ours, "01", 0, 0),
         );
         assert_eq!(
-            server_ends(table.as_bytes(), ours, server),
-            [End {
-                state: 1,
-                uid: 65534
-            }]
+            Seen::read(table.as_bytes(), ours, server).uids(40511),
+            Ok(vec![102])
         );
+        // Half open still: the same.
+        let table = format!(
+            "{HEADER}{}{}",
+            row(addr("0.0.0.0:40511"), addr("0.0.0.0:0"), "0A", 65534, 7),
+            row(server, ours, "03", 65534, 0),
+        );
+        assert_eq!(
+            Seen::read(table.as_bytes(), ours, server).uids(40511),
+            Ok(vec![65534])
+        );
+    }
+
+    #[test]
+    fn every_listener_that_could_have_taken_it_and_the_acceptor_are_judged() {
+        let (ours, server) = (addr("127.0.0.1:51000"), addr("127.0.0.1:6379"));
+        // At the address and at the wildcard (bound to other devices, they
+        // may be two users'; either may have taken it).
+        let table = format!(
+            "{HEADER}{}{}{}",
+            row(server, addr("0.0.0.0:0"), "0A", 102, 7),
+            row(addr("0.0.0.0:6379"), addr("0.0.0.0:0"), "0A", 65534, 8),
+            row(server, ours, "01", 0, 0),
+        );
+        assert_eq!(
+            Seen::read(table.as_bytes(), ours, server).uids(6379),
+            Ok(vec![102, 65534])
+        );
+        // Accepted by another user than the listener's.
+        let table = format!(
+            "{HEADER}{}{}",
+            row(server, addr("0.0.0.0:0"), "0A", 102, 7),
+            row(server, ours, "01", 65534, 9),
+        );
+        assert_eq!(
+            Seen::read(table.as_bytes(), ours, server).uids(6379),
+            Ok(vec![102, 65534])
+        );
+        // The listener gone: an accepted end is judged alone, one not
+        // accepted is refused (its listener's close resets it).
+        let accepted = format!("{HEADER}{}", row(server, ours, "01", 102, 9));
+        assert_eq!(
+            Seen::read(accepted.as_bytes(), ours, server).uids(6379),
+            Ok(vec![102])
+        );
+        let orphan = format!("{HEADER}{}", row(server, ours, "01", 0, 0));
+        let why = Seen::read(orphan.as_bytes(), ours, server)
+            .uids(6379)
+            .unwrap_err();
+        assert!(why.contains("not accepted"), "{why}");
+        // Closing at once.
+        let closing = format!("{HEADER}{}", row(server, ours, "06", 0, 0));
+        assert!(Seen::read(closing.as_bytes(), ours, server)
+            .uids(6379)
+            .is_err());
     }
 
     #[test]
     fn an_ipv4_connection_to_a_dual_stack_listener_is_found_in_tcp6() {
         let (ours, server) = (addr("127.0.0.1:51000"), addr("127.0.0.1:6379"));
         let table = format!(
-            "{HEADER}{}{}",
-            row(addr("[::]:6379"), addr("[::]:0"), "0A", 65534),
+            "{HEADER}{}{}{}",
+            row(addr("[::]:6379"), addr("[::]:0"), "0A", 65534, 7),
+            row(addr("[::1]:6379"), addr("[::]:0"), "0A", 1000, 8),
             row(
                 addr("[::ffff:127.0.0.1]:6379"),
                 addr("[::ffff:127.0.0.1]:51000"),
-                "03",
-                65534
+                "01",
+                0,
+                0
             ),
         );
-        let ends = server_ends(table.as_bytes(), ours, server);
-        assert_eq!(ends.len(), 1);
-        assert!(ends[0].is_live() && ends[0].uid == 65534);
+        let seen = Seen::read(table.as_bytes(), ours, server);
+        assert_eq!(seen.ends, [row_of(1, 0, 0)]);
+        // [::1] takes no IPv4 connection.
+        assert_eq!(seen.uids(6379), Ok(vec![65534]));
         // As the kernel prints it here: 127.0.0.1:40999 <- :57352.
-        let real = "  sl  local_address\n   0: 0000000000000000FFFF00000100007F:A027 0000000000000000FFFF00000100007F:E008 01 00000000:00000000 00:00000000 00000000 65534        0 0 1\n";
+        let real = "  sl  local_address\n   0: 0000000000000000FFFF00000100007F:A027 0000000000000000FFFF00000100007F:E008 01 00000000:00000000 00:00000000 00000000 65534        0 4242 1\n";
         if cfg!(target_endian = "little") {
-            assert_eq!(
-                server_ends(
-                    real.as_bytes(),
-                    addr("127.0.0.1:57352"),
-                    addr("127.0.0.1:40999")
-                ),
-                [End {
-                    state: 1,
-                    uid: 65534
-                }]
+            let seen = Seen::read(
+                real.as_bytes(),
+                addr("127.0.0.1:57352"),
+                addr("127.0.0.1:40999"),
             );
+            assert_eq!(seen.ends, [row_of(1, 65534, 4242)]);
+            assert_eq!(seen.uids(40999), Ok(vec![65534]));
         }
     }
 
     #[test]
     fn a_closing_end_is_not_live() {
-        assert!(!End { state: 6, uid: 0 }.is_live());
-        assert!(!End { state: 5, uid: 0 }.is_live());
-        assert!(End { state: 1, uid: 7 }.is_live());
+        assert!(!row_of(6, 0, 0).is_live());
+        assert!(!row_of(5, 0, 0).is_live());
+        assert!(row_of(1, 7, 0).is_live() && !row_of(1, 7, 0).is_accepted());
     }
 
     #[test]
@@ -499,7 +681,7 @@ mod tests {
             let server = listener.local_addr().unwrap();
             let stream = TcpStream::connect(server).await.unwrap();
             let local = stream.local_addr().unwrap();
-            let uids = tokio::task::spawn_blocking(move || server_end_uids(local, server))
+            let uids = tokio::task::spawn_blocking(move || holder_uids(local, server))
                 .await
                 .unwrap()
                 .unwrap();

@@ -26,6 +26,7 @@ pub mod agent_config;
 pub mod figures;
 pub mod files;
 pub mod generated;
+pub mod guest;
 pub mod hostile;
 pub mod kick;
 pub mod ledger;
