@@ -124,7 +124,7 @@ pub fn main(config: &Path, mode: Mode) -> ExitCode {
         }
         Mode::Status => print_status(&settings, &ledger),
         Mode::Inventory(json) => print_inventory(&settings, &ledger, json),
-        Mode::Supervise(id) => supervise::run(&settings, &ledger, id),
+        Mode::Supervise(id) => supervise::run(config, &settings, &ledger, id),
         Mode::Resolve {
             role,
             source,

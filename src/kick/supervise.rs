@@ -204,7 +204,13 @@ fn detached(config: &Path, args: &[String]) -> std::io::Result<std::process::Chi
 /// The supervisor's work for kick `id`: wait until it may start, run it,
 /// run it again after `retry_delay` while it fails and retries are left
 /// (and the role's budget allows), record how it ended.
-pub fn run(settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String> {
+pub fn run(config: &Path, settings: &Settings, ledger: &Ledger, id: &str) -> Result<(), String> {
+    into_own_scope(config, id);
+    // Whatever the command starts and leaves (`ssh -f`, `setsid`, a
+    // daemon) becomes our child when its parent ends, instead of init's:
+    // the timeout and the kick's end reach it ([`sweep`]).
+    // SAFETY: prctl with constant arguments on our own process.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     let pid = std::process::id();
     let me = Supervisor {
         pid,
@@ -424,6 +430,99 @@ fn give_up(settings: &Settings, ledger: &Ledger, id: &str) -> Result<Option<(Kic
     Ok(None)
 }
 
+/// Where systemd runs (PID 1), the supervisor leaves the cgroup of
+/// whoever started it, snmptrapd's service, whose restart would end every
+/// kick, for a scope of its own, `redis-snmp-kick-ID.scope`: `systemd-run
+/// --scope` moves this very process there and starts this program again
+/// in it, the same PID (the one the ledger records). Tried first with
+/// `/bin/true`, so that a systemd that refuses leaves the kick supervised
+/// here rather than lost.
+fn into_own_scope(config: &Path, id: &str) {
+    let unit = format!("redis-snmp-kick-{id}");
+    let scoped = std::fs::read_to_string("/proc/self/cgroup").is_ok_and(|c| c.contains(&unit));
+    if scoped || !Path::new("/run/systemd/system").is_dir() {
+        return;
+    }
+    let systemd_run = |unit: &str| {
+        let mut command = Command::new("systemd-run");
+        command.args(["--scope", "--quiet", "--collect", "--unit", unit, "--"]);
+        command
+    };
+    let tried = systemd_run(&format!("{unit}-try"))
+        .arg("/bin/true")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !tried.is_ok_and(|s| s.success()) {
+        tracing::info!(
+            "kick {id}: no scope of its own (systemd-run --scope failed): supervised in place"
+        );
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let e = systemd_run(&unit)
+        .arg(exe)
+        .args(["kick", "-c"])
+        .arg(config)
+        .args(["--supervise", id])
+        .exec();
+    tracing::info!("kick {id}: supervised in place: systemd-run: {e}");
+}
+
+/// The processes whose parent is this one.
+fn children() -> Vec<libc::pid_t> {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // Field 4, after the name in parentheses.
+                stat.rfind(')').and_then(|at| {
+                    stat[at + 1..]
+                        .split_whitespace()
+                        .nth(1)?
+                        .parse::<u32>()
+                        .ok()
+                }) == Some(me)
+            })
+        })
+        .filter_map(|pid| libc::pid_t::try_from(pid).ok())
+        .collect()
+}
+
+/// Ends everything the kick command left: each child of ours (as a
+/// subreaper, orphans of the command's tree are ours), SIGTERM, then
+/// SIGKILL after [`GRACE`], until none is left or a bound passes.
+fn sweep() {
+    let started = Instant::now();
+    loop {
+        // Reap what has ended, so that it is not counted as left.
+        // SAFETY: waitpid on our own children, not blocking.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+        let left = children();
+        if left.is_empty() || started.elapsed() > GRACE * 2 {
+            return;
+        }
+        let signal = if started.elapsed() < GRACE {
+            libc::SIGTERM
+        } else {
+            libc::SIGKILL
+        };
+        for pid in left {
+            // SAFETY: signals a child of ours (a PID we have not reaped
+            // cannot be another process's).
+            unsafe { libc::kill(pid, signal) };
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Runs `argv` in a process group of its own with a clean environment,
 /// keeping the tail of its output, ending the group at `timeout`.
 fn run_command(argv: &[String], timeout: Duration) -> (End, String) {
@@ -453,20 +552,30 @@ fn run_command(argv: &[String], timeout: Duration) -> (End, String) {
     // The writers were moved into the child's setup and are closed here
     // with `command`, so the reader sees the end when the group exits.
     drop(command);
-    let tail = std::thread::spawn(move || {
-        let mut kept: Vec<u8> = Vec::new();
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
+    // The tail is kept where this thread can read it even if something
+    // the sweep could not reach still holds the pipe.
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let (closed, pipe_closed) = std::sync::mpsc::channel::<()>();
+    let tail = {
+        let kept = kept.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut kept = kept
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > OUTPUT_TAIL {
+                    let over = kept.len() - OUTPUT_TAIL;
+                    kept.drain(..over);
+                }
             }
-            kept.extend_from_slice(&buf[..n]);
-            if kept.len() > OUTPUT_TAIL {
-                kept.drain(..kept.len() - OUTPUT_TAIL);
-            }
-        }
-        String::from_utf8_lossy(&kept).into_owned()
-    });
+            let _ = closed.send(());
+        })
+    };
     let group = child.id() as libc::pid_t;
     let deadline = Instant::now() + timeout;
     let mut end = None;
@@ -499,7 +608,18 @@ fn run_command(argv: &[String], timeout: Duration) -> (End, String) {
     // would hold the pipe, and the kick is over.
     // SAFETY: as above; ESRCH when the group is empty.
     unsafe { libc::kill(-group, libc::SIGKILL) };
-    let output = tail.join().unwrap_or_default();
+    // And what left the group (`setsid`, `ssh -f`, a daemon): ours as a
+    // subreaper once its parent is gone.
+    sweep();
+    if pipe_closed.recv_timeout(GRACE).is_ok() {
+        let _ = tail.join();
+    }
+    let output = String::from_utf8_lossy(
+        &kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
+    .into_owned();
     (end.unwrap_or(End::Interrupted), output)
 }
 
@@ -546,6 +666,46 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    /// Security review 2026-11-28 M3: a child that starts its own session
+    /// (`setsid`, `ssh -f`, a daemon) held the output pipe, so the
+    /// supervisor waited for it forever and the timeout was never
+    /// enforced. As the supervisor is, this test process is a subreaper.
+    #[test]
+    fn what_a_command_leaves_in_a_session_of_its_own_ends_with_it() {
+        // SAFETY: prctl with constant arguments on our own process.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("left");
+        let alive = |pid: i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
+        };
+        for (script, timeout, ends) in [
+            // Ends at once, leaving a daemon that holds its output.
+            (
+                "setsid sh -c 'echo $$ > {pid}; exec sleep 120' & sleep 0.3; echo started",
+                Duration::from_secs(60),
+                End::Exited(0),
+            ),
+            // Still running at its timeout, its daemon double-forked away.
+            (
+                "(setsid sh -c 'echo $$ > {pid}; exec sleep 120' &); sleep 0.3; echo started; sleep 120",
+                Duration::from_millis(800),
+                End::TimedOut,
+            ),
+        ] {
+            let _ = std::fs::remove_file(&pid_file);
+            let script = script.replace("{pid}", &pid_file.display().to_string());
+            let argv: Vec<String> = ["/bin/sh", "-c", &script].map(String::from).to_vec();
+            let started = Instant::now();
+            let (end, output) = run_command(&argv, timeout);
+            assert_eq!(end, ends, "{script}");
+            assert_eq!(output, "started\n");
+            assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+            let left: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+            assert!(!alive(left), "{left} outlived its kick");
+        }
     }
 
     #[test]
