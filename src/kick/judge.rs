@@ -235,6 +235,9 @@ pub fn judge(
     let Some(role) = settings.role(request.role) else {
         return refuse_all(Refusal::UnknownRole);
     };
+    if !role.requested_by.is_empty() && !role.requested_by.iter().any(|h| h == request.sender) {
+        return refuse_all(Refusal::NotRequester);
+    }
     let live = kicks
         .iter()
         .filter(|k| needed(settings, k, request.now))
@@ -689,6 +692,29 @@ mod tests {
                 "three roles, runs of {run} ms: {three} kicks"
             );
         }
+    }
+
+    /// Security review 2026-11-28 I-1: any configured host could ask for
+    /// any role; a role's `requested_by` names the only hosts that may.
+    #[test]
+    fn only_the_hosts_a_role_names_may_ask_for_it() {
+        let s = Settings::parse(
+            "kick_command = [\"kick\", \"{host}\"]\n\
+             [[role]]\nname = \"db\"\nhosts = [\"db1\"]\nrequested_by = [\"app1\", \"app2\"]\n",
+        )
+        .unwrap();
+        let d = judge_of(&s, &[], &request(0, "web1", "db"));
+        assert!(
+            matches!(&d[..], [Decision::Refuse { host: None, why: Refusal::NotRequester, .. }]),
+            "{d:?}"
+        );
+        let d = judge_of(&s, &[], &request(0, "app2", "db"));
+        assert!(matches!(&d[..], [Decision::Kick { .. }]), "{d:?}");
+        let e = Settings::parse(
+            "kick_command = [\"kick\", \"{host}\"]\n[[role]]\nname = \"db\"\nhosts = [\"db1\"]\nrequested_by = [\"-oProxy\"]\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("requested_by"), "{e}");
     }
 
     #[test]

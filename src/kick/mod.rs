@@ -593,6 +593,10 @@ fn record_decisions(
             } => {
                 let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
                 kick.on = on(&kick.id).map(Box::new);
+                let kick = supervised(config, locked, kick, now);
+                locked.write(&Record::Kick(kick.clone()))?;
+                // Said once it is written: a ledger that cannot be written
+                // (a full disk) kicks nothing, and says so instead.
                 info!(
                     "kick {}: {} asks for {role} ({}): kicking {}, generation {generation}",
                     kick.id,
@@ -600,8 +604,6 @@ fn record_decisions(
                     escaped(&cause.resource),
                     kick.host,
                 );
-                let kick = supervised(config, locked, kick, now);
-                locked.write(&Record::Kick(kick.clone()))?;
                 kicks.push(kick);
             }
             Decision::Defer {
@@ -613,7 +615,7 @@ fn record_decisions(
                 let mut kick = new_kick(settings, now, host, role, cause, generation, caused_by);
                 kick.on = on(&kick.id).map(Box::new);
                 kick.after_run = why == Refusal::OwnRun;
-                info!(
+                let said = format!(
                     "kick {}: {} asks for {role} ({}): {} is deferred, generation {generation}: {}",
                     kick.id,
                     escaped(sender),
@@ -625,6 +627,7 @@ fn record_decisions(
                 kick.deferred = Some(why);
                 let kick = supervised(config, locked, kick, now);
                 locked.write(&Record::Kick(kick.clone()))?;
+                info!("{said}");
                 kicks.push(kick);
             }
             Decision::Coalesce {
@@ -898,8 +901,29 @@ pub fn sender_host(settings: &Settings, address: IpAddr) -> Option<String> {
         .then(|| address.to_string())
 }
 
-/// The configured host `address` is: see [`sender_host`].
+/// The configured host `address` is: see [`sender_host`]. Asked once
+/// per address and run: a notification looked at by several rules costs
+/// one round of lookups, not one each (review 2026-11-28 I-2; better
+/// still, `[addresses]` spares them all).
 fn configured_host(settings: &Settings, address: IpAddr) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    // Keyed by the settings too: a process holds one, but tests many.
+    type Seen = HashMap<(usize, IpAddr), Option<String>>;
+    static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
+    let key = (settings as *const Settings as usize, address);
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(known) = seen.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return known;
+    }
+    let found = look_up_host(settings, address);
+    if let Ok(mut m) = seen.lock() {
+        m.insert(key, found.clone());
+    }
+    found
+}
+
+fn look_up_host(settings: &Settings, address: IpAddr) -> Option<String> {
     let hosts = settings.hosts();
     for host in &hosts {
         let named = host.parse::<IpAddr>().ok().map(|a| a.to_canonical());

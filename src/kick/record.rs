@@ -205,6 +205,8 @@ pub enum Refusal {
     UnknownSender,
     /// No role of that name.
     UnknownRole,
+    /// The role's `requested_by` does not name the sender.
+    NotRequester,
     /// The chain of kicks that led here is longer than `max_depth`.
     TooDeep { chain: Vec<String> },
     /// The host is being kicked now.

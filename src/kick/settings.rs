@@ -68,6 +68,9 @@ pub struct Role {
     pub select: Vec<super::select::Expression>,
     /// A PQL query whose answer's certnames are the hosts (`puppetdb`).
     pub query: Option<String>,
+    /// `requested_by`: the only hosts that may ask for this role; empty:
+    /// any configured host (or of `inventory_from`).
+    pub requested_by: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,6 +196,7 @@ struct FileRole {
     /// puppet-kicker's fact expressions, all of which must hold.
     select: Option<toml::Spanned<Vec<String>>>,
     query: Option<String>,
+    requested_by: Option<Vec<String>>,
 }
 
 /// A role name: a plain word, which is all a `kick -> ROLE` title names.
@@ -342,6 +346,20 @@ impl Settings {
                     role.name
                 ));
             }
+            let requested_by = role.requested_by.unwrap_or_default();
+            if requested_by.len() > MAX_HOSTS_PER_ROLE {
+                return Err(format!(
+                    "role {}: requested_by: at most {MAX_HOSTS_PER_ROLE} hosts",
+                    role.name
+                ));
+            }
+            if let Some(host) = requested_by.iter().find(|h| !is_host_name(h)) {
+                return Err(format!(
+                    "role {}: requested_by {:?} is not a host name or address",
+                    role.name,
+                    host.escape_debug().to_string()
+                ));
+            }
             roles.push(Role {
                 name: role.name,
                 hosts,
@@ -350,6 +368,7 @@ impl Settings {
                 retry_delay,
                 select,
                 query: role.query,
+                requested_by,
             });
         }
         let role_names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
@@ -410,6 +429,7 @@ impl Settings {
                 retry_delay: again_retry_delay,
                 select: Vec::new(),
                 query: None,
+                requested_by: Vec::new(),
             },
             puppetdb,
             ledger: file.ledger.map(|l| l.check()).transpose()?,
@@ -504,6 +524,7 @@ fn on_roles(rules: &[super::rules::Rule]) -> Vec<Role> {
             retry_delay: r.retry_delay.unwrap_or(DEFAULT_RETRY_DELAY),
             select: Vec::new(),
             query: None,
+            requested_by: Vec::new(),
         })
         .collect()
 }

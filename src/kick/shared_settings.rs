@@ -338,6 +338,23 @@ mod tests {
         assert!(!l.manager.is_empty());
     }
 
+    /// The `[ledger]` debian/conf/kick.toml shows (commented) loads as
+    /// written, once uncommented.
+    #[test]
+    fn the_shipped_example_loads() {
+        let shipped = include_str!("../../debian/conf/kick.toml");
+        let example = &shipped[shipped.find("# [ledger]\n").unwrap()..];
+        let section: String = example
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("# "))
+            .map(|l| format!("{}\n", &l[2..]))
+            .collect();
+        let l = check(&section).unwrap();
+        assert_eq!(l.username.as_deref(), Some("kick"));
+        assert!(matches!(l.address, Some(RedisAddress::Tls { port: 6380, .. })));
+    }
+
     #[test]
     fn what_is_refused_says_why() {
         for (text, says) in [

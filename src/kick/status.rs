@@ -40,6 +40,7 @@ pub fn why(refusal: &Refusal, settings: &Settings) -> String {
     match refusal {
         Refusal::UnknownSender => "sent from an address no configured host has".to_string(),
         Refusal::UnknownRole => "no such role".to_string(),
+        Refusal::NotRequester => "the role's requested_by does not name the sender".to_string(),
         Refusal::TooDeep { chain } => format!(
             "deeper than max_depth {}: {}",
             settings.max_depth,
