@@ -265,11 +265,25 @@ struct FileNotifications {
     alarm_raises_per_minute: Option<usize>,
 }
 
+/// The configuration file is never larger (a few KiB is usual): a file
+/// named by mistake costs at most this.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Reads the configuration as `kick` reads its own: a regular file of at
+/// most [`MAX_CONFIG_BYTES`], opened without waiting (a FIFO in its place
+/// is refused at once, never blocks a start or a reload).
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    let read = |source| ConfigError::Read {
         path: shown.clone(),
         source,
+    };
+    let bytes = crate::secret::read_regular_file(path, MAX_CONFIG_BYTES).map_err(read)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        read(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "it is not UTF-8",
+        ))
     })?;
     toml::from_str(&text).map_err(|e| ConfigError::File {
         path: shown,
@@ -793,6 +807,27 @@ fn apply_command_line(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_file_is_read_capped_and_never_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.toml");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: c is a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let started = std::time::Instant::now();
+        let e = read_file(&fifo).err().unwrap().to_string();
+        assert!(e.contains("a FIFO"), "{e}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        let big = dir.path().join("big.toml");
+        std::fs::write(&big, format!("# {}\n", "x".repeat(MAX_CONFIG_BYTES as usize))).unwrap();
+        let e = read_file(&big).err().unwrap().to_string();
+        assert!(e.contains("larger than"), "{e}");
+        let fine = dir.path().join("fine.toml");
+        std::fs::write(&fine, "refresh = 5\n").unwrap();
+        assert_eq!(read_file(&fine).unwrap().refresh, Some(5));
+    }
+
     use super::*;
     use clap::Parser;
 
