@@ -820,7 +820,11 @@ mod tests {
         assert!(e.contains("a FIFO"), "{e}");
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
         let big = dir.path().join("big.toml");
-        std::fs::write(&big, format!("# {}\n", "x".repeat(MAX_CONFIG_BYTES as usize))).unwrap();
+        std::fs::write(
+            &big,
+            format!("# {}\n", "x".repeat(MAX_CONFIG_BYTES as usize)),
+        )
+        .unwrap();
         let e = read_file(&big).err().unwrap().to_string();
         assert!(e.contains("larger than"), "{e}");
         let fine = dir.path().join("fine.toml");

@@ -705,7 +705,14 @@ mod tests {
         .unwrap();
         let d = judge_of(&s, &[], &request(0, "web1", "db"));
         assert!(
-            matches!(&d[..], [Decision::Refuse { host: None, why: Refusal::NotRequester, .. }]),
+            matches!(
+                &d[..],
+                [Decision::Refuse {
+                    host: None,
+                    why: Refusal::NotRequester,
+                    ..
+                }]
+            ),
             "{d:?}"
         );
         let d = judge_of(&s, &[], &request(0, "app2", "db"));

@@ -352,7 +352,10 @@ mod tests {
             .collect();
         let l = check(&section).unwrap();
         assert_eq!(l.username.as_deref(), Some("kick"));
-        assert!(matches!(l.address, Some(RedisAddress::Tls { port: 6380, .. })));
+        assert!(matches!(
+            l.address,
+            Some(RedisAddress::Tls { port: 6380, .. })
+        ));
     }
 
     #[test]
