@@ -302,6 +302,100 @@ fn faces_only_declare() {
     );
 }
 
+/// Where a table is declared: each table its module lists
+/// (`src/metrics/tables.rs`) is a `table!` of a family's file
+/// (`pub const NAME = (`), no `TableDef` is written out by hand but the
+/// macro's and its base's, and no family's file writes an OID of three or
+/// more arcs (a column's OID is its entry's arcs, once per table, and its
+/// own arc).
+fn table_problems(files: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let code = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| l.split("//").next().unwrap_or("").to_string())
+            .collect()
+    };
+    let mut declared = std::collections::BTreeSet::new();
+    let mut listed = std::collections::BTreeSet::new();
+    for (path, text) in files {
+        let Some(file) = path.strip_prefix("src/metrics/") else {
+            continue;
+        };
+        let lines = code(text);
+        if file == "tables.rs" {
+            for word in lines
+                .join(" ")
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            {
+                if word.ends_with("_TABLE") {
+                    listed.insert(word.to_string());
+                }
+            }
+            continue;
+        }
+        let family = text.contains("table! {");
+        for (n, line) in lines.iter().enumerate() {
+            let line = line.trim();
+            if family {
+                if let Some((name, _)) = line
+                    .strip_prefix("pub const ")
+                    .and_then(|rest| rest.split_once(" = (\""))
+                {
+                    declared.insert(name.to_string());
+                }
+                let mut rest = line;
+                while let Some(at) = rest.find("&[") {
+                    rest = &rest[at + 2..];
+                    let inside = rest.split(']').next().unwrap_or("");
+                    let arcs: Vec<&str> = inside.split(',').map(str::trim).collect();
+                    if arcs.len() >= 3 && arcs.iter().all(|a| a.parse::<u32>().is_ok()) {
+                        problems.push(format!(
+                            "{path}:{}: an OID written out ({inside}): a table's column gives its own arc",
+                            n + 1
+                        ));
+                    }
+                }
+            }
+            if line.contains("TableDef {") && !matches!(file, "index.rs" | "table.rs") {
+                problems.push(format!(
+                    "{path}:{}: a TableDef written by hand: declare the table with table!",
+                    n + 1
+                ));
+            }
+        }
+    }
+    for name in listed.difference(&declared) {
+        problems.push(format!("{name} is listed but no table! declares it"));
+    }
+    problems
+}
+
+#[test]
+fn each_table_is_declared_once_by_table_macro() {
+    let problems = table_problems(&the_sources());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_column_with_its_entrys_arcs_or_a_table_by_hand_fails_the_table_check() {
+    let tree = sources(&[
+        ("src/metrics/tables.rs", "pub const TABLES: &[TableDef] = &[ACL_TABLE, KEY_TABLE];\n"),
+        (
+            "src/metrics/redis_events.rs",
+            "table! {\n    pub const ACL_TABLE = (\"redisAclTable\", \"redisAclEntry\", [3, 29, 1]) {}\n    pub const ACL_COLUMNS = enum AclField as Acl {\n        Count(\"redisArCount\", 5, Gauge32),\n    }\n}\nconst C: &[ObjectDef] = &[column(\"redisArUser\", &[3, 29, 1, 3], DisplayString, S)];\n",
+        ),
+        ("src/metrics/redis_keys.rs", "pub const KEY_TABLE: TableDef = TableDef { table: \"redisKeyTable\" };\n"),
+    ]);
+    assert_eq!(
+        table_problems(&tree),
+        [
+            "src/metrics/redis_events.rs:7: an OID written out (3, 29, 1, 3): a table's column gives its own arc",
+            "src/metrics/redis_keys.rs:1: a TableDef written by hand: declare the table with table!",
+            "KEY_TABLE is listed but no table! declares it",
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The checker itself: what it must see, what it must not, and broken trees
 // it must fail.
