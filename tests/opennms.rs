@@ -60,7 +60,7 @@
 #![cfg(feature = "system-tests")]
 
 /// Issue 12: the files loaded the way OpenNMS loads them (`tests/opennms/loader.rs`).
-#[path = "opennms/loader.rs"]
+#[path = "opennms/loader/mod.rs"]
 mod loader;
 
 /// Issue 15: the data collection and `opennms/README.md`'s alias table,
