@@ -132,227 +132,12 @@ fn conversions_fit_the_declared_syntax() {
 /// key within it; for the other commands the command, and the field of its
 /// reply where the reply names its fields.
 fn source_names(o: &ObjectDef) -> Vec<&'static str> {
-    if let Some(field) = KeyspaceField::of(o) {
-        return vec![
-            "db<N>",
-            match field {
-                KeyspaceField::Keys => "keys",
-                KeyspaceField::Expires => "expires",
-                KeyspaceField::AvgTtl => "avg_ttl",
-                KeyspaceField::Subexpiry => "subexpiry",
-            },
-        ];
-    }
-    if let Some(field) = ReplicaField::of(o) {
-        return match field {
-            ReplicaField::Address => vec!["slave<N>", "ip"],
-            ReplicaField::Port => vec!["slave<N>", "port"],
-            ReplicaField::State => vec!["slave<N>", "state"],
-            ReplicaField::Offset => vec!["slave<N>", "offset"],
-            ReplicaField::LagSeconds => vec!["slave<N>", "lag"],
-            ReplicaField::LagBytes => vec!["slave<N>", "offset", "master_repl_offset"],
-            ReplicaField::Kind => vec!["slave<N>", "type"],
-        };
-    }
-    if let Some(field) = CommandField::of(o) {
-        return {
-            let cmdstat = "cmdstat_<name>";
-            let latency = "latency_percentiles_usec_<name>";
-            match field {
-                // The name columns repeat the index: they name it too.
-                CommandField::Name => vec![cmdstat, "redisCmdName"],
-                CommandField::Key => vec!["redisInstanceName", "redisCmdLabel"],
-                CommandField::Calls => vec![cmdstat, "calls"],
-                CommandField::Usec => vec![cmdstat, "usec"],
-                CommandField::UsecPerCall => vec![cmdstat, "usec_per_call"],
-                CommandField::Rejected => vec![cmdstat, "rejected_calls"],
-                CommandField::Failed => vec![cmdstat, "failed_calls"],
-                CommandField::P50 => vec![latency, "p50"],
-                CommandField::P99 => vec![latency, "p99"],
-                CommandField::P999 => vec![latency, "p99.9"],
-            }
-        };
-    }
-    if let Some(field) = ErrorField::of(o) {
-        return match field {
-            ErrorField::Name => vec!["errorstat_<PREFIX>", "redisErrPrefix"],
-            ErrorField::Key => vec!["redisInstanceName", "redisErrLabel"],
-            ErrorField::Count => vec!["errorstat_<PREFIX>", "count"],
-        };
-    }
-    if let Some(field) = SentinelField::of(o) {
-        return {
-            let masters = "SENTINEL MASTERS";
-            match field {
-                SentinelField::Name => vec![masters, "name", "redisSntName"],
-                SentinelField::Key => vec!["redisInstanceName", "redisSntLabel"],
-                SentinelField::State => vec![masters, "flags", "s_down", "o_down"],
-                SentinelField::Flags => vec![masters, "flags"],
-                SentinelField::Address => vec![masters, "ip"],
-                SentinelField::Port => vec![masters, "port"],
-                SentinelField::Replicas => vec![masters, "num-slaves"],
-                SentinelField::OtherSentinels => vec![masters, "num-other-sentinels"],
-                SentinelField::Quorum => vec![masters, "quorum"],
-            }
-        };
-    }
-    // A slow log entry and a latency event are arrays without field
-    // names: the DESCRIPTION names the command (which element feeds
-    // which column is the business of `redis::replies`).
-    if let Some(field) = SlowlogField::of(o) {
-        return match field {
-            SlowlogField::Length => vec!["SLOWLOG LEN"],
-            SlowlogField::LastId | SlowlogField::LastTime | SlowlogField::LastUsec => {
-                vec!["SLOWLOG GET 1"]
-            }
-            SlowlogField::LargeRequests => vec!["COMMANDLOG LEN", "large-request"],
-            SlowlogField::LargeReplies => vec!["COMMANDLOG LEN", "large-reply"],
-        };
-    }
-    if let Some(field) = ClientField::of(o) {
-        return match table_of(o).map(|t| t.table) {
-            Some("redisClientNameTable") => client_source(field, "redisCnName", "redisCnLabel"),
-            _ => client_source(field, "redisCuUser", "redisCuLabel"),
-        };
-    }
-    if let Some(LatencyField::Name) = LatencyField::of(o) {
-        return vec!["LATENCY LATEST", "redisLatEvent"];
-    }
-    if let Some(LatencyField::Key) = LatencyField::of(o) {
-        return vec!["redisInstanceName", "redisLatLabel"];
-    }
-    if let Some(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) =
-        LatencyField::of(o)
-    {
-        return vec!["LATENCY LATEST"];
-    }
-    // The key checks: the command each column comes from, and the
-    // setting that bounds it.
-    if let Some(field) = KeyField::of(o) {
-        return match field {
-            KeyField::Label => vec!["redisCkName"],
-            KeyField::Key => vec!["redisInstanceName", "redisCkLabel"],
-            KeyField::Type => vec!["TYPE"],
-            KeyField::Length => vec!["STRLEN", "LLEN", "SCARD", "ZCARD", "HLEN", "XLEN"],
-            KeyField::Ttl => vec!["TTL"],
-            KeyField::Memory => vec!["MEMORY USAGE", "check_keys_memory"],
-            KeyField::Entry => vec!["check_keys"],
-            KeyField::Error => vec!["NOPERM"],
-        };
-    }
-    if let Some(field) = StreamGroupField::of(o) {
-        return match field {
-            StreamGroupField::Label => vec!["redisKgName"],
-            StreamGroupField::Key => vec!["redisInstanceName", "redisCkLabel", "redisKgLabel"],
-            StreamGroupField::Consumers => vec!["XINFO GROUPS", "consumers"],
-            StreamGroupField::Pending => vec!["XINFO GROUPS", "pending"],
-            StreamGroupField::Lag => vec!["XINFO GROUPS", "lag"],
-            StreamGroupField::LastDeliveredId => vec!["XINFO GROUPS", "last-delivered-id"],
-            StreamGroupField::MaxIdle => vec!["XINFO CONSUMERS", "idle"],
-        };
-    }
-    if let Some(field) = KeyCheckField::of(o) {
-        return match field {
-            KeyCheckField::Keys => vec!["redisKeyTable"],
-            KeyCheckField::KeysLeftOut => vec!["check_keys_rows"],
-            KeyCheckField::GroupsLeftOut => vec!["check_keys_groups"],
-            KeyCheckField::ScanComplete => {
-                vec!["SCAN", "check_keys_scan_calls", "check_keys_scan_time"]
-            }
-            KeyCheckField::ScanCalls => vec!["SCAN", "check_keys_scan_calls"],
-            KeyCheckField::CheckTime => vec!["check_keys_scan_time"],
-            KeyCheckField::LastError => vec!["NOPERM", "max_reply_bytes"],
-        };
-    }
-    // Redis 8's tables: the line, and the field of it.
-    if let Some(field) = KeysizesField::of(o) {
-        return match field {
-            KeysizesField::Keys => vec!["="],
-            KeysizesField::MinSize => vec!["redisKzBucket"],
-            KeysizesField::Label => vec!["="],
-        };
-    }
-    if let Some(field) = ThreadField::of(o) {
-        return match field {
-            ThreadField::Clients => vec!["clients"],
-            ThreadField::Reads => vec!["reads"],
-            ThreadField::Writes => vec!["writes"],
-        };
-    }
-    if let Some(field) = ModuleField::of(o) {
-        return match field {
-            ModuleField::Name => vec!["redisModName"],
-            ModuleField::Key => vec!["redisInstanceName", "redisModLabel"],
-            ModuleField::Version => vec!["ver"],
-            ModuleField::Api => vec!["api"],
-            ModuleField::Filters => vec!["filters"],
-            ModuleField::UsedBy => vec!["usedby"],
-            ModuleField::Using => vec!["using"],
-            ModuleField::Options => vec!["options"],
-        };
-    }
-    // The agent's own alarms: the table's DESCRIPTION says where they
-    // come from ([[alarm]]).
-    if redis_snmp::metrics::AlarmField::of(o).is_some() {
-        return Vec::new();
-    }
-    // A slow log entry: the command, then each element by its place.
-    if let Some(field) = SlowCommandField::of(o) {
-        return match field {
-            SlowCommandField::Id => vec!["SLOWLOG GET", "field 1"],
-            SlowCommandField::Time => vec!["field 2"],
-            SlowCommandField::Duration => vec!["field 3"],
-            SlowCommandField::Command => vec!["first argument"],
-            SlowCommandField::ClientAddress => vec!["field 5"],
-            SlowCommandField::ClientName => vec!["CLIENT SETNAME", "field 6"],
-            SlowCommandField::Arguments => vec!["slow_command_args", "key_names"],
-            SlowCommandField::Skipped => vec!["slowlog-max-len", "SLOWLOG RESET"],
-        };
-    }
-    if let Some(field) = BigKeyField::of(o) {
-        return match field {
-            BigKeyField::Name => vec!["key_names"],
-            BigKeyField::Type => vec!["TYPE"],
-            BigKeyField::Bytes => vec!["MEMORY USAGE", "big_keys_samples"],
-            BigKeyField::Database | BigKeyField::Seen => Vec::new(),
-        };
-    }
-    if let Some(field) = HotKeyField::of(o) {
-        return match field {
-            HotKeyField::Name => vec!["key_names"],
-            HotKeyField::Database => vec!["db"],
-            HotKeyField::Qps => vec!["qps"],
-            HotKeyField::CpuUsec => vec!["by-cpu-time-us"],
-            HotKeyField::NetBytes => vec!["by-net-bytes"],
-            HotKeyField::LfuCounter => vec!["OBJECT FREQ", "maxmemory-policy"],
-        };
-    }
-    // What a sentinel's masters did, as the agent saw it: the
-    // command and the field each column follows.
-    if let Some(field) = SentinelEventField::of(o) {
-        return {
-            let masters = "SENTINEL MASTERS";
-            match field {
-                SentinelEventField::Time => vec!["UNIX time"],
-                SentinelEventField::Kind => vec!["o_down", "config-epoch", "CKQUORUM"],
-                SentinelEventField::Master => vec![masters, "name"],
-                SentinelEventField::Address | SentinelEventField::OldAddress => vec!["ip"],
-                SentinelEventField::Port | SentinelEventField::OldPort => vec!["port"],
-                SentinelEventField::Epoch => vec![masters, "config-epoch"],
-                SentinelEventField::OldEpoch => vec!["configuration epoch"],
-                SentinelEventField::Quorum => vec!["SENTINEL CKQUORUM", "+sentinel|ckquorum"],
-            }
-        };
-    }
-    if let Some(field) = AclField::of(o) {
-        return match field {
-            AclField::Reason => vec!["ACL LOG", "reason"],
-            AclField::User => vec!["user"],
-            AclField::Address => vec!["addr=", "client-info"],
-            AclField::Count => vec!["count"],
-            AclField::LastSeen => vec!["timestamp-last-updated", "age-seconds"],
-            AclField::Key => vec!["instance's name"],
-        };
+    let table = info_row_sources(o)
+        .or_else(|| reply_sources(o))
+        .or_else(|| key_sources(o))
+        .or_else(|| event_sources(o));
+    if let Some(names) = table {
+        return names;
     }
     match o.source {
         Source::Info { fields, .. } => fields.to_vec(),
@@ -371,6 +156,249 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
         Source::Puppet(_) => Vec::new(),
         Source::Column(_) => panic!("{}: a column of a table this test does not know", o.name),
     }
+}
+
+/// The tables of INFO's row lines: the line and the key within it.
+fn info_row_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    if let Some(field) = KeyspaceField::of(o) {
+        return Some(vec![
+            "db<N>",
+            match field {
+                KeyspaceField::Keys => "keys",
+                KeyspaceField::Expires => "expires",
+                KeyspaceField::AvgTtl => "avg_ttl",
+                KeyspaceField::Subexpiry => "subexpiry",
+            },
+        ]);
+    }
+    if let Some(field) = ReplicaField::of(o) {
+        return Some(match field {
+            ReplicaField::Address => vec!["slave<N>", "ip"],
+            ReplicaField::Port => vec!["slave<N>", "port"],
+            ReplicaField::State => vec!["slave<N>", "state"],
+            ReplicaField::Offset => vec!["slave<N>", "offset"],
+            ReplicaField::LagSeconds => vec!["slave<N>", "lag"],
+            ReplicaField::LagBytes => vec!["slave<N>", "offset", "master_repl_offset"],
+            ReplicaField::Kind => vec!["slave<N>", "type"],
+        });
+    }
+    if let Some(field) = CommandField::of(o) {
+        return Some({
+            let cmdstat = "cmdstat_<name>";
+            let latency = "latency_percentiles_usec_<name>";
+            match field {
+                // The name columns repeat the index: they name it too.
+                CommandField::Name => vec![cmdstat, "redisCmdName"],
+                CommandField::Key => vec!["redisInstanceName", "redisCmdLabel"],
+                CommandField::Calls => vec![cmdstat, "calls"],
+                CommandField::Usec => vec![cmdstat, "usec"],
+                CommandField::UsecPerCall => vec![cmdstat, "usec_per_call"],
+                CommandField::Rejected => vec![cmdstat, "rejected_calls"],
+                CommandField::Failed => vec![cmdstat, "failed_calls"],
+                CommandField::P50 => vec![latency, "p50"],
+                CommandField::P99 => vec![latency, "p99"],
+                CommandField::P999 => vec![latency, "p99.9"],
+            }
+        });
+    }
+    if let Some(field) = ErrorField::of(o) {
+        return Some(match field {
+            ErrorField::Name => vec!["errorstat_<PREFIX>", "redisErrPrefix"],
+            ErrorField::Key => vec!["redisInstanceName", "redisErrLabel"],
+            ErrorField::Count => vec!["errorstat_<PREFIX>", "count"],
+        });
+    }
+    // Redis 8's tables: the line, and the field of it.
+    if let Some(field) = KeysizesField::of(o) {
+        return Some(match field {
+            KeysizesField::Keys => vec!["="],
+            KeysizesField::MinSize => vec!["redisKzBucket"],
+            KeysizesField::Label => vec!["="],
+        });
+    }
+    if let Some(field) = ThreadField::of(o) {
+        return Some(match field {
+            ThreadField::Clients => vec!["clients"],
+            ThreadField::Reads => vec!["reads"],
+            ThreadField::Writes => vec!["writes"],
+        });
+    }
+    if let Some(field) = ModuleField::of(o) {
+        return Some(match field {
+            ModuleField::Name => vec!["redisModName"],
+            ModuleField::Key => vec!["redisInstanceName", "redisModLabel"],
+            ModuleField::Version => vec!["ver"],
+            ModuleField::Api => vec!["api"],
+            ModuleField::Filters => vec!["filters"],
+            ModuleField::UsedBy => vec!["usedby"],
+            ModuleField::Using => vec!["using"],
+            ModuleField::Options => vec!["options"],
+        });
+    }
+    None
+}
+
+/// The tables of other commands' replies: the command, and the field of
+/// its reply where the reply names its fields.
+fn reply_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    if let Some(field) = SentinelField::of(o) {
+        return Some({
+            let masters = "SENTINEL MASTERS";
+            match field {
+                SentinelField::Name => vec![masters, "name", "redisSntName"],
+                SentinelField::Key => vec!["redisInstanceName", "redisSntLabel"],
+                SentinelField::State => vec![masters, "flags", "s_down", "o_down"],
+                SentinelField::Flags => vec![masters, "flags"],
+                SentinelField::Address => vec![masters, "ip"],
+                SentinelField::Port => vec![masters, "port"],
+                SentinelField::Replicas => vec![masters, "num-slaves"],
+                SentinelField::OtherSentinels => vec![masters, "num-other-sentinels"],
+                SentinelField::Quorum => vec![masters, "quorum"],
+            }
+        });
+    }
+    // A slow log entry and a latency event are arrays without field
+    // names: the DESCRIPTION names the command (which element feeds
+    // which column is the business of `redis::replies`).
+    if let Some(field) = SlowlogField::of(o) {
+        return Some(match field {
+            SlowlogField::Length => vec!["SLOWLOG LEN"],
+            SlowlogField::LastId | SlowlogField::LastTime | SlowlogField::LastUsec => {
+                vec!["SLOWLOG GET 1"]
+            }
+            SlowlogField::LargeRequests => vec!["COMMANDLOG LEN", "large-request"],
+            SlowlogField::LargeReplies => vec!["COMMANDLOG LEN", "large-reply"],
+        });
+    }
+    if let Some(field) = ClientField::of(o) {
+        return Some(match table_of(o).map(|t| t.table) {
+            Some("redisClientNameTable") => client_source(field, "redisCnName", "redisCnLabel"),
+            _ => client_source(field, "redisCuUser", "redisCuLabel"),
+        });
+    }
+    if let Some(LatencyField::Name) = LatencyField::of(o) {
+        return Some(vec!["LATENCY LATEST", "redisLatEvent"]);
+    }
+    if let Some(LatencyField::Key) = LatencyField::of(o) {
+        return Some(vec!["redisInstanceName", "redisLatLabel"]);
+    }
+    if let Some(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) =
+        LatencyField::of(o)
+    {
+        return Some(vec!["LATENCY LATEST"]);
+    }
+    None
+}
+
+/// The tables of keys: the commands that read them.
+fn key_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    // The key checks: the command each column comes from, and the
+    // setting that bounds it.
+    if let Some(field) = KeyField::of(o) {
+        return Some(match field {
+            KeyField::Label => vec!["redisCkName"],
+            KeyField::Key => vec!["redisInstanceName", "redisCkLabel"],
+            KeyField::Type => vec!["TYPE"],
+            KeyField::Length => vec!["STRLEN", "LLEN", "SCARD", "ZCARD", "HLEN", "XLEN"],
+            KeyField::Ttl => vec!["TTL"],
+            KeyField::Memory => vec!["MEMORY USAGE", "check_keys_memory"],
+            KeyField::Entry => vec!["check_keys"],
+            KeyField::Error => vec!["NOPERM"],
+        });
+    }
+    if let Some(field) = StreamGroupField::of(o) {
+        return Some(match field {
+            StreamGroupField::Label => vec!["redisKgName"],
+            StreamGroupField::Key => vec!["redisInstanceName", "redisCkLabel", "redisKgLabel"],
+            StreamGroupField::Consumers => vec!["XINFO GROUPS", "consumers"],
+            StreamGroupField::Pending => vec!["XINFO GROUPS", "pending"],
+            StreamGroupField::Lag => vec!["XINFO GROUPS", "lag"],
+            StreamGroupField::LastDeliveredId => vec!["XINFO GROUPS", "last-delivered-id"],
+            StreamGroupField::MaxIdle => vec!["XINFO CONSUMERS", "idle"],
+        });
+    }
+    if let Some(field) = KeyCheckField::of(o) {
+        return Some(match field {
+            KeyCheckField::Keys => vec!["redisKeyTable"],
+            KeyCheckField::KeysLeftOut => vec!["check_keys_rows"],
+            KeyCheckField::GroupsLeftOut => vec!["check_keys_groups"],
+            KeyCheckField::ScanComplete => {
+                vec!["SCAN", "check_keys_scan_calls", "check_keys_scan_time"]
+            }
+            KeyCheckField::ScanCalls => vec!["SCAN", "check_keys_scan_calls"],
+            KeyCheckField::CheckTime => vec!["check_keys_scan_time"],
+            KeyCheckField::LastError => vec!["NOPERM", "max_reply_bytes"],
+        });
+    }
+    if let Some(field) = BigKeyField::of(o) {
+        return Some(match field {
+            BigKeyField::Name => vec!["key_names"],
+            BigKeyField::Type => vec!["TYPE"],
+            BigKeyField::Bytes => vec!["MEMORY USAGE", "big_keys_samples"],
+            BigKeyField::Database | BigKeyField::Seen => Vec::new(),
+        });
+    }
+    if let Some(field) = HotKeyField::of(o) {
+        return Some(match field {
+            HotKeyField::Name => vec!["key_names"],
+            HotKeyField::Database => vec!["db"],
+            HotKeyField::Qps => vec!["qps"],
+            HotKeyField::CpuUsec => vec!["by-cpu-time-us"],
+            HotKeyField::NetBytes => vec!["by-net-bytes"],
+            HotKeyField::LfuCounter => vec!["OBJECT FREQ", "maxmemory-policy"],
+        });
+    }
+    None
+}
+
+/// The tables of events: where each column's value comes from.
+fn event_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    // The agent's own alarms: the table's DESCRIPTION says where they
+    // come from ([[alarm]]).
+    if redis_snmp::metrics::AlarmField::of(o).is_some() {
+        return Some(Vec::new());
+    }
+    // A slow log entry: the command, then each element by its place.
+    if let Some(field) = SlowCommandField::of(o) {
+        return Some(match field {
+            SlowCommandField::Id => vec!["SLOWLOG GET", "field 1"],
+            SlowCommandField::Time => vec!["field 2"],
+            SlowCommandField::Duration => vec!["field 3"],
+            SlowCommandField::Command => vec!["first argument"],
+            SlowCommandField::ClientAddress => vec!["field 5"],
+            SlowCommandField::ClientName => vec!["CLIENT SETNAME", "field 6"],
+            SlowCommandField::Arguments => vec!["slow_command_args", "key_names"],
+            SlowCommandField::Skipped => vec!["slowlog-max-len", "SLOWLOG RESET"],
+        });
+    }
+    // What a sentinel's masters did, as the agent saw it: the
+    // command and the field each column follows.
+    if let Some(field) = SentinelEventField::of(o) {
+        return Some({
+            let masters = "SENTINEL MASTERS";
+            match field {
+                SentinelEventField::Time => vec!["UNIX time"],
+                SentinelEventField::Kind => vec!["o_down", "config-epoch", "CKQUORUM"],
+                SentinelEventField::Master => vec![masters, "name"],
+                SentinelEventField::Address | SentinelEventField::OldAddress => vec!["ip"],
+                SentinelEventField::Port | SentinelEventField::OldPort => vec!["port"],
+                SentinelEventField::Epoch => vec![masters, "config-epoch"],
+                SentinelEventField::OldEpoch => vec!["configuration epoch"],
+                SentinelEventField::Quorum => vec!["SENTINEL CKQUORUM", "+sentinel|ckquorum"],
+            }
+        });
+    }
+    if let Some(field) = AclField::of(o) {
+        return Some(match field {
+            AclField::Reason => vec!["ACL LOG", "reason"],
+            AclField::User => vec!["user"],
+            AclField::Address => vec!["addr=", "client-info"],
+            AclField::Count => vec!["count"],
+            AclField::LastSeen => vec!["timestamp-last-updated", "age-seconds"],
+            AclField::Key => vec!["instance's name"],
+        });
+    }
+    None
 }
 
 /// The name the served-objects check gives instance `index`.
@@ -637,81 +665,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     // index may be, one longer: left out).
     let longest = "e".repeat(MAX_NAME_INDEX_LEN);
     let too_long = "e".repeat(MAX_NAME_INDEX_LEN + 1);
-    let master_extras = Extras {
-        databases: Some(16),
-        slowlog_len: Some(3),
-        slowlog_last: Some(SlowlogEntry {
-            id: 14,
-            unix_time: 1_795_362_836,
-            micros: 250,
-        }),
-        latency: [
-            ("command", 1_795_362_836, 12, 30),
-            ("fork", 1_795_362_800, 1, 4),
-            (&longest, 1_795_362_800, 1, 1),
-            (&too_long, 1_795_362_800, 1, 1),
-        ]
-        .iter()
-        .map(|&(event, unix_time, latest_ms, max_ms)| LatencyEvent {
-            event: event.to_string(),
-            unix_time,
-            latest_ms,
-            max_ms,
-        })
-        .collect(),
-        // CLIENT LIST of a real Redis 7.0, with a name as long as an index
-        // may be and one longer (counted in "(other names)").
-        clients: Some(redis_snmp::redis::clients::aggregate(
-            format!(
-                "{}\nid=90 name={longest} age=1 user=default\nid=91 name={too_long} user=default\n",
-                std::fs::read_to_string(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/fixtures/redis/7.0-client-list.txt"
-                ))
-                .unwrap()
-            )
-            .as_bytes(),
-            50,
-        )),
-        // A key check: a stream with a group, a key as long as an index
-        // may be, and an exact name that is gone.
-        keys: Some(key_report(&longest)),
-        // A slow log entry seen arriving, numbered as high as an index may be.
-        slow_commands: vec![SlowRow {
-            number: i32::MAX as u32,
-            id: 15,
-            unix_time: 1_795_362_836,
-            micros: 62_037,
-            command: "eval".into(),
-            client_address: Some("127.0.0.1:57032".into()),
-            client_name: Some("app-worker".into()),
-            args: Some("local 0".into()),
-            skipped: 3,
-        }],
-        // The big-key sampler and HOTKEYS GET: a row of each.
-        big_keys: Some(big_key_report()),
-        // ACL LOG of a real Redis 8.2, aggregated: its row numbers are
-        // hashes anywhere in 1..=2147483647.
-        acl: Some(AclReport {
-            rows: redis_snmp::redis::acl_log::aggregate(
-                &redis_snmp::redis::acl_log::parse(
-                    &redis::parse_redis_value(
-                        &std::fs::read(concat!(
-                            env!("CARGO_MANIFEST_DIR"),
-                            "/tests/fixtures/redis/8.2-acl-log.resp"
-                        ))
-                        .unwrap(),
-                    )
-                    .unwrap(),
-                ),
-                100,
-                0,
-            )
-            .0,
-            left_out: 0,
-        }),
-        ..Extras::default()
-    };
+    let master_extras = master_extras(&longest, &too_long);
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.
     let sentinel_extras = Extras {
         sentinel_masters: vec![
@@ -747,33 +701,8 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         }
     }
     // The rows of redisAlarmTable the agent's own alarms make of these
-    // values: one raised on the master's used memory, one per replica of
-    // its lag.
-    let alarms = [
-        AlarmSpec::new(
-            "memory-used",
-            "redisMemUsed",
-            Direction::Above,
-            1,
-            0,
-            1,
-            None,
-        )
-        .unwrap(),
-        AlarmSpec::new("lag", "redisRpLag", Direction::Above, 0, -1, 1, None).unwrap(),
-    ];
-    let mut evaluator = Alarms::new(&alarms, &layout);
-    let mut part: Vec<(Oid, Value)> = served
-        .iter()
-        .filter(|(i, _, _)| *i == 1)
-        .map(|(_, o, v)| (o.clone(), v.clone()))
-        .collect();
-    part.sort_by(|a, b| a.0.cmp(&b.0));
-    let raised = evaluator.evaluate(1, true, &[&part], 1_795_362_900);
-    assert!(raised.events.len() >= 2, "{:?}", raised.events);
-    for (oid, value) in raised.rows {
-        served.push((1, oid, value));
-    }
+    // values.
+    served.extend(alarm_rows(&layout, &served));
 
     let root = root();
     let defs: Vec<(Oid, &ObjectDef)> = redis_objects()
@@ -846,6 +775,121 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// What the optional commands told of the master: CONFIG GET databases,
+/// SLOWLOG LEN and GET 1, LATENCY LATEST (one event name as long as an
+/// index may be, `longest`, one longer, `too_long`: left out), and the
+/// other tables' sources.
+fn master_extras(longest: &str, too_long: &str) -> Extras {
+    Extras {
+        databases: Some(16),
+        slowlog_len: Some(3),
+        slowlog_last: Some(SlowlogEntry {
+            id: 14,
+            unix_time: 1_795_362_836,
+            micros: 250,
+        }),
+        latency: [
+            ("command", 1_795_362_836, 12, 30),
+            ("fork", 1_795_362_800, 1, 4),
+            (longest, 1_795_362_800, 1, 1),
+            (too_long, 1_795_362_800, 1, 1),
+        ]
+        .iter()
+        .map(|&(event, unix_time, latest_ms, max_ms)| LatencyEvent {
+            event: event.to_string(),
+            unix_time,
+            latest_ms,
+            max_ms,
+        })
+        .collect(),
+        // CLIENT LIST of a real Redis 7.0, with a name as long as an index
+        // may be and one longer (counted in "(other names)").
+        clients: Some(redis_snmp::redis::clients::aggregate(
+            format!(
+                "{}\nid=90 name={longest} age=1 user=default\nid=91 name={too_long} user=default\n",
+                std::fs::read_to_string(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/fixtures/redis/7.0-client-list.txt"
+                ))
+                .unwrap()
+            )
+            .as_bytes(),
+            50,
+        )),
+        // A key check: a stream with a group, a key as long as an index
+        // may be, and an exact name that is gone.
+        keys: Some(key_report(longest)),
+        // A slow log entry seen arriving, numbered as high as an index may be.
+        slow_commands: vec![SlowRow {
+            number: i32::MAX as u32,
+            id: 15,
+            unix_time: 1_795_362_836,
+            micros: 62_037,
+            command: "eval".into(),
+            client_address: Some("127.0.0.1:57032".into()),
+            client_name: Some("app-worker".into()),
+            args: Some("local 0".into()),
+            skipped: 3,
+        }],
+        // The big-key sampler and HOTKEYS GET: a row of each.
+        big_keys: Some(big_key_report()),
+        // ACL LOG of a real Redis 8.2, aggregated: its row numbers are
+        // hashes anywhere in 1..=2147483647.
+        acl: Some(AclReport {
+            rows: redis_snmp::redis::acl_log::aggregate(
+                &redis_snmp::redis::acl_log::parse(
+                    &redis::parse_redis_value(
+                        &std::fs::read(concat!(
+                            env!("CARGO_MANIFEST_DIR"),
+                            "/tests/fixtures/redis/8.2-acl-log.resp"
+                        ))
+                        .unwrap(),
+                    )
+                    .unwrap(),
+                ),
+                100,
+                0,
+            )
+            .0,
+            left_out: 0,
+        }),
+        ..Extras::default()
+    }
+}
+
+/// The rows of redisAlarmTable the agent's own alarms make of instance 1's
+/// values in `served`: one raised on the master's used memory, one per
+/// replica of its lag.
+fn alarm_rows(layout: &Layout, served: &[(u32, Oid, Value)]) -> Vec<(u32, Oid, Value)> {
+    let alarms = [
+        AlarmSpec::new(
+            "memory-used",
+            "redisMemUsed",
+            Direction::Above,
+            1,
+            0,
+            1,
+            None,
+        )
+        .unwrap(),
+        AlarmSpec::new("lag", "redisRpLag", Direction::Above, 0, -1, 1, None).unwrap(),
+    ];
+    let mut evaluator = Alarms::new(&alarms, layout);
+    let mut part: Vec<(Oid, Value)> = served
+        .iter()
+        .filter(|(i, _, _)| *i == 1)
+        .map(|(_, o, v)| (o.clone(), v.clone()))
+        .collect();
+    part.sort_by(|a, b| a.0.cmp(&b.0));
+    let raised = evaluator.evaluate(1, true, &[&part], 1_795_362_900);
+    assert!(raised.events.len() >= 2, "{:?}", raised.events);
+    raised
+        .rows
+        .into_iter()
+        .map(|(oid, value)| (1, oid, value))
+        .collect()
 }
 
 /// The rows of redisSentinelEventTable a failover watch keeps of two
