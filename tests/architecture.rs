@@ -396,6 +396,149 @@ fn a_column_with_its_entrys_arcs_or_a_table_by_hand_fails_the_table_check() {
     );
 }
 
+/// The longest a test program's file may be, and a function of the tests.
+const MAX_TEST_FILE_LINES: usize = 1200;
+const MAX_TEST_FN_LINES: usize = 200;
+
+/// Test functions over [`MAX_TEST_FN_LINES`] that are not split yet, with
+/// why: each must still be over it (the list only shrinks).
+const LONG_TEST_FNS_FOR_NOW: &[(&str, &str)] = &[
+    // The Debian package's own tests: they install with dpkg as root, so
+    // they are changed where they can be run.
+    (
+        "tests/debian_package.rs",
+        "package_installs_serves_and_purges_cleanly",
+    ),
+    (
+        "tests/debian_package/perl_upgrade.rs",
+        "upgrade_from_perl_package",
+    ),
+];
+
+/// Every `tests/**/*.rs`, as `(tests/…, text)`.
+fn the_tests() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("tests"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(p).unwrap())
+        })
+        .collect()
+}
+
+/// The functions of `text`, as `(name, first line, lines)`: from the line
+/// of `fn` to the `}` at the same indentation. A function whose body is
+/// on its first line, or that has none (a trait's), is one line.
+fn functions(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let Some(at) = code.find("fn ") else {
+            continue;
+        };
+        let before = &code[..at];
+        let item = before.split_whitespace().all(|w| {
+            w == "pub" || w.starts_with("pub(") || ["async", "const", "unsafe"].contains(&w)
+        });
+        let name: String = code[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !item || name.is_empty() || code.starts_with("//") {
+            continue;
+        }
+        let end = if code.trim_end().ends_with('}') || code.trim_end().ends_with(';') {
+            i
+        } else {
+            let close = format!("{indent}}}");
+            (i + 1..lines.len())
+                .find(|&j| lines[j] == close)
+                .unwrap_or(i)
+        };
+        out.push((name, i + 1, end - i + 1));
+    }
+    out
+}
+
+/// Test files over [`MAX_TEST_FILE_LINES`], and test functions over
+/// [`MAX_TEST_FN_LINES`] but those of `allowed`, which must still be over.
+fn size_problems(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut still_long = Vec::new();
+    for (path, text) in files {
+        let lines = text.lines().count();
+        if lines > MAX_TEST_FILE_LINES {
+            problems.push(format!(
+                "{path}: {lines} lines, over {MAX_TEST_FILE_LINES}: split it along its headings"
+            ));
+        }
+        for (name, at, len) in functions(text) {
+            if len <= MAX_TEST_FN_LINES {
+                continue;
+            }
+            if allowed.contains(&(path.as_str(), name.as_str())) {
+                still_long.push((path.as_str(), name));
+            } else {
+                problems.push(format!(
+                    "{path}:{at}: {name} is {len} lines, over {MAX_TEST_FN_LINES}: make it named steps"
+                ));
+            }
+        }
+    }
+    for (path, name) in allowed {
+        if !still_long.iter().any(|(p, n)| p == path && n == name) {
+            problems.push(format!(
+                "{path}: {name} is no longer over {MAX_TEST_FN_LINES} lines: take it off the list"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn test_files_and_functions_stay_short() {
+    let problems = size_problems(&the_tests(), LONG_TEST_FNS_FOR_NOW);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_long_file_or_function_fails_the_size_check() {
+    let long_body = "    step();\n".repeat(MAX_TEST_FN_LINES);
+    let tree = sources(&[
+        ("tests/big.rs", &"// a line\n".repeat(MAX_TEST_FILE_LINES + 1)),
+        (
+            "tests/long.rs",
+            &format!("#[test]\nfn long() {{\n{long_body}}}\n\nfn short() {{}}\ntrait T {{\n    fn f();\n}}\n"),
+        ),
+        ("tests/listed.rs", "fn was_long() {\n}\n"),
+    ]);
+    assert_eq!(
+        size_problems(&tree, &[("tests/listed.rs", "was_long")]),
+        [
+            format!(
+                "tests/big.rs: {} lines, over 1200: split it along its headings",
+                MAX_TEST_FILE_LINES + 1
+            ),
+            format!(
+                "tests/long.rs:2: long is {} lines, over 200: make it named steps",
+                MAX_TEST_FN_LINES + 2
+            ),
+            "tests/listed.rs: was_long is no longer over 200 lines: take it off the list"
+                .to_string(),
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The checker itself: what it must see, what it must not, and broken trees
 // it must fail.
