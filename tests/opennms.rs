@@ -47,11 +47,12 @@
 //! A report offered on no resource of that host must be named in
 //! `opennms/README.md` ([`NEEDS_MORE_HEADING`]).
 //!
-//! `loader` (`tests/opennms/loader.rs`) loads the files the way OpenNMS's
+//! `loader` (`tests/opennms/loader/`) loads the files the way OpenNMS's
 //! code does, rule by rule, and breaks a copy of each file for each rule.
 //! `files` (`tests/opennms/files.rs`) reads the files and the agent's
 //! tables as OpenNMS sees them; `live` (`tests/opennms/live.rs`) holds the
-//! live stack's helpers.
+//! live stack's helpers, and `collect` (`tests/opennms/collect.rs`) runs
+//! the live collection as a sequence of named steps.
 //!
 //! `REDIS_SNMP_WRITE_DOCS=1` also copies a few of the drawings to `docs/`.
 
@@ -59,7 +60,7 @@
 // `system-tests` feature, which scripts/test.sh turns on.
 #![cfg(feature = "system-tests")]
 
-/// Issue 12: the files loaded the way OpenNMS loads them (`tests/opennms/loader.rs`).
+/// The files loaded the way OpenNMS loads them (`tests/opennms/loader/`).
 #[path = "opennms/loader/mod.rs"]
 mod loader;
 
@@ -225,7 +226,7 @@ fn xml_files_are_well_formed_and_validate_against_the_opennms_schemas() {
 /// `mibObj` fits its object's syntax (a string stored as a number fails
 /// OpenNMS's NumericAttributeType, a counter stored as a gauge graphs
 /// nonsense). The aliases, resource types and system definitions are
-/// checked the way OpenNMS loads them in `loader.rs`.
+/// checked the way OpenNMS loads them in `loader/`.
 #[test]
 fn collected_types_fit_the_objects_syntax() {
     let objs = collection();
@@ -256,7 +257,7 @@ fn resource_types_store_rows_apart_and_label_them() {
         // alone, so the value must be unique on the node: the instance's
         // name is (names are unique in the agent's configuration), and so
         // are the key columns of the string-indexed tables (the instance's
-        // name and the row's string, escaped, joined by `.`: see loader.rs
+        // name and the row's string, escaped, joined by `.`: see loader/resource_types.rs
         // for their folders). Their name columns are not: they repeat
         // across instances (every instance runs `info`), and would write
         // two instances' rows into one set of RRD files.

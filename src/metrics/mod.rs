@@ -21,9 +21,9 @@
 //! module as a whole (`module`), the one writer that puts a row's values
 //! at their OIDs (`rows`), the notifications (`notifications`), what
 //! OpenNMS collects (`opennms`) and Prometheus walks (`prometheus`), and
-//! where a module's objects sit (`layout`). This file holds the macros
-//! and hands every name on, so a reader names `metrics::X` whatever file
-//! declares it.
+//! where a module's objects sit (`layout`). This file holds
+//! `enumeration!` (`table!` is in `table`) and hands every name on, so a
+//! reader names `metrics::X` whatever file declares it.
 
 /// Where the default module root sits: `enterprises.daysofwonder(20267).400`.
 pub const DEFAULT_REDIS_ROOT: &str = "1.3.6.1.4.1.20267.400";

@@ -423,7 +423,7 @@ pub fn collection() -> Vec<MibObj> {
 }
 
 /// The resource types of the data collection group, read as the loader
-/// reads them: OpenNMS's SNMP collection reads no others (see loader.rs).
+/// reads them: OpenNMS's SNMP collection reads no others (see loader/collection.rs).
 pub fn resource_types() -> Vec<loader::ResourceTypeDef> {
     let root = xml_file(GROUP_FILE, &["resourceType", "parameter"]);
     assert_eq!(root.name, "datacollection-group");
