@@ -400,17 +400,6 @@ fn a_column_with_its_entrys_arcs_or_a_table_by_hand_fails_the_table_check() {
 const MAX_TEST_FILE_LINES: usize = 1200;
 const MAX_TEST_FN_LINES: usize = 200;
 
-/// Test functions over [`MAX_TEST_FN_LINES`] that are not split yet, with
-/// why: each must still be over it (the list only shrinks).
-const LONG_TEST_FNS_FOR_NOW: &[(&str, &str)] = &[
-    // The Perl package's upgrade: its steps share the old build's state;
-    // it installs with dpkg as root, so it is changed where that can run.
-    (
-        "tests/debian_package/perl_upgrade.rs",
-        "upgrade_from_perl_package",
-    ),
-];
-
 /// Every `tests/**/*.rs`, as `(tests/…, text)`.
 fn the_tests() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -467,10 +456,9 @@ fn functions(text: &str) -> Vec<(String, usize, usize)> {
 }
 
 /// Test files over [`MAX_TEST_FILE_LINES`], and test functions over
-/// [`MAX_TEST_FN_LINES`] but those of `allowed`, which must still be over.
-fn size_problems(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<String> {
+/// [`MAX_TEST_FN_LINES`].
+fn size_problems(files: &[(String, String)]) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut still_long = Vec::new();
     for (path, text) in files {
         let lines = text.lines().count();
         if lines > MAX_TEST_FILE_LINES {
@@ -479,23 +467,11 @@ fn size_problems(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<St
             ));
         }
         for (name, at, len) in functions(text) {
-            if len <= MAX_TEST_FN_LINES {
-                continue;
-            }
-            if allowed.contains(&(path.as_str(), name.as_str())) {
-                still_long.push((path.as_str(), name));
-            } else {
+            if len > MAX_TEST_FN_LINES {
                 problems.push(format!(
                     "{path}:{at}: {name} is {len} lines, over {MAX_TEST_FN_LINES}: make it named steps"
                 ));
             }
-        }
-    }
-    for (path, name) in allowed {
-        if !still_long.iter().any(|(p, n)| p == path && n == name) {
-            problems.push(format!(
-                "{path}: {name} is no longer over {MAX_TEST_FN_LINES} lines: take it off the list"
-            ));
         }
     }
     problems
@@ -503,7 +479,7 @@ fn size_problems(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<St
 
 #[test]
 fn test_files_and_functions_stay_short() {
-    let problems = size_problems(&the_tests(), LONG_TEST_FNS_FOR_NOW);
+    let problems = size_problems(&the_tests());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -516,10 +492,9 @@ fn a_long_file_or_function_fails_the_size_check() {
             "tests/long.rs",
             &format!("#[test]\nfn long() {{\n{long_body}}}\n\nfn short() {{}}\ntrait T {{\n    fn f();\n}}\n"),
         ),
-        ("tests/listed.rs", "fn was_long() {\n}\n"),
     ]);
     assert_eq!(
-        size_problems(&tree, &[("tests/listed.rs", "was_long")]),
+        size_problems(&tree),
         [
             format!(
                 "tests/big.rs: {} lines, over 1200: split it along its headings",
@@ -529,8 +504,6 @@ fn a_long_file_or_function_fails_the_size_check() {
                 "tests/long.rs:2: long is {} lines, over 200: make it named steps",
                 MAX_TEST_FN_LINES + 2
             ),
-            "tests/listed.rs: was_long is no longer over 200 lines: take it off the list"
-                .to_string(),
         ]
     );
 }
