@@ -91,7 +91,7 @@ fn main() {
     for def in metrics::redis_objects()
         .filter(|o| matches!(o.syntax, Syntax::Gauge32 | Syntax::Gauge64))
         .filter(|o| o.arcs.first() != Some(&metrics::LEGACY_BRANCH))
-        .filter(|o| !matches!(o.source, metrics::Source::Alarm(_)))
+        .filter(|o| <metrics::AlarmField as metrics::Column>::of(o).is_none())
         .take(60)
     {
         many.push(

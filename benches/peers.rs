@@ -100,27 +100,26 @@ fn family(key: &str) -> String {
 
 /// The INFO fields the catalogue reads (`src/metrics/`).
 fn ours_covered(fields: &BTreeMap<String, String>) -> BTreeSet<String> {
-    use redis_snmp::metrics::{redis_objects, Source};
+    use redis_snmp::metrics::{
+        redis_objects, Column, CommandField, ErrorField, KeyspaceField, ReplicaField, Source,
+    };
     let mut covered = BTreeSet::new();
     for object in redis_objects() {
-        match object.source {
-            Source::Info { fields: names, .. } => {
-                covered.extend(names.iter().map(|n| n.to_string()));
-            }
-            Source::Keyspace(_) => {
-                covered.insert("db*".to_string());
-            }
-            Source::Replica(_) => {
-                covered.insert("slave*".to_string());
-            }
-            Source::Command(_) => {
-                covered.insert("cmdstat_*".to_string());
-                covered.insert("latency_percentiles_usec_*".to_string());
-            }
-            Source::Error(_) => {
-                covered.insert("errorstat_*".to_string());
-            }
-            _ => {}
+        if let Source::Info { fields: names, .. } = object.source {
+            covered.extend(names.iter().map(|n| n.to_string()));
+        }
+        if KeyspaceField::of(object).is_some() {
+            covered.insert("db*".to_string());
+        }
+        if ReplicaField::of(object).is_some() {
+            covered.insert("slave*".to_string());
+        }
+        if CommandField::of(object).is_some() {
+            covered.insert("cmdstat_*".to_string());
+            covered.insert("latency_percentiles_usec_*".to_string());
+        }
+        if ErrorField::of(object).is_some() {
+            covered.insert("errorstat_*".to_string());
         }
     }
     covered.retain(|f| fields.contains_key(f));

@@ -31,7 +31,7 @@
 //! too ([`Alarms::forget`]): its index is never used again.
 
 use crate::metrics::{
-    self, About, AlarmField, Layout, ObjectDef, RedisEvent, Source, ALARM_COLUMNS,
+    self, About, AlarmField, Column, Layout, ObjectDef, RedisEvent, ALARM_COLUMNS,
 };
 use crate::oid::Oid;
 use crate::smi::{display_string, Syntax, Value};
@@ -77,7 +77,7 @@ pub const MAX_TRACKED_PER_INSTANCE: usize = 1024;
 
 /// Why a number of the catalogue may not be watched: `None` when it may.
 fn unfit(def: &ObjectDef) -> Option<&'static str> {
-    if matches!(def.source, Source::Alarm(_)) {
+    if AlarmField::of(def).is_some() {
         return Some("a column of redisAlarmTable itself");
     }
     // The 17 scalars of redisStatus describe the first instance only, at
@@ -380,10 +380,7 @@ impl Alarms {
             name_column: oid_of("redisInstanceName").expect("redisInstanceName is served"),
             columns: ALARM_COLUMNS
                 .iter()
-                .filter_map(|c| match c.source {
-                    Source::Alarm(field) => Some((field, layout.object_oid(c))),
-                    _ => None,
-                })
+                .filter_map(|c| Some((AlarmField::of(c)?, layout.object_oid(c))))
                 .collect(),
             instances: BTreeMap::new(),
             layout: layout.clone(),

@@ -304,6 +304,212 @@ fn faces_only_declare() {
     );
 }
 
+/// Where a table is declared: each table its module lists
+/// (`src/metrics/tables.rs`) is a `table!` of a family's file
+/// (`pub const NAME = (`), no `TableDef` is written out by hand but the
+/// macro's and its base's, and no family's file writes an OID of three or
+/// more arcs (a column's OID is its entry's arcs, once per table, and its
+/// own arc).
+fn table_problems(files: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let code = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| l.split("//").next().unwrap_or("").to_string())
+            .collect()
+    };
+    let mut declared = std::collections::BTreeSet::new();
+    let mut listed = std::collections::BTreeSet::new();
+    for (path, text) in files {
+        let Some(file) = path.strip_prefix("src/metrics/") else {
+            continue;
+        };
+        let lines = code(text);
+        if file == "tables.rs" {
+            for word in lines
+                .join(" ")
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            {
+                if word.ends_with("_TABLE") {
+                    listed.insert(word.to_string());
+                }
+            }
+            continue;
+        }
+        let family = text.contains("table! {");
+        for (n, line) in lines.iter().enumerate() {
+            let line = line.trim();
+            if family {
+                if let Some((name, _)) = line
+                    .strip_prefix("pub const ")
+                    .and_then(|rest| rest.split_once(" = (\""))
+                {
+                    declared.insert(name.to_string());
+                }
+                let mut rest = line;
+                while let Some(at) = rest.find("&[") {
+                    rest = &rest[at + 2..];
+                    let inside = rest.split(']').next().unwrap_or("");
+                    let arcs: Vec<&str> = inside.split(',').map(str::trim).collect();
+                    if arcs.len() >= 3 && arcs.iter().all(|a| a.parse::<u32>().is_ok()) {
+                        problems.push(format!(
+                            "{path}:{}: an OID written out ({inside}): a table's column gives its own arc",
+                            n + 1
+                        ));
+                    }
+                }
+            }
+            if line.contains("TableDef {") && !matches!(file, "index.rs" | "table.rs") {
+                problems.push(format!(
+                    "{path}:{}: a TableDef written by hand: declare the table with table!",
+                    n + 1
+                ));
+            }
+        }
+    }
+    for name in listed.difference(&declared) {
+        problems.push(format!("{name} is listed but no table! declares it"));
+    }
+    problems
+}
+
+#[test]
+fn each_table_is_declared_once_by_table_macro() {
+    let problems = table_problems(&the_sources());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_column_with_its_entrys_arcs_or_a_table_by_hand_fails_the_table_check() {
+    let tree = sources(&[
+        ("src/metrics/tables.rs", "pub const TABLES: &[TableDef] = &[ACL_TABLE, KEY_TABLE];\n"),
+        (
+            "src/metrics/redis_events.rs",
+            "table! {\n    pub const ACL_TABLE = (\"redisAclTable\", \"redisAclEntry\", [3, 29, 1]) {}\n    pub const ACL_COLUMNS = enum AclField as Acl {\n        Count(\"redisArCount\", 5, Gauge32),\n    }\n}\nconst C: &[ObjectDef] = &[column(\"redisArUser\", &[3, 29, 1, 3], DisplayString, S)];\n",
+        ),
+        ("src/metrics/redis_keys.rs", "pub const KEY_TABLE: TableDef = TableDef { table: \"redisKeyTable\" };\n"),
+    ]);
+    assert_eq!(
+        table_problems(&tree),
+        [
+            "src/metrics/redis_events.rs:7: an OID written out (3, 29, 1, 3): a table's column gives its own arc",
+            "src/metrics/redis_keys.rs:1: a TableDef written by hand: declare the table with table!",
+            "KEY_TABLE is listed but no table! declares it",
+        ]
+    );
+}
+
+/// The longest a test program's file may be, and a function of the tests.
+const MAX_TEST_FILE_LINES: usize = 1200;
+const MAX_TEST_FN_LINES: usize = 200;
+
+/// Every `tests/**/*.rs`, as `(tests/…, text)`.
+fn the_tests() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("tests"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(p).unwrap())
+        })
+        .collect()
+}
+
+/// The functions of `text`, as `(name, first line, lines)`: from the line
+/// of `fn` to the `}` at the same indentation. A function whose body is
+/// on its first line, or that has none (a trait's), is one line.
+fn functions(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let Some(at) = code.find("fn ") else {
+            continue;
+        };
+        let before = &code[..at];
+        let item = before.split_whitespace().all(|w| {
+            w == "pub" || w.starts_with("pub(") || ["async", "const", "unsafe"].contains(&w)
+        });
+        let name: String = code[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !item || name.is_empty() || code.starts_with("//") {
+            continue;
+        }
+        let end = if code.trim_end().ends_with('}') || code.trim_end().ends_with(';') {
+            i
+        } else {
+            let close = format!("{indent}}}");
+            (i + 1..lines.len())
+                .find(|&j| lines[j] == close)
+                .unwrap_or(i)
+        };
+        out.push((name, i + 1, end - i + 1));
+    }
+    out
+}
+
+/// Test files over [`MAX_TEST_FILE_LINES`], and test functions over
+/// [`MAX_TEST_FN_LINES`].
+fn size_problems(files: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (path, text) in files {
+        let lines = text.lines().count();
+        if lines > MAX_TEST_FILE_LINES {
+            problems.push(format!(
+                "{path}: {lines} lines, over {MAX_TEST_FILE_LINES}: split it along its headings"
+            ));
+        }
+        for (name, at, len) in functions(text) {
+            if len > MAX_TEST_FN_LINES {
+                problems.push(format!(
+                    "{path}:{at}: {name} is {len} lines, over {MAX_TEST_FN_LINES}: make it named steps"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn test_files_and_functions_stay_short() {
+    let problems = size_problems(&the_tests());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_long_file_or_function_fails_the_size_check() {
+    let long_body = "    step();\n".repeat(MAX_TEST_FN_LINES);
+    let tree = sources(&[
+        ("tests/big.rs", &"// a line\n".repeat(MAX_TEST_FILE_LINES + 1)),
+        (
+            "tests/long.rs",
+            &format!("#[test]\nfn long() {{\n{long_body}}}\n\nfn short() {{}}\ntrait T {{\n    fn f();\n}}\n"),
+        ),
+    ]);
+    assert_eq!(
+        size_problems(&tree),
+        [
+            format!(
+                "tests/big.rs: {} lines, over 1200: split it along its headings",
+                MAX_TEST_FILE_LINES + 1
+            ),
+            format!(
+                "tests/long.rs:2: long is {} lines, over 200: make it named steps",
+                MAX_TEST_FN_LINES + 2
+            ),
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The checker itself: what it must see, what it must not, and broken trees
 // it must fail.

@@ -517,7 +517,26 @@ fn package_installs_serves_and_purges_cleanly() {
     let system = take_system();
     let pkg = package();
     let _purge = PurgeOnDrop;
+    installed_as_debian_wants_it(pkg);
+    let unit_text = fs::read_to_string(unit_path()).unwrap();
+    let mut run = the_installed_agent_serves_as_the_unit_runs_it(&unit_text);
+    let var_agentx = reinstalls_keep_what_the_administrator_chose(pkg);
+    without_the_dropin_the_agent_is_refused(&mut run);
+    purge_and_check(&system, &[]);
+    drop(var_agentx);
+}
 
+/// The installed agent's run: its work folder, its user and its command.
+struct Run {
+    work: tempfile::TempDir,
+    user: String,
+    argv: Vec<String>,
+}
+
+/// dpkg installs it: the system user, the files with their owners and
+/// modes, `redis-snmp kick`'s, the unit systemd-analyze accepts, the MIB
+/// net-snmp loads.
+fn installed_as_debian_wants_it(pkg: &Package) {
     step("dpkg --install");
     install(&pkg.deb);
     assert_eq!(
@@ -700,7 +719,11 @@ fn package_installs_serves_and_purges_cleanly() {
         ],
     );
     assert_eq!(oid.trim(), legacy_oid(1));
+}
 
+/// The installed agent, as the unit runs it, on the installed
+/// configuration with every setting uncommented, serves.
+fn the_installed_agent_serves_as_the_unit_runs_it(unit_text: &str) -> Run {
     step("the installed agent, as the unit runs it, on the installed configuration with every setting uncommented");
     let redis = Redis::start_with(&["requirepass deb-test-password"]);
     let snmpd = DebianSnmpd::start(SNMPD_DROPIN_DIR);
@@ -742,7 +765,7 @@ fn package_installs_serves_and_purges_cleanly() {
     write_file_mode(&config_path, &config, 0o640);
     std::os::unix::fs::chown(&config_path, Some(0), Some(group)).unwrap();
     println!("--- test configuration ---\n{config}");
-    let (user, mut argv) = unit_command(&unit_text);
+    let (user, mut argv) = unit_command(unit_text);
     assert_eq!(user, USER);
     // The unit's command with the test copy of the configuration.
     let c = argv
@@ -764,7 +787,12 @@ fn package_installs_serves_and_purges_cleanly() {
     println!("--- agent log ---\n{}", fs::read_to_string(&log).unwrap());
 
     drop(snmpd);
+    Run { work, user, argv }
+}
 
+/// Reinstalling changes nothing the administrator chose, moves a password
+/// only where it can, and opens a /var/agentx an earlier snmpd left 0700.
+fn reinstalls_keep_what_the_administrator_chose(pkg: &Package) -> VarAgentx {
     step("reinstalling changes nothing, and opens a /var/agentx that an earlier snmpd left 0700");
     let var_agentx = VarAgentx::locked();
     let uid = id_of("passwd", USER);
@@ -827,7 +855,13 @@ fn package_installs_serves_and_purges_cleanly() {
         0o700,
         "postinst opened {AGENTX_DIR} although the drop-in is emptied"
     );
+    var_agentx
+}
 
+/// Without the drop-in, snmpd keeps the AgentX socket to root and the
+/// agent is refused, and retries.
+fn without_the_dropin_the_agent_is_refused(run: &mut Run) {
+    let Run { work, user, argv } = run;
     step("without the drop-in, snmpd keeps the AgentX socket to root and the agent is refused");
     // README.Debian says what the agent then logs, and that it retries.
     let closed = DebianSnmpd::start(SNMPD_DROPIN_DIR);
@@ -839,7 +873,7 @@ fn package_installs_serves_and_purges_cleanly() {
     );
     argv.extend(["-x".to_string(), closed.agentx_address()]);
     let log = work.path().join("agent-refused.log");
-    let mut agent = start_as(&user, &argv, &log);
+    let mut agent = start_as(user, argv, &log);
     let refused = wait_until(Duration::from_secs(10), || {
         fs::read_to_string(&log)
             .unwrap_or_default()
@@ -853,9 +887,6 @@ fn package_installs_serves_and_purges_cleanly() {
     agent.terminate(Duration::from_secs(5));
     println!("--- agent log ---\n{text}");
     drop(closed);
-
-    purge_and_check(&system, &[]);
-    drop(var_agentx);
 }
 
 /// A file of snmpd's configuration changed for a test, and put back as it

@@ -31,11 +31,12 @@ use mibtool::rules::{instance_of, mentions, Instance};
 use mibtool::{repo_dir, Mib};
 use redis_snmp::alarms::{AlarmSpec, Alarms, Direction};
 use redis_snmp::metrics::{
-    redis_objects, AclField, BigKeyField, ClientField, CommandField, Conversion, ErrorField,
-    HotKeyField, KeyCheckField, KeyField, KeysizesField, KeyspaceField, LatencyField, Layout,
-    ModuleField, NotificationDef, ObjectDef, ReplicaField, SentinelEventField, SentinelField,
-    SlowCommandField, SlowlogField, Source, StreamGroupField, ThreadField, INSTANCE_ENTRY,
-    LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN, REDIS_NOTIFICATIONS,
+    redis_objects, table_of, AclField, BigKeyField, ClientField, Column, CommandField, Conversion,
+    ErrorField, HotKeyField, KeyCheckField, KeyField, KeysizesField, KeyspaceField, LatencyField,
+    Layout, ModuleField, NotificationDef, ObjectDef, ReplicaField, SentinelEventField,
+    SentinelField, SlowCommandField, SlowlogField, Source, StreamGroupField, ThreadField,
+    INSTANCE_ENTRY, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
+    REDIS_NOTIFICATIONS,
 };
 use redis_snmp::oid::Oid;
 use redis_snmp::redis::acl_log::AclReport;
@@ -111,8 +112,8 @@ fn conversions_fit_the_declared_syntax() {
             Source::Info {
                 conversion: Conversion::Truth,
                 ..
-            } | Source::KeyCheck(KeyCheckField::ScanComplete)
-        );
+            }
+        ) || KeyCheckField::of(o) == Some(KeyCheckField::ScanComplete);
         if o.syntax == Syntax::TruthValue && !from_truth {
             problems.push(format!("{}: a TruthValue not made by Truth", o.name));
         }
@@ -131,6 +132,13 @@ fn conversions_fit_the_declared_syntax() {
 /// key within it; for the other commands the command, and the field of its
 /// reply where the reply names its fields.
 fn source_names(o: &ObjectDef) -> Vec<&'static str> {
+    let table = info_row_sources(o)
+        .or_else(|| reply_sources(o))
+        .or_else(|| key_sources(o))
+        .or_else(|| event_sources(o));
+    if let Some(names) = table {
+        return names;
+    }
     match o.source {
         Source::Info { fields, .. } => fields.to_vec(),
         Source::Status(_) => Vec::new(),
@@ -144,7 +152,16 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             "io_thread_<N>",
             "module",
         ],
-        Source::Keyspace(field) => vec![
+        // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
+        Source::Puppet(_) => Vec::new(),
+        Source::Column(_) => panic!("{}: a column of a table this test does not know", o.name),
+    }
+}
+
+/// The tables of INFO's row lines: the line and the key within it.
+fn info_row_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    if let Some(field) = KeyspaceField::of(o) {
+        return Some(vec![
             "db<N>",
             match field {
                 KeyspaceField::Keys => "keys",
@@ -152,8 +169,10 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 KeyspaceField::AvgTtl => "avg_ttl",
                 KeyspaceField::Subexpiry => "subexpiry",
             },
-        ],
-        Source::Replica(field) => match field {
+        ]);
+    }
+    if let Some(field) = ReplicaField::of(o) {
+        return Some(match field {
             ReplicaField::Address => vec!["slave<N>", "ip"],
             ReplicaField::Port => vec!["slave<N>", "port"],
             ReplicaField::State => vec!["slave<N>", "state"],
@@ -161,8 +180,10 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             ReplicaField::LagSeconds => vec!["slave<N>", "lag"],
             ReplicaField::LagBytes => vec!["slave<N>", "offset", "master_repl_offset"],
             ReplicaField::Kind => vec!["slave<N>", "type"],
-        },
-        Source::Command(field) => {
+        });
+    }
+    if let Some(field) = CommandField::of(o) {
+        return Some({
             let cmdstat = "cmdstat_<name>";
             let latency = "latency_percentiles_usec_<name>";
             match field {
@@ -178,13 +199,50 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 CommandField::P99 => vec![latency, "p99"],
                 CommandField::P999 => vec![latency, "p99.9"],
             }
-        }
-        Source::Error(field) => match field {
+        });
+    }
+    if let Some(field) = ErrorField::of(o) {
+        return Some(match field {
             ErrorField::Name => vec!["errorstat_<PREFIX>", "redisErrPrefix"],
             ErrorField::Key => vec!["redisInstanceName", "redisErrLabel"],
             ErrorField::Count => vec!["errorstat_<PREFIX>", "count"],
-        },
-        Source::SentinelMaster(field) => {
+        });
+    }
+    // Redis 8's tables: the line, and the field of it.
+    if let Some(field) = KeysizesField::of(o) {
+        return Some(match field {
+            KeysizesField::Keys => vec!["="],
+            KeysizesField::MinSize => vec!["redisKzBucket"],
+            KeysizesField::Label => vec!["="],
+        });
+    }
+    if let Some(field) = ThreadField::of(o) {
+        return Some(match field {
+            ThreadField::Clients => vec!["clients"],
+            ThreadField::Reads => vec!["reads"],
+            ThreadField::Writes => vec!["writes"],
+        });
+    }
+    if let Some(field) = ModuleField::of(o) {
+        return Some(match field {
+            ModuleField::Name => vec!["redisModName"],
+            ModuleField::Key => vec!["redisInstanceName", "redisModLabel"],
+            ModuleField::Version => vec!["ver"],
+            ModuleField::Api => vec!["api"],
+            ModuleField::Filters => vec!["filters"],
+            ModuleField::UsedBy => vec!["usedby"],
+            ModuleField::Using => vec!["using"],
+            ModuleField::Options => vec!["options"],
+        });
+    }
+    None
+}
+
+/// The tables of other commands' replies: the command, and the field of
+/// its reply where the reply names its fields.
+fn reply_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    if let Some(field) = SentinelField::of(o) {
+        return Some({
             let masters = "SENTINEL MASTERS";
             match field {
                 SentinelField::Name => vec![masters, "name", "redisSntName"],
@@ -197,28 +255,47 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 SentinelField::OtherSentinels => vec![masters, "num-other-sentinels"],
                 SentinelField::Quorum => vec![masters, "quorum"],
             }
-        }
-        // A slow log entry and a latency event are arrays without field
-        // names: the DESCRIPTION names the command (which element feeds
-        // which column is the business of `redis::replies`).
-        Source::Slowlog(field) => match field {
+        });
+    }
+    // A slow log entry and a latency event are arrays without field
+    // names: the DESCRIPTION names the command (which element feeds
+    // which column is the business of `redis::replies`).
+    if let Some(field) = SlowlogField::of(o) {
+        return Some(match field {
             SlowlogField::Length => vec!["SLOWLOG LEN"],
             SlowlogField::LastId | SlowlogField::LastTime | SlowlogField::LastUsec => {
                 vec!["SLOWLOG GET 1"]
             }
             SlowlogField::LargeRequests => vec!["COMMANDLOG LEN", "large-request"],
             SlowlogField::LargeReplies => vec!["COMMANDLOG LEN", "large-reply"],
-        },
-        Source::ClientName(field) => client_source(field, "redisCnName", "redisCnLabel"),
-        Source::ClientUser(field) => client_source(field, "redisCuUser", "redisCuLabel"),
-        Source::Latency(LatencyField::Name) => vec!["LATENCY LATEST", "redisLatEvent"],
-        Source::Latency(LatencyField::Key) => vec!["redisInstanceName", "redisLatLabel"],
-        Source::Latency(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) => {
-            vec!["LATENCY LATEST"]
-        }
-        // The key checks: the command each column comes from, and the
-        // setting that bounds it.
-        Source::Key(field) => match field {
+        });
+    }
+    if let Some(field) = ClientField::of(o) {
+        return Some(match table_of(o).map(|t| t.table) {
+            Some("redisClientNameTable") => client_source(field, "redisCnName", "redisCnLabel"),
+            _ => client_source(field, "redisCuUser", "redisCuLabel"),
+        });
+    }
+    if let Some(LatencyField::Name) = LatencyField::of(o) {
+        return Some(vec!["LATENCY LATEST", "redisLatEvent"]);
+    }
+    if let Some(LatencyField::Key) = LatencyField::of(o) {
+        return Some(vec!["redisInstanceName", "redisLatLabel"]);
+    }
+    if let Some(LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs) =
+        LatencyField::of(o)
+    {
+        return Some(vec!["LATENCY LATEST"]);
+    }
+    None
+}
+
+/// The tables of keys: the commands that read them.
+fn key_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    // The key checks: the command each column comes from, and the
+    // setting that bounds it.
+    if let Some(field) = KeyField::of(o) {
+        return Some(match field {
             KeyField::Label => vec!["redisCkName"],
             KeyField::Key => vec!["redisInstanceName", "redisCkLabel"],
             KeyField::Type => vec!["TYPE"],
@@ -227,8 +304,10 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             KeyField::Memory => vec!["MEMORY USAGE", "check_keys_memory"],
             KeyField::Entry => vec!["check_keys"],
             KeyField::Error => vec!["NOPERM"],
-        },
-        Source::StreamGroup(field) => match field {
+        });
+    }
+    if let Some(field) = StreamGroupField::of(o) {
+        return Some(match field {
             StreamGroupField::Label => vec!["redisKgName"],
             StreamGroupField::Key => vec!["redisInstanceName", "redisCkLabel", "redisKgLabel"],
             StreamGroupField::Consumers => vec!["XINFO GROUPS", "consumers"],
@@ -236,8 +315,10 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             StreamGroupField::Lag => vec!["XINFO GROUPS", "lag"],
             StreamGroupField::LastDeliveredId => vec!["XINFO GROUPS", "last-delivered-id"],
             StreamGroupField::MaxIdle => vec!["XINFO CONSUMERS", "idle"],
-        },
-        Source::KeyCheck(field) => match field {
+        });
+    }
+    if let Some(field) = KeyCheckField::of(o) {
+        return Some(match field {
             KeyCheckField::Keys => vec!["redisKeyTable"],
             KeyCheckField::KeysLeftOut => vec!["check_keys_rows"],
             KeyCheckField::GroupsLeftOut => vec!["check_keys_groups"],
@@ -247,35 +328,39 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             KeyCheckField::ScanCalls => vec!["SCAN", "check_keys_scan_calls"],
             KeyCheckField::CheckTime => vec!["check_keys_scan_time"],
             KeyCheckField::LastError => vec!["NOPERM", "max_reply_bytes"],
-        },
-        // Redis 8's tables: the line, and the field of it.
-        Source::Keysizes(field) => match field {
-            KeysizesField::Keys => vec!["="],
-            KeysizesField::MinSize => vec!["redisKzBucket"],
-            KeysizesField::Label => vec!["="],
-        },
-        Source::Thread(field) => match field {
-            ThreadField::Clients => vec!["clients"],
-            ThreadField::Reads => vec!["reads"],
-            ThreadField::Writes => vec!["writes"],
-        },
-        Source::Module(field) => match field {
-            ModuleField::Name => vec!["redisModName"],
-            ModuleField::Key => vec!["redisInstanceName", "redisModLabel"],
-            ModuleField::Version => vec!["ver"],
-            ModuleField::Api => vec!["api"],
-            ModuleField::Filters => vec!["filters"],
-            ModuleField::UsedBy => vec!["usedby"],
-            ModuleField::Using => vec!["using"],
-            ModuleField::Options => vec!["options"],
-        },
-        // PUPPET-AGENT-MIB's objects are tests/puppet_mib.rs's business.
-        Source::Puppet(_) => Vec::new(),
-        // The agent's own alarms: the table's DESCRIPTION says where they
-        // come from ([[alarm]]).
-        Source::Alarm(_) => Vec::new(),
-        // A slow log entry: the command, then each element by its place.
-        Source::SlowCommand(field) => match field {
+        });
+    }
+    if let Some(field) = BigKeyField::of(o) {
+        return Some(match field {
+            BigKeyField::Name => vec!["key_names"],
+            BigKeyField::Type => vec!["TYPE"],
+            BigKeyField::Bytes => vec!["MEMORY USAGE", "big_keys_samples"],
+            BigKeyField::Database | BigKeyField::Seen => Vec::new(),
+        });
+    }
+    if let Some(field) = HotKeyField::of(o) {
+        return Some(match field {
+            HotKeyField::Name => vec!["key_names"],
+            HotKeyField::Database => vec!["db"],
+            HotKeyField::Qps => vec!["qps"],
+            HotKeyField::CpuUsec => vec!["by-cpu-time-us"],
+            HotKeyField::NetBytes => vec!["by-net-bytes"],
+            HotKeyField::LfuCounter => vec!["OBJECT FREQ", "maxmemory-policy"],
+        });
+    }
+    None
+}
+
+/// The tables of events: where each column's value comes from.
+fn event_sources(o: &ObjectDef) -> Option<Vec<&'static str>> {
+    // The agent's own alarms: the table's DESCRIPTION says where they
+    // come from ([[alarm]]).
+    if redis_snmp::metrics::AlarmField::of(o).is_some() {
+        return Some(Vec::new());
+    }
+    // A slow log entry: the command, then each element by its place.
+    if let Some(field) = SlowCommandField::of(o) {
+        return Some(match field {
             SlowCommandField::Id => vec!["SLOWLOG GET", "field 1"],
             SlowCommandField::Time => vec!["field 2"],
             SlowCommandField::Duration => vec!["field 3"],
@@ -284,24 +369,12 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
             SlowCommandField::ClientName => vec!["CLIENT SETNAME", "field 6"],
             SlowCommandField::Arguments => vec!["slow_command_args", "key_names"],
             SlowCommandField::Skipped => vec!["slowlog-max-len", "SLOWLOG RESET"],
-        },
-        Source::BigKey(field) => match field {
-            BigKeyField::Name => vec!["key_names"],
-            BigKeyField::Type => vec!["TYPE"],
-            BigKeyField::Bytes => vec!["MEMORY USAGE", "big_keys_samples"],
-            BigKeyField::Database | BigKeyField::Seen => Vec::new(),
-        },
-        Source::HotKey(field) => match field {
-            HotKeyField::Name => vec!["key_names"],
-            HotKeyField::Database => vec!["db"],
-            HotKeyField::Qps => vec!["qps"],
-            HotKeyField::CpuUsec => vec!["by-cpu-time-us"],
-            HotKeyField::NetBytes => vec!["by-net-bytes"],
-            HotKeyField::LfuCounter => vec!["OBJECT FREQ", "maxmemory-policy"],
-        },
-        // What a sentinel's masters did, as the agent saw it: the
-        // command and the field each column follows.
-        Source::SentinelEvent(field) => {
+        });
+    }
+    // What a sentinel's masters did, as the agent saw it: the
+    // command and the field each column follows.
+    if let Some(field) = SentinelEventField::of(o) {
+        return Some({
             let masters = "SENTINEL MASTERS";
             match field {
                 SentinelEventField::Time => vec!["UNIX time"],
@@ -313,16 +386,19 @@ fn source_names(o: &ObjectDef) -> Vec<&'static str> {
                 SentinelEventField::OldEpoch => vec!["configuration epoch"],
                 SentinelEventField::Quorum => vec!["SENTINEL CKQUORUM", "+sentinel|ckquorum"],
             }
-        }
-        Source::Acl(field) => match field {
+        });
+    }
+    if let Some(field) = AclField::of(o) {
+        return Some(match field {
             AclField::Reason => vec!["ACL LOG", "reason"],
             AclField::User => vec!["user"],
             AclField::Address => vec!["addr=", "client-info"],
             AclField::Count => vec!["count"],
             AclField::LastSeen => vec!["timestamp-last-updated", "age-seconds"],
             AclField::Key => vec!["instance's name"],
-        },
+        });
     }
+    None
 }
 
 /// The name the served-objects check gives instance `index`.
@@ -358,12 +434,12 @@ fn client_source(
     }
 }
 
-/// Whether an object names its row, and how. The match is exhaustive over
-/// the fields of the string-indexed tables.
+/// Whether an object names its row, and how: the matches are exhaustive
+/// over the fields of the string-indexed tables.
 fn row_name_column(o: &ObjectDef) -> Option<RowName> {
     use RowName::{Index, InstanceAndIndex};
-    match o.source {
-        Source::Command(field) => match field {
+    if let Some(field) = CommandField::of(o) {
+        return match field {
             CommandField::Name => Some(Index),
             CommandField::Key => Some(InstanceAndIndex),
             CommandField::Calls
@@ -374,13 +450,17 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
             | CommandField::P50
             | CommandField::P99
             | CommandField::P999 => None,
-        },
-        Source::Error(field) => match field {
+        };
+    }
+    if let Some(field) = ErrorField::of(o) {
+        return match field {
             ErrorField::Name => Some(Index),
             ErrorField::Key => Some(InstanceAndIndex),
             ErrorField::Count => None,
-        },
-        Source::SentinelMaster(field) => match field {
+        };
+    }
+    if let Some(field) = SentinelField::of(o) {
+        return match field {
             SentinelField::Name => Some(Index),
             SentinelField::Key => Some(InstanceAndIndex),
             SentinelField::State
@@ -390,23 +470,17 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
             | SentinelField::Replicas
             | SentinelField::OtherSentinels
             | SentinelField::Quorum => None,
-        },
-        Source::Latency(field) => match field {
+        };
+    }
+    if let Some(field) = LatencyField::of(o) {
+        return match field {
             LatencyField::Name => Some(Index),
             LatencyField::Key => Some(InstanceAndIndex),
             LatencyField::LastTime | LatencyField::LastMs | LatencyField::MaxMs => None,
-        },
-        Source::ClientName(field) | Source::ClientUser(field) => match field {
-            ClientField::Label => Some(Index),
-            ClientField::Key => Some(InstanceAndIndex),
-            ClientField::Count
-            | ClientField::OldestAge
-            | ClientField::MaxIdle
-            | ClientField::MaxOutputMem
-            | ClientField::MaxTotalMem
-            | ClientField::Blocked => None,
-        },
-        Source::Key(field) => match field {
+        };
+    }
+    if let Some(field) = KeyField::of(o) {
+        return match field {
             KeyField::Label => Some(Index),
             KeyField::Key => Some(InstanceAndIndex),
             KeyField::Type
@@ -415,15 +489,10 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
             | KeyField::Memory
             | KeyField::Entry
             | KeyField::Error => None,
-        },
-        // Indexed by two names (the stream's and the group's): the
-        // readings' unit tests check what their name columns carry.
-        Source::StreamGroup(_) => None,
-        // A count of the instance's, not a row's name.
-        Source::Rows(_) => None,
-        // Indexed by the agent's own number: no name column.
-        Source::SlowCommand(_) => None,
-        Source::Module(field) => match field {
+        };
+    }
+    if let Some(field) = ModuleField::of(o) {
+        return match field {
             ModuleField::Name => Some(Index),
             ModuleField::Key => Some(InstanceAndIndex),
             ModuleField::Version
@@ -432,24 +501,27 @@ fn row_name_column(o: &ObjectDef) -> Option<RowName> {
             | ModuleField::UsedBy
             | ModuleField::Using
             | ModuleField::Options => None,
-        },
-        // Indexed by numbers, no name.
-        Source::Keysizes(_) | Source::Thread(_) => None,
-        Source::Info { .. }
-        | Source::Status(_)
-        | Source::Keyspace(_)
-        | Source::Replica(_)
-        | Source::Slowlog(_)
-        | Source::KeyCheck(_)
-        | Source::Puppet(_)
-        | Source::Alarm(_)
-        | Source::BigKey(_)
-        | Source::HotKey(_)
-        | Source::SentinelEvent(_) => None,
-        // Indexed by a number (a hash of the row's reason, user and
-        // address), not by a name.
-        Source::Acl(_) => None,
+        };
     }
+    if let Some(field) = ClientField::of(o) {
+        return match field {
+            ClientField::Label => Some(Index),
+            ClientField::Key => Some(InstanceAndIndex),
+            ClientField::Count
+            | ClientField::OldestAge
+            | ClientField::MaxIdle
+            | ClientField::MaxOutputMem
+            | ClientField::MaxTotalMem
+            | ClientField::Blocked => None,
+        };
+    }
+    // The other tables are indexed by numbers (a database, a slot, a
+    // thread, a hash of a refusal's reason, user and address, the agent's
+    // own count) and have no name column, but redisKeyStreamGroupTable,
+    // indexed by two names (the stream's and the group's): the readings'
+    // unit tests check what its name columns carry. A count of the
+    // instance's (`Rows`) and the scalars are not a row's name either.
+    None
 }
 
 #[test]
@@ -593,81 +665,7 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
     // index may be, one longer: left out).
     let longest = "e".repeat(MAX_NAME_INDEX_LEN);
     let too_long = "e".repeat(MAX_NAME_INDEX_LEN + 1);
-    let master_extras = Extras {
-        databases: Some(16),
-        slowlog_len: Some(3),
-        slowlog_last: Some(SlowlogEntry {
-            id: 14,
-            unix_time: 1_795_362_836,
-            micros: 250,
-        }),
-        latency: [
-            ("command", 1_795_362_836, 12, 30),
-            ("fork", 1_795_362_800, 1, 4),
-            (&longest, 1_795_362_800, 1, 1),
-            (&too_long, 1_795_362_800, 1, 1),
-        ]
-        .iter()
-        .map(|&(event, unix_time, latest_ms, max_ms)| LatencyEvent {
-            event: event.to_string(),
-            unix_time,
-            latest_ms,
-            max_ms,
-        })
-        .collect(),
-        // CLIENT LIST of a real Redis 7.0, with a name as long as an index
-        // may be and one longer (counted in "(other names)").
-        clients: Some(redis_snmp::redis::clients::aggregate(
-            format!(
-                "{}\nid=90 name={longest} age=1 user=default\nid=91 name={too_long} user=default\n",
-                std::fs::read_to_string(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/fixtures/redis/7.0-client-list.txt"
-                ))
-                .unwrap()
-            )
-            .as_bytes(),
-            50,
-        )),
-        // A key check: a stream with a group, a key as long as an index
-        // may be, and an exact name that is gone.
-        keys: Some(key_report(&longest)),
-        // A slow log entry seen arriving, numbered as high as an index may be.
-        slow_commands: vec![SlowRow {
-            number: i32::MAX as u32,
-            id: 15,
-            unix_time: 1_795_362_836,
-            micros: 62_037,
-            command: "eval".into(),
-            client_address: Some("127.0.0.1:57032".into()),
-            client_name: Some("app-worker".into()),
-            args: Some("local 0".into()),
-            skipped: 3,
-        }],
-        // The big-key sampler and HOTKEYS GET: a row of each.
-        big_keys: Some(big_key_report()),
-        // ACL LOG of a real Redis 8.2, aggregated: its row numbers are
-        // hashes anywhere in 1..=2147483647.
-        acl: Some(AclReport {
-            rows: redis_snmp::redis::acl_log::aggregate(
-                &redis_snmp::redis::acl_log::parse(
-                    &redis::parse_redis_value(
-                        &std::fs::read(concat!(
-                            env!("CARGO_MANIFEST_DIR"),
-                            "/tests/fixtures/redis/8.2-acl-log.resp"
-                        ))
-                        .unwrap(),
-                    )
-                    .unwrap(),
-                ),
-                100,
-                0,
-            )
-            .0,
-            left_out: 0,
-        }),
-        ..Extras::default()
-    };
+    let master_extras = master_extras(&longest, &too_long);
     // And of a sentinel: SENTINEL MASTERS, with the same extremes.
     let sentinel_extras = Extras {
         sentinel_masters: vec![
@@ -703,33 +701,8 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         }
     }
     // The rows of redisAlarmTable the agent's own alarms make of these
-    // values: one raised on the master's used memory, one per replica of
-    // its lag.
-    let alarms = [
-        AlarmSpec::new(
-            "memory-used",
-            "redisMemUsed",
-            Direction::Above,
-            1,
-            0,
-            1,
-            None,
-        )
-        .unwrap(),
-        AlarmSpec::new("lag", "redisRpLag", Direction::Above, 0, -1, 1, None).unwrap(),
-    ];
-    let mut evaluator = Alarms::new(&alarms, &layout);
-    let mut part: Vec<(Oid, Value)> = served
-        .iter()
-        .filter(|(i, _, _)| *i == 1)
-        .map(|(_, o, v)| (o.clone(), v.clone()))
-        .collect();
-    part.sort_by(|a, b| a.0.cmp(&b.0));
-    let raised = evaluator.evaluate(1, true, &[&part], 1_795_362_900);
-    assert!(raised.events.len() >= 2, "{:?}", raised.events);
-    for (oid, value) in raised.rows {
-        served.push((1, oid, value));
-    }
+    // values.
+    served.extend(alarm_rows(&layout, &served));
 
     let root = root();
     let defs: Vec<(Oid, &ObjectDef)> = redis_objects()
@@ -802,6 +775,121 @@ fn the_oids_the_agent_builds_decode_with_the_mibs_indexes() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// What the optional commands told of the master: CONFIG GET databases,
+/// SLOWLOG LEN and GET 1, LATENCY LATEST (one event name as long as an
+/// index may be, `longest`, one longer, `too_long`: left out), and the
+/// other tables' sources.
+fn master_extras(longest: &str, too_long: &str) -> Extras {
+    Extras {
+        databases: Some(16),
+        slowlog_len: Some(3),
+        slowlog_last: Some(SlowlogEntry {
+            id: 14,
+            unix_time: 1_795_362_836,
+            micros: 250,
+        }),
+        latency: [
+            ("command", 1_795_362_836, 12, 30),
+            ("fork", 1_795_362_800, 1, 4),
+            (longest, 1_795_362_800, 1, 1),
+            (too_long, 1_795_362_800, 1, 1),
+        ]
+        .iter()
+        .map(|&(event, unix_time, latest_ms, max_ms)| LatencyEvent {
+            event: event.to_string(),
+            unix_time,
+            latest_ms,
+            max_ms,
+        })
+        .collect(),
+        // CLIENT LIST of a real Redis 7.0, with a name as long as an index
+        // may be and one longer (counted in "(other names)").
+        clients: Some(redis_snmp::redis::clients::aggregate(
+            format!(
+                "{}\nid=90 name={longest} age=1 user=default\nid=91 name={too_long} user=default\n",
+                std::fs::read_to_string(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/fixtures/redis/7.0-client-list.txt"
+                ))
+                .unwrap()
+            )
+            .as_bytes(),
+            50,
+        )),
+        // A key check: a stream with a group, a key as long as an index
+        // may be, and an exact name that is gone.
+        keys: Some(key_report(longest)),
+        // A slow log entry seen arriving, numbered as high as an index may be.
+        slow_commands: vec![SlowRow {
+            number: i32::MAX as u32,
+            id: 15,
+            unix_time: 1_795_362_836,
+            micros: 62_037,
+            command: "eval".into(),
+            client_address: Some("127.0.0.1:57032".into()),
+            client_name: Some("app-worker".into()),
+            args: Some("local 0".into()),
+            skipped: 3,
+        }],
+        // The big-key sampler and HOTKEYS GET: a row of each.
+        big_keys: Some(big_key_report()),
+        // ACL LOG of a real Redis 8.2, aggregated: its row numbers are
+        // hashes anywhere in 1..=2147483647.
+        acl: Some(AclReport {
+            rows: redis_snmp::redis::acl_log::aggregate(
+                &redis_snmp::redis::acl_log::parse(
+                    &redis::parse_redis_value(
+                        &std::fs::read(concat!(
+                            env!("CARGO_MANIFEST_DIR"),
+                            "/tests/fixtures/redis/8.2-acl-log.resp"
+                        ))
+                        .unwrap(),
+                    )
+                    .unwrap(),
+                ),
+                100,
+                0,
+            )
+            .0,
+            left_out: 0,
+        }),
+        ..Extras::default()
+    }
+}
+
+/// The rows of redisAlarmTable the agent's own alarms make of instance 1's
+/// values in `served`: one raised on the master's used memory, one per
+/// replica of its lag.
+fn alarm_rows(layout: &Layout, served: &[(u32, Oid, Value)]) -> Vec<(u32, Oid, Value)> {
+    let alarms = [
+        AlarmSpec::new(
+            "memory-used",
+            "redisMemUsed",
+            Direction::Above,
+            1,
+            0,
+            1,
+            None,
+        )
+        .unwrap(),
+        AlarmSpec::new("lag", "redisRpLag", Direction::Above, 0, -1, 1, None).unwrap(),
+    ];
+    let mut evaluator = Alarms::new(&alarms, layout);
+    let mut part: Vec<(Oid, Value)> = served
+        .iter()
+        .filter(|(i, _, _)| *i == 1)
+        .map(|(_, o, v)| (o.clone(), v.clone()))
+        .collect();
+    part.sort_by(|a, b| a.0.cmp(&b.0));
+    let raised = evaluator.evaluate(1, true, &[&part], 1_795_362_900);
+    assert!(raised.events.len() >= 2, "{:?}", raised.events);
+    raised
+        .rows
+        .into_iter()
+        .map(|(oid, value)| (1, oid, value))
+        .collect()
 }
 
 /// The rows of redisSentinelEventTable a failover watch keeps of two

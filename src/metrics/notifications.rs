@@ -226,54 +226,46 @@ const fn find(lists: &[&'static [ObjectDef]], name: &str) -> Option<&'static Obj
 }
 
 /// The object `name` of module `mib` as a notification carries it, found
-/// when the crate is compiled. A REDIS-SERVER-MIB object is a column of a
-/// table of [`TABLES`], placed by that table's INDEX; a PUPPET-AGENT-MIB
-/// object is a scalar or a column of one of its tables
-/// ([`PUPPET_SCALAR_LISTS`], [`PUPPET_TABLE_COLUMNS`]). Anything else
+/// when the crate is compiled: a column of one of the module's tables
+/// ([`TABLES`], [`PUPPET_TABLES`]), placed by that table's INDEX, or a
+/// PUPPET-AGENT-MIB scalar ([`PUPPET_SCALAR_LISTS`]). Anything else
 /// stops the build: the panic names the object, its line says why (a
 /// constant's panic takes one argument).
 const fn carried(mib: Mib, name: &str) -> Carried {
-    match mib {
-        Mib::Redis => {
-            let mut t = 0;
-            while t < TABLES.len() {
-                let table = &TABLES[t];
-                if let Some(object) = find(&[table.columns], name) {
-                    let suffix = match table.index {
-                        RowIndex::Instance => Suffix::Source,
-                        RowIndex::InstanceAndNumber { .. } => Suffix::SourceAndRow,
-                        RowIndex::Row { .. } => Suffix::Row,
-                        // A row named by a string: no notification can say which.
-                        RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. } => {
-                            panic!("{}", name) // a column of a table indexed by a name
-                        }
-                        // A bucket of a histogram: no notification is about one.
-                        RowIndex::InstanceDbTypeBucket { .. } => {
-                            panic!("{}", name) // a column of a table indexed by a bucket
-                        }
-                    };
-                    return Carried { object, suffix };
-                }
-                t += 1;
-            }
-            panic!("{}", name) // no column of REDIS-SERVER-MIB's tables has this name
-        }
-        Mib::Puppet => {
-            if let Some(object) = find(PUPPET_SCALAR_LISTS, name) {
-                Carried {
-                    object,
-                    suffix: Suffix::Scalar,
-                }
-            } else if let Some(object) = find(PUPPET_TABLE_COLUMNS, name) {
-                Carried {
-                    object,
-                    suffix: Suffix::Row,
-                }
-            } else {
-                panic!("{}", name) // no object of PUPPET-AGENT-MIB has this name
-            }
-        }
+    let (tables, scalars): (&[TableDef], &[&[ObjectDef]]) = match mib {
+        // The legacy scalars show only the first instance, which a
+        // notification could not tell: REDIS-SERVER-MIB's carry columns.
+        Mib::Redis => (TABLES, &[]),
+        Mib::Puppet => (PUPPET_TABLES, PUPPET_SCALAR_LISTS),
+    };
+    if let Some(object) = find(scalars, name) {
+        return Carried {
+            object,
+            suffix: Suffix::Scalar,
+        };
     }
+    let mut t = 0;
+    while t < tables.len() {
+        let table = &tables[t];
+        if let Some(object) = find(&[table.columns], name) {
+            let suffix = match table.index {
+                RowIndex::Instance => Suffix::Source,
+                RowIndex::InstanceAndNumber { .. } => Suffix::SourceAndRow,
+                RowIndex::Row { .. } => Suffix::Row,
+                // A row named by a string: no notification can say which.
+                RowIndex::InstanceAndName { .. } | RowIndex::InstanceNameAndName { .. } => {
+                    panic!("{}", name) // a column of a table indexed by a name
+                }
+                // A bucket of a histogram: no notification is about one.
+                RowIndex::InstanceDbTypeBucket { .. } => {
+                    panic!("{}", name) // a column of a table indexed by a bucket
+                }
+            };
+            return Carried { object, suffix };
+        }
+        t += 1;
+    }
+    panic!("{}", name) // no object of the module has this name
 }
 
 /// [`carried`] for each of `names`, in order.

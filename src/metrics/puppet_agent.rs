@@ -70,7 +70,7 @@ pub const PUPPET_SCALARS: &[ObjectDef] = &[
 ];
 
 /// PUPPET-AGENT-MIB's scalars about successive runs (`puppet.1.45`…,
-/// served with `.0`): convergence and run storms (issue 13).
+/// served with `.0`): convergence and run storms.
 #[rustfmt::skip]
 pub const PUPPET_RUN_SCALARS: &[ObjectDef] = &[
     puppet("puppetRunsObserved", &[1, 45], Counter32, PuppetField::RunsObserved).units("runs"),
@@ -82,16 +82,28 @@ pub const PUPPET_RUN_SCALARS: &[ObjectDef] = &[
     puppet("puppetLoopResourceCount", &[1, 51], Gauge32, PuppetField::LoopResourceCount).units("resources").alias("puppetLoopResCount"),
 ];
 
-/// `puppetResourceTable` (`puppet.2`), INDEX { puppetResourceIndex }: the
-/// last run's failed, skipped and changed resources (failures first), at
-/// most `MAX_PUPPET_RESOURCES` rows.
-#[rustfmt::skip]
-pub const PUPPET_RESOURCE_COLUMNS: &[ObjectDef] = &[
-    puppet("puppetResourceType", &[2, 1, 2], DisplayString, PuppetField::ResourceType),
-    puppet("puppetResourceTitle", &[2, 1, 3], DisplayString, PuppetField::ResourceTitle),
-    puppet("puppetResourceState", &[2, 1, 4], Enum, PuppetField::ResourceState).enumerated(PuppetResourceState::LABELS),
-    puppet("puppetResourceMessage", &[2, 1, 5], DisplayString, PuppetField::ResourceMessage),
-];
+table! {
+    /// `puppetResourceTable`: the last run's listed resources, at most
+    /// [`MAX_PUPPET_RESOURCES`].
+    pub const PUPPET_RESOURCE_TABLE = ("puppetResourceTable", "puppetResourceEntry", [2, 1]) {
+        augments: None,
+        index: RowIndex::Row { object: "puppetResourceIndex", max: MAX_PUPPET_RESOURCES as u32, },
+        // The index is a position in the run's list; its DESCRIPTION names
+        // no source.
+        rows_from: &[],
+        resource_type: "puppetResource",
+        max_rows: Some(MAX_PUPPET_RESOURCES),
+    }
+    /// `puppetResourceTable` (`puppet.2`), INDEX { puppetResourceIndex }: the
+    /// last run's failed, skipped and changed resources (failures first), at
+    /// most `MAX_PUPPET_RESOURCES` rows.
+    pub const PUPPET_RESOURCE_COLUMNS = [
+        puppet("puppetResourceType", 2, DisplayString, PuppetField::ResourceType),
+        puppet("puppetResourceTitle", 3, DisplayString, PuppetField::ResourceTitle),
+        puppet("puppetResourceState", 4, Enum, PuppetField::ResourceState).enumerated(PuppetResourceState::LABELS),
+        puppet("puppetResourceMessage", 5, DisplayString, PuppetField::ResourceMessage),
+    ]
+}
 
 /// Rows of `puppetResourceTable` at most.
 pub const MAX_PUPPET_RESOURCES: usize = 100;
@@ -108,19 +120,31 @@ pub const PUPPET_EVENT_SCALARS: &[ObjectDef] = &[
     puppet("puppetEventsRunVersion", &[1, 42], DisplayString, PuppetField::Events(PuppetEventField::RunVersion)).alias("puppetEvRunVersion"),
 ];
 
-/// `puppetEventTable` (`puppet.4`), INDEX { puppetEventIndex }: the last
-/// resource events of the log, numbered in the order they were read (the
-/// index grows by one per event, so rows age out at the low end).
-#[rustfmt::skip]
-pub const PUPPET_EVENT_COLUMNS: &[ObjectDef] = &[
-    puppet("puppetEventTime", &[4, 1, 2], Gauge32, PuppetField::Events(PuppetEventField::Time)).units("seconds"),
-    puppet("puppetEventLevel", &[4, 1, 3], Enum, PuppetField::Events(PuppetEventField::Level)).enumerated(PuppetEventLevel::LABELS),
-    puppet("puppetEventResourceType", &[4, 1, 4], DisplayString, PuppetField::Events(PuppetEventField::ResourceType)),
-    puppet("puppetEventTitle", &[4, 1, 5], DisplayString, PuppetField::Events(PuppetEventField::Title)),
-    puppet("puppetEventProperty", &[4, 1, 6], DisplayString, PuppetField::Events(PuppetEventField::Property)),
-    puppet("puppetEventMessage", &[4, 1, 7], DisplayString, PuppetField::Events(PuppetEventField::Message)),
-    puppet("puppetEventConfigVersion", &[4, 1, 8], DisplayString, PuppetField::Events(PuppetEventField::ConfigVersion)),
-];
+table! {
+    /// `puppetEventTable`: the events log's last rows (the log's own cap,
+    /// `max_rows` of `[puppet]`, bounds them).
+    pub const PUPPET_EVENT_TABLE = ("puppetEventTable", "puppetEventEntry", [4, 1]) {
+        augments: None,
+        index: RowIndex::Row { object: "puppetEventIndex", max: MAX_INDEX_NUMBER, },
+        // The index numbers the events as read; its DESCRIPTION names no
+        // source.
+        rows_from: &[],
+        resource_type: "puppetEvent",
+        max_rows: None,
+    }
+    /// `puppetEventTable` (`puppet.4`), INDEX { puppetEventIndex }: the last
+    /// resource events of the log, numbered in the order they were read (the
+    /// index grows by one per event, so rows age out at the low end).
+    pub const PUPPET_EVENT_COLUMNS = [
+        puppet("puppetEventTime", 2, Gauge32, PuppetField::Events(PuppetEventField::Time)).units("seconds"),
+        puppet("puppetEventLevel", 3, Enum, PuppetField::Events(PuppetEventField::Level)).enumerated(PuppetEventLevel::LABELS),
+        puppet("puppetEventResourceType", 4, DisplayString, PuppetField::Events(PuppetEventField::ResourceType)),
+        puppet("puppetEventTitle", 5, DisplayString, PuppetField::Events(PuppetEventField::Title)),
+        puppet("puppetEventProperty", 6, DisplayString, PuppetField::Events(PuppetEventField::Property)),
+        puppet("puppetEventMessage", 7, DisplayString, PuppetField::Events(PuppetEventField::Message)),
+        puppet("puppetEventConfigVersion", 8, DisplayString, PuppetField::Events(PuppetEventField::ConfigVersion)),
+    ]
+}
 
 enumeration! {
     /// `puppetEventsLogStatus`: whether the events log is being followed.
@@ -192,19 +216,30 @@ enumeration! {
     }
 }
 
-/// `puppetCertificateTable` (`puppet.5`), INDEX { puppetCertificateIndex }:
-/// the agent's own certificate, its CA and its CRL from Puppet's `ssldir`
-/// (issue 25), one row each, numbered by [`PuppetCertificateKind`].
-#[rustfmt::skip]
-pub const PUPPET_CERTIFICATE_COLUMNS: &[ObjectDef] = &[
-    puppet("puppetCertificateKind", &[5, 1, 2], Enum, PuppetField::Certificate(PuppetCertificateField::Kind)).enumerated(PuppetCertificateKind::LABELS).alias("puppetCertKind"),
-    puppet("puppetCertificatePath", &[5, 1, 3], DisplayString, PuppetField::Certificate(PuppetCertificateField::Path)).alias("puppetCertPath"),
-    puppet("puppetCertificateState", &[5, 1, 4], Enum, PuppetField::Certificate(PuppetCertificateField::State)).enumerated(PuppetCertificateState::LABELS).alias("puppetCertState"),
-    puppet("puppetCertificateNotAfter", &[5, 1, 5], Gauge32, PuppetField::Certificate(PuppetCertificateField::NotAfter)).units("seconds").alias("puppetCertNotAfter"),
-    puppet("puppetCertificateSecondsLeft", &[5, 1, 6], Integer32, PuppetField::Certificate(PuppetCertificateField::SecondsLeft)).units("seconds").alias("puppetCertSecsLeft"),
-    puppet("puppetCertificateSubject", &[5, 1, 7], DisplayString, PuppetField::Certificate(PuppetCertificateField::Subject)).alias("puppetCertSubject"),
-    puppet("puppetCertificateError", &[5, 1, 8], DisplayString, PuppetField::Certificate(PuppetCertificateField::Error)).alias("puppetCertError"),
-];
+table! {
+    /// `puppetCertificateTable`: the Puppet agent's certificate, CA and CRL,
+    /// one row each, indexed by their kind.
+    pub const PUPPET_CERTIFICATE_TABLE = ("puppetCertificateTable", "puppetCertificateEntry", [5, 1]) {
+        augments: None,
+        index: RowIndex::Row { object: "puppetCertificateIndex", max: 3, },
+        // The index is the kind's number; its DESCRIPTION names no source.
+        rows_from: &[],
+        resource_type: "puppetCertificate",
+        max_rows: Some(3),
+    }
+    /// `puppetCertificateTable` (`puppet.5`), INDEX { puppetCertificateIndex }:
+    /// the agent's own certificate, its CA and its CRL from Puppet's `ssldir`,
+    /// one row each, numbered by [`PuppetCertificateKind`].
+    pub const PUPPET_CERTIFICATE_COLUMNS = [
+        puppet("puppetCertificateKind", 2, Enum, PuppetField::Certificate(PuppetCertificateField::Kind)).enumerated(PuppetCertificateKind::LABELS).alias("puppetCertKind"),
+        puppet("puppetCertificatePath", 3, DisplayString, PuppetField::Certificate(PuppetCertificateField::Path)).alias("puppetCertPath"),
+        puppet("puppetCertificateState", 4, Enum, PuppetField::Certificate(PuppetCertificateField::State)).enumerated(PuppetCertificateState::LABELS).alias("puppetCertState"),
+        puppet("puppetCertificateNotAfter", 5, Gauge32, PuppetField::Certificate(PuppetCertificateField::NotAfter)).units("seconds").alias("puppetCertNotAfter"),
+        puppet("puppetCertificateSecondsLeft", 6, Integer32, PuppetField::Certificate(PuppetCertificateField::SecondsLeft)).units("seconds").alias("puppetCertSecsLeft"),
+        puppet("puppetCertificateSubject", 7, DisplayString, PuppetField::Certificate(PuppetCertificateField::Subject)).alias("puppetCertSubject"),
+        puppet("puppetCertificateError", 8, DisplayString, PuppetField::Certificate(PuppetCertificateField::Error)).alias("puppetCertError"),
+    ]
+}
 
 enumeration! {
     /// `puppetCertificateKind`: which file of Puppet's `ssldir` a row of
@@ -235,13 +270,28 @@ enumeration! {
     }
 }
 
-/// `puppetFactTable` (`puppet.6`), INDEX { puppetFactIndex }: the facts
-/// of `[puppet] facts` that have a value, each at its place in that list.
-#[rustfmt::skip]
-pub const PUPPET_FACT_COLUMNS: &[ObjectDef] = &[
-    puppet("puppetFactName", &[6, 1, 2], DisplayString, PuppetField::FactName),
-    puppet("puppetFactValue", &[6, 1, 3], DisplayString, PuppetField::FactValue),
-];
+table! {
+    /// `puppetFactTable`: the allowlisted facts (`[puppet] facts`), each row
+    /// numbered by its fact's place in that list.
+    pub const PUPPET_FACT_TABLE = ("puppetFactTable", "puppetFactEntry", [6, 1]) {
+        augments: None,
+        index: RowIndex::Row { object: "puppetFactIndex", max: MAX_FACT_ROWS as u32, },
+        // The index is the fact's place in `facts`; its DESCRIPTION says so.
+        rows_from: &[],
+        resource_type: "puppetFact",
+        max_rows: Some(MAX_FACT_ROWS),
+    }
+    /// `puppetFactTable` (`puppet.6`), INDEX { puppetFactIndex }: the facts
+    /// of `[puppet] facts` that have a value, each at its place in that list.
+    pub const PUPPET_FACT_COLUMNS = [
+        puppet("puppetFactName", 2, DisplayString, PuppetField::FactName),
+        puppet("puppetFactValue", 3, DisplayString, PuppetField::FactValue),
+    ]
+}
+
+/// Rows of `puppetFactTable` at most (`puppetFactIndex`, `Integer32
+/// (1..32)`): the facts `[puppet] facts` may name.
+pub const MAX_FACT_ROWS: usize = 32;
 
 /// PUPPET-AGENT-MIB's scalars, each served with `.0`.
 pub const PUPPET_SCALAR_LISTS: &[&[ObjectDef]] =

@@ -7,6 +7,8 @@
 
 use super::*;
 
+use crate::smi::Syntax;
+
 use crate::oid::Oid;
 use crate::smi::Value;
 
@@ -42,8 +44,8 @@ impl Column for InfoRead {
     }
 }
 
-/// `impl Column` for field types each read by one or more [`Source`]
-/// variants.
+/// `impl Column` for the field types of the sources that are not a
+/// `table!`'s own (a `table!` makes its field type's).
 macro_rules! column_fields {
     ($($field:ty => $($variant:ident)|+;)+) => {
         $(impl Column for $field {
@@ -59,27 +61,8 @@ macro_rules! column_fields {
 
 column_fields! {
     StatusField => Status;
-    KeyspaceField => Keyspace;
-    ReplicaField => Replica;
-    CommandField => Command;
-    ErrorField => Error;
-    SentinelField => SentinelMaster;
-    SlowlogField => Slowlog;
-    LatencyField => Latency;
-    ClientField => ClientName | ClientUser;
-    KeyField => Key;
-    StreamGroupField => StreamGroup;
-    KeyCheckField => KeyCheck;
     RowsField => Rows;
     PuppetField => Puppet;
-    SlowCommandField => SlowCommand;
-    KeysizesField => Keysizes;
-    ThreadField => Thread;
-    ModuleField => Module;
-    BigKeyField => BigKey;
-    HotKeyField => HotKey;
-    SentinelEventField => SentinelEvent;
-    AclField => Acl;
 }
 
 impl Column for PuppetCertificateField {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::oid::Oid;
+use crate::smi::Syntax;
 use std::collections::HashSet;
 
 #[test]
@@ -41,6 +42,42 @@ fn legacy_objects_keep_their_numbers() {
 /// own, a field of the agent's whose meaning fixes it, or an INFO
 /// field's name (`…_bytes`, `…_usec`, `used_memory…`).
 fn implied_units(def: &ObjectDef) -> Option<&'static str> {
+    if let Some(field) = KeyspaceField::of(def) {
+        return (field == KeyspaceField::AvgTtl).then_some("milliseconds");
+    }
+    if let Some(field) = ReplicaField::of(def) {
+        return match field {
+            ReplicaField::LagSeconds => Some("seconds"),
+            ReplicaField::Offset | ReplicaField::LagBytes => Some("bytes"),
+            _ => None,
+        };
+    }
+    if let Some(field) = CommandField::of(def) {
+        return matches!(
+            field,
+            CommandField::Usec
+                | CommandField::UsecPerCall
+                | CommandField::P50
+                | CommandField::P99
+                | CommandField::P999
+        )
+        .then_some("microseconds");
+    }
+    // UNIX times, served as seconds.
+    if let Some(field) = SlowlogField::of(def) {
+        return match field {
+            SlowlogField::LastTime => Some("seconds"),
+            SlowlogField::LastUsec => Some("microseconds"),
+            _ => None,
+        };
+    }
+    if let Some(field) = LatencyField::of(def) {
+        return match field {
+            LatencyField::LastTime => Some("seconds"),
+            LatencyField::LastMs | LatencyField::MaxMs => Some("milliseconds"),
+            _ => None,
+        };
+    }
     match def.source {
         Source::Info {
             conversion: Conversion::SecondsToCentiseconds,
@@ -72,22 +109,6 @@ fn implied_units(def: &ObjectDef) -> Option<&'static str> {
         }
         Source::Status(StatusField::DataAge) => Some("seconds"),
         Source::Status(StatusField::PollDuration) => Some("milliseconds"),
-        Source::Keyspace(KeyspaceField::AvgTtl) => Some("milliseconds"),
-        Source::Replica(ReplicaField::LagSeconds) => Some("seconds"),
-        Source::Replica(ReplicaField::Offset | ReplicaField::LagBytes) => Some("bytes"),
-        Source::Command(
-            CommandField::Usec
-            | CommandField::UsecPerCall
-            | CommandField::P50
-            | CommandField::P99
-            | CommandField::P999,
-        ) => Some("microseconds"),
-        // UNIX times, served as seconds.
-        Source::Slowlog(SlowlogField::LastTime) | Source::Latency(LatencyField::LastTime) => {
-            Some("seconds")
-        }
-        Source::Slowlog(SlowlogField::LastUsec) => Some("microseconds"),
-        Source::Latency(LatencyField::LastMs | LatencyField::MaxMs) => Some("milliseconds"),
         Source::Puppet(PuppetField::LastRunTime | PuppetField::LastRunAge) => Some("seconds"),
         Source::Puppet(PuppetField::Phase(_)) => Some("milliseconds"),
         _ => None,
@@ -547,18 +568,7 @@ fn a_notification_carries_one_row_at_most() {
             .objects
             .iter()
             .filter(|c| matches!(c.suffix, Suffix::SourceAndRow | Suffix::Row))
-            .map(|c| match c.object.source {
-                // A Puppet table has no TableDef yet: its first column
-                // stands for it.
-                Source::Puppet(_) => {
-                    let list = PUPPET_TABLE_COLUMNS
-                        .iter()
-                        .find(|l| l.iter().any(|o| o.name == c.object.name))
-                        .unwrap();
-                    list[0].name
-                }
-                _ => table_of(c.object).unwrap().table,
-            })
+            .map(|c| table_of(c.object).unwrap().table)
             .collect();
         assert!(row_tables.len() <= 1, "{}: {row_tables:?}", def.name);
         if def.limit == Limit::Resources {

@@ -284,48 +284,7 @@ pub fn upgrade_from_perl_package(build: OldBuild, conffiles: bool, edited: bool)
     }
 
     step("the old agent runs, as root, registered with snmpd under .1.3.6.1.4.1.20267.400.1");
-    // The old postinst started it where policy-rc.d allowed; otherwise the
-    // operator does, as the old README says.
-    if perl_agent_pid().is_none() {
-        run_with_env("/etc/init.d/redis-snmp", &["start"], &env);
-    }
-    assert!(
-        wait_until(Duration::from_secs(10), || perl_agent_pid().is_some()),
-        "the old agent did not start: no live process in {PERL_PIDFILE}"
-    );
-    let agent = OldAgent {
-        pid: perl_agent_pid().unwrap(),
-    };
-    assert!(agent.is_running(), "{PERL_PIDFILE} is not the old agent's");
-    let comm = fs::read_to_string(format!("/proc/{}/comm", agent.pid)).unwrap();
-    let exe = fs::read_link(format!("/proc/{}/exe", agent.pid)).unwrap();
-    println!(
-        "old agent: PID {}, named {:?}, running {}",
-        agent.pid,
-        comm.trim(),
-        exe.display()
-    );
-    assert_eq!(
-        comm.trim(),
-        match build {
-            OldBuild::Today => "redis-snmp",
-            OldBuild::In2011 => "perl",
-        }
-    );
-    let marker = || {
-        snmpd
-            .numeric()
-            .timeout(Duration::from_millis(500))
-            .get(&[&legacy_oid(1)])
-            .vars()
-            .first()
-            .is_some_and(|v| v.value == MARKER)
-    };
-    assert!(
-        wait_until(Duration::from_secs(15), marker),
-        "snmpd does not give redisConnectedClients.0 to the old agent:\n{}",
-        tail(&snmpd.log(), 20)
-    );
+    let agent = start_the_old_agent(&env, build, &snmpd);
 
     step(&format!("upgrade: dpkg --install {}", pkg.deb.display()));
     let said = install(&pkg.deb);
@@ -354,95 +313,8 @@ pub fn upgrade_from_perl_package(build: OldBuild, conffiles: bool, edited: bool)
     assert!(!said.contains(password), "the upgrade showed the password");
 
     step("/etc/default/redis-snmp: the operator's kept, for systemd; no conffile of dpkg's");
-    let kept = operator_options.clone();
-    if edited {
-        let text =
-            fs::read_to_string(DEFAULT_FILE).unwrap_or_else(|e| panic!("{DEFAULT_FILE}: {e}"));
-        println!("--- {DEFAULT_FILE} ---\n{text}");
-        assert!(
-            text.ends_with(&format!(
-                "# Additional options that are passed to the Daemon.\n\
-                 DAEMON_OPTS=\"{kept} --password-file {PASSWORD_FILE}\"\n"
-            )),
-            "the operator's {DEFAULT_FILE} did not survive the upgrade, or kept its password"
-        );
-        assert!(
-            !text.contains("POSIX shell fragment") && text.contains("EnvironmentFile="),
-            "{DEFAULT_FILE} still says a shell sources it"
-        );
-        assert_meta(DEFAULT_FILE, "root", "root", 0o644);
-        assert_eq!(
-            fs::read_to_string(PASSWORD_FILE).unwrap_or_else(|e| panic!("{PASSWORD_FILE}: {e}")),
-            format!("{password}\n"),
-            "the password did not move to {PASSWORD_FILE}"
-        );
-        assert_meta(PASSWORD_FILE, "root", USER, 0o640);
-        assert!(
-            said.contains("moved the Redis password"),
-            "postinst did not say that it moved the password:\n{said}"
-        );
-    } else {
-        assert!(
-            fs::symlink_metadata(DEFAULT_FILE).is_err(),
-            "the old package's unchanged {DEFAULT_FILE} is left"
-        );
-    }
-    let conffiles_now = run_ok(
-        "dpkg-query",
-        &["--show", "--showformat=${Conffiles}\\n", PKG],
-    );
-    assert!(
-        !conffiles_now.contains(DEFAULT_FILE) && !conffiles_now.contains("/etc/init.d/"),
-        "dpkg still lists an old conffile:\n{conffiles_now}"
-    );
-    assert_adequate_finds_nothing();
-
-    // The init script is gone. dpkg-maintscript-helper's rm_conffile keeps
-    // a copy, as .dpkg-bak, of one that differs from the old package's
-    // conffile: here only a script that was no conffile.
-    let backup = "/etc/init.d/redis-snmp.dpkg-bak";
-    if conffiles {
-        assert!(fs::symlink_metadata(backup).is_err(), "{backup} exists");
-    } else {
-        assert_eq!(
-            fs::read_to_string(backup).unwrap_or_else(|e| panic!("{backup}: {e}")),
-            include_str!("old_package/init.d"),
-            "{backup} is not the old init script"
-        );
-    }
-    for gone in [
-        "/etc/init.d/redis-snmp",
-        "/etc/init.d/redis-snmp.dpkg-remove",
-        "/etc/init.d/redis-snmp.dpkg-backup",
-        "/etc/default/redis-snmp.dpkg-preserve",
-        "/etc/default/redis-snmp.dpkg-remove",
-        "/etc/default/redis-snmp.dpkg-new",
-        "/usr/bin/redis-snmp",
-    ] {
-        assert!(
-            fs::symlink_metadata(gone).is_err(),
-            "{gone} exists after the upgrade"
-        );
-    }
-    assert_eq!(rc_links(), Vec::<String>::new(), "rc.d links left");
-    let binary = fs::read(BINARY).unwrap();
-    assert!(
-        binary.starts_with(b"\x7fELF"),
-        "{BINARY} is not the new binary"
-    );
-    assert_eq!(run_ok(BINARY, &["--version"]).trim(), "redis-snmp 0.3.0");
-    let mib = fs::read_to_string("/usr/share/snmp/mibs/REDIS-SERVER-MIB.txt").unwrap();
-    assert!(
-        mib.contains("redisInstanceTable"),
-        "the MIB was not replaced"
-    );
-    assert!(user_exists(USER));
-    assert_meta(CONFFILE, "root", USER, 0o640);
-    assert_meta("/etc/redis-snmp", "root", USER, 0o750);
-    assert!(
-        fs::read_link("/etc/systemd/system/multi-user.target.wants/redis-snmp.service").is_ok(),
-        "the service is not enabled after the upgrade"
-    );
+    the_operators_default_file_is_kept(edited, &operator_options, password, &said);
+    the_old_files_are_gone_and_the_new_in_place(conffiles);
 
     step("the upgrade let the service into snmpd: the drop-in, /var/agentx opened");
     assert_dropin_as_shipped();
@@ -542,6 +414,153 @@ pub fn upgrade_from_perl_package(build: OldBuild, conffiles: bool, edited: bool)
 
     purge_and_check(&system, if edited { &[PASSWORD_FILE] } else { &[] });
     drop(var_agentx);
+}
+
+/// The old agent runs, as root, registered with snmpd under the legacy
+/// branch: started by the old postinst where policy-rc.d allowed,
+/// otherwise by the operator, as the old README says.
+fn start_the_old_agent(env: &[(String, String)], build: OldBuild, snmpd: &DebianSnmpd) -> OldAgent {
+    if perl_agent_pid().is_none() {
+        run_with_env("/etc/init.d/redis-snmp", &["start"], env);
+    }
+    assert!(
+        wait_until(Duration::from_secs(10), || perl_agent_pid().is_some()),
+        "the old agent did not start: no live process in {PERL_PIDFILE}"
+    );
+    let agent = OldAgent {
+        pid: perl_agent_pid().unwrap(),
+    };
+    assert!(agent.is_running(), "{PERL_PIDFILE} is not the old agent's");
+    let comm = fs::read_to_string(format!("/proc/{}/comm", agent.pid)).unwrap();
+    let exe = fs::read_link(format!("/proc/{}/exe", agent.pid)).unwrap();
+    println!(
+        "old agent: PID {}, named {:?}, running {}",
+        agent.pid,
+        comm.trim(),
+        exe.display()
+    );
+    assert_eq!(
+        comm.trim(),
+        match build {
+            OldBuild::Today => "redis-snmp",
+            OldBuild::In2011 => "perl",
+        }
+    );
+    let marker = || {
+        snmpd
+            .numeric()
+            .timeout(Duration::from_millis(500))
+            .get(&[&legacy_oid(1)])
+            .vars()
+            .first()
+            .is_some_and(|v| v.value == MARKER)
+    };
+    assert!(
+        wait_until(Duration::from_secs(15), marker),
+        "snmpd does not give redisConnectedClients.0 to the old agent:\n{}",
+        tail(&snmpd.log(), 20)
+    );
+    agent
+}
+
+/// /etc/default/redis-snmp after the upgrade: the operator's kept, for
+/// systemd, with the password moved to its file (`kept` the options
+/// besides it); the old package's unchanged one removed.
+fn the_operators_default_file_is_kept(edited: bool, kept: &str, password: &str, said: &str) {
+    if edited {
+        let text =
+            fs::read_to_string(DEFAULT_FILE).unwrap_or_else(|e| panic!("{DEFAULT_FILE}: {e}"));
+        println!("--- {DEFAULT_FILE} ---\n{text}");
+        assert!(
+            text.ends_with(&format!(
+                "# Additional options that are passed to the Daemon.\n\
+                 DAEMON_OPTS=\"{kept} --password-file {PASSWORD_FILE}\"\n"
+            )),
+            "the operator's {DEFAULT_FILE} did not survive the upgrade, or kept its password"
+        );
+        assert!(
+            !text.contains("POSIX shell fragment") && text.contains("EnvironmentFile="),
+            "{DEFAULT_FILE} still says a shell sources it"
+        );
+        assert_meta(DEFAULT_FILE, "root", "root", 0o644);
+        assert_eq!(
+            fs::read_to_string(PASSWORD_FILE).unwrap_or_else(|e| panic!("{PASSWORD_FILE}: {e}")),
+            format!("{password}\n"),
+            "the password did not move to {PASSWORD_FILE}"
+        );
+        assert_meta(PASSWORD_FILE, "root", USER, 0o640);
+        assert!(
+            said.contains("moved the Redis password"),
+            "postinst did not say that it moved the password:\n{said}"
+        );
+    } else {
+        assert!(
+            fs::symlink_metadata(DEFAULT_FILE).is_err(),
+            "the old package's unchanged {DEFAULT_FILE} is left"
+        );
+    }
+}
+
+/// No conffile of the old package's left to dpkg, nothing for adequate,
+/// the init script and the old files gone, the new binary, MIB, user and
+/// unit in place.
+fn the_old_files_are_gone_and_the_new_in_place(conffiles: bool) {
+    let conffiles_now = run_ok(
+        "dpkg-query",
+        &["--show", "--showformat=${Conffiles}\\n", PKG],
+    );
+    assert!(
+        !conffiles_now.contains(DEFAULT_FILE) && !conffiles_now.contains("/etc/init.d/"),
+        "dpkg still lists an old conffile:\n{conffiles_now}"
+    );
+    assert_adequate_finds_nothing();
+
+    // The init script is gone. dpkg-maintscript-helper's rm_conffile keeps
+    // a copy, as .dpkg-bak, of one that differs from the old package's
+    // conffile: here only a script that was no conffile.
+    let backup = "/etc/init.d/redis-snmp.dpkg-bak";
+    if conffiles {
+        assert!(fs::symlink_metadata(backup).is_err(), "{backup} exists");
+    } else {
+        assert_eq!(
+            fs::read_to_string(backup).unwrap_or_else(|e| panic!("{backup}: {e}")),
+            include_str!("old_package/init.d"),
+            "{backup} is not the old init script"
+        );
+    }
+    for gone in [
+        "/etc/init.d/redis-snmp",
+        "/etc/init.d/redis-snmp.dpkg-remove",
+        "/etc/init.d/redis-snmp.dpkg-backup",
+        "/etc/default/redis-snmp.dpkg-preserve",
+        "/etc/default/redis-snmp.dpkg-remove",
+        "/etc/default/redis-snmp.dpkg-new",
+        "/usr/bin/redis-snmp",
+    ] {
+        assert!(
+            fs::symlink_metadata(gone).is_err(),
+            "{gone} exists after the upgrade"
+        );
+    }
+    assert_eq!(rc_links(), Vec::<String>::new(), "rc.d links left");
+    let binary = fs::read(BINARY).unwrap();
+    assert!(
+        binary.starts_with(b"\x7fELF"),
+        "{BINARY} is not the new binary"
+    );
+    assert_eq!(run_ok(BINARY, &["--version"]).trim(), "redis-snmp 0.3.0");
+    let mib = fs::read_to_string("/usr/share/snmp/mibs/REDIS-SERVER-MIB.txt").unwrap();
+    assert!(
+        mib.contains("redisInstanceTable"),
+        "the MIB was not replaced"
+    );
+    assert!(user_exists(USER));
+    assert_meta(CONFFILE, "root", USER, 0o640);
+    assert_meta("/etc/redis-snmp", "root", USER, 0o750);
+    assert!(
+        fs::read_link("/etc/systemd/system/multi-user.target.wants/redis-snmp.service").is_ok(),
+        "the service is not enabled after the upgrade"
+    );
 }
 
 /// adequate (Debian's checker of installed packages, which piuparts runs)

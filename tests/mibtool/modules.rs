@@ -10,8 +10,8 @@
 //! names kept over 32 characters are each module's own.
 
 use redis_snmp::metrics::{
-    puppet_objects, redis_objects, About, Conversion, KeysizesType, Mib as NotifyMib,
-    NotificationDef, ObjectDef, RowIndex, Source, TableDef, DEFAULT_PUPPET_ROOT,
+    puppet_objects, redis_objects, About, Column, CommandField, Conversion, KeysizesType,
+    Mib as NotifyMib, NotificationDef, ObjectDef, RowIndex, Source, TableDef, DEFAULT_PUPPET_ROOT,
     DEFAULT_REDIS_ROOT, LEGACY_SCALARS, MAX_NAME_INDEX_LEN, MAX_SECOND_NAME_INDEX_LEN,
     MAX_SIZE_BUCKET, PUPPET_CERTIFICATE_COLUMNS, PUPPET_EVENT_COLUMNS, PUPPET_EVENT_SCALARS,
     PUPPET_FACT_COLUMNS, PUPPET_NOTIFICATIONS, PUPPET_RESOURCE_COLUMNS, PUPPET_RUN_SCALARS,
@@ -475,7 +475,7 @@ pub fn puppet() -> ModuleSpec {
 /// The factor a value is multiplied by before it is served (`1.84` × 100 =
 /// 184), which the MIB's DISPLAY-HINT must undo: the `Scaled` conversion of
 /// an INFO field, or `CommandField::scale()` for the command columns (1 is
-/// no scaling). The match is exhaustive: a new source must be placed.
+/// no scaling).
 pub fn scale(o: &ObjectDef) -> Option<u32> {
     match o.source {
         Source::Info {
@@ -487,30 +487,9 @@ pub fn scale(o: &ObjectDef) -> Option<u32> {
             conversion: Conversion::PercentOf(_),
             ..
         } => Some(100),
-        Source::Command(field) => Some(field.scale()).filter(|f| *f != 1),
-        Source::Info { .. }
-        | Source::Status(_)
-        | Source::Keyspace(_)
-        | Source::Replica(_)
-        | Source::Error(_)
-        | Source::SentinelMaster(_)
-        | Source::Slowlog(_)
-        | Source::Latency(_)
-        | Source::ClientName(_)
-        | Source::ClientUser(_)
-        | Source::Alarm(_)
-        | Source::Key(_)
-        | Source::StreamGroup(_)
-        | Source::KeyCheck(_)
-        | Source::Rows(_)
-        | Source::SlowCommand(_)
-        | Source::Puppet(_)
-        | Source::Keysizes(_)
-        | Source::Thread(_)
-        | Source::Module(_)
-        | Source::BigKey(_)
-        | Source::HotKey(_)
-        | Source::SentinelEvent(_)
-        | Source::Acl(_) => None,
+        Source::Column(_) => CommandField::of(o)
+            .map(CommandField::scale)
+            .filter(|f| *f != 1),
+        Source::Info { .. } | Source::Status(_) | Source::Rows(_) | Source::Puppet(_) => None,
     }
 }

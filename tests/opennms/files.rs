@@ -9,8 +9,8 @@
 
 use super::loader;
 use redis_snmp::metrics::{
-    self, AclField, ClientField, CommandField, ErrorField, KeyField, LatencyField, Layout,
-    NotificationDef, ObjectDef, RowIndex, SentinelField, Source, StreamGroupField,
+    self, AclField, ClientField, Column, CommandField, ErrorField, KeyField, LatencyField, Layout,
+    NotificationDef, ObjectDef, RowIndex, SentinelField, StreamGroupField,
 };
 use redis_snmp::smi::Syntax;
 use std::collections::BTreeMap;
@@ -423,7 +423,7 @@ pub fn collection() -> Vec<MibObj> {
 }
 
 /// The resource types of the data collection group, read as the loader
-/// reads them: OpenNMS's SNMP collection reads no others (see loader.rs).
+/// reads them: OpenNMS's SNMP collection reads no others (see loader/collection.rs).
 pub fn resource_types() -> Vec<loader::ResourceTypeDef> {
     let root = xml_file(GROUP_FILE, &["resourceType", "parameter"]);
     assert_eq!(root.name, "datacollection-group");
@@ -574,39 +574,22 @@ pub fn object_at(oid: &str) -> Option<&'static ObjectDef> {
 }
 
 /// Whether the object named `alias` is the key column of a string-indexed
-/// table (the instance's name, `/`, the row's string). The match is
-/// exhaustive over the tables' fields, so a new table must be placed here.
+/// table (the instance's name, `/`, the row's string): a new table with
+/// one must be placed here.
 pub fn is_row_key(alias: &str) -> bool {
     let Some(def) = metrics::redis_objects().find(|d| d.name == alias) else {
         return false;
     };
-    match def.source {
-        Source::Command(field) => field == CommandField::Key,
-        Source::Error(field) => field == ErrorField::Key,
-        Source::SentinelMaster(field) => field == SentinelField::Key,
-        Source::Latency(field) => field == LatencyField::Key,
-        Source::ClientName(field) | Source::ClientUser(field) => field == ClientField::Key,
-        Source::Key(field) => field == KeyField::Key,
-        Source::StreamGroup(field) => field == StreamGroupField::Key,
-        Source::Module(field) => field == metrics::ModuleField::Key,
+    CommandField::of(def) == Some(CommandField::Key)
+        || ErrorField::of(def) == Some(ErrorField::Key)
+        || SentinelField::of(def) == Some(SentinelField::Key)
+        || LatencyField::of(def) == Some(LatencyField::Key)
+        || ClientField::of(def) == Some(ClientField::Key)
+        || KeyField::of(def) == Some(KeyField::Key)
+        || StreamGroupField::of(def) == Some(StreamGroupField::Key)
+        || metrics::ModuleField::of(def) == Some(metrics::ModuleField::Key)
         // The instance's name and the row's number (a hash).
-        Source::Acl(field) => field == AclField::Key,
-        Source::Keysizes(_)
-        | Source::Thread(_)
-        | Source::KeyCheck(_)
-        | Source::Info { .. }
-        | Source::Status(_)
-        | Source::Keyspace(_)
-        | Source::Replica(_)
-        | Source::Slowlog(_)
-        | Source::Puppet(_)
-        | Source::Rows(_)
-        | Source::Alarm(_)
-        | Source::SlowCommand(_)
-        | Source::BigKey(_)
-        | Source::HotKey(_)
-        | Source::SentinelEvent(_) => false,
-    }
+        || AclField::of(def) == Some(AclField::Key)
 }
 
 /// How the rows of an OpenNMS `instance` (a resource type, or `0` for

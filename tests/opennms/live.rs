@@ -4,8 +4,8 @@
 
 use super::files::*;
 use redis_snmp::metrics::{
-    CommandField, KeyspaceField, ObjectDef, PuppetField, ReplicaField, SlowlogField, Source,
-    StatusField, StreamGroupField,
+    Column, CommandField, KeysizesField, KeyspaceField, ModuleField, ObjectDef, PuppetField,
+    ReplicaField, SlowlogField, Source, StatusField, StreamGroupField, ThreadField,
 };
 use std::collections::BTreeMap;
 use std::io::{ErrorKind, Write};
@@ -105,18 +105,28 @@ pub fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) 
             });
             (!reported).then(|| format!("no server here reports {fields:?}"))
         }
-        Source::Keyspace(KeyspaceField::Subexpiry) => (!info.contains("subexpiry="))
-            .then(|| "no keyspace line here has subexpiry (Redis 7.4+)".into()),
-        Source::Command(CommandField::P50 | CommandField::P99 | CommandField::P999) => (!info
-            .contains("latency_percentiles_usec_"))
-        .then(|| "no server here reports latencystats (Redis 7.0+)".into()),
-        Source::Replica(ReplicaField::Kind) => {
+        _ if KeyspaceField::of(def) == Some(KeyspaceField::Subexpiry) => (!info
+            .contains("subexpiry="))
+        .then(|| "no keyspace line here has subexpiry (Redis 7.4+)".into()),
+        _ if matches!(
+            CommandField::of(def),
+            Some(CommandField::P50 | CommandField::P99 | CommandField::P999)
+        ) =>
+        {
+            (!info.contains("latency_percentiles_usec_"))
+                .then(|| "no server here reports latencystats (Redis 7.0+)".into())
+        }
+        _ if ReplicaField::of(def) == Some(ReplicaField::Kind) => {
             let typed = info
                 .lines()
                 .any(|l| l.starts_with("slave") && l.contains(",type="));
             (!typed).then(|| "no slave<N> line here has type= (Valkey)".into())
         }
-        Source::Slowlog(SlowlogField::LargeRequests | SlowlogField::LargeReplies) => {
+        _ if matches!(
+            SlowlogField::of(def),
+            Some(SlowlogField::LargeRequests | SlowlogField::LargeReplies)
+        ) =>
+        {
             (commandlog.trim().parse::<u64>().is_err()).then(|| {
                 format!(
                     "the servers here refuse COMMANDLOG LEN (Valkey 8.1+): {}",
@@ -126,7 +136,7 @@ pub fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) 
         }
         // XINFO GROUPS has a lag field since Redis 7.0 (Valkey 8.0 says
         // redis_version:7.2.4).
-        Source::StreamGroup(StreamGroupField::Lag) => info
+        _ if StreamGroupField::of(def) == Some(StreamGroupField::Lag) => info
             .contains("redis_version:6.")
             .then(|| "XINFO GROUPS has no lag before Redis 7.0".into()),
         // This stack has no rediss:// instance; tests/certificates.rs
@@ -145,11 +155,11 @@ pub fn why_absent(def: &ObjectDef, info: &str, summary: &str, commandlog: &str) 
                 .then(|| format!("`puppet apply` writes no {name} time (an agent's run does)"))
         }
         // Redis 8's sections, and modules (none loaded here before Redis 8).
-        Source::Keysizes(_) => (!info.contains("_distrib_"))
+        _ if KeysizesField::of(def).is_some() => (!info.contains("_distrib_"))
             .then(|| "no server here has INFO's Keysizes section (Redis 8+)".into()),
-        Source::Thread(_) => (!info.contains("io_thread_"))
+        _ if ThreadField::of(def).is_some() => (!info.contains("io_thread_"))
             .then(|| "no server here has INFO's Threads section (Redis 8+)".into()),
-        Source::Module(_) => (!info.lines().any(|l| l.starts_with("module:")))
+        _ if ModuleField::of(def).is_some() => (!info.lines().any(|l| l.starts_with("module:")))
             .then(|| "no server here has a module loaded".into()),
         _ => None,
     }
