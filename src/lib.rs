@@ -50,8 +50,10 @@
 //!   lines in [`redis::info_sections`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
-//!   ([`redis::observation`]), the poller ([`redis::poller`]: what is due
-//!   when, its own loop sending on the reading stream), CLIENT LIST
+//!   ([`redis::observation`]), the poller ([`redis::poller`]: its own
+//!   loop sending on the reading stream; INFO and the slow cadence,
+//!   [`redis::cadence`], then its watches, each of one face,
+//!   [`redis::watch`]), CLIENT LIST
 //!   per name and user ([`redis::clients`]), the keys and streams an
 //!   operator names ([`redis::keys`]: bounded SCAN, pipelined checks,
 //!   aliases), the events a poll finds besides its values, each a watch

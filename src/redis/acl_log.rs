@@ -37,6 +37,7 @@
 use super::client::Client;
 use super::clients::AGENT_CLIENT_NAME;
 use super::replies::{bytes, fields, items, number, text};
+use crate::config::RedisInstance;
 use crate::metrics::{fnv1a, row_key, AclField, AclReason, ACL_REFUSAL_TABLE};
 use crate::smi::{display_string, saturate_u32, Value as SnmpValue};
 use redis::Value;
@@ -411,6 +412,15 @@ pub struct AclWatch {
 }
 
 impl AclWatch {
+    /// The instance's ACL LOG, as `acl_log` and the burst settings say.
+    pub fn of(instance: &RedisInstance) -> Self {
+        AclWatch::new(
+            instance.acl_log,
+            instance.acl_burst_refusals,
+            instance.acl_burst_window,
+        )
+    }
+
     pub fn new(enabled: bool, threshold: u64, window: Duration) -> Self {
         AclWatch {
             enabled,
@@ -479,7 +489,7 @@ impl AclWatch {
     }
 
     /// What to serve: `None` where the log is not read.
-    pub fn report(&self) -> Option<AclReport> {
+    pub fn latest(&self) -> Option<AclReport> {
         self.report.clone()
     }
 
@@ -682,12 +692,12 @@ mod tests {
         assert_eq!(watch.burst(), None);
         let entries = parse(&fixture("8.2"));
         watch.observe(Some(entries.clone()), 0);
-        let report = watch.report().unwrap();
+        let report = watch.latest().unwrap();
         assert_eq!((report.rows.len(), watch.counts()), (5, (0, 0)));
         assert_eq!(watch.burst(), Some(false));
         // The head unchanged: nothing read, nothing new, rows as they were.
         watch.observe(None, 0);
-        assert_eq!(watch.report().unwrap().rows, report.rows);
+        assert_eq!(watch.latest().unwrap().rows, report.rows);
         let mut more = entries;
         more[4].count += 3;
         watch.observe(Some(more), 0);
@@ -695,7 +705,7 @@ mod tests {
         assert_eq!(watch.counts(), (3, 3));
         assert_eq!(
             watch.newest_row(),
-            Some(watch.report().unwrap().rows[0].number)
+            Some(watch.latest().unwrap().rows[0].number)
         );
     }
 }
