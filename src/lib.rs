@@ -75,8 +75,12 @@
 //!   ([`puppet::certificates`], with [`x509`]).
 //! - [`judge`]: which transitions of a source are due as which typed
 //!   notification, with a baseline; [`judge::Observation`], what the
-//!   reading stream carries of every source. Pure: no lock, no channel,
-//!   no I/O.
+//!   reading stream carries of every source. Sources report facts (counts,
+//!   ids, times, states, and the baselines only they can keep), in the
+//!   observation types beside their faces ([`redis::observation`],
+//!   [`puppet::observation`]); the judge names every notification (Redis's
+//!   rules in [`judge::redis`], Puppet's in [`judge::puppet`]). Pure: no
+//!   lock, no channel, no I/O.
 //! - [`notify`]: sending a notification as its definition says
 //!   (switches, rate limits in `notify::limits`, varbinds), keyed by the
 //!   typed notification, never by its name; it names no source.

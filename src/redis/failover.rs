@@ -23,8 +23,9 @@
 
 use super::client::Client;
 use super::info::Info;
+use super::observation::SentinelNews;
 use super::replies::{self, text, WatchedMaster};
-use crate::metrics::{RedisEvent, SentinelEventField, SentinelEventKind, SentinelState};
+use crate::metrics::{SentinelEventField, SentinelEventKind, SentinelState};
 use crate::smi::{display_string, saturate_u32, unix_now, Value};
 use std::collections::{BTreeMap, VecDeque};
 use tracing::{debug, info};
@@ -157,27 +158,6 @@ impl EventRow {
             SentinelEventField::OldEpoch => Value::Counter64(self.old_epoch?),
             SentinelEventField::Quorum => display_string(self.quorum.as_deref()?),
         })
-    }
-}
-
-/// An event found by a poll: what the judge sends, about its row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SentinelNews {
-    pub kind: SentinelEventKind,
-    /// Its row of `redisSentinelEventTable`.
-    pub row: u32,
-}
-
-impl SentinelNews {
-    /// The notification it is.
-    pub fn event(self) -> RedisEvent {
-        match self.kind {
-            SentinelEventKind::Failover => RedisEvent::Failover,
-            SentinelEventKind::MasterDown => RedisEvent::SentinelMasterDown,
-            SentinelEventKind::MasterUp => RedisEvent::SentinelMasterUp,
-            SentinelEventKind::QuorumLost => RedisEvent::SentinelQuorumLost,
-            SentinelEventKind::QuorumReached => RedisEvent::SentinelQuorumReached,
-        }
     }
 }
 
@@ -466,7 +446,6 @@ mod tests {
         assert_eq!(kinds(&news), [MasterDown]);
         let news = watch.observe(&[master("m", 6380, 1, false, Some(true))], 105);
         assert_eq!(kinds(&news), [Failover, MasterUp]);
-        assert_eq!(news[0].event(), RedisEvent::Failover);
         let rows = watch.rows();
         assert_eq!(rows.len(), 3);
         let failover = &rows[1];

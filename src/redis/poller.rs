@@ -30,7 +30,7 @@
 use super::cadence::{Schedule, SlowParts};
 use super::client::{Client, Connect, PollError};
 use super::info::Info;
-use super::observation::RedisObservation;
+use super::observation::{Polled, RedisObservation};
 use super::readings::{instance_part, status_part, Extras, InstanceStatus};
 use super::watch::{Poll, Watch};
 use crate::config::RedisInstance;
@@ -42,14 +42,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
-
-/// What a poll of one instance observed: the instance's number and what
-/// it saw, judged against the poll before.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Polled {
-    pub index: u32,
-    pub seen: RedisObservation,
-}
 
 /// One instance's poll: what is due when, over its [`Client`].
 pub struct Poller {

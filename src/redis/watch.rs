@@ -240,7 +240,7 @@ impl Watch for AclWatch {
     }
 
     fn report(&mut self, seen: &mut RedisObservation) {
-        seen.acl_burst = self.burst();
+        seen.acl_refusals = self.take_refusals();
         seen.acl_newest_row = self.newest_row();
     }
 }
