@@ -180,4 +180,25 @@ mod tests {
         let seen = RedisObservation::from_info(&odd);
         assert_eq!((seen.role, seen.link), (None, None));
     }
+
+    #[test]
+    fn a_cluster_nodes_state_and_failing_slots() {
+        let node = |state: &str, pfail: u64, fail: u64| {
+            RedisObservation::from_info(&Info::parse(&format!(
+                "cluster_enabled:1\r\ncluster_state:{state}\r\ncluster_slots_pfail:{pfail}\r\ncluster_slots_fail:{fail}\r\n"
+            )))
+        };
+        let ok = node("ok", 0, 0);
+        assert_eq!(ok.cluster_state, Some(ClusterState::Ok));
+        assert_eq!(ok.slots_failing, Some(false));
+        assert_eq!(node("ok", 5461, 0).slots_failing, Some(true));
+        let failed = node("fail", 0, 5461);
+        assert_eq!(
+            (failed.cluster_state, failed.slots_failing),
+            (Some(ClusterState::Fail), Some(true))
+        );
+        // No cluster node: neither is known.
+        let plain = RedisObservation::from_info(&Info::parse("role:master\r\n"));
+        assert_eq!((plain.cluster_state, plain.slots_failing), (None, None));
+    }
 }
