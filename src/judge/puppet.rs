@@ -237,18 +237,16 @@ fn is_stale(stale_after: Duration, last_run: Option<i64>, now_unix: i64) -> bool
 pub fn puppet_events_due(seen: &EventsObservation) -> Vec<(PuppetEvent, About)> {
     seen.items
         .iter()
-        .filter_map(|item| match item {
-            EventItem::Resource { index, failed } => Some((
+        .map(|item| match item {
+            EventItem::Resource { index, failed } => (
                 if *failed {
                     PuppetEvent::ResourceFailed
                 } else {
                     PuppetEvent::ResourceChanged
                 },
                 About::row(PUPPET_SOURCE, *index),
-            )),
-            EventItem::RunBoundary { .. } => {
-                Some((PuppetEvent::ResourceEventsHeldBack, About::PUPPET))
-            }
+            ),
+            EventItem::RunBoundary { .. } => (PuppetEvent::ResourceEventsHeldBack, About::PUPPET),
         })
         .collect()
 }

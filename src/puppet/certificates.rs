@@ -142,7 +142,7 @@ pub fn status_error(status: &FileStatus) -> String {
 /// The three files as the latest read found them, with the warning.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Certificates {
-    /// In [`KINDS`] order; empty before the first read.
+    /// In [`super::observation::KINDS`] order; empty before the first read.
     pub files: Vec<CertificateFile>,
     pub warning: Duration,
 }

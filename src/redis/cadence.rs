@@ -1,5 +1,5 @@
 //! The slow cadence of a poll: which polls read the costly parts
-//! ([`Schedule`], pure), and what they read ([`SlowParts`]): `INFO
+//! (`Schedule`, pure), and what they read (`SlowParts`): `INFO
 //! everything` (commandstats and latencystats, served as last read by the
 //! plain `INFO` of the polls between), `SLOWLOG LEN`, Valkey's
 //! `COMMANDLOG` lengths and `LATENCY LATEST`.
