@@ -50,8 +50,10 @@
 //!   lines in [`redis::info_sections`]), the
 //!   replies of the optional commands ([`redis::replies`]), INFO to
 //!   snapshot rows ([`redis::readings`]), what a poll observed
-//!   ([`redis::observation`]), the poller ([`redis::poller`]: what is due
-//!   when, its own loop sending on the reading stream), CLIENT LIST
+//!   ([`redis::observation`]), the poller ([`redis::poller`]: its own
+//!   loop sending on the reading stream; INFO and the slow cadence,
+//!   [`redis::cadence`], then its watches, each of one face,
+//!   [`redis::watch`]), CLIENT LIST
 //!   per name and user ([`redis::clients`]), the keys and streams an
 //!   operator names ([`redis::keys`]: bounded SCAN, pipelined checks,
 //!   aliases), the events a poll finds besides its values, each a watch
@@ -73,8 +75,12 @@
 //!   ([`puppet::certificates`], with [`x509`]).
 //! - [`judge`]: which transitions of a source are due as which typed
 //!   notification, with a baseline; [`judge::Observation`], what the
-//!   reading stream carries of every source. Pure: no lock, no channel,
-//!   no I/O.
+//!   reading stream carries of every source. Sources report facts (counts,
+//!   ids, times, states, and the baselines only they can keep), in the
+//!   observation types beside their faces ([`redis::observation`],
+//!   [`puppet::observation`]); the judge names every notification (Redis's
+//!   rules in [`judge::redis`], Puppet's in [`judge::puppet`]). Pure: no
+//!   lock, no channel, no I/O.
 //! - [`notify`]: sending a notification as its definition says
 //!   (switches, rate limits in `notify::limits`, varbinds), keyed by the
 //!   typed notification, never by its name; it names no source.

@@ -31,7 +31,7 @@
 
 mod importgraph;
 
-use importgraph::{circles, edge_list, Crate};
+use importgraph::{circles, code_of, edge_list, Crate};
 use std::path::Path;
 
 /// The layers, from the ground up. A module names only modules of the
@@ -83,6 +83,14 @@ const NEVER: &[(&str, &[&str], &[&str])] = &[
     ("notify", &["snapshot"], &[]),
     ("alarms", &["snapshot"], &[]),
     ("hub", &["agentx", "config"], &[]),
+    // The judge reads what the sources report, in the observation types
+    // beside their faces, never a runner: sources report facts, the judge
+    // names every notification.
+    (
+        "judge",
+        &["redis", "puppet"],
+        &["redis::observation", "puppet::observation"],
+    ),
     ("reload", &["agentx", "puppet", "snapshot"], &[]),
     // The kick reads the catalogue's notification names and nothing of
     // the agent's running parts; a shared ledger is reached by the agent's
@@ -717,4 +725,209 @@ fn the_graph() {
     for edge in edge_list(&Crate::new(&the_sources())) {
         println!("{edge}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// Sources report facts; the poller is a list of watches.
+
+/// The notifications' typed names (the catalogue's): a source never names
+/// one, the judge does.
+const NOTIFICATION_TYPES: &[&str] = &["RedisEvent", "PuppetEvent"];
+
+/// The folders of the sources, whose files report facts.
+const SOURCES: &[&str] = &["src/redis/", "src/puppet/"];
+
+/// Each source file that names a notification type in its code (comments
+/// and strings aside), with the line.
+fn sources_naming_notifications(files: &[(String, String)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (path, text) in files {
+        if !SOURCES.iter().any(|dir| path.starts_with(dir)) {
+            continue;
+        }
+        for (n, line) in code_of(text).lines().enumerate() {
+            let words = line.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+            if let Some(name) = words.into_iter().find(|w| NOTIFICATION_TYPES.contains(w)) {
+                found.push(format!("{path}:{}: names {name}", n + 1));
+            }
+        }
+    }
+    found
+}
+
+/// Each function of `text` (its code, comments and strings aside, before
+/// the tests) and its length in lines, from `fn` to its closing brace.
+fn function_lengths(text: &str) -> Vec<(String, usize)> {
+    let code = code_of(text);
+    let code = code.split("#[cfg(test)]").next().unwrap_or("");
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let Some(at) = line.find("fn ") else {
+            continue;
+        };
+        if at > 0 && !line[..at].ends_with(' ') {
+            continue;
+        }
+        let name: String = line[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // The body: from the first `{` after the name to its match (a
+        // declaration without a body, ending in `;`, has none).
+        let mut depth = 0usize;
+        let mut opened = false;
+        'body: for (end, text) in lines.iter().enumerate().skip(start) {
+            let from = if end == start { at } else { 0 };
+            for c in text[from..].chars() {
+                match c {
+                    ';' if !opened => break 'body,
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' if opened => {
+                        depth -= 1;
+                        if depth == 0 {
+                            found.push((name.clone(), end - start + 1));
+                            break 'body;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Lines of code of `text` before its tests: neither blank nor comment.
+fn code_lines(text: &str) -> usize {
+    let code = code_of(text);
+    let code = code.split("#[cfg(test)]").next().unwrap_or("");
+    code.lines().filter(|l| !l.trim().is_empty()).count()
+}
+
+/// The poller's limits: under this many lines of code, no function longer.
+const POLLER_MAX_CODE_LINES: usize = 400;
+const POLLER_MAX_FUNCTION_LINES: usize = 50;
+
+/// What keeps the poller a list of watches: its size, its functions'
+/// lengths, each watch named on one line of it (its place in the list),
+/// and no watch's command asked by it.
+fn poller_problems(files: &[(String, String)]) -> Vec<String> {
+    let text = |path: &str| {
+        files
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or("", |(_, t)| t.as_str())
+    };
+    let poller = text("src/redis/poller.rs");
+    let mut problems = Vec::new();
+    let lines = code_lines(poller);
+    if lines >= POLLER_MAX_CODE_LINES {
+        problems.push(format!(
+            "poller.rs has {lines} lines of code (under {POLLER_MAX_CODE_LINES})"
+        ));
+    }
+    for (name, length) in function_lengths(poller) {
+        if length > POLLER_MAX_FUNCTION_LINES {
+            problems.push(format!(
+                "poller.rs: fn {name} has {length} lines (at most {POLLER_MAX_FUNCTION_LINES})"
+            ));
+        }
+    }
+    let mut watches = Vec::new();
+    for (path, source) in files.iter().filter(|(p, _)| p.starts_with("src/redis/")) {
+        for line in code_of(source).lines() {
+            if let Some(rest) = line.trim().strip_prefix("impl Watch for ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                watches.push((path.clone(), name));
+            }
+        }
+    }
+    if watches.is_empty() {
+        problems.push("no `impl Watch for` under src/redis".into());
+    }
+    let poller_code = code_of(poller);
+    for (path, watch) in &watches {
+        let naming = poller_code
+            .lines()
+            .filter(|l| {
+                l.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|w| w == watch)
+            })
+            .count();
+        if naming != 1 {
+            problems.push(format!(
+                "poller.rs names the watch {watch} ({path}) on {naming} lines: one, its place in the list"
+            ));
+        }
+    }
+    for command in ["\"CLIENT\"", "\"CKQUORUM\"", "\"ACL\""] {
+        if poller.contains(command) {
+            problems.push(format!("poller.rs asks {command}: a watch's to ask"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_source_names_a_notification() {
+    let found = sources_naming_notifications(&the_sources());
+    assert!(
+        found.is_empty(),
+        "sources report facts; the judge names the notifications:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_poller_is_a_list_of_watches() {
+    let problems = poller_problems(&the_sources());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_source_naming_a_notification_and_a_long_poller_fail_the_checks() {
+    let named = sources(&[
+        (
+            "src/redis/failover.rs",
+            "// RedisEvent in a comment\nuse crate::metrics::RedisEvent;\nfn f() -> &'static str { \"PuppetEvent\" }\n",
+        ),
+        ("src/judge/redis.rs", "use crate::metrics::RedisEvent;\n"),
+    ]);
+    assert_eq!(
+        sources_naming_notifications(&named),
+        ["src/redis/failover.rs:2: names RedisEvent"]
+    );
+    let long_fn = format!(
+        "fn long() {{\n{}}}\n",
+        "    let _ = 1;\n".repeat(POLLER_MAX_FUNCTION_LINES)
+    );
+    let listed = "fn watches() { vec![Box::new(super::acl_log::AclWatch::of(i))] }\nfn again() { AclWatch::of(i); }\nfn ask() { client.optional(\"CLIENT\", &[\"LIST\"]); }\n";
+    let broken = sources(&[
+        ("src/redis/poller.rs", format!("{long_fn}{listed}").as_str()),
+        (
+            "src/redis/watch.rs",
+            "impl Watch for AclWatch {}\nimpl Watch for KeyCheck {}\n",
+        ),
+    ]);
+    assert_eq!(
+        poller_problems(&broken),
+        [
+            format!("poller.rs: fn long has {} lines (at most {POLLER_MAX_FUNCTION_LINES})", POLLER_MAX_FUNCTION_LINES + 2),
+            "poller.rs names the watch AclWatch (src/redis/watch.rs) on 2 lines: one, its place in the list".to_string(),
+            "poller.rs names the watch KeyCheck (src/redis/watch.rs) on 0 lines: one, its place in the list".to_string(),
+            "poller.rs asks \"CLIENT\": a watch's to ask".to_string(),
+        ]
+    );
+    let many = "fn f() {}\n".repeat(POLLER_MAX_CODE_LINES);
+    let big = sources(&[("src/redis/poller.rs", many.as_str())]);
+    assert!(poller_problems(&big)
+        .iter()
+        .any(|p| p.starts_with(&format!("poller.rs has {POLLER_MAX_CODE_LINES} lines"))));
 }

@@ -76,7 +76,7 @@ pub struct NotifyConfig {
     /// resources are not converging (`puppetNotConverging`).
     pub puppet_converge_runs: usize,
     /// `[puppet] min_run_interval`: runs that end closer together than this
-    /// are quick; [`crate::judge::STORM_QUICK_RUNS`] quick runs in a row
+    /// are quick; [`crate::judge::puppet::STORM_QUICK_RUNS`] quick runs in a row
     /// are a run storm, over once no run ended for this long.
     pub puppet_min_run_interval: Duration,
     /// `[puppet] resource_notifications_per_minute`: the events log's

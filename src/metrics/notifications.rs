@@ -500,7 +500,7 @@ notifications! {
         /// row of `redisSlowCommandTable` (`instance.number`).
         SlowCommand = 12 => "redisSlowCommand", PerSource, Warning, REDIS_SLOW_COMMAND_ROW;
         /// More than `acl_burst_refusals` refusals (ACL LOG) within
-        /// `acl_burst_window` (`crate::redis::acl_log::BurstJudge`): about
+        /// `acl_burst_window` (`crate::judge::redis::BurstJudge`): about
         /// the newest row of `redisAclRefusalTable`.
         AuthFailureBurst = 13 => "redisAuthFailureBurst", PerSource, Warning, ACL_REFUSAL_ROW;
         AuthFailureBurstCleared = 14 => "redisAuthFailureBurstCleared", PerSource, Normal, ACL_REFUSAL_ROW;

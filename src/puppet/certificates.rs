@@ -34,6 +34,7 @@
 //! logged once by the watcher when it changes, never an error per read.
 
 use super::files::{read_capped, FileStatus, Outcome};
+use super::observation::{expiring, CertificateDates};
 use crate::config::{CertificateSettings, SSLDIRS};
 use crate::metrics::{PuppetCertificateField, PuppetCertificateKind, PuppetCertificateState};
 use crate::smi::{display_string, saturate_u32, Value};
@@ -53,13 +54,6 @@ pub const MAX_PEM_OBJECTS: usize = 16;
 
 /// Files of `certs/` looked at at most when looking for the agent's.
 pub const MAX_CERTDIR_ENTRIES: usize = 1_000;
-
-/// The three kinds, in row order.
-pub const KINDS: [PuppetCertificateKind; 3] = [
-    PuppetCertificateKind::Agent,
-    PuppetCertificateKind::Ca,
-    PuppetCertificateKind::Crl,
-];
 
 /// One file as the latest read found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,11 +129,6 @@ impl CertificateFile {
     }
 }
 
-/// Whether `left` seconds is under the warning.
-pub fn expiring(left: i64, warning: Duration) -> bool {
-    left < i64::try_from(warning.as_secs()).unwrap_or(i64::MAX)
-}
-
 /// Why a file could not be used, empty when it could.
 pub fn status_error(status: &FileStatus) -> String {
     match status {
@@ -153,7 +142,7 @@ pub fn status_error(status: &FileStatus) -> String {
 /// The three files as the latest read found them, with the warning.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Certificates {
-    /// In [`KINDS`] order; empty before the first read.
+    /// In [`super::observation::KINDS`] order; empty before the first read.
     pub files: Vec<CertificateFile>,
     pub warning: Duration,
 }
@@ -184,11 +173,6 @@ impl Certificates {
         self.files.iter().any(|f| f.not_after.is_some())
     }
 }
-
-/// Each kind's end in UNIX seconds, when the file was read and has one,
-/// in [`KINDS`] order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CertificateDates(pub [Option<i64>; 3]);
 
 fn row_slot(kind: PuppetCertificateKind) -> usize {
     (kind.number() - 1) as usize
@@ -362,55 +346,6 @@ pub fn parse_pem(kind: PuppetCertificateKind, pem: &[u8]) -> Result<(String, Opt
     soonest.ok_or_else(|| "nothing read".to_owned())
 }
 
-/// What the judge remembers of the certificates: which kinds were said
-/// to be expiring, and their last known ends (time passes between reads).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CertificateWatch {
-    dates: CertificateDates,
-    expiring: [bool; 3],
-}
-
-impl CertificateWatch {
-    /// The kinds that turn expiring (`true`) or stop being so (`false`)
-    /// with `dates` (the latest read; `None` to keep the last known ends,
-    /// as on a tick) at `now`.
-    ///
-    /// The first call is the baseline and, unlike the run notifications,
-    /// it does say a certificate that is already expiring: the condition
-    /// lasts and needs someone to act, and a notification the agent keeps
-    /// back at start-up would never be sent (a restart inside the warning
-    /// window would silence it until the certificate has ended and the
-    /// runs stopped). DISMAN-EVENT-MIB does the same by default
-    /// (RFC 2981, `mteTriggerBooleanStartup` DEFVAL true). A file that
-    /// cannot be read neither raises nor clears: only a date decides.
-    pub fn judge(
-        &mut self,
-        dates: Option<CertificateDates>,
-        now: i64,
-        warning: Duration,
-    ) -> Vec<(PuppetCertificateKind, bool)> {
-        if let Some(dates) = dates {
-            for (slot, date) in dates.0.iter().enumerate() {
-                if date.is_some() {
-                    self.dates.0[slot] = *date;
-                }
-            }
-        }
-        let mut due = Vec::new();
-        for (slot, kind) in KINDS.iter().enumerate() {
-            let Some(end) = self.dates.0[slot] else {
-                continue;
-            };
-            let now_expiring = expiring(end.saturating_sub(now), warning);
-            if now_expiring != self.expiring[slot] {
-                self.expiring[slot] = now_expiring;
-                due.push((*kind, now_expiring));
-            }
-        }
-        due
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -558,37 +493,5 @@ mod tests {
         );
         assert!(parse_pem(PuppetCertificateKind::Crl, &ca).is_err());
         assert!(parse_pem(PuppetCertificateKind::Ca, b"").is_err());
-    }
-
-    #[test]
-    fn expiring_is_said_at_start_then_on_each_crossing() {
-        let mut watch = CertificateWatch::default();
-        let now = 1_800_000_000;
-        let dates = CertificateDates([Some(now + 10 * DAY), Some(now + 400 * DAY), None]);
-        // Already expiring at start: said.
-        assert_eq!(
-            watch.judge(Some(dates), now, WARNING),
-            vec![(PuppetCertificateKind::Agent, true)]
-        );
-        // Nothing new, a tick, an unreadable read: nothing.
-        assert!(watch.judge(Some(dates), now + 60, WARNING).is_empty());
-        assert!(watch.judge(None, now + 120, WARNING).is_empty());
-        assert!(watch
-            .judge(Some(CertificateDates::default()), now + 180, WARNING)
-            .is_empty());
-        // Renewed: cleared.
-        let renewed = CertificateDates([Some(now + 800 * DAY), Some(now + 400 * DAY), None]);
-        assert_eq!(
-            watch.judge(Some(renewed), now + 240, WARNING),
-            vec![(PuppetCertificateKind::Agent, false)]
-        );
-        // Time passing alone brings the CA under the warning.
-        assert_eq!(
-            watch.judge(None, now + 371 * DAY, WARNING),
-            vec![(PuppetCertificateKind::Ca, true)]
-        );
-        // A valid start is silent.
-        let mut fresh = CertificateWatch::default();
-        assert!(fresh.judge(Some(renewed), now, WARNING).is_empty());
     }
 }

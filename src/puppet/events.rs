@@ -20,9 +20,9 @@
 //! run held notifications back, so the notifications carry the values a
 //! GET returns at that moment.
 //!
-//! Flood control: at most `notifications_per_run` resource events of a run
-//! are marked for a notification ([`EventItem::Resource::within_budget`]);
-//! the rest are counted, and the run boundary (a new "Applying
+//! Flood control, decided here and nowhere else: at most
+//! `notifications_per_run` resource events of a run become items for a
+//! notification ([`EventItem::Resource`]); the rest are counted, and the run boundary (a new "Applying
 //! configuration version" or "Applied catalog" line) reports how many
 //! ([`EventItem::RunBoundary`]).
 //!
@@ -31,6 +31,7 @@
 //! follower keeps going and loses no complete line.
 
 use super::events_log::{parse_line, LineError, LineKind, LogLine};
+use super::observation::{EventItem, EventsObservation};
 use super::tail::{Tail, TailLimits, TailRead, TailStatus};
 use super::trust::{Trust, Untrusted};
 use crate::config::EventsConfig;
@@ -51,29 +52,6 @@ use tracing::{debug, info, warn};
 
 /// Re-read this often whatever inotify says.
 pub const FALLBACK: Duration = Duration::from_secs(5);
-
-/// What the notifier needs of a reading of the log, in the order read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EventsObservation {
-    pub items: Vec<EventItem>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EventItem {
-    /// A resource change (`notice`, with a property) or failure (`err` or
-    /// worse) at row `index` of `puppetEventTable`. Skips, warnings, noop
-    /// changes, notices without a property and debug lines are rows but not
-    /// items.
-    Resource {
-        index: u32,
-        failed: bool,
-        /// Among the first `notifications_per_run` of its run.
-        within_budget: bool,
-    },
-    /// A run ended or a new one began, and the run before held back
-    /// `held_back` resource notifications (over the budget).
-    RunBoundary { held_back: u64 },
-}
 
 /// One row of `puppetEventTable`: its values at their OIDs, in column
 /// order (a column without a value has none), built once when the event
@@ -267,14 +245,11 @@ impl EventTable {
                     self.notifiable_in_run += 1;
                     let within_budget =
                         self.notifiable_in_run <= self.config.notifications_per_run as u64;
-                    if !within_budget {
+                    if within_budget {
+                        items.push(EventItem::Resource { index, failed });
+                    } else {
                         self.held_back += 1;
                     }
-                    items.push(EventItem::Resource {
-                        index,
-                        failed,
-                        within_budget,
-                    });
                 }
                 if self.rows.len() >= self.config.rows {
                     self.rows.pop_front();
@@ -727,11 +702,7 @@ mod tests {
         let resources: Vec<(u32, bool)> = items
             .iter()
             .filter_map(|i| match i {
-                EventItem::Resource {
-                    index,
-                    failed,
-                    within_budget: true,
-                } => Some((*index, *failed)),
+                EventItem::Resource { index, failed } => Some((*index, *failed)),
                 _ => None,
             })
             .collect();
@@ -797,12 +768,8 @@ mod tests {
             let part = &r.parts[0].1;
             for item in &r.observation.items {
                 match item {
-                    EventItem::Resource {
-                        index,
-                        within_budget,
-                        ..
-                    } => {
-                        within += usize::from(*within_budget);
+                    EventItem::Resource { index, .. } => {
+                        within += 1;
                         assert!(
                             value(part, &format!("4.1.5.{index}")).is_some(),
                             "row {index} aged out before its reading"

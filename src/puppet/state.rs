@@ -10,6 +10,7 @@ use super::facts::{read_facts, Facts};
 pub use super::files::FileStatus;
 use super::files::{read_capped, FileStamp, Outcome};
 use super::locks::{self, RunLock, MAX_LOCK_BYTES};
+use super::observation::PuppetObservation;
 use super::report::{self, RunReport, MAX_REPORT_BYTES};
 use super::summary::{self, RunSummary, MAX_SUMMARY_BYTES};
 use super::trend::RunTrend;
@@ -382,6 +383,22 @@ pub fn permission_advice(paths: &PuppetPaths, which: &Path) -> String {
          read access that lasts with a default ACL on its directory: sh {PUPPET_ACL_SCRIPT} \
          (apt install acl); do not make it readable by all or run redis-snmp as root"
     )
+}
+
+/// What the files said, as far as notifications care.
+impl PuppetObservation {
+    pub fn from_state(state: &PuppetState) -> Self {
+        PuppetObservation {
+            last_run: state.last_run(),
+            status: state.summary.as_ref().map(|_| state.run_status()),
+            cached_catalog_used: state.cached_catalog_used(),
+            disabled: state.disabled.is_some(),
+            report_pending: state.report_pending,
+            not_converging: state.runs.not_converging(),
+            run_interval: state.runs.interval,
+            certificates: state.certificates.dates(),
+        }
+    }
 }
 
 #[cfg(test)]

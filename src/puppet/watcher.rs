@@ -44,7 +44,7 @@
 //! then dropped, so `changed()` returns an error.
 
 use super::certificates;
-use super::observation::PuppetObservation;
+use super::observation::PuppetSeen;
 use super::runs::RunHistory;
 use super::state::{permission_advice, FileStatus, Pairing, PuppetReader, PuppetState};
 use crate::config::{CertificateSettings, PuppetPaths, DEFAULT_CONVERGE_RUNS};
@@ -119,15 +119,6 @@ pub fn spawn_watcher_with(
     let (tx, rx) = watch::channel(Arc::new(PuppetState::default()));
     tokio::spawn(run(paths, options, tx, shutdown));
     rx
-}
-
-/// What the Puppet side's readings observe: a new state of the files,
-/// read at `now`, or only the time passing (staleness and the end of a run
-/// storm are judged between changes too).
-#[derive(Debug, Clone, PartialEq)]
-pub enum PuppetSeen {
-    State { seen: PuppetObservation, now: i64 },
-    Tick { now: i64 },
 }
 
 /// How often the time passing is sent: a quarter of the shorter of the

@@ -36,11 +36,13 @@
 
 use super::client::Client;
 use super::clients::AGENT_CLIENT_NAME;
+use super::observation::AclRefusals;
 use super::replies::{bytes, fields, items, number, text};
+use crate::config::RedisInstance;
 use crate::metrics::{fnv1a, row_key, AclField, AclReason, ACL_REFUSAL_TABLE};
 use crate::smi::{display_string, saturate_u32, Value as SnmpValue};
 use redis::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Entries asked for at most: Redis's and Valkey's default
@@ -332,60 +334,6 @@ impl Arrivals {
     }
 }
 
-/// Whether refusals come in a burst: more than `threshold` within
-/// `window`. Raised when the refusals of the last window pass the
-/// threshold; cleared when they fall to half of it or fewer, so a rate
-/// that hovers at the threshold does not flap. Pure: fed plain numbers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BurstJudge {
-    threshold: u64,
-    window_ms: u64,
-    /// (milliseconds on the caller's clock, refusals then), oldest first,
-    /// none older than the window.
-    arrivals: VecDeque<(u64, u64)>,
-    burst: bool,
-}
-
-impl BurstJudge {
-    pub fn new(threshold: u64, window: Duration) -> Self {
-        BurstJudge {
-            threshold,
-            window_ms: u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
-            arrivals: VecDeque::new(),
-            burst: false,
-        }
-    }
-
-    /// `new` refusals arrived at `now_ms` (a monotonic clock): whether
-    /// the refusals are in a burst now.
-    pub fn observe(&mut self, now_ms: u64, new: u64) -> bool {
-        if new > 0 {
-            self.arrivals.push_back((now_ms, new));
-        }
-        while let Some(&(at, _)) = self.arrivals.front() {
-            if now_ms.saturating_sub(at) >= self.window_ms {
-                self.arrivals.pop_front();
-            } else {
-                break;
-            }
-        }
-        let recent = self.recent();
-        if recent > self.threshold {
-            self.burst = true;
-        } else if recent.saturating_mul(2) <= self.threshold {
-            self.burst = false;
-        }
-        self.burst
-    }
-
-    /// Refusals within the window, as of the last observation.
-    pub fn recent(&self) -> u64 {
-        self.arrivals
-            .iter()
-            .fold(0u64, |sum, (_, n)| sum.saturating_add(*n))
-    }
-}
-
 /// What the agent serves of the ACL log of one instance.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AclReport {
@@ -401,25 +349,38 @@ pub struct AclReport {
 pub struct AclWatch {
     enabled: bool,
     arrivals: Arrivals,
-    burst: BurstJudge,
+    /// `acl_burst_refusals` and `acl_burst_window`, for the judge.
+    threshold: u64,
+    window: Duration,
+    /// The refusals that arrived in the last read, until reported.
+    arrived: Option<(u64, Instant)>,
     /// The head entry's signature at the last whole read.
     head: Option<u64>,
     report: Option<AclReport>,
-    /// Refusals counted since the agent started, for the log.
+    /// Refusals counted since the agent started.
     counted: u64,
-    clock: Instant,
 }
 
 impl AclWatch {
+    /// The instance's ACL LOG, as `acl_log` and the burst settings say.
+    pub fn of(instance: &RedisInstance) -> Self {
+        AclWatch::new(
+            instance.acl_log,
+            instance.acl_burst_refusals,
+            instance.acl_burst_window,
+        )
+    }
+
     pub fn new(enabled: bool, threshold: u64, window: Duration) -> Self {
         AclWatch {
             enabled,
             arrivals: Arrivals::default(),
-            burst: BurstJudge::new(threshold, window),
+            threshold,
+            window,
+            arrived: None,
             head: None,
             report: None,
             counted: 0,
-            clock: Instant::now(),
         }
     }
 
@@ -454,7 +415,6 @@ impl AclWatch {
 
     /// A read: the whole log when it changed (`None`: its head did not).
     fn observe(&mut self, entries: Option<Vec<Entry>>, now_unix_ms: u64) {
-        let now_ms = u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX);
         let mut report = self.report.take().unwrap_or_default();
         let mut new = 0;
         if let Some(entries) = entries {
@@ -464,13 +424,14 @@ impl AclWatch {
             (report.rows, report.left_out) = aggregate(&entries, max_rows, now_unix_ms);
         }
         self.counted = self.counted.saturating_add(new);
-        self.burst.observe(now_ms, new);
+        let before = self.arrived.map_or(0, |(n, _)| n);
+        self.arrived = Some((before.saturating_add(new), Instant::now()));
         self.report = Some(report);
     }
 
-    /// Refusals counted since the agent started, and within the window.
+    /// Refusals counted since the agent started, and in the last read.
     pub fn counts(&self) -> (u64, u64) {
-        (self.counted, self.burst.recent())
+        (self.counted, self.arrived.map_or(0, |(new, _)| new))
     }
 
     /// The `redisArNumber` of the newest row, if any.
@@ -479,13 +440,20 @@ impl AclWatch {
     }
 
     /// What to serve: `None` where the log is not read.
-    pub fn report(&self) -> Option<AclReport> {
+    pub fn latest(&self) -> Option<AclReport> {
         self.report.clone()
     }
 
-    /// Whether refusals come in a burst (`None`: the log is not read).
-    pub fn burst(&self) -> Option<bool> {
-        self.report.as_ref().map(|_| self.burst.burst)
+    /// The refusals that arrived in the reads since the last call, for
+    /// the judge (`None`: the log was not read since).
+    pub fn take_refusals(&mut self) -> Option<AclRefusals> {
+        let (new, at) = self.arrived.take()?;
+        Some(AclRefusals {
+            new,
+            at,
+            threshold: self.threshold,
+            window: self.window,
+        })
     }
 }
 
@@ -648,54 +616,27 @@ mod tests {
     }
 
     #[test]
-    fn a_burst_is_more_than_the_threshold_within_the_window_and_clears_at_half() {
-        let mut judge = BurstJudge::new(10, Duration::from_secs(60));
-        let s = |secs: u64| secs * 1000;
-        assert!(!judge.observe(s(0), 10), "10 is not more than 10");
-        assert!(judge.observe(s(10), 1));
-        assert_eq!(judge.recent(), 11);
-        // The first ten leave the window: one is half of 10 or fewer.
-        assert!(!judge.observe(s(60), 0));
-        assert_eq!(judge.recent(), 1);
-        // Seven still in the window: more than half, the burst goes on.
-        let mut judge = BurstJudge::new(10, Duration::from_secs(60));
-        assert!(!judge.observe(s(0), 4));
-        assert!(judge.observe(s(10), 7));
-        assert!(judge.observe(s(60), 0));
-        assert_eq!(judge.recent(), 7);
-        assert!(!judge.observe(s(70), 0));
-        assert_eq!(judge.recent(), 0);
-        // Refusals spread thinly never make a burst.
-        let mut thin = BurstJudge::new(10, Duration::from_secs(60));
-        for minute in 0..100 {
-            assert!(!thin.observe(s(minute * 7), 1));
-        }
-        // Nothing arrives: the queue stays empty, whatever the time.
-        let mut quiet = BurstJudge::new(0, Duration::from_secs(1));
-        assert!(!quiet.observe(u64::MAX, 0));
-        assert!(quiet.observe(u64::MAX, 1));
-    }
-
-    #[test]
-    fn the_watch_serves_rows_and_judges_bursts_from_deltas() {
+    fn the_watch_serves_rows_and_reports_new_refusals_from_deltas() {
         let mut watch = AclWatch::new(true, 2, Duration::from_secs(60));
-        assert_eq!(watch.burst(), None);
+        assert_eq!(watch.take_refusals(), None);
         let entries = parse(&fixture("8.2"));
         watch.observe(Some(entries.clone()), 0);
-        let report = watch.report().unwrap();
+        let report = watch.latest().unwrap();
         assert_eq!((report.rows.len(), watch.counts()), (5, (0, 0)));
-        assert_eq!(watch.burst(), Some(false));
+        let first = watch.take_refusals().unwrap();
+        assert_eq!((first.new, first.threshold), (0, 2));
         // The head unchanged: nothing read, nothing new, rows as they were.
         watch.observe(None, 0);
-        assert_eq!(watch.report().unwrap().rows, report.rows);
+        assert_eq!(watch.latest().unwrap().rows, report.rows);
         let mut more = entries;
         more[4].count += 3;
         watch.observe(Some(more), 0);
-        assert_eq!(watch.burst(), Some(true));
         assert_eq!(watch.counts(), (3, 3));
+        assert_eq!(watch.take_refusals().map(|r| r.new), Some(3));
+        assert_eq!(watch.take_refusals(), None);
         assert_eq!(
             watch.newest_row(),
-            Some(watch.report().unwrap().rows[0].number)
+            Some(watch.latest().unwrap().rows[0].number)
         );
     }
 }

@@ -207,7 +207,7 @@ impl BigKeyCheck {
     }
 
     /// Whether a check is due.
-    pub fn due(&self, now: Instant) -> bool {
+    pub fn due_at(&self, now: Instant) -> bool {
         (self.settings.enabled || self.settings.hot_keys)
             && self.asked.is_none_or(|asked| {
                 now.duration_since(asked) >= self.settings.interval * (1 << self.count_shift.min(6))
@@ -295,7 +295,7 @@ impl BigKeyCheck {
     /// kept, with the error).
     /// `lfu`: the server's `maxmemory_policy` is an LFU one, so OBJECT
     /// FREQ can stand in for a HOTKEYS it does not have.
-    pub async fn run(&mut self, client: &mut Client, dbs: &[u32], lfu: bool) -> Result<(), Lost> {
+    pub async fn ask(&mut self, client: &mut Client, dbs: &[u32], lfu: bool) -> Result<(), Lost> {
         let instance = client.instance().name.clone();
         let started = Instant::now();
         self.asked = Some(started);
@@ -710,13 +710,13 @@ mod tests {
     #[test]
     fn the_off_sampler_is_never_due() {
         let c = BigKeyCheck::new(&KeyChecks::default());
-        assert!(!c.due(Instant::now()));
+        assert!(!c.due_at(Instant::now()));
         let mut c = check(KeyNames::Name);
         let now = Instant::now();
-        assert!(c.due(now));
+        assert!(c.due_at(now));
         c.asked = Some(now);
-        assert!(!c.due(now + Duration::from_secs(299)));
-        assert!(c.due(now + Duration::from_secs(300)));
+        assert!(!c.due_at(now + Duration::from_secs(299)));
+        assert!(c.due_at(now + Duration::from_secs(300)));
     }
 
     /// A reply captured from a real server (tests/fixtures/redis/README.md).

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use tracing::{debug, info};
 
 pub struct CertificateWatch {
+    name: String,
     seen: Option<ServerCertificate>,
     checked: Option<Instant>,
     every: Duration,
@@ -20,11 +21,17 @@ pub struct CertificateWatch {
 impl CertificateWatch {
     pub fn new(instance: &RedisInstance) -> Self {
         CertificateWatch {
+            name: instance.name.clone(),
             seen: None,
             checked: None,
             every: instance.cert_check_interval,
             warning: instance.cert_expiry_warning,
         }
+    }
+
+    /// The instance it watches.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// What a new connection's handshake showed.
@@ -67,7 +74,7 @@ impl CertificateWatch {
 
     /// The certificate seen last and the seconds from `now` (UNIX seconds)
     /// until its end.
-    pub fn status(&self, now: u64) -> Option<(ServerCertificate, i64)> {
+    pub fn certificate(&self, now: u64) -> Option<(ServerCertificate, i64)> {
         let seen = self.seen.as_ref()?;
         Some((seen.clone(), seen.seconds_left(now)))
     }
@@ -121,7 +128,7 @@ mod tests {
         });
         let mut watch = CertificateWatch::new(&tcp);
         assert_eq!(watch.expiring(0), None);
-        assert_eq!(watch.status(0), None);
+        assert_eq!(watch.certificate(0), None);
         watch.connected(
             "tls",
             Some(ServerCertificate {
@@ -134,7 +141,7 @@ mod tests {
         assert_eq!(watch.expiring(8_999), Some(false));
         assert_eq!(watch.expiring(9_001), Some(true));
         assert_eq!(watch.expiring(20_000), Some(true));
-        assert_eq!(watch.status(9_500).map(|(_, left)| left), Some(500));
+        assert_eq!(watch.certificate(9_500).map(|(_, left)| left), Some(500));
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -97,7 +97,7 @@ impl ClientList {
     }
 
     /// Whether to ask at `now`.
-    pub fn due(&self, now: Instant) -> bool {
+    pub fn due_at(&self, now: Instant) -> bool {
         self.enabled
             && self
                 .asked
@@ -337,8 +337,8 @@ mod tests {
                 list.answered("main", None, false, true);
             }
             let at = list.asked.unwrap();
-            assert!(!list.due(at + secs(wait - 1)), "{n}");
-            assert!(list.due(at + secs(wait)), "{n}");
+            assert!(!list.due_at(at + secs(wait - 1)), "{n}");
+            assert!(list.due_at(at + secs(wait)), "{n}");
             assert!(list.latest().is_none());
         }
         list.answered(
@@ -348,7 +348,7 @@ mod tests {
             false,
         );
         let at = list.asked.unwrap();
-        assert!(list.due(at + secs(60)) && list.latest().is_some());
+        assert!(list.due_at(at + secs(60)) && list.latest().is_some());
     }
 
     /// A real Redis 7.0's reply (tests/fixtures/redis/README.md says how it

@@ -1,7 +1,7 @@
 //! Failover events of a sentinel's masters (issue 25, item 3): a master
 //! that moved (a new address or configuration epoch: `redisFailover`),
 //! one objectively down and back, and whether its quorum can be reached
-//! (`SENTINEL CKQUORUM`). Pure code: [`FailoverWatch::observe`] compares
+//! (`SENTINEL CKQUORUM`). [`FailoverWatch::observe`], pure code, compares
 //! what one poll saw of the masters with what the polls before saw, and
 //! keeps the events it found as rows of `redisSentinelEventTable` (the
 //! last [`MAX_EVENTS`]), each with what the notification about it
@@ -21,10 +21,14 @@
 //! `+sentinel|ckquorum` refuses it: said once, not asked again on that
 //! connection, and the other events still come.
 
-use super::replies::{text, WatchedMaster};
-use crate::metrics::{RedisEvent, SentinelEventField, SentinelEventKind, SentinelState};
-use crate::smi::{display_string, saturate_u32, Value};
+use super::client::Client;
+use super::info::Info;
+use super::observation::SentinelNews;
+use super::replies::{self, text, WatchedMaster};
+use crate::metrics::{SentinelEventField, SentinelEventKind, SentinelState};
+use crate::smi::{display_string, saturate_u32, unix_now, Value};
 use std::collections::{BTreeMap, VecDeque};
+use tracing::{debug, info};
 
 /// Events kept a sentinel: the rows of `redisSentinelEventTable`; the
 /// oldest goes when a new one comes.
@@ -157,27 +161,6 @@ impl EventRow {
     }
 }
 
-/// An event found by a poll: what the judge sends, about its row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SentinelNews {
-    pub kind: SentinelEventKind,
-    /// Its row of `redisSentinelEventTable`.
-    pub row: u32,
-}
-
-impl SentinelNews {
-    /// The notification it is.
-    pub fn event(self) -> RedisEvent {
-        match self.kind {
-            SentinelEventKind::Failover => RedisEvent::Failover,
-            SentinelEventKind::MasterDown => RedisEvent::SentinelMasterDown,
-            SentinelEventKind::MasterUp => RedisEvent::SentinelMasterUp,
-            SentinelEventKind::QuorumLost => RedisEvent::SentinelQuorumLost,
-            SentinelEventKind::QuorumReached => RedisEvent::SentinelQuorumReached,
-        }
-    }
-}
-
 /// A sentinel's masters as the polls saw them, and the events found.
 #[derive(Debug, Clone, Default)]
 pub struct FailoverWatch {
@@ -188,6 +171,11 @@ pub struct FailoverWatch {
     last_row: u32,
     /// CKQUORUM was refused on this connection.
     quorum_refused: bool,
+    /// The masters as the last poll listed them (`redisSentinelTable`);
+    /// `None`: the server was no sentinel then.
+    listed: Option<Vec<WatchedMaster>>,
+    /// The events of the last poll, until reported.
+    news: Vec<SentinelNews>,
 }
 
 impl FailoverWatch {
@@ -196,19 +184,99 @@ impl FailoverWatch {
     }
 
     /// Whether CKQUORUM may be asked (not refused on this connection).
-    pub fn ask_quorum(&self) -> bool {
+    fn may_ask_quorum(&self) -> bool {
         !self.quorum_refused
     }
 
     /// CKQUORUM was refused: not asked again on this connection. Returns
     /// whether this is news (to be said, once).
-    pub fn quorum_refused(&mut self) -> bool {
+    fn quorum_refused(&mut self) -> bool {
         !std::mem::replace(&mut self.quorum_refused, true)
     }
 
     /// A new connection (perhaps a new ACL): CKQUORUM is asked again.
     pub fn new_connection(&mut self) {
         self.quorum_refused = false;
+    }
+
+    /// A poll's read: on a sentinel, `SENTINEL MASTERS` (or INFO's
+    /// masterN lines: a user that may not run it still sees those, fewer
+    /// fields, the same masters) and each master's CKQUORUM, judged
+    /// against the polls before ([`FailoverWatch::observe`]).
+    pub async fn poll(&mut self, client: &mut Client, info: &Info) {
+        if !info.is_sentinel() {
+            self.listed = None;
+            self.news.clear();
+            return;
+        }
+        let masters = match client.optional("SENTINEL", &["MASTERS"]).await {
+            Some(reply) => replies::sentinel_masters(&reply),
+            None => replies::masters_from_info(info),
+        };
+        let quorum = self.ask_quorum(client, &masters).await;
+        let seen: Vec<MasterSeen> = masters
+            .iter()
+            .zip(quorum.into_iter().chain(std::iter::repeat(None)))
+            .map(|(master, quorum)| MasterSeen::of(master, quorum))
+            .collect();
+        self.news = self.observe(&seen, unix_now());
+        self.listed = Some(masters);
+    }
+
+    /// The masters as the last poll listed them; `None` when the server
+    /// was no sentinel.
+    pub fn listed(&self) -> Option<&[WatchedMaster]> {
+        self.listed.as_deref()
+    }
+
+    /// The events of the last poll, once.
+    pub fn take_news(&mut self) -> Vec<SentinelNews> {
+        std::mem::take(&mut self.news)
+    }
+
+    /// SENTINEL CKQUORUM of each master (the first [`MAX_QUORUM_CHECKS`]),
+    /// in one pipeline, each answer in the masters' order (`None`: not
+    /// known). A refusal (an ACL without `+sentinel|ckquorum`) is said
+    /// once and not asked again on this connection.
+    async fn ask_quorum(
+        &mut self,
+        client: &mut Client,
+        masters: &[WatchedMaster],
+    ) -> Vec<Option<Quorum>> {
+        if !self.may_ask_quorum() || masters.is_empty() {
+            return Vec::new();
+        }
+        // Each answer on its own: NOQUORUM is an error reply, and an answer.
+        let mut pipe = redis::pipe();
+        pipe.ignore_errors();
+        for master in masters.iter().take(MAX_QUORUM_CHECKS) {
+            pipe.cmd("SENTINEL").arg("CKQUORUM").arg(&master.name);
+        }
+        let name = client.instance().name.clone();
+        let replies = match client.pipeline(&pipe).await {
+            Ok(replies) => replies,
+            Err(lost) => {
+                debug!(instance = %name, "SENTINEL CKQUORUM: {}; connecting again at the next poll", lost.text);
+                return Vec::new();
+            }
+        };
+        let mut answers = Vec::with_capacity(replies.len());
+        for reply in &replies {
+            match quorum_reply(reply) {
+                Ok(answer) => answers.push(answer),
+                Err(refusal) => {
+                    if self.quorum_refused() {
+                        info!(
+                            instance = %name,
+                            "Redis refuses SENTINEL CKQUORUM ({}); no quorum notifications from it, the other events still come",
+                            crate::text::printable(&refusal)
+                        );
+                    }
+                    return Vec::new();
+                }
+            }
+        }
+        answers
     }
 
     /// The rows of `redisSentinelEventTable`, oldest first.
@@ -378,7 +446,6 @@ mod tests {
         assert_eq!(kinds(&news), [MasterDown]);
         let news = watch.observe(&[master("m", 6380, 1, false, Some(true))], 105);
         assert_eq!(kinds(&news), [Failover, MasterUp]);
-        assert_eq!(news[0].event(), RedisEvent::Failover);
         let rows = watch.rows();
         assert_eq!(rows.len(), 3);
         let failover = &rows[1];
@@ -512,11 +579,11 @@ mod tests {
     #[test]
     fn refusals_are_news_once_a_connection() {
         let mut watch = FailoverWatch::new();
-        assert!(watch.ask_quorum());
+        assert!(watch.may_ask_quorum());
         assert!(watch.quorum_refused());
         assert!(!watch.quorum_refused());
-        assert!(!watch.ask_quorum());
+        assert!(!watch.may_ask_quorum());
         watch.new_connection();
-        assert!(watch.ask_quorum());
+        assert!(watch.may_ask_quorum());
     }
 }

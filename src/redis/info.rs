@@ -240,6 +240,12 @@ impl Info {
         self.first(names).and_then(parse_u64)
     }
 
+    /// Whether the server is a sentinel, which has no keyspace, slow log or
+    /// ACL LOG of the kind a data server has.
+    pub fn is_sentinel(&self) -> bool {
+        self.first(&["redis_mode", "server_mode"]) == Some("sentinel")
+    }
+
     /// Whether the server has COMMANDLOG: Valkey 8.1 and later, by its own
     /// version (`valkey_version`; Redis has no COMMANDLOG). The poller and
     /// the doctor send COMMANDLOG LEN only then: on other servers a

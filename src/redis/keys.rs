@@ -400,7 +400,7 @@ impl KeyCheck {
     /// counts: checks ride on polls, whose start drifts by a few
     /// milliseconds, and a check 1 ms short of its interval would wait a
     /// whole poll more. After replies over the budget, 2, 4 … 64 intervals.
-    pub fn due(&self, now: Instant) -> bool {
+    pub fn due_at(&self, now: Instant) -> bool {
         let interval = self.settings.interval * (1 << self.over_budget.min(MAX_BACKOFF));
         !self.entries.is_empty()
             && self
@@ -479,7 +479,7 @@ impl KeyCheck {
     /// One check, over `client`: the report to serve, kept for the next
     /// polls. A reply over the budget or a broken connection ends the
     /// check (the last report kept, with the error) and the connection.
-    pub async fn run(&mut self, client: &mut Client) -> Result<(), Lost> {
+    pub async fn ask(&mut self, client: &mut Client) -> Result<(), Lost> {
         let instance = client.instance().name.clone();
         let instance = instance.as_str();
         let started = Instant::now();
@@ -1073,10 +1073,10 @@ mod tests {
             ..KeyChecks::default()
         });
         let start = Instant::now();
-        assert!(check.due(start));
+        assert!(check.due_at(start));
         check.asked = Some(start);
-        assert!(!check.due(start + Duration::from_secs(30)));
-        assert!(check.due(start + Duration::from_secs(60)));
+        assert!(!check.due_at(start + Duration::from_secs(30)));
+        assert!(check.due_at(start + Duration::from_secs(60)));
         let text = check.backoff(
             "main",
             "the reply to a pipeline was over the 1000-byte limit (max_reply_bytes)",
@@ -1085,16 +1085,16 @@ mod tests {
             text.ends_with("the next check in 120 s asks SCAN for 500 names at a time"),
             "{text}"
         );
-        assert!(!check.due(start + Duration::from_secs(100)));
+        assert!(!check.due_at(start + Duration::from_secs(100)));
         assert!(
-            check.due(start + Duration::from_secs(120)),
+            check.due_at(start + Duration::from_secs(120)),
             "not switched off"
         );
         for _ in 0..20 {
             check.backoff("main", "over");
         }
         assert_eq!(check.scan_count(), 1);
-        assert!(check.due(start + Duration::from_secs(64 * 60)));
+        assert!(check.due_at(start + Duration::from_secs(64 * 60)));
     }
 
     /// The error a server's reply `-LINE` becomes.

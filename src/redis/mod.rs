@@ -4,6 +4,7 @@
 pub mod acl_log;
 pub mod big_keys;
 pub mod budget;
+pub mod cadence;
 pub mod certificate_watch;
 pub mod client;
 pub mod clients;
@@ -20,3 +21,4 @@ pub mod readings;
 pub mod replies;
 pub mod rows;
 pub mod slowlog;
+pub mod watch;

@@ -1,11 +1,14 @@
 //! What one poll of an instance tells about its health, for the
-//! notifications: read from INFO through the table's enumerations
-//! ([`crate::metrics`]), so a value the table does not know is unknown
-//! here too, never a guess.
+//! notifications: facts, not verdicts (the judge names the
+//! notifications, `crate::judge`). Read from INFO through the table's
+//! enumerations ([`crate::metrics`]), so a value the table does not know
+//! is unknown here too, never a guess; and from the watches
+//! ([`super::watch`]), which keep the baselines only they can (slow log
+//! ids, ACL LOG counts, a sentinel's masters).
 
-use super::failover::SentinelNews;
 use super::info::Info;
-use crate::metrics::{ClusterState, LinkStatus, OkErr, Role};
+use crate::metrics::{ClusterState, LinkStatus, OkErr, Role, SentinelEventKind};
+use std::time::{Duration, Instant};
 
 /// Fields are `None` when the poll could not tell (the instance is down,
 /// the server does not report them, or reports a value the table does not
@@ -32,14 +35,47 @@ pub struct RedisObservation {
     /// (`cluster_slots_pfail` + `cluster_slots_fail` above 0).
     pub slots_failing: Option<bool>,
     /// What a sentinel's masters did since the last poll, each about its
-    /// row of `redisSentinelEventTable` ([`super::failover`], which judged
-    /// them): news, not state, so never remembered.
+    /// row of `redisSentinelEventTable` ([`super::failover`], which keeps
+    /// the baseline): news, not state, so never remembered.
     pub sentinel_events: Vec<SentinelNews>,
-    /// Whether ACL refusals come in a burst (`None`: ACL LOG not read).
-    pub acl_burst: Option<bool>,
+    /// The ACL refusals that arrived since the last read of the log
+    /// (`None`: ACL LOG not read in this poll).
+    pub acl_refusals: Option<AclRefusals>,
     /// The newest row of `redisAclRefusalTable` (its `redisArNumber`):
     /// what a burst's notification is about.
     pub acl_newest_row: Option<u32>,
+}
+
+/// What a poll of one instance observed: the instance's number and what
+/// it saw, judged against the poll before.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Polled {
+    pub index: u32,
+    pub seen: RedisObservation,
+}
+
+/// An event of a sentinel's masters a poll found (its kind, a fact the
+/// failover watch keeps a baseline for), about its row; the judge names
+/// the notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentinelNews {
+    pub kind: SentinelEventKind,
+    /// Its row of `redisSentinelEventTable`.
+    pub row: u32,
+}
+
+/// New ACL refusals, and the instance's rule for a burst of them
+/// (`acl_burst_refusals` within `acl_burst_window`), which the judge
+/// applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AclRefusals {
+    /// Refusals the log holds that its last read did not (0 at the first
+    /// read, the baseline).
+    pub new: u64,
+    /// When the log was read.
+    pub at: Instant,
+    pub threshold: u64,
+    pub window: Duration,
 }
 
 impl RedisObservation {
@@ -68,7 +104,7 @@ impl RedisObservation {
             cluster_state: label("cluster_state").and_then(ClusterState::from_label),
             slots_failing: slots_failing(info),
             sentinel_events: Vec::new(),
-            acl_burst: None,
+            acl_refusals: None,
             acl_newest_row: None,
         }
     }
@@ -102,9 +138,6 @@ impl RedisObservation {
         }
         if seen.certificate_expiring.is_some() {
             self.certificate_expiring = seen.certificate_expiring;
-        }
-        if seen.acl_burst.is_some() {
-            self.acl_burst = seen.acl_burst;
         }
         if seen.cluster_state.is_some() {
             self.cluster_state = seen.cluster_state;
@@ -146,5 +179,26 @@ mod tests {
         let odd = Info::parse("role:leader\r\nmaster_link_status:flapping\r\n");
         let seen = RedisObservation::from_info(&odd);
         assert_eq!((seen.role, seen.link), (None, None));
+    }
+
+    #[test]
+    fn a_cluster_nodes_state_and_failing_slots() {
+        let node = |state: &str, pfail: u64, fail: u64| {
+            RedisObservation::from_info(&Info::parse(&format!(
+                "cluster_enabled:1\r\ncluster_state:{state}\r\ncluster_slots_pfail:{pfail}\r\ncluster_slots_fail:{fail}\r\n"
+            )))
+        };
+        let ok = node("ok", 0, 0);
+        assert_eq!(ok.cluster_state, Some(ClusterState::Ok));
+        assert_eq!(ok.slots_failing, Some(false));
+        assert_eq!(node("ok", 5461, 0).slots_failing, Some(true));
+        let failed = node("fail", 0, 5461);
+        assert_eq!(
+            (failed.cluster_state, failed.slots_failing),
+            (Some(ClusterState::Fail), Some(true))
+        );
+        // No cluster node: neither is known.
+        let plain = RedisObservation::from_info(&Info::parse("role:master\r\n"));
+        assert_eq!((plain.cluster_state, plain.slots_failing), (None, None));
     }
 }

@@ -3,7 +3,7 @@
 
 use super::big_keys::BigKeyReport;
 use super::clients::{ClientAggregates, ClientGroup};
-use super::failover::{EventRow, SentinelNews};
+use super::failover::EventRow;
 use super::info::{Info, KeyspaceRow};
 use super::info_sections;
 use super::keys::KeyReport;
@@ -148,8 +148,6 @@ pub struct Extras {
     /// The rows of `redisSentinelEventTable` (a sentinel's, kept by its
     /// failover watch).
     pub sentinel_events: Vec<EventRow>,
-    /// The events of this poll among them, for the judge.
-    pub sentinel_news: Vec<SentinelNews>,
     /// ACL LOG aggregated, and the refusals counted.
     pub acl: Option<super::acl_log::AclReport>,
 }

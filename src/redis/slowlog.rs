@@ -37,8 +37,9 @@
 //! kept as they are.
 
 use super::client::Client;
+use super::info::Info;
 use super::keys::alias_hash;
-use super::replies::{items, number};
+use super::replies::{self, items, number, SlowlogEntry};
 use crate::config::{KeyNames, RedisInstance};
 use crate::metrics::{SlowCommandField, SLOW_COMMAND_ROWS};
 use crate::smi::{display_string, saturate_u32, Value as SnmpValue};
@@ -194,6 +195,13 @@ pub struct SlowlogWatch {
     due: Vec<u32>,
     /// Whether skipped entries were said at warning level already.
     skip_said: bool,
+    /// The newest entry as the last `SLOWLOG GET 1` on this connection
+    /// told, for `redisSlowlogTable` (which the slow cadence would
+    /// otherwise ask for again).
+    newest: Option<SlowlogEntry>,
+    /// Whether the last poll was of a data server (a sentinel has no
+    /// slow log).
+    data_server: bool,
 }
 
 impl SlowlogWatch {
@@ -222,6 +230,8 @@ impl SlowlogWatch {
             next_number: 1,
             due: Vec::new(),
             skip_said: false,
+            newest: None,
+            data_server: false,
         }
     }
 
@@ -388,6 +398,39 @@ impl SlowlogWatch {
             args,
             skipped,
         }
+    }
+
+    /// A poll's read: on a data server (a sentinel has no slow log) with
+    /// `slow_commands` on, `SLOWLOG GET 1` and the new entries. On the
+    /// slow cadence (`slow`), `redisSlowlogTable`'s newest entry is read
+    /// afresh, as the poller's own would be.
+    pub async fn poll(&mut self, client: &mut Client, info: &Info, slow: bool) {
+        self.data_server = !info.is_sentinel();
+        if !self.data_server || !self.enabled {
+            return;
+        }
+        if slow {
+            self.newest = None;
+        }
+        if let Some(reply) = self.read(client, info.get("run_id").map(str::trim)).await {
+            self.newest = replies::slowlog_newest(&reply);
+        }
+    }
+
+    /// Whether the last poll was of a data server.
+    pub fn data_server(&self) -> bool {
+        self.data_server
+    }
+
+    /// The newest entry the last `SLOWLOG GET 1` of this connection told
+    /// (`redisSlowlogTable`).
+    pub fn newest(&self) -> Option<SlowlogEntry> {
+        self.newest
+    }
+
+    /// A new connection: the newest entry is asked afresh.
+    pub fn new_connection(&mut self) {
+        self.newest = None;
     }
 
     /// The rows to serve, oldest first.

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 /// `text` with comments, string and character literals and lifetimes
 /// blanked out (lines kept), so that nothing but code is read.
-fn code_of(text: &str) -> String {
+pub fn code_of(text: &str) -> String {
     let c: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });

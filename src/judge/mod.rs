@@ -3,24 +3,28 @@
 //! one [`Judge`] and hands it every [`Observation`] of the reading stream
 //! in turn.
 //!
-//! Each observation is compared with the last one of the same source: the
-//! first after start-up is the baseline and never fires. What is due comes
-//! out as typed notifications ([`RedisEvent`], [`PuppetEvent`], declared in
-//! the catalogue with their objects and limits), each with what it is
-//! [`About`]; sending them (switches, rate limits, varbinds) is
-//! [`crate::notify`]'s.
+//! The sources report facts (counts, ids, times, states, and the baselines
+//! only they can keep, such as slow-log ids); the judge names every
+//! notification. Each observation is compared with the last one of the
+//! same source: the first after start-up is the baseline and never fires.
+//! What is due comes out as typed notifications ([`RedisEvent`],
+//! [`crate::metrics::PuppetEvent`], declared in the catalogue with their objects and
+//! limits), each with what it is [`About`]; sending them (switches, rate
+//! limits, varbinds) is [`crate::notify`]'s. Redis's rules are in
+//! [`redis`], Puppet's in [`puppet`].
 
+pub mod puppet;
+pub mod redis;
+
+use self::puppet::{puppet_events_due, PuppetJudge};
+use self::redis::{redis_about, redis_transitions, sentinel_event, Bursts};
 use crate::config::NotifyConfig;
-use crate::metrics::{About, Notification, PuppetEvent, RedisEvent, PUPPET_SOURCE};
-use crate::puppet::certificates::{CertificateDates, CertificateWatch};
-use crate::puppet::events::{EventItem, EventsObservation};
-use crate::puppet::observation::PuppetObservation;
-use crate::puppet::watcher::PuppetSeen;
-use crate::puppet::RunStatus;
-use crate::redis::observation::RedisObservation;
-use crate::redis::poller::Polled;
+use crate::metrics::{About, Notification, PuppetEvent, RedisEvent};
+use crate::puppet::observation::{
+    CertificateDates, EventsObservation, PuppetObservation, PuppetSeen,
+};
+use crate::redis::observation::{Polled, RedisObservation};
 use std::collections::HashMap;
-use std::time::Duration;
 
 /// What a reading of the stream observed, whichever source it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,179 +64,22 @@ impl From<EventsObservation> for Observation {
     }
 }
 
-/// How many runs in a row, each ending less than `min_run_interval` after
-/// the one before, are a run storm: three. One run started by hand right
-/// after the agent's own is not a storm; a third quick one is a pattern
-/// (a kick loop, an `Exec` that re-runs Puppet).
-pub const STORM_QUICK_RUNS: u32 = 2;
-
-/// What the judge remembers of Puppet between observations.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct PuppetKnown {
-    last_run: Option<i64>,
-    status: Option<RunStatus>,
-    disabled: bool,
-    stale: bool,
-    /// `puppetNotConverging` was sent (or the baseline was already so) and
-    /// no run has changed nothing since.
-    not_converging: bool,
-    /// Runs in a row that ended less than `min_run_interval` after the one
-    /// before.
-    quick_runs: u32,
-    /// `puppetRunStorm` was sent and not cleared.
-    storm: bool,
-}
-
-/// The notifications due for a Puppet observation. A new run is one whose
-/// end time differs from the last judged one.
-fn puppet_transitions(
-    known: &PuppetKnown,
-    seen: &PuppetObservation,
-    min_run_interval: Duration,
-) -> Vec<PuppetEvent> {
-    let mut due = Vec::new();
-    if is_new_run(known, seen) {
-        match seen.status {
-            Some(RunStatus::Failed) => due.push(PuppetEvent::RunFailed),
-            Some(RunStatus::Changed) => due.push(PuppetEvent::RunChanged),
-            _ => {}
-        }
-        if seen.cached_catalog_used {
-            due.push(PuppetEvent::CachedCatalogUsed);
-        }
-        if known.status == Some(RunStatus::Failed)
-            && seen.status.is_some_and(|s| s != RunStatus::Failed)
-        {
-            due.push(PuppetEvent::RunRecovered);
-        }
-        if known.stale {
-            due.push(PuppetEvent::AgentStaleCleared);
-        }
-        match (known.not_converging, seen.not_converging) {
-            (false, true) => due.push(PuppetEvent::NotConverging),
-            (true, false) => due.push(PuppetEvent::Converged),
-            _ => {}
-        }
-        let quick = quick_runs(known, seen, min_run_interval);
-        if !known.storm && quick >= STORM_QUICK_RUNS {
-            due.push(PuppetEvent::RunStorm);
-        }
-        if known.storm && quick == 0 {
-            due.push(PuppetEvent::RunStormCleared);
-        }
-        due.push(PuppetEvent::RunFinished);
-    }
-    match (known.disabled, seen.disabled) {
-        (false, true) => due.push(PuppetEvent::AgentDisabled),
-        (true, false) => due.push(PuppetEvent::AgentEnabled),
-        _ => {}
-    }
-    due
-}
-
-/// Whether `seen` is a run not judged yet, ready to be judged (its report
-/// is in, or was waited for).
-fn is_new_run(known: &PuppetKnown, seen: &PuppetObservation) -> bool {
-    seen.last_run.is_some() && seen.last_run != known.last_run && !seen.report_pending
-}
-
-/// The quick runs in a row once the new run `seen` is counted: one more if
-/// it ended less than `min_run_interval` after the run before, else none.
-fn quick_runs(known: &PuppetKnown, seen: &PuppetObservation, min_run_interval: Duration) -> u32 {
-    match seen.run_interval {
-        Some(secs) if secs < min_run_interval.as_secs() => known.quick_runs.saturating_add(1),
-        _ => 0,
-    }
-}
-
-/// The notifications due between two observations of one instance. `before`
-/// holds the last *known* values (kept while the instance was down), so a
-/// restart behind an outage still shows as a new run id.
-pub fn redis_transitions(before: &RedisObservation, after: &RedisObservation) -> Vec<RedisEvent> {
-    let mut due = Vec::new();
-    match (before.up, after.up) {
-        (true, false) => due.push(RedisEvent::InstanceDown),
-        (false, true) => due.push(RedisEvent::InstanceUp),
-        _ => {}
-    }
-    if matches!((&before.run_id, &after.run_id), (Some(a), Some(b)) if a != b) {
-        due.push(RedisEvent::Restarted);
-    }
-    if matches!((before.role, after.role), (Some(a), Some(b)) if a != b) {
-        due.push(RedisEvent::RoleChanged);
-    }
-    match (before.link_up(), after.link_up()) {
-        (Some(true), Some(false)) => due.push(RedisEvent::ReplicationLinkDown),
-        (Some(false), Some(true)) => due.push(RedisEvent::ReplicationLinkUp),
-        _ => {}
-    }
-    if before.persistence_failed == Some(false) && after.persistence_failed == Some(true) {
-        due.push(RedisEvent::PersistenceFailed);
-    }
-    match (before.certificate_expiring, after.certificate_expiring) {
-        (Some(false), Some(true)) => due.push(RedisEvent::CertificateExpiring),
-        (Some(true), Some(false)) => due.push(RedisEvent::CertificateExpiringCleared),
-        _ => {}
-    }
-    use crate::metrics::ClusterState;
-    match (before.cluster_state, after.cluster_state) {
-        (Some(ClusterState::Ok), Some(ClusterState::Fail)) => {
-            due.push(RedisEvent::ClusterStateFail)
-        }
-        (Some(ClusterState::Fail), Some(ClusterState::Ok)) => due.push(RedisEvent::ClusterStateOk),
-        _ => {}
-    }
-    match (before.slots_failing, after.slots_failing) {
-        (Some(false), Some(true)) => due.push(RedisEvent::ClusterSlotsFailing),
-        (Some(true), Some(false)) => due.push(RedisEvent::ClusterSlotsFailingCleared),
-        _ => {}
-    }
-    match (before.acl_burst, after.acl_burst) {
-        (Some(false), Some(true)) => due.push(RedisEvent::AuthFailureBurst),
-        (Some(true), Some(false)) => due.push(RedisEvent::AuthFailureBurstCleared),
-        _ => {}
-    }
-    due
-}
-
-/// What a notification of instance `index` is about: the instance, or,
-/// for a burst of ACL refusals, the newest row of its
-/// `redisAclRefusalTable` (who was refused last), when it has one.
-fn redis_about(event: RedisEvent, index: u32, seen: &RedisObservation) -> About {
-    match (event, seen.acl_newest_row) {
-        (RedisEvent::AuthFailureBurst | RedisEvent::AuthFailureBurstCleared, Some(row)) => {
-            About::row(index, row)
-        }
-        _ => About::source(index),
-    }
-}
-
 /// The baselines: what was judged of each source.
 #[derive(Debug, Clone, Default)]
 pub struct Judge {
-    /// `puppet_stale_after`: Puppet is stale when no run ended within it.
-    stale_after: Duration,
-    /// `puppet_min_run_interval`: a run ending sooner after the one before
-    /// is a quick one; none within it ends a run storm.
-    min_run_interval: Duration,
     /// Last known observation per Redis instance.
     redis: HashMap<u32, RedisObservation>,
-    /// What was judged of Puppet; `None` until the first observation.
-    puppet: Option<PuppetKnown>,
-    /// `puppet_certificate_warning`: a certificate or CRL with less left
-    /// is expiring.
-    certificate_warning: Duration,
-    /// What was judged of Puppet's certificates.
-    certificates: CertificateWatch,
+    /// Bursts of ACL refusals per Redis instance.
+    bursts: Bursts,
+    /// What was judged of Puppet, its certificates included.
+    puppet: PuppetJudge,
 }
 
 impl Judge {
     /// A judge of Puppet's runs by `config`'s thresholds, with no baseline yet.
     pub fn of(config: &NotifyConfig) -> Judge {
         Judge {
-            stale_after: config.puppet_stale_after,
-            min_run_interval: config.puppet_min_run_interval,
-            certificate_warning: config.puppet_certificate_warning,
+            puppet: PuppetJudge::of(config),
             ..Judge::default()
         }
     }
@@ -254,13 +101,13 @@ impl Judge {
                         .iter()
                         .map(|row| (RedisEvent::SlowCommand.into(), About::row(*index, *row))),
                 );
-                // A sentinel's masters, judged by the poll's failover
+                // A sentinel's masters, compared by the poll's failover
                 // watch (its baseline is its own first poll): each about
                 // its row of redisSentinelEventTable.
                 due.extend(
                     seen.sentinel_events
                         .iter()
-                        .map(|n| (n.event().into(), About::row(*index, n.row))),
+                        .map(|n| (sentinel_event(n.kind).into(), About::row(*index, n.row))),
                 );
                 due
             }
@@ -291,6 +138,7 @@ impl Judge {
 
     /// The notifications due now that instance `index` was polled.
     pub fn redis_due(&mut self, index: u32, seen: &RedisObservation) -> Vec<RedisEvent> {
+        let burst = self.bursts.judge(index, seen.acl_refusals.as_ref());
         match self.redis.get_mut(&index) {
             // The first observation is the baseline.
             None => {
@@ -298,7 +146,8 @@ impl Judge {
                 Vec::new()
             }
             Some(known) => {
-                let due = redis_transitions(known, seen);
+                let mut due = redis_transitions(known, seen);
+                due.extend(burst);
                 known.remember(seen);
                 due
             }
@@ -309,6 +158,7 @@ impl Judge {
     /// baseline. Its index is never used again.
     pub fn forget_redis(&mut self, index: u32) {
         self.redis.remove(&index);
+        self.bursts.forget(index);
     }
 
     /// Whether instance `index` has a baseline.
@@ -320,143 +170,35 @@ impl Judge {
     /// read for the first time: the baseline, which judges no run but one
     /// still waiting for its report).
     pub fn puppet_due(&mut self, seen: &PuppetObservation, now_unix: i64) -> Vec<PuppetEvent> {
-        let stale = is_stale(self.stale_after, seen.last_run, now_unix);
-        let min = self.min_run_interval;
-        match self.puppet.as_mut() {
-            None => {
-                self.puppet = Some(PuppetKnown {
-                    last_run: if seen.report_pending {
-                        None
-                    } else {
-                        seen.last_run
-                    },
-                    status: seen.status,
-                    disabled: seen.disabled,
-                    stale,
-                    // A loop already going at start-up is not news; its end is.
-                    not_converging: seen.not_converging && !seen.report_pending,
-                    quick_runs: 0,
-                    storm: false,
-                });
-                Vec::new()
-            }
-            Some(known) => {
-                let due = puppet_transitions(known, seen, min);
-                if is_new_run(known, seen) {
-                    known.quick_runs = quick_runs(known, seen, min);
-                    known.storm = known.quick_runs >= STORM_QUICK_RUNS
-                        || (known.storm && known.quick_runs > 0);
-                    known.not_converging = seen.not_converging;
-                }
-                if !seen.report_pending && seen.last_run.is_some() {
-                    known.last_run = seen.last_run;
-                    known.status = seen.status;
-                    known.stale = stale;
-                }
-                known.disabled = seen.disabled;
-                due
-            }
-        }
+        self.puppet.puppet_due(seen, now_unix)
     }
 
     /// Called now and then: Puppet turns stale when no run ended within
     /// `puppet_stale_after`, and a run storm is over when no run ended
     /// within `puppet_min_run_interval`.
     pub fn puppet_tick_due(&mut self, now_unix: i64) -> Vec<PuppetEvent> {
-        let mut due = Vec::new();
-        let stale_after = self.stale_after;
-        let min = i64::try_from(self.min_run_interval.as_secs()).unwrap_or(i64::MAX);
-        let Some(known) = self.puppet.as_mut() else {
-            return due;
-        };
-        let stale = is_stale(stale_after, known.last_run, now_unix);
-        if stale && !known.stale {
-            due.push(PuppetEvent::AgentStale);
-        }
-        known.stale = stale;
-        let quiet = known
-            .last_run
-            .is_some_and(|t| now_unix.saturating_sub(t) >= min);
-        if quiet {
-            known.quick_runs = 0;
-            if known.storm {
-                known.storm = false;
-                due.push(PuppetEvent::RunStormCleared);
-            }
-        }
-        due
+        self.puppet.puppet_tick_due(now_unix)
     }
-}
 
-impl Judge {
     /// The certificate notifications due with the ends just read (`None`
     /// on a tick: the last known ends, time passing), each about its row
-    /// of `puppetCertificateTable`. The first read is judged too: see
-    /// [`CertificateWatch::judge`] for why an expiring certificate is said
-    /// at start-up.
+    /// of `puppetCertificateTable`.
     pub fn certificates_due(
         &mut self,
         dates: Option<CertificateDates>,
         now_unix: i64,
     ) -> Vec<(Notification, About)> {
-        self.certificates
-            .judge(dates, now_unix, self.certificate_warning)
-            .into_iter()
-            .map(|(kind, expiring)| {
-                let event = if expiring {
-                    PuppetEvent::CertificateExpiring
-                } else {
-                    PuppetEvent::CertificateExpiringCleared
-                };
-                (
-                    event.into(),
-                    About::row(PUPPET_SOURCE, kind.number() as u32),
-                )
-            })
-            .collect()
+        self.puppet.certificates_due(dates, now_unix)
     }
 }
-
-/// Whether no run ended within `stale_after` of `now_unix`.
-fn is_stale(stale_after: Duration, last_run: Option<i64>, now_unix: i64) -> bool {
-    let limit = i64::try_from(stale_after.as_secs()).unwrap_or(i64::MAX);
-    last_run.is_some_and(|t| now_unix.saturating_sub(t) > limit)
-}
-
-/// The notifications due for a reading of Puppet's events log, each with
-/// what it is about: a resource event its row of `puppetEventTable`, the
-/// held-back count Puppet. The log's events are new by construction (it is
-/// followed from its end): there is no baseline. Flood control is the
-/// source's per-run budget ([`EventItem::Resource::within_budget`]), then,
-/// when sent, a ceiling per minute (`Limit::Resources`).
-pub fn puppet_events_due(seen: &EventsObservation) -> Vec<(PuppetEvent, About)> {
-    seen.items
-        .iter()
-        .filter_map(|item| match item {
-            EventItem::Resource {
-                index,
-                failed,
-                within_budget: true,
-            } => Some((
-                if *failed {
-                    PuppetEvent::ResourceFailed
-                } else {
-                    PuppetEvent::ResourceChanged
-                },
-                About::row(PUPPET_SOURCE, *index),
-            )),
-            EventItem::Resource { .. } => None,
-            EventItem::RunBoundary { .. } => {
-                Some((PuppetEvent::ResourceEventsHeldBack, About::PUPPET))
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::metrics::{LinkStatus, Role};
+    use crate::metrics::{PuppetEvent, PUPPET_SOURCE};
+    use crate::puppet::observation::EventItem;
+    use crate::puppet::RunStatus;
+    use std::time::Duration;
 
     /// A judge and the names of what it found due so far, in order.
     struct Judged {
@@ -601,18 +343,17 @@ mod tests {
     fn cluster_state_and_failing_slots_each_with_its_clear() {
         use crate::metrics::ClusterState;
         use RedisEvent::*;
-        let node = |state: &str, pfail: u64, fail: u64| {
-            let info = crate::redis::info::Info::parse(&format!(
-                "cluster_enabled:1\r\ncluster_state:{state}\r\ncluster_slots_pfail:{pfail}\r\ncluster_slots_fail:{fail}\r\n"
-            ));
-            RedisObservation::from_info(&info)
+        // As CLUSTER INFO's fields read (redis::observation's tests).
+        let node = |state, pfail: u64, fail: u64| RedisObservation {
+            up: true,
+            cluster_state: Some(state),
+            slots_failing: Some(pfail + fail > 0),
+            ..RedisObservation::default()
         };
-        let ok = node("ok", 0, 0);
-        assert_eq!(ok.cluster_state, Some(ClusterState::Ok));
-        assert_eq!(ok.slots_failing, Some(false));
-        let pfail = node("ok", 5461, 0);
+        let ok = node(ClusterState::Ok, 0, 0);
+        let pfail = node(ClusterState::Ok, 5461, 0);
         assert_eq!(redis_transitions(&ok, &pfail), [ClusterSlotsFailing]);
-        let failed = node("fail", 0, 5461);
+        let failed = node(ClusterState::Fail, 0, 5461);
         // pfail became fail: the same slots, still failing.
         assert_eq!(redis_transitions(&pfail, &failed), [ClusterStateFail]);
         assert_eq!(
@@ -639,7 +380,7 @@ mod tests {
     #[test]
     fn a_sentinels_events_are_each_about_their_row() {
         use crate::metrics::SentinelEventKind;
-        use crate::redis::failover::SentinelNews;
+        use crate::redis::observation::SentinelNews;
         let mut judge = Judge::default();
         let seen = RedisObservation {
             sentinel_events: vec![
@@ -804,12 +545,6 @@ mod tests {
                 EventItem::Resource {
                     index: 7,
                     failed: true,
-                    within_budget: true,
-                },
-                EventItem::Resource {
-                    index: 8,
-                    failed: false,
-                    within_budget: false,
                 },
                 EventItem::RunBoundary { held_back: 1 },
             ],
