@@ -56,6 +56,7 @@ esac
 # Back to the package's file and a fresh start for the checks that follow.
 sed -i '/^\[discovery\]$/,$d' /etc/redis-snmp/redis-snmp.toml
 systemctl stop redis-6380
+systemctl reset-failed redis-snmp 2>/dev/null
 systemctl restart redis-snmp
 i=0
 until get $LEGACY | grep -q Gauge32; do

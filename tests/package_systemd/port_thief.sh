@@ -34,6 +34,7 @@ until journalctl -u port-thief -o cat --no-pager | grep -q listening; do
     sleep 0.1
 done
 cursor=$(journalctl -u redis-snmp -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p')
+systemctl reset-failed redis-snmp 2>/dev/null
 systemctl restart redis-snmp
 i=0
 until journalctl -u port-thief -o cat --no-pager | grep -q '^connection: '; do
@@ -52,6 +53,7 @@ else
 fi
 systemctl stop port-thief
 cp /run/redis-snmp-conf.saved "$CONF" && rm -f /run/redis-snmp-conf.saved "$PW"
+systemctl reset-failed redis-snmp 2>/dev/null
 systemctl restart redis-snmp
 i=0
 until snmpget -v2c -c public -On localhost $LEGACY 2>/dev/null | grep -q Gauge32; do
