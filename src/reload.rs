@@ -67,10 +67,29 @@ impl PollSettings {
 /// (`redisInstanceIndex`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    Kept { name: String, index: u32 },
-    Restarted { name: String, index: u32 },
-    Removed { name: String, index: u32 },
-    Added { name: String, index: u32 },
+    Kept {
+        name: String,
+        index: u32,
+    },
+    Restarted {
+        name: String,
+        index: u32,
+    },
+    Removed {
+        name: String,
+        index: u32,
+    },
+    Added {
+        name: String,
+        index: u32,
+    },
+    /// The same server (by address) under a new name: restarted at its
+    /// row, which keeps its history; see [`plan`].
+    Renamed {
+        from: String,
+        name: String,
+        index: u32,
+    },
 }
 
 impl fmt::Display for Change {
@@ -80,6 +99,12 @@ impl fmt::Display for Change {
             Change::Restarted { name, index } => (name, "restarted", index),
             Change::Removed { name, index } => (name, "removed", index),
             Change::Added { name, index } => (name, "added", index),
+            Change::Renamed { from, name, index } => {
+                return write!(
+                    f,
+                    "{from:?} renamed {name:?} (index {index}, the same server)"
+                );
+            }
         };
         write!(f, "{name:?} {what} (index {index})")
     }
@@ -93,22 +118,50 @@ impl fmt::Display for Change {
 /// (OpenNMS, an RRD per row, a graph) keep what they collected under the
 /// row's index, and a new instance on an old index would continue a
 /// removed one's history as if it were the same server.
+///
+/// A running instance whose name is gone but whose address a new name of
+/// `wanted` has is the same server renamed ([`Change::Renamed`]): it keeps
+/// its row. That is what turning `[discovery] local` on by a reload does
+/// to the default `redis1` (127.0.0.1:6379 comes back as `port6379`);
+/// were it removed, row 1, which the 17 legacy scalars describe, would be
+/// gone until a restart, and they would answer noSuchInstance.
 pub fn plan(
     running: &BTreeMap<u32, PollSettings>,
     wanted: &[PollSettings],
     next_index: &mut u32,
 ) -> Vec<Change> {
     let mut changes = Vec::new();
+    // The names of `wanted` a running instance takes (by name or address).
+    let mut taken: Vec<&str> = Vec::new();
     for (&index, settings) in running {
         let name = settings.name().to_string();
         match wanted.iter().find(|w| w.name() == name) {
-            None => changes.push(Change::Removed { name, index }),
+            None => {
+                let renamed = wanted.iter().find(|w| {
+                    w.instance.address == settings.instance.address
+                        && !taken.contains(&w.name())
+                        && !running.values().any(|r| r.name() == w.name())
+                });
+                match renamed {
+                    Some(w) => {
+                        taken.push(w.name());
+                        changes.push(Change::Renamed {
+                            from: name,
+                            name: w.name().to_string(),
+                            index,
+                        });
+                    }
+                    None => changes.push(Change::Removed { name, index }),
+                }
+            }
             Some(w) if w != settings => changes.push(Change::Restarted { name, index }),
             Some(_) => changes.push(Change::Kept { name, index }),
         }
     }
     for settings in wanted {
-        if !running.values().any(|r| r.name() == settings.name()) {
+        if !taken.contains(&settings.name())
+            && !running.values().any(|r| r.name() == settings.name())
+        {
             changes.push(Change::Added {
                 name: settings.name().to_string(),
                 index: *next_index,
@@ -220,10 +273,21 @@ impl<I: Instances> Running<I> {
             .map(|(index, task)| (*index, task.settings.clone()))
             .collect();
         let changes = plan(&running, &wanted, &mut self.next_index);
+        if let Some(Change::Removed { name, .. }) = changes
+            .iter()
+            .find(|c| matches!(c, Change::Removed { index: 1, .. }))
+        {
+            // Row 1 is never given again (see `plan`), and the legacy
+            // scalars describe no other: say so where the operator who
+            // reloaded will look.
+            warn!(
+                "reload: {name:?} (index 1) is removed; the 17 legacy objects describe index 1 and answer noSuchInstance until the agent is restarted (its first instance then takes index 1)"
+            );
+        }
         for change in &changes {
             match change {
                 Change::Kept { .. } => {}
-                Change::Restarted { name, index } => {
+                Change::Restarted { name, index } | Change::Renamed { name, index, .. } => {
                     self.stop(*index).await;
                     self.spawn(*index, name, &wanted);
                 }
@@ -387,6 +451,67 @@ mod tests {
                 name: "b".into(),
                 index: 5
             }
+        );
+    }
+
+    #[test]
+    fn turning_discovery_on_keeps_the_default_server_at_row_one_under_its_new_name() {
+        let dir = tempfile::tempdir().unwrap();
+        // The package's file: no [[redis]], so the default redis1.
+        let before = load(&dir, "");
+        assert_eq!(before.instances[0].name, "redis1");
+        let running = by_index(&before, &[1]);
+        // Discovery on: the default is dropped, and what the scan finds
+        // is added as discovery adds it (the same address, its own name).
+        let mut after = load(&dir, "[discovery]\nlocal = true\n");
+        assert!(after.instances.is_empty(), "{:?}", after.instances);
+        let mut same = before.instances[0].clone();
+        same.name = "port6379".into();
+        same.found_running_as = Some(102);
+        same.slowlog_entries = false;
+        let mut other = same.clone();
+        other.name = "port6380".into();
+        other.address = crate::config::RedisAddress::parse("127.0.0.1:6380").unwrap();
+        after.instances = vec![other, same];
+        let mut next = 2;
+        let changes = plan(&running, &PollSettings::of(&after), &mut next);
+        assert_eq!(
+            changes,
+            [
+                Change::Renamed {
+                    from: "redis1".into(),
+                    name: "port6379".into(),
+                    index: 1
+                },
+                Change::Added {
+                    name: "port6380".into(),
+                    index: 2
+                },
+            ]
+        );
+        assert_eq!(
+            changes[0].to_string(),
+            "\"redis1\" renamed \"port6379\" (index 1, the same server)"
+        );
+        // Another server under a new name is no rename: row 1 goes.
+        let mut elsewhere = load(
+            &dir,
+            "[[redis]]\nname = \"b\"\naddress = \"10.0.0.9:6379\"\n",
+        );
+        elsewhere.instances[0].slowlog_entries = false;
+        let changes = plan(&running, &PollSettings::of(&elsewhere), &mut next);
+        assert_eq!(
+            changes,
+            [
+                Change::Removed {
+                    name: "redis1".into(),
+                    index: 1
+                },
+                Change::Added {
+                    name: "b".into(),
+                    index: 3
+                },
+            ]
         );
     }
 

@@ -32,7 +32,8 @@
 //!   that test processes started by nextest wait for each other too) and
 //!   purges the package when it ends, also when it fails (a guard).
 //! - The build is slow (a release build: about 3 minutes on 2 cores), so it
-//!   runs once per commit: the packages are kept in
+//!   runs once per commit (testkit's `debian_build`, which
+//!   tests/package_systemd.rs shares): the packages are kept in
 //!   `target/tmp/debian-package/<commit>/` and reused by the other tests of
 //!   the run, in this process or another, and by later runs (remove that
 //!   directory to build again). Uncommitted changes are not in the package
@@ -42,7 +43,9 @@
 //!   --offline` check the installed unit file, and the agent is started the
 //!   way the unit would start it (its `User=`, its `ExecStart=` with
 //!   `$DAEMON_OPTS` expanded from its `EnvironmentFile=`, an empty
-//!   environment), which checks everything but the sandbox itself. (On a
+//!   environment), which checks everything but the sandbox itself; the
+//!   unit as systemd runs it is tests/package_systemd.rs's, with this
+//!   same .deb. (On a
 //!   machine where systemd does run, dpkg also starts the real service
 //!   against /var/agentx/master and localhost:6379; the purge stops it.)
 //!

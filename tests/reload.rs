@@ -204,3 +204,51 @@ fn sighup_drops_b_keeps_a_adds_c_refuses_a_broken_file_and_restarts_a_changed_in
     assert_eq!(indexes_served(&snmpd), [1, 3].into());
     assert_eq!(registrations(&agent), registered);
 }
+
+/// The same server under a new name keeps its row: what turning
+/// `[discovery] local` on by a reload does to the default `redis1`
+/// (127.0.0.1:6379 comes back as `port6379`). Row 1 is the one the 17
+/// legacy objects describe: they keep answering. A new name at another
+/// address is a removal; removing row 1 says what it costs.
+#[test]
+fn sighup_renaming_an_instance_at_the_same_address_keeps_its_row_and_the_legacy_objects() {
+    let snmpd = Snmpd::start();
+    let (a, other) = (Redis::start(), Redis::start());
+    let dir = tempfile::tempdir().unwrap();
+    let legacy = format!("{}.1.0", testkit::LEGACY_ROOT);
+    let mut agent = AgentConfig::new(&snmpd)
+        .redis("a", &a.address(), "")
+        .start(dir.path());
+    expect_up(&snmpd, 1, "a");
+    assert_eq!(snmpd.numeric().get_one(&legacy).ty, "Gauge32");
+
+    AgentConfig::new(&snmpd)
+        .redis("port6379", &a.address(), "")
+        .write(dir.path());
+    let said = agent.reload("configuration reloaded");
+    assert!(
+        said.contains("\"a\" renamed \"port6379\" (index 1, the same server)"),
+        "{said}"
+    );
+    expect_up(&snmpd, 1, "port6379");
+    let served = snmpd.numeric().get_one(&legacy);
+    assert_eq!(served.ty, "Gauge32", "{served:?}");
+    assert_eq!(indexes_served(&snmpd), [1].into());
+
+    // Another server under another name: row 1 goes, and the log says
+    // the legacy objects go with it until a restart.
+    AgentConfig::new(&snmpd)
+        .redis("b", &other.address(), "")
+        .write(dir.path());
+    let said = agent.reload("configuration reloaded");
+    assert!(said.contains("\"port6379\" removed (index 1)"), "{said}");
+    assert!(
+        agent
+            .log()
+            .contains("the 17 legacy objects describe index 1 and answer noSuchInstance"),
+        "{}",
+        agent.log()
+    );
+    expect_up(&snmpd, 2, "b");
+    assert!(snmpd.numeric().get_one(&legacy).is_no_such_instance());
+}

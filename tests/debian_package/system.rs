@@ -4,13 +4,12 @@
 
 use super::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 // ---------------------------------------------------------------------------
 // Commands
@@ -63,127 +62,18 @@ pub fn require_root() {
     );
 }
 
-/// An exclusive flock held as long as the file is open.
-pub fn lock_file(path: &Path) -> File {
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .unwrap_or_else(|e| panic!("opening {}: {e}", path.display()));
-    loop {
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
-            return file;
-        }
-        let err = std::io::Error::last_os_error();
-        assert_eq!(
-            err.raw_os_error(),
-            Some(libc::EINTR),
-            "flock {}: {err}",
-            path.display()
-        );
-    }
-}
-
 // ---------------------------------------------------------------------------
-// The package, built once per commit
+// The package, built once per commit (testkit's `debian_build`, shared with
+// tests/package_systemd.rs)
 // ---------------------------------------------------------------------------
 
-pub struct Package {
-    pub dir: PathBuf,
-    pub deb: PathBuf,
-    pub dsc: PathBuf,
-    pub changes: PathBuf,
-}
-
-pub fn git(args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo_root())
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running git");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed (the package is built from the git checkout's HEAD):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+pub use testkit::debian_build::{lock_file, Package};
 
 pub fn package() -> &'static Package {
     static PACKAGE: OnceLock<Package> = OnceLock::new();
-    PACKAGE.get_or_init(build_package)
-}
-
-pub fn build_package() -> Package {
-    let commit = git(&["rev-parse", "HEAD"]);
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("debian-package");
-    fs::create_dir_all(&base).unwrap();
-    // Held while building, so that another test process waits and reuses.
-    let _lock = lock_file(&base.join("build.lock"));
-    let dir = base.join(&commit);
-    let done = dir.join("complete");
-    if done.exists() {
-        step(&format!(
-            "reusing the packages built from {commit} in {} (remove {} to build again)",
-            dir.display(),
-            base.display()
-        ));
-    } else {
-        // Only the current commit's packages are kept.
-        for entry in fs::read_dir(&base).unwrap().flatten() {
-            if entry.path().is_dir() {
-                fs::remove_dir_all(entry.path()).unwrap();
-            }
-        }
-        fs::create_dir_all(&dir).unwrap();
-        if !git(&["status", "--porcelain", "--untracked-files=no"]).is_empty() {
-            println!("note: uncommitted changes are not in the package (it is built from HEAD)");
-        }
-        let log = base.join("build.log");
-        let banner = format!(
-            "SLOW STEP: building the Debian package from {commit} with scripts/build-deb.sh \
-             (dpkg-buildpackage, cargo release build: about 3 minutes on 2 cores); log: {}",
-            log.display()
-        );
-        step(&banner);
-        eprintln!("{banner}");
-        let started = Instant::now();
-        let log_file = File::create(&log).unwrap();
-        let status = Command::new("bash")
-            .arg(repo_root().join("scripts/build-deb.sh"))
-            .arg(&dir)
-            .current_dir(repo_root())
-            .stdin(Stdio::null())
-            .stdout(log_file.try_clone().unwrap())
-            .stderr(log_file)
-            .status()
-            .expect("running scripts/build-deb.sh");
-        let text = fs::read_to_string(&log).unwrap_or_default();
-        assert!(
-            status.success(),
-            "scripts/build-deb.sh failed ({status}); the end of {}:\n{}",
-            log.display(),
-            tail(&text, 60)
-        );
-        println!("{}", tail(&text, 12));
-        step(&format!("built in {:.0?}", started.elapsed()));
-        fs::write(&done, &commit).unwrap();
-    }
-    let arch = run_ok("dpkg", &["--print-architecture"]).trim().to_string();
-    let find = |name: String| {
-        let path = dir.join(&name);
-        assert!(path.is_file(), "the build made no {}", path.display());
-        path
-    };
-    Package {
-        deb: find(format!("{PKG}_{VERSION}_{arch}.deb")),
-        dsc: find(format!("{PKG}_{VERSION}.dsc")),
-        changes: find(format!("{PKG}_{VERSION}_{arch}.changes")),
-        dir,
-    }
+    PACKAGE.get_or_init(|| {
+        testkit::debian_build::build_package(Path::new(env!("CARGO_TARGET_TMPDIR")), VERSION)
+    })
 }
 
 // ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@
 
 pub mod agent;
 pub mod agent_config;
+pub mod debian_build;
 pub mod figures;
 pub mod files;
 pub mod generated;
