@@ -116,10 +116,11 @@
 //! - [`kick`]: `redis-snmp kick`, the reacting half, run by snmptrapd as
 //!   a traphandle on the manager: a `Notify[kick -> ROLE]` event from a
 //!   known host runs Puppet on ROLE's hosts, detached, with loops stopped
-//!   by generation ([`kick::judge`], pure) and every kick recorded without
-//!   following symlinks ([`kick::ledger`]); it reads the catalogue's
-//!   typed notifications and nothing else of the agent; only `main.rs`
-//!   uses it.
+//!   by generation ([`kick::judge`], pure) and every kick recorded
+//!   ([`kick::ledger`]: a local directory written without following
+//!   symlinks, or a Redis two managers share, reached by the agent's own
+//!   connection to Redis); it reads the catalogue's typed notifications
+//!   and nothing else of the agent; only `main.rs` uses it.
 //! - [`doctor`]: `redis-snmp doctor`, the whole path checked as
 //!   installed, each problem with its fix; only `main.rs` uses it.
 //! - [`secret`]: passwords: where they come from, and keeping them out of

@@ -13,9 +13,11 @@
 //! - [`inventory`]: the hosts heard of, their roles and facts.
 //! - [`puppetdb`]: a role's hosts by a PQL query, asked by a detached
 //!   resolver, never by the handler.
-//! - [`record`]: what the ledger remembers; [`ledger`]: the state
-//!   directory, written without following symlinks, bounded, no flood
-//!   rewriting what the rules judge by.
+//! - [`record`]: what the ledger remembers; [`ledger`]: where it is
+//!   kept, bounded, no flood rewriting what the rules judge by: a local
+//!   directory written without following symlinks, or (`[ledger]`,
+//!   [`shared_settings`]) a Redis two managers share, its records sealed,
+//!   each request claimed by one manager.
 //! - [`judge`]: pure: which kicks are due (generations, windows, budgets).
 //! - [`on`]: `[[on]]` rules, callbacks on any change: which resource
 //!   events ask for a kick or a command, judged like a kick.
