@@ -31,12 +31,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 use support::stats;
-use testkit::kick::{KickSite, EVENT_TITLE, EVENT_TYPE, RESOURCE_CHANGED};
-use testkit::ledger::LedgerCluster;
+use testkit::kick::KickSite;
+use testkit::ledger::{send_request, LedgerCluster};
 use testkit::netns::{Host, Network};
-use testkit::{wait_until, SnmpClient, Snmptrapd, UsmUser};
+use testkit::{wait_until, Snmptrapd};
 
-const EVENT_TIME: &str = ".1.3.6.1.4.1.20267.401.4.1.2.1";
 /// Requests sent while the ledger fails over.
 const FAILOVER_REQUESTS: u64 = 100;
 
@@ -114,39 +113,11 @@ fn times(file: &Path) -> BTreeMap<String, u128> {
 }
 
 fn send(web1: &Host, to: &[&Manager], n: u64) {
-    let uptime = (100_000 + n).to_string();
-    let time = (1_700_000_000 + n).to_string();
-    let title = format!("kick -> r{n}");
-    std::thread::scope(|s| {
-        for manager in to {
-            let address = manager.trapd.address();
-            let (uptime, time, title) = (&uptime, &time, &title);
-            s.spawn(move || {
-                SnmpClient::new(address.port())
-                    .at(address.ip())
-                    .inside(web1)
-                    .numeric()
-                    .usm(&UsmUser::documented())
-                    .timeout(Duration::from_secs(2))
-                    .run(
-                        "snmpinform",
-                        &[
-                            uptime,
-                            RESOURCE_CHANGED,
-                            EVENT_TIME,
-                            "u",
-                            time,
-                            EVENT_TYPE,
-                            "s",
-                            "Notify",
-                            EVENT_TITLE,
-                            "s",
-                            title,
-                        ],
-                    )
-            });
-        }
-    });
+    let to: Vec<_> = to
+        .iter()
+        .map(|m| (m.trapd.address(), Duration::from_secs(2)))
+        .collect();
+    send_request(web1, &to, n);
 }
 
 /// Sends `requests` requests to `managers`; the kicks' own cost and the

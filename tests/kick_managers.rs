@@ -16,12 +16,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 use testkit::kick::*;
-use testkit::ledger::LedgerCluster;
+use testkit::ledger::{send_request, LedgerCluster};
 use testkit::netns::{Host, Network};
-use testkit::{wait_until, SnmpClient, UsmUser};
+use testkit::wait_until;
 
-/// puppetEventTime of row 1.
-const EVENT_TIME: &str = ".1.3.6.1.4.1.20267.401.4.1.2.1";
 const BOTH_UP: u64 = 100;
 const ONE_DOWN: u64 = 100;
 const FAILOVER: u64 = 100;
@@ -55,43 +53,17 @@ fn manager(host: &Host, web1: &Host, ledger: &LedgerCluster, roles: &str) -> Hos
     manager
 }
 
-/// Request `n` (`kick -> rN`), sent from web1 to each of `to` at once:
-/// one notification, one inform per manager, the same sysUpTime.
+/// Request `n` from web1 to each manager (a short wait for one that is
+/// down, as an agent's inform to it times out).
 fn send(web1: &Host, to: &[(&HostsManager, bool)], n: u64) {
-    let uptime = (100_000 + n).to_string();
-    let time = (1_700_000_000 + n).to_string();
-    let title = format!("kick -> r{n}");
-    std::thread::scope(|s| {
-        for (manager, up) in to {
-            let address = manager.trapd.address();
-            let (uptime, time, title) = (&uptime, &time, &title);
-            s.spawn(move || {
-                let timeout = if *up { 2.0 } else { 0.2 };
-                SnmpClient::new(address.port())
-                    .at(address.ip())
-                    .inside(web1)
-                    .numeric()
-                    .usm(&UsmUser::documented())
-                    .timeout(Duration::from_secs_f64(timeout))
-                    .run(
-                        "snmpinform",
-                        &[
-                            uptime,
-                            RESOURCE_CHANGED,
-                            EVENT_TIME,
-                            "u",
-                            time,
-                            EVENT_TYPE,
-                            "s",
-                            "Notify",
-                            EVENT_TITLE,
-                            "s",
-                            title,
-                        ],
-                    )
-            });
-        }
-    });
+    let to: Vec<_> = to
+        .iter()
+        .map(|(m, up)| {
+            let wait = if *up { 2000 } else { 200 };
+            (m.trapd.address(), Duration::from_millis(wait))
+        })
+        .collect();
+    send_request(web1, &to, n);
 }
 
 /// Every kick both managers ran: request number → the times (ns) its

@@ -12,10 +12,10 @@
 #![cfg(feature = "system-tests")]
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use testkit::kick::*;
+use testkit::ledger::{acl_line, manager_files};
 use testkit::redis::Redis;
 use testkit::wait_until;
 
@@ -26,7 +26,6 @@ const DB1: &str = "127.0.0.2";
 /// request from the next.
 const EVENT_TIME: &str = ".1.3.6.1.4.1.20267.401.4.1.2.1";
 const EVENT_VERSION: &str = ".1.3.6.1.4.1.20267.401.4.1.8.1";
-const PASSWORD: &str = "kick-ledger-secret";
 
 /// A Redis for the ledger, its `kick` user made by the shipped ACL line,
 /// and the files the managers share: the password and the sealing key.
@@ -43,31 +42,16 @@ impl SharedLedger {
     /// With extra redis.conf lines (TLS).
     fn start_with(lines: &[&str]) -> SharedLedger {
         let redis = Redis::start_with(lines);
-        let example = fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("debian/examples/kick-ledger.acl"),
-        )
-        .unwrap();
-        let line = example
-            .lines()
-            .find(|l| l.starts_with("user "))
-            .expect("the ACL line");
-        let words: Vec<String> = line
+        let words: Vec<String> = acl_line()
             .split_whitespace()
             .skip(1)
-            .map(|w| w.replace("CHANGE-ME", PASSWORD))
+            .map(String::from)
             .collect();
         let mut args = vec!["ACL", "SETUSER"];
         args.extend(words.iter().map(String::as_str));
         redis.command(&args).expect("ACL SETUSER");
         let files = tempfile::tempdir().unwrap();
-        for (name, text) in [
-            ("password", PASSWORD.to_string()),
-            ("key", "0123456789abcdef0123456789abcdef".to_string()),
-        ] {
-            fs::write(files.path().join(name), text).unwrap();
-            fs::set_permissions(files.path().join(name), fs::Permissions::from_mode(0o600))
-                .unwrap();
-        }
+        manager_files(files.path());
         SharedLedger { redis, files }
     }
 

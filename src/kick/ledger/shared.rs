@@ -488,23 +488,7 @@ impl Shared {
     /// Lease `name`, if nobody holds it, renewed while this process lives
     /// and ended when dropped.
     pub fn take_lease(self: &Arc<Self>, name: &str) -> Result<Option<Lease>, String> {
-        let (key, token) = (self.key(name), token());
-        let mut set = redis::cmd("SET");
-        set.arg(&key)
-            .arg(&token)
-            .arg("NX")
-            .arg("PX")
-            .arg(LEASE.as_millis() as u64);
-        if self.query(&set)? != Value::Okay {
-            return Ok(None);
-        }
-        lock(&self.leases).push((key.clone(), token.clone()));
-        self.beat();
-        Ok(Some(Lease {
-            shared: Arc::downgrade(self),
-            key,
-            token,
-        }))
+        self.lease(name, true, true)
     }
 
     /// Whether lease `name` is held by anyone.
@@ -535,14 +519,25 @@ impl Shared {
     /// (a supervisor takes over what its handler announced), renewed
     /// while `renew` and this process live.
     pub fn set_lease(self: &Arc<Self>, name: &str, renew: bool) -> Result<Option<Lease>, String> {
+        self.lease(name, false, renew)
+    }
+
+    /// Lease `name` for [`LEASE`]: `exclusive`, only if nobody holds it;
+    /// with `renew`, renewed while the returned lease lives.
+    fn lease(
+        self: &Arc<Self>,
+        name: &str,
+        exclusive: bool,
+        renew: bool,
+    ) -> Result<Option<Lease>, String> {
         let (key, token) = (self.key(name), token());
         let mut set = redis::cmd("SET");
-        set.arg(&key)
-            .arg(&token)
-            .arg("PX")
-            .arg(LEASE.as_millis() as u64);
-        self.query(&set)?;
-        if !renew {
+        set.arg(&key).arg(&token);
+        if exclusive {
+            set.arg("NX");
+        }
+        set.arg("PX").arg(LEASE.as_millis() as u64);
+        if self.query(&set)? != Value::Okay || !renew {
             return Ok(None);
         }
         lock(&self.leases).push((key.clone(), token.clone()));

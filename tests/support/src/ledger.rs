@@ -221,3 +221,47 @@ impl LedgerCluster {
             .collect()
     }
 }
+
+/// puppetEventTime of row 1.
+const EVENT_TIME: &str = ".1.3.6.1.4.1.20267.401.4.1.2.1";
+
+/// Request `n` (`Notify[kick -> rN]` changed, its event at a time of its
+/// own) sent from `from` to each of `to` (an snmptrapd's address, and how
+/// long to wait for its answer) at once, as an agent with a `trapsess`
+/// line per manager sends one notification: an SNMPv3 inform to each, the
+/// same sysUpTime in each.
+pub fn send_request(from: &Host, to: &[(std::net::SocketAddr, Duration)], n: u64) {
+    use crate::kick::{EVENT_TITLE, EVENT_TYPE, RESOURCE_CHANGED};
+    let uptime = (100_000 + n).to_string();
+    let time = (1_700_000_000 + n).to_string();
+    let title = format!("kick -> r{n}");
+    std::thread::scope(|s| {
+        for (address, timeout) in to {
+            let (uptime, time, title) = (&uptime, &time, &title);
+            s.spawn(move || {
+                crate::SnmpClient::new(address.port())
+                    .at(address.ip())
+                    .inside(from)
+                    .numeric()
+                    .usm(&crate::UsmUser::documented())
+                    .timeout(*timeout)
+                    .run(
+                        "snmpinform",
+                        &[
+                            uptime,
+                            RESOURCE_CHANGED,
+                            EVENT_TIME,
+                            "u",
+                            time,
+                            EVENT_TYPE,
+                            "s",
+                            "Notify",
+                            EVENT_TITLE,
+                            "s",
+                            title,
+                        ],
+                    )
+            });
+        }
+    });
+}
