@@ -391,9 +391,15 @@ fn string_value(tag: u8, value: &[u8]) -> Option<String> {
 }
 
 /// A value with RFC 4514's escapes: the characters that would end it or
-/// change its meaning get a backslash, control characters their hex.
+/// change its meaning get a backslash; those that would act on a terminal
+/// rather than show (control characters, and the bidirectional and
+/// zero-width ones that reorder or hide what an operator reads, as
+/// `text::is_printable` defines them) the hex of their UTF-8, as `openssl
+/// x509 -nameopt RFC2253` writes them. Subjects and issuers reach log
+/// lines and SNMP values as they are, so this is their only escaping.
 fn escape_value(value: &str, out: &mut String) {
     let last = value.chars().count().saturating_sub(1);
+    let mut buf = [0u8; 4];
     for (i, c) in value.chars().enumerate() {
         if out.len() > MAX_NAME_LEN {
             return;
@@ -404,8 +410,7 @@ fn escape_value(value: &str, out: &mut String) {
         if special {
             out.push('\\');
             out.push(c);
-        } else if c.is_control() {
-            let mut buf = [0u8; 4];
+        } else if !crate::text::is_printable(c.encode_utf8(&mut buf)) {
             for b in c.encode_utf8(&mut buf).bytes() {
                 let _ = write!(out, "\\{b:02X}");
             }
@@ -443,8 +448,10 @@ fn time(tag: u8, value: &[u8]) -> Result<i64> {
     let hour = digits(rest + 4..rest + 6)?;
     let minute = digits(rest + 6..rest + 8)?;
     let second = digits(rest + 8..rest + 10)?;
+    // Only days the calendar has: `Feb 31` would otherwise roll into
+    // March, a date that no CA wrote and that OpenSSL refuses.
     if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
+        || !(1..=days_in_month(year, month)).contains(&day)
         || hour > 23
         || minute > 59
         || second > 60
@@ -452,6 +459,17 @@ fn time(tag: u8, value: &[u8]) -> Result<i64> {
         return Err(bad);
     }
     Ok(days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second)
+}
+
+/// The days of `month` (1 to 12) of `year` in the proleptic Gregorian
+/// calendar.
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (the well-known
@@ -507,6 +525,81 @@ mod tests {
         assert_eq!(utf8.not_after, 1_798_073_462);
         assert_eq!(server.seconds_left(1_827_016_462), 1000);
         assert_eq!(server.seconds_left(1_827_018_462), -1000);
+    }
+
+    /// A subject that reorders or hides what an operator reads (a
+    /// right-to-left override, zero-width characters, isolates, a
+    /// byte-order mark), made by `openssl req -utf8`
+    /// (tests/fixtures/certificates/README.md): every such character is
+    /// written as `openssl x509 -nameopt RFC2253` writes it, and nothing
+    /// of the subject acts on a terminal or an SNMP manager's screen.
+    #[test]
+    fn bidi_and_zero_width_characters_in_a_subject_are_escaped() {
+        let bidi = parse(&fixture("bidi.pem")).unwrap();
+        assert_eq!(
+            bidi.subject,
+            "CN=admin\\E2\\80\\AEgnp.exe\\E2\\80\\8B\\E2\\81\\A6x\\E2\\81\\A9\\EF\\BB\\BF,\
+             O=Ex\\E2\\80\\8Dample"
+        );
+        assert_eq!(bidi.issuer, bidi.subject);
+        assert!(crate::text::is_printable(&bidi.subject), "{}", bidi.subject);
+        // What text::printable escapes, a name escapes too; the rest of
+        // Unicode stays as it is.
+        for c in ['\u{61c}', '\u{200e}', '\u{2028}', '\u{2060}', '\u{2064}'] {
+            let mut out = String::new();
+            escape_value(&format!("a{c}b"), &mut out);
+            assert!(crate::text::is_printable(&out), "{out}");
+        }
+        let mut out = String::new();
+        escape_value("café ±", &mut out);
+        assert_eq!(out, "café ±");
+    }
+
+    /// Dates that no calendar has, in real certificates whose notAfter was
+    /// rewritten in place (OpenSSL refuses to write them): `Feb 31` in a
+    /// UTCTime and `Feb 29` of a common year in a GeneralizedTime.
+    #[test]
+    fn only_calendar_dates_are_read() {
+        let rewritten = |name: &str, from: &[u8], to: &[u8]| {
+            let mut der = fixture(name);
+            let at = der
+                .windows(from.len())
+                .position(|w| w == from)
+                .unwrap_or_else(|| panic!("{name}: no notAfter"));
+            der[at..at + to.len()].copy_from_slice(to);
+            der
+        };
+        let feb_31 = rewritten("server.pem", b"271124005102Z", b"270231005102Z");
+        assert_eq!(parse(&feb_31), Err(CertificateError("bad time")));
+        let feb_28 = rewritten("server.pem", b"271124005102Z", b"270228005102Z");
+        assert_eq!(parse(&feb_28).unwrap().not_after, 1_803_775_862);
+        let feb_29 = rewritten("ca.pem", b"20510716005102Z", b"20510229005102Z");
+        assert_eq!(parse(&feb_29), Err(CertificateError("bad time")));
+        for bad in [&b"270431000000Z"[..], b"230229000000Z", b"270100000000Z"] {
+            assert!(time(UTC_TIME, bad).is_err(), "{bad:?}");
+        }
+        for bad in [
+            &b"21000229000000Z"[..],
+            b"19000229000000Z",
+            b"20240631000000Z",
+        ] {
+            assert!(time(GENERALIZED_TIME, bad).is_err(), "{bad:?}");
+        }
+        // Leap days of leap years, and every month's last day.
+        assert!(time(UTC_TIME, b"240229000000Z").is_ok());
+        assert!(time(GENERALIZED_TIME, b"24000229000000Z").is_ok());
+        for (month, last) in [
+            (1, 31),
+            (3, 31),
+            (4, 30),
+            (6, 30),
+            (9, 30),
+            (11, 30),
+            (12, 31),
+        ] {
+            let text = format!("2027{month:02}{last:02}235959Z");
+            assert!(time(GENERALIZED_TIME, text.as_bytes()).is_ok(), "{text}");
+        }
     }
 
     #[test]
@@ -596,6 +689,48 @@ mod tests {
         // A certificate is no CRL, nor a CRL a certificate.
         assert!(parse_crl(&fixture("ca.pem")).is_err());
         assert!(parse(&der).is_err());
+    }
+
+    /// The CRLs `openssl ca -gencrl` writes (fuzz/seeds/certificate_parse,
+    /// the fuzzer's seeds; fuzz/README.md): v1 without a version, with and
+    /// without revoked entries, with CRL extensions, and a nextUpdate past
+    /// 2049 (a GeneralizedTime). What `openssl crl -noout -issuer
+    /// -lastupdate -nextupdate -nameopt RFC2253` says of each.
+    #[test]
+    fn crls_openssl_writes_read_as_it_reads_them() {
+        let seed = |name: &str| {
+            let path = format!(
+                "{}/fuzz/seeds/certificate_parse/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        };
+        for (name, this_update, next_update) in [
+            ("crl-puppet.der", CRL_THIS_UPDATE, CRL_NEXT_UPDATE),
+            ("crl-v1-empty.der", 1_795_893_251, 1_798_485_251),
+            (
+                "crl-revoked-entry-extensions.der",
+                1_795_893_251,
+                1_798_485_251,
+            ),
+            ("crl-v2-revoked.der", 1_795_893_247, 1_798_485_247),
+            (
+                "crl-v2-revoked-generalized.der",
+                1_795_893_247,
+                2_659_893_247,
+            ),
+        ] {
+            let crl = parse_crl(&seed(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                crl,
+                RevocationList {
+                    issuer: CRL_ISSUER.to_string(),
+                    this_update,
+                    next_update: Some(next_update),
+                },
+                "{name}"
+            );
+        }
     }
 
     #[test]

@@ -38,12 +38,13 @@ use std::path::Path;
 /// layers below its own. `main` is the binary (src/main.rs); src/lib.rs
 /// declares the others (`the_layers_place_every_module_of_lib_rs`).
 const LAYERS: &[(&str, &[&str])] = &[
+    // Others' text made printable: what acts on a terminal is defined
+    // once, and every reader of outside text (certificates' names
+    // included) escapes by it.
+    ("printable text", &["text"]),
     // Values that know nothing of the agent: OIDs, whether a PID runs,
-    // passwords, others' text made printable, certificates' dates.
-    (
-        "ground",
-        &["oid", "process", "proc_net", "secret", "text", "x509"],
-    ),
+    // passwords, certificates' names and dates.
+    ("ground", &["oid", "process", "proc_net", "secret", "x509"]),
     // SMIv2 values, the command line, detaching from the terminal.
     ("values and the command line", &["smi", "cli", "daemon"]),
     // The catalogue every step reads, and the snapshot the agent answers
