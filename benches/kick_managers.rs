@@ -22,7 +22,7 @@
 //! was sent. Then the ledger's master is killed while 100 more requests
 //! come, one every 100 ms: the pause of the kicks, the requests refused
 //! in it, and any kicked twice. `KICK_REQUESTS` sets the requests per mode
-//! (default 100).
+//! (default 200).
 
 #[path = "support/mod.rs"]
 mod support;
@@ -175,7 +175,7 @@ fn main() {
     let requests: u64 = std::env::var("KICK_REQUESTS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
+        .unwrap_or(200);
     let names = ["web1", "mgr1", "mgr2", "led1", "led2", "led3"];
     let Some(net) = Network::new_or_skip("bench kick_managers", &names) else {
         return;
