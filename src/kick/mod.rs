@@ -216,13 +216,27 @@ fn on_resource(
     if kicked.is_none() && !rules_may_match {
         return Ok(());
     }
-    let locked = ledger.lock(handler_wait(ledger))?;
     let claim = trap
         .source
         .zip(trap.request.as_deref())
         .map(|(source, request)| claim_key(source, request));
+    // Taken already (the other manager was first): said without the
+    // lock, which that manager's supervisors are waiting for. Asked again
+    // under the lock, where it counts.
+    let taken_early = match &claim {
+        Some(key) => ledger.taken_by(key)?,
+        None => None,
+    };
+    let locked = match taken_early {
+        Some(_) => None,
+        None => Some(ledger.lock(handler_wait(ledger))?),
+    };
     if let Some(key) = &claim {
-        if let Some(by) = locked.taken_by(key)? {
+        let by = match &locked {
+            Some(locked) => locked.taken_by(key)?,
+            None => taken_early,
+        };
+        if let Some(by) = by {
             info!(
                 "kick: {}[{}] from {}: taken by manager {by}",
                 escaped(resource_type),
@@ -232,6 +246,9 @@ fn on_resource(
             return Ok(());
         }
     }
+    let Some(locked) = locked else {
+        return Ok(());
+    };
     if let Some(role) = kicked {
         let resource = format!("{resource_type}[{title}]");
         match by_query(settings, trap.source, &role) {

@@ -153,6 +153,15 @@ impl Ledger {
         }
     }
 
+    /// The manager that acted on request `key`, read without the lock
+    /// (see [`Locked::taken_by`]).
+    pub fn taken_by(&self, key: &str) -> Result<Option<String>, String> {
+        match &self.store {
+            Store::Shared(shared) => shared.taken_by(key),
+            Store::Dir(_) => Ok(None),
+        }
+    }
+
     /// The handler's bound: no call to a shared ledger after `within`.
     pub fn set_deadline(&self, within: Duration) {
         if let Store::Shared(shared) = &self.store {
@@ -366,10 +375,7 @@ impl Locked<'_> {
     /// what, when), if one did. A local directory has one manager, which
     /// hears each request once: never.
     pub fn taken_by(&self, key: &str) -> Result<Option<String>, String> {
-        match &self.ledger.store {
-            Store::Shared(shared) => shared.taken_by(key),
-            Store::Dir(_) => Ok(None),
-        }
+        self.ledger.taken_by(key)
     }
 
     /// Marks request `key` as acted on by this manager, with what was
