@@ -220,35 +220,27 @@ fn on_resource(
         .source
         .zip(trap.request.as_deref())
         .map(|(source, request)| claim_key(source, request));
-    // Taken already (the other manager was first): said without the
-    // lock, which that manager's supervisors are waiting for. Asked again
-    // under the lock, where it counts.
-    let taken_early = match &claim {
-        Some(key) => ledger.taken_by(key)?,
-        None => None,
+    let taken = |by: String| {
+        info!(
+            "kick: {}[{}] from {}: taken by manager {by}",
+            escaped(resource_type),
+            escaped(title),
+            trap.source.map_or_else(String::new, |s| s.to_string())
+        );
     };
-    let locked = match taken_early {
-        Some(_) => None,
-        None => Some(ledger.lock(handler_wait(ledger))?),
-    };
-    if let Some(key) = &claim {
-        let by = match &locked {
-            Some(locked) => locked.taken_by(key)?,
-            None => taken_early,
-        };
-        if let Some(by) = by {
-            info!(
-                "kick: {}[{}] from {}: taken by manager {by}",
-                escaped(resource_type),
-                escaped(title),
-                trap.source.map_or_else(String::new, |s| s.to_string())
-            );
-            return Ok(());
-        }
-    }
-    let Some(locked) = locked else {
+    // Taken already (the other manager was first): seen without the lock,
+    // which that manager's supervisors wait for; asked again under it,
+    // where it counts.
+    let key = claim.as_deref();
+    if let Some(by) = key.map(|k| ledger.taken_by(k)).transpose()?.flatten() {
+        taken(by);
         return Ok(());
-    };
+    }
+    let locked = ledger.lock(handler_wait(ledger))?;
+    if let Some(by) = key.map(|k| locked.taken_by(k)).transpose()?.flatten() {
+        taken(by);
+        return Ok(());
+    }
     if let Some(role) = kicked {
         let resource = format!("{resource_type}[{title}]");
         match by_query(settings, trap.source, &role) {
