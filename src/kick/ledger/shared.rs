@@ -287,7 +287,10 @@ impl Shared {
         if within.is_zero() {
             return Err("the ledger: no time left to ask it".to_string());
         }
-        let bound = within.min(self.settings.timeout * 2);
+        // A connection may first ask each sentinel in turn (a dead one
+        // costs its timeout), then the master; the command its own.
+        let asked = u32::try_from(self.settings.sentinels.len()).unwrap_or(16);
+        let bound = within.min(self.settings.timeout * (2 + asked));
         let outcome = self.runtime.block_on(async {
             tokio::time::timeout(bound, async {
                 if held.is_none() {
