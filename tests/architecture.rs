@@ -209,9 +209,14 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// Every `src/**/*.rs`, as `(src/…, text)`.
 fn the_sources() -> Vec<(String, String)> {
+    rust_files_under("src")
+}
+
+/// Every `DIR/**/*.rs` of the repository, as `(DIR/…, text)`, sorted.
+fn rust_files_under(dir: &str) -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join(dir), &mut files);
     files.sort();
     files
         .iter()
@@ -413,21 +418,7 @@ const MAX_TEST_FN_LINES: usize = 200;
 
 /// Every `tests/**/*.rs`, as `(tests/…, text)`.
 fn the_tests() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("tests"), &mut files);
-    files.sort();
-    files
-        .iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            (rel, std::fs::read_to_string(p).unwrap())
-        })
-        .collect()
+    rust_files_under("tests")
 }
 
 /// The functions of `text`, as `(name, first line, lines)`: from the line
