@@ -460,3 +460,22 @@ fn a_ledger_over_tls_is_verified() {
     });
     assert!(kicked, "{}", sites[1].status());
 }
+
+/// The shipped ACL line is what the handler needs: a copy without one of
+/// its grants (`+eval`, by which every write goes) is refused with the
+/// server's word, and nothing is run.
+#[test]
+fn the_acl_line_without_a_grant_is_refused() {
+    let ledger = SharedLedger::start();
+    ledger.write(&["ACL", "SETUSER", "kick", "-eval"]);
+    let record = tempfile::tempdir().unwrap();
+    let roles = "[[role]]\nname = \"db\"\nhosts = [\"db1.example.net\"]\n";
+    let site = manager(&ledger, "mgr1", record.path(), 0, roles);
+    let (out, took) = site.handle(&change("kick -> db", 1));
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{log}");
+    assert!(log.contains("NOPERM"), "{log}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(lines_of(record.path()).is_empty());
+}
