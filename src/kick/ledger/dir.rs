@@ -78,10 +78,6 @@ impl Dir {
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Takes the lock, waiting at most `wait`: held while the file is.
     pub fn lock(&self, wait: Duration) -> Result<File, String> {
         let lock = self.open_at("lock", libc::O_RDWR | libc::O_CREAT)?;

@@ -68,8 +68,6 @@ enum Store {
 
 pub struct Ledger {
     store: Store,
-    /// Shown in messages: the directory, or the Redis.
-    shown: String,
 }
 
 /// Held while the ledger is read and written; released on drop.
@@ -113,22 +111,13 @@ impl Ledger {
     pub fn open(path: &Path) -> Result<Ledger, String> {
         Ok(Ledger {
             store: Store::Dir(dir::Dir::open(path)?),
-            shown: path.display().to_string(),
         })
     }
 
     /// The shared ledger `[ledger]` names (connected at its first use).
     pub fn open_shared(settings: &SharedLedger) -> Result<Ledger, String> {
-        let shown = match &settings.address {
-            Some(address) => format!("the ledger at {address}"),
-            None => format!(
-                "the ledger {:?} of the sentinels",
-                settings.master_name.as_deref().unwrap_or_default()
-            ),
-        };
         Ok(Ledger {
             store: Store::Shared(shared::Shared::open(settings)?),
-            shown,
         })
     }
 
@@ -138,11 +127,6 @@ impl Ledger {
             Some(shared) => Ledger::open_shared(shared),
             None => Ledger::open(&settings.state_dir),
         }
-    }
-
-    /// Where it is, for messages.
-    pub fn shown(&self) -> &str {
-        &self.shown
     }
 
     /// This manager's name, when the ledger is shared with others.

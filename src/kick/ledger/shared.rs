@@ -170,10 +170,6 @@ impl Shared {
         &self.settings.manager
     }
 
-    pub fn seal(&self) -> &Seal {
-        &self.seal
-    }
-
     /// No call after `within` from now: the handler's bound.
     pub fn set_deadline(&self, within: Duration) {
         *lock(&self.deadline) = Some(Instant::now() + within);
